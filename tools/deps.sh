@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Installs what building, booting and testing ipibench needs, from Debian's
+# (or Ubuntu's) own packages. Run as root it installs what is missing; run as
+# anyone else it prints the exact command to run and fails.
+#
+# usage: tools/deps.sh [build|test]
+#   build  compiler, assembler, QEMU >= 8.1, GRUB and ISO tools (default)
+#   test   build plus what the tests use (host sanitizers, cppcheck, clang-tidy)
+#
+# QEMU >= 8.1 is needed for x2APIC under TCG. Debian 12 ships 7.2, so on
+# bookworm the backports suite is enabled and QEMU is taken from it.
+set -euo pipefail
+
+want=${1:-build}
+pkgs=(make gcc libc6-dev binutils nasm qemu-system-x86 qemu-utils grub-pc-bin
+      grub-common xorriso mtools python3)
+case "$want" in
+build) ;;
+test) pkgs+=(cppcheck clang-tidy clang-format) ;;
+*) echo "usage: $0 [build|test]" >&2; exit 2 ;;
+esac
+
+APT=(apt-get -o DPkg::Lock::Timeout=600 -y -q)
+min_qemu=8.1
+
+qemu_ok() {
+	command -v qemu-system-x86_64 >/dev/null 2>&1 || return 1
+	local v
+	v=$(qemu-system-x86_64 --version | sed -n '1s/.*version \([0-9]*\.[0-9]*\).*/\1/p')
+	[ -n "$v" ] && [ "$(printf '%s\n%s\n' "$min_qemu" "$v" | sort -V | head -n1)" = "$min_qemu" ]
+}
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+qemu_ok || missing+=(qemu-system-x86)
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+codename=$( . /etc/os-release 2>/dev/null; echo "${VERSION_CODENAME:-}")
+backports=()
+if [ "$codename" = bookworm ]; then
+	backports=(-t bookworm-backports)
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "ipibench: missing packages: ${missing[*]}" >&2
+	echo "ipibench: run as root (or with sudo):" >&2
+	if [ ${#backports[@]} -gt 0 ]; then
+		echo "  echo 'deb http://deb.debian.org/debian bookworm-backports main' > /etc/apt/sources.list.d/bookworm-backports.list" >&2
+	fi
+	echo "  apt-get update && apt-get install -y ${missing[*]} && apt-get install -y ${backports[*]} qemu-system-x86 qemu-utils" >&2
+	exit 1
+fi
+
+if [ ${#backports[@]} -gt 0 ] &&
+   ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	echo 'deb http://deb.debian.org/debian bookworm-backports main' \
+		>/etc/apt/sources.list.d/bookworm-backports.list
+fi
+echo "ipibench: installing ${missing[*]}" >&2
+"${APT[@]}" update >/dev/null
+export DEBIAN_FRONTEND=noninteractive
+"${APT[@]}" install --no-install-recommends "${missing[@]}" >/dev/null
+if ! qemu_ok; then
+	"${APT[@]}" install --no-install-recommends "${backports[@]}" qemu-system-x86 qemu-utils >/dev/null
+fi
+qemu_ok || { echo "ipibench: QEMU >= $min_qemu is still missing" >&2; exit 1; }
