@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# ipibench: the guest kernel, its GRUB ISO, the host tools and the tests.
+#
+# One image recipe: link the ELF64 at 1 MiB (kept for gdb and objdump), then
+# convert it to elf32-i386 for multiboot loaders: QEMU's -kernel refuses a
+# 64-bit ELF and also refuses elf32-x86-64.
+#
+#   make            kernel image (build/ipibench.elf32) and ELF64 (build/ipibench.elf)
+#   make iso        bootable GRUB ISO (build/ipibench.iso)
+#   make unit       host unit tests of lib/ (sanitizers on)
+#   make test       every test (tests/run): unit, boot, lint, KVM lane when possible
+#   make lint       cppcheck and clang-tidy
+#   make bench-boot time to "all CPUs up" against a do-nothing kernel (not a test)
+
+MAKEFLAGS += -rR
+.SUFFIXES:
+.DELETE_ON_ERROR:
+
+B := build
+# Quiet by default; `make V=1` shows every command.
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-8s %s\n' $(1) $(2)
+endif
+CC := gcc
+HOSTCC := gcc
+NASM := nasm
+LD := ld
+OBJCOPY := objcopy
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-unused-parameter
+KCFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mno-red-zone -mgeneral-regs-only \
+	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-omit-frame-pointer \
+	-O2 -g $(WARN) -I. -DIPIBENCH_VERSION='"$(VERSION)"' -MMD -MP
+HOSTCFLAGS := -std=gnu11 -O1 -g $(WARN) -Wno-missing-prototypes -I. \
+	-fsanitize=address,undefined -fno-sanitize-recover=all
+LDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -T linker.ld
+NASMFLAGS := -f elf64 -g -I$(B)/ -I$(B)/boot/
+
+# Pure code: built into the kernel and into every host unit test.
+LIB_SRCS := lib/acpi.c lib/cmdline.c lib/error.c lib/fmt.c lib/hv_encode.c lib/icr.c \
+	lib/json.c lib/kvm_pvipi.c lib/sort.c lib/stats.c
+
+KERNEL_SRCS := kernel/console.c kernel/cpu.c kernel/lapic.c kernel/libc.c kernel/main.c \
+	kernel/mm.c kernel/multiboot.c kernel/options.c kernel/percpu.c kernel/pic.c \
+	kernel/plan.c kernel/smp.c kernel/status.c kernel/topology.c kernel/trap.c \
+	kernel/tsc.c kernel/tsc_sync.c
+
+ASM_SRCS := boot/multiboot.asm boot/isr.asm boot/extable.asm boot/trampoline_blob.asm
+
+KOBJS := $(patsubst %.c,$(B)/%.o,$(KERNEL_SRCS) $(LIB_SRCS)) \
+	$(patsubst %.asm,$(B)/%.o,$(ASM_SRCS))
+
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/host/%,$(wildcard tests/unit/test_*.c))
+
+.PHONY: all iso unit test lint check-kvm bench bench-boot clean deps
+all: $(B)/ipibench.elf32
+
+$(B)/ipibench.elf: $(KOBJS) linker.ld
+	$(call say,LD,$@)
+	$(Q)$(LD) $(LDFLAGS) -o $@ $(KOBJS)
+
+$(B)/ipibench.elf32: $(B)/ipibench.elf
+	$(call say,OBJCOPY,$@)
+	$(Q)$(OBJCOPY) -O elf32-i386 $< $@
+	@grub-file --is-x86-multiboot $@ || { echo "$@: no multiboot header in the first 8 KiB" >&2; exit 1; }
+
+$(B)/%.o: %.c | $(B)/asm-offsets.inc
+	@mkdir -p $(@D)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
+
+# asm-offsets: C layouts exported to nasm, one "%define NAME value" per line.
+$(B)/asm-offsets.inc: kernel/asm-offsets.c include/trampoline.h include/percpu.h include/status.h
+	@mkdir -p $(@D)
+	$(call say,GEN,$@)
+	$(Q)$(CC) $(KCFLAGS) -MF $(B)/asm-offsets.d -S $< -o $(B)/asm-offsets.s
+	$(Q)sed -n 's/^[[:space:]]*->\([A-Za-z0-9_]*\) \$$\{0,1\}\([-0-9]*\).*/%define \1 \2/p' \
+		$(B)/asm-offsets.s > $@
+
+$(B)/boot/trampoline.bin: boot/trampoline.asm $(B)/asm-offsets.inc
+	@mkdir -p $(@D)
+	$(call say,NASM,$@)
+	$(Q)$(NASM) -f bin -I$(B)/ $< -o $@
+
+$(B)/boot/trampoline_blob.o: $(B)/boot/trampoline.bin
+
+$(B)/%.o: %.asm $(B)/asm-offsets.inc
+	@mkdir -p $(@D)
+	$(call say,NASM,$@)
+	$(Q)$(NASM) $(NASMFLAGS) $< -o $@
+
+iso: $(B)/ipibench.iso
+$(B)/ipibench.iso: $(B)/ipibench.elf32 boot/grub.cfg
+	@mkdir -p $(B)/iso/boot/grub
+	cp $(B)/ipibench.elf32 $(B)/iso/boot/ipibench.elf
+	cp boot/grub.cfg $(B)/iso/boot/grub/grub.cfg
+	grub-mkrescue -o $@ $(B)/iso >$(B)/grub-mkrescue.log 2>&1 || \
+		{ cat $(B)/grub-mkrescue.log >&2; exit 1; }
+
+# Host unit tests: every test links all of lib/.
+$(B)/host/%: tests/unit/%.c tests/unit/check.h $(LIB_SRCS) $(wildcard lib/*.h)
+	@mkdir -p $(@D)
+	$(call say,HOSTCC,$@)
+	$(Q)$(HOSTCC) $(HOSTCFLAGS) $< $(LIB_SRCS) -o $@
+
+unit: $(UNIT_TESTS)
+	@for t in $(UNIT_TESTS); do $$t || exit 1; done
+
+test:
+	./tests/run
+
+lint:
+	./tools/lint.sh
+
+check-kvm: $(B)/ipibench.elf32
+	./tests/run --only kvm-lane
+
+bench-boot: $(B)/ipibench.elf32
+	./tools/bench-boot.sh
+
+deps:
+	./tools/deps.sh test
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

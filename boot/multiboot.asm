@@ -1,0 +1,176 @@
+; SPDX-License-Identifier: GPL-2.0-only
+;
+; Multiboot v1 header and the 32-bit entry that takes the BSP to long mode.
+;
+; A multiboot loader (QEMU -kernel, GRUB) enters _start in 32-bit protected
+; mode with paging off, EAX = 0x2BADB002 and EBX = the multiboot information
+; (Multiboot Specification 0.6.96, 3.2 "Machine state"). We clear .bss,
+; identity-map the first 4 GiB with 2 MiB pages (the top 32 MiB, which holds
+; the IOAPIC, HPET and local APIC MMIO, uncached), enable PAE, SSE and
+; EFER.LME, turn paging on and jump to 64-bit code (SDM vol. 3A 10.8.5
+; "Initializing IA-32e Mode").
+
+%include "asm-offsets.inc"
+
+MB_MAGIC	equ 0x1badb002
+MB_FLAGS	equ (1 << 0) | (1 << 1)	; page-align modules, want memory info
+
+PTE_P		equ 1 << 0
+PTE_RW		equ 1 << 1
+PTE_PWT		equ 1 << 3
+PTE_PCD		equ 1 << 4
+PTE_PS		equ 1 << 7
+UC_FIRST_2M	equ 0xfe000000 >> 21	; first 2 MiB page mapped uncached
+
+CR0_PE		equ 1 << 0
+CR0_MP		equ 1 << 1
+CR0_EM		equ 1 << 2
+CR0_NE		equ 1 << 5
+CR0_PG		equ 1 << 31
+CR4_PAE		equ 1 << 5
+CR4_OSFXSR	equ 1 << 9
+CR4_OSXMMEXCPT	equ 1 << 10
+MSR_EFER	equ 0xc0000080
+EFER_LME	equ 1 << 8
+
+section .multiboot progbits alloc noexec nowrite align=4
+	dd MB_MAGIC
+	dd MB_FLAGS
+	dd -(MB_MAGIC + MB_FLAGS)
+
+section .data
+global boot_gdt64, boot_mb_magic, boot_mb_info
+align 8
+boot_mb_magic:	dd 0
+boot_mb_info:	dd 0
+align 16
+boot_gdt64:
+	dq 0				; null
+	dq 0x00af9a000000ffff		; 0x08: 64-bit code, DPL 0
+	dq 0x00cf92000000ffff		; 0x10: data
+boot_gdt64_end:
+boot_gdt64_ptr:
+	dw boot_gdt64_end - boot_gdt64 - 1
+	dq boot_gdt64
+
+section .bss nobits alloc noexec write align=4096
+global boot_pml4, boot_stack_top
+boot_pml4:	resb 4096
+boot_pdpt:	resb 4096
+boot_pd:	resb 4 * 4096		; 4 x 1 GiB of 2 MiB pages
+boot_stack:	resb BOOT_STACK_SIZE
+boot_stack_top:
+
+section .text.boot progbits alloc exec nowrite align=16
+bits 32
+global _start
+_start:
+	cli
+	cld
+	mov [boot_mb_magic], eax
+	mov [boot_mb_info], ebx
+	mov esp, boot_stack_top
+
+	; Multiboot loaders zero .bss, but a bare "we did it ourselves" costs
+	; nothing and makes the image loader-independent.
+	extern __bss_start, __bss_end
+	mov edi, __bss_start
+	mov ecx, __bss_end
+	sub ecx, edi
+	shr ecx, 2
+	xor eax, eax
+	rep stosd
+
+	; Long mode present? CPUID.80000001H:EDX.LM[bit 29]
+	mov eax, 0x80000000
+	cpuid
+	cmp eax, 0x80000001
+	jb .no_long_mode
+	mov eax, 0x80000001
+	cpuid
+	test edx, 1 << 29
+	jz .no_long_mode
+
+	; PML4[0] -> PDPT, PDPT[0..3] -> PD 0..3
+	mov dword [boot_pml4], boot_pdpt + PTE_P + PTE_RW
+	mov edi, boot_pdpt
+	mov eax, boot_pd + PTE_P + PTE_RW
+	mov ecx, 4
+.pdpt:	mov [edi], eax
+	add edi, 8
+	add eax, 4096
+	loop .pdpt
+
+	; 2048 PD entries, entry i maps i * 2 MiB
+	mov edi, boot_pd
+	xor ebx, ebx
+.pd:	mov eax, ebx
+	shl eax, 21
+	or eax, PTE_P + PTE_RW + PTE_PS
+	cmp ebx, UC_FIRST_2M
+	jb .wb
+	or eax, PTE_PCD + PTE_PWT
+.wb:	mov [edi], eax
+	add edi, 8
+	inc ebx
+	cmp ebx, 2048
+	jb .pd
+
+	mov eax, cr4
+	or eax, CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT
+	mov cr4, eax
+	mov eax, boot_pml4
+	mov cr3, eax
+	mov ecx, MSR_EFER
+	rdmsr
+	or eax, EFER_LME
+	wrmsr
+	mov eax, cr0
+	and eax, ~CR0_EM
+	or eax, CR0_PE | CR0_MP | CR0_NE | CR0_PG
+	mov cr0, eax
+
+	lgdt [boot_gdt64_ptr]
+	jmp 0x08:long_mode
+
+.no_long_mode:
+	; Say why on COM1 and leave through isa-debug-exit with ERROR.
+	mov esi, no_lm_msg
+.putc:	lodsb
+	test al, al
+	jz .exit
+	mov dx, 0x3fd
+.busy:	mov ah, al
+	in al, dx
+	test al, 0x20
+	mov al, ah
+	jz .busy
+	mov dx, 0x3f8
+	out dx, al
+	jmp .putc
+.exit:	mov al, STATUS_BYTE_ERROR
+	out 0xf4, al
+.hang:	hlt
+	jmp .hang
+
+no_lm_msg: db "ipibench: this CPU has no long mode (CPUID.80000001H:EDX[29]); status ERROR", 13, 10, 0
+
+bits 64
+long_mode:
+	mov ax, 0x10
+	mov ds, ax
+	mov es, ax
+	mov ss, ax
+	xor eax, eax
+	mov fs, ax
+	mov gs, ax
+	mov rsp, boot_stack_top
+	mov edi, [boot_mb_magic]
+	mov esi, [boot_mb_info]
+	extern kmain
+	call kmain
+.dead:	cli
+	hlt
+	jmp .dead
+
+section .note.GNU-stack noalloc noexec nowrite progbits

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Local APIC registers and the generic, mode-agnostic accessors used off the
+ * timed paths (bring-up, mode switches, mailboxes, the exit path). The timed
+ * paths live in apic/ and touch the hardware directly.
+ *
+ * Register offsets: SDM vol. 3A table 11-1; in x2APIC mode register offset
+ * R is MSR 0x800 + (R >> 4) (table 11-6).
+ */
+#ifndef INCLUDE_LAPIC_H
+#define INCLUDE_LAPIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define LAPIC_DEFAULT_PHYS 0xfee00000u
+
+#define LAPIC_ID	0x020
+#define LAPIC_VERSION	0x030
+#define  LAPIC_VERSION_MAXLVT_SHIFT 16
+#define LAPIC_TPR	0x080
+#define LAPIC_PPR	0x0a0
+#define LAPIC_EOI	0x0b0
+#define LAPIC_LDR	0x0d0
+#define LAPIC_DFR	0x0e0
+#define LAPIC_SVR	0x0f0
+#define  LAPIC_SVR_ENABLE (1u << 8)
+#define LAPIC_ISR	0x100	/* 8 registers, 0x10 apart */
+#define LAPIC_TMR	0x180
+#define LAPIC_IRR	0x200
+#define LAPIC_ESR	0x280
+#define LAPIC_LVT_CMCI	0x2f0
+#define LAPIC_ICR_LOW	0x300
+#define LAPIC_ICR_HIGH	0x310
+#define LAPIC_LVT_TIMER	0x320
+#define LAPIC_LVT_THERMAL 0x330
+#define LAPIC_LVT_PERF	0x340
+#define LAPIC_LVT_LINT0	0x350
+#define LAPIC_LVT_LINT1	0x360
+#define LAPIC_LVT_ERROR	0x370
+#define  LAPIC_LVT_MASKED (1u << 16)
+#define  LAPIC_LVT_DM_NMI (4u << 8)
+#define LAPIC_TIMER_ICR	0x380
+#define LAPIC_SELF_IPI	0x3f0	/* x2APIC only */
+
+#define X2APIC_MSR(reg) (0x800u + ((reg) >> 4))
+
+enum lapic_mode { LAPIC_DISABLED, LAPIC_XAPIC, LAPIC_X2APIC };
+
+/* The mode all CPUs are in; every switch happens on all CPUs at once. */
+extern enum lapic_mode lapic_mode;
+extern volatile uint32_t *lapic_mmio;
+
+enum lapic_mode lapic_mode_read(void);	/* from IA32_APIC_BASE of this CPU */
+uint32_t lapic_read(uint32_t reg);
+void lapic_write(uint32_t reg, uint32_t val);
+uint32_t lapic_id(void);
+void lapic_setup_local(void);		/* SVR, TPR 0, LVTs masked, ESR cleared */
+void lapic_eoi(void);
+/* Boot-path IPI: waits (bounded) for the xAPIC delivery-status bit. 0 or -E_TIMEDOUT. */
+int lapic_send_icr(uint32_t dest, uint32_t low);
+void lapic_stop_others(void);		/* NMI to all but self, for the exit path */
+bool lapic_irr_pending(unsigned int vector);
+bool lapic_isr_pending(unsigned int vector);
+
+#endif

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The kernel command line, parsed once on the BSP into struct options.
+ * Keys and their accepted values live in one table in kernel/options.c;
+ * `help=1` prints it.
+ */
+#ifndef INCLUDE_OPTIONS_H
+#define INCLUDE_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum plan { PLAN_DEFAULT, PLAN_BOOT, PLAN_CHECK, PLAN_BENCH };
+
+/* Fault injection (documented in the README), each a bit of options.debug. */
+enum debug_key {
+	DEBUG_FAULT_BSP,	/* #UD on the BSP after bring-up */
+	DEBUG_FAULT_AP,		/* #UD on debug_cpu, run through its mailbox */
+	DEBUG_SKIP_SIPI,	/* never send START-UP to debug_cpu */
+	DEBUG_COUNT
+};
+
+struct options {
+	enum plan plan;
+	uint32_t ap_timeout_ms;
+	uint32_t init_delay_us;
+	uint64_t debug;		/* bit per enum debug_key */
+	uint32_t debug_cpu;	/* victim of fault injection; 0 = the last CPU */
+	bool help;
+};
+
+extern struct options options;
+
+/* 0, or -E_INVAL after printing the one-line reason. */
+int options_parse(const char *line);
+void options_print_help(void);
+
+static inline bool debug_on(enum debug_key k)
+{
+	return options.debug & (1ull << k);
+}
+
+#endif

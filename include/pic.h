@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef INCLUDE_PIC_H
+#define INCLUDE_PIC_H
+
+void pic_disable(void);
+
+#endif

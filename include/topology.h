@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The CPUs the firmware lists (ACPI MADT), in table order. */
+#ifndef INCLUDE_TOPOLOGY_H
+#define INCLUDE_TOPOLOGY_H
+
+#include "lib/acpi.h"
+
+extern struct madt_cpu topo_cpus[];
+extern struct madt_info topo_info;
+
+int topology_discover(void);
+
+#endif

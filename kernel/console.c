@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Polled 16550 UART on COM1 (115200 8N1) and the kernel printf on top of it.
+ * Output is serialised by a lock with a deadline: a CPU that crashed while
+ * holding it must not silence the CPU reporting the crash.
+ */
+#include <stddef.h>
+#include "include/console.h"
+#include "include/status.h"
+#include "include/x86.h"
+#include "lib/fmt.h"
+
+#define COM1 0x3f8
+#define UART_THR 0	/* transmit holding register */
+#define UART_IER 1
+#define UART_FCR 2
+#define UART_LCR 3
+#define  LCR_DLAB 0x80
+#define  LCR_8N1 0x03
+#define UART_MCR 4
+#define UART_LSR 5
+#define  LSR_THRE 0x20	/* transmit holding register empty */
+
+/* Spins, not time: the TSC may not be calibrated yet when we print. */
+#define THRE_SPINS 100000
+#define LOCK_SPINS 50000000
+
+static int console_lock;
+static int uart_present;
+
+void serial_init(void)
+{
+	outb(COM1 + UART_IER, 0);
+	outb(COM1 + UART_LCR, LCR_DLAB);
+	outb(COM1 + UART_THR, 1);	/* divisor 1: 115200 baud */
+	outb(COM1 + UART_IER, 0);
+	outb(COM1 + UART_LCR, LCR_8N1);
+	outb(COM1 + UART_FCR, 0xc7);	/* enable and clear FIFOs */
+	outb(COM1 + UART_MCR, 0x03);
+	/* A missing UART floats the bus: LSR reads 0xff. */
+	uart_present = inb(COM1 + UART_LSR) != 0xff;
+}
+
+static void uart_putc(char c)
+{
+	for (int i = 0; i < THRE_SPINS; i++) {
+		if (inb(COM1 + UART_LSR) & LSR_THRE)
+			break;
+		cpu_relax();
+	}
+	outb(COM1 + UART_THR, (uint8_t)c);
+}
+
+static void console_out(void *ctx, const char *s, size_t n)
+{
+	(void)ctx;
+	if (!uart_present)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\n')
+			uart_putc('\r');
+		uart_putc(s[i]);
+	}
+}
+
+static bool console_lock_take(void)
+{
+	for (long i = 0; i < LOCK_SPINS; i++) {
+		if (!__atomic_exchange_n(&console_lock, 1, __ATOMIC_ACQUIRE))
+			return true;
+		cpu_relax();
+	}
+	return false;	/* the holder is stuck: print anyway */
+}
+
+static void console_lock_drop(bool taken)
+{
+	if (taken)
+		__atomic_store_n(&console_lock, 0, __ATOMIC_RELEASE);
+}
+
+void console_write(const char *s, unsigned long n)
+{
+	bool taken = console_lock_take();
+
+	console_out(NULL, s, n);
+	console_lock_drop(taken);
+}
+
+void kvprintf(const char *fmt, va_list ap)
+{
+	bool taken = console_lock_take();
+
+	fmt_vcallback(console_out, NULL, fmt, ap);
+	console_lock_drop(taken);
+}
+
+void kprintf(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	kvprintf(fmt, ap);
+	va_end(ap);
+}
+
+void panic(const char *fmt, ...)
+{
+	va_list ap;
+
+	kprintf("PANIC: ");
+	va_start(ap, fmt);
+	kvprintf(fmt, ap);
+	va_end(ap);
+	kprintf("\n");
+	status_exit(STATUS_ERROR);
+}

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Generic local APIC access for everything outside the timed paths: one
+ * read/write pair that follows the mode in force (xAPIC MMIO or x2APIC MSRs),
+ * local set-up, EOI, and the IPIs of bring-up and shutdown. SDM vol. 3A
+ * chapter 11 (APIC), 11.12 (x2APIC).
+ */
+#include "include/lapic.h"
+#include "include/tsc.h"
+#include "include/x86.h"
+#include "lib/error.h"
+#include "lib/icr.h"
+
+enum lapic_mode lapic_mode = LAPIC_XAPIC;
+volatile uint32_t *lapic_mmio = (volatile uint32_t *)(uintptr_t)LAPIC_DEFAULT_PHYS;
+
+/* Delivery-status waits happen before the TSC is calibrated too: count spins. */
+#define ICR_IDLE_SPINS 1000000
+
+enum lapic_mode lapic_mode_read(void)
+{
+	uint64_t base = rdmsr(MSR_IA32_APIC_BASE);
+
+	if (!(base & APIC_BASE_EN))
+		return LAPIC_DISABLED;
+	return (base & APIC_BASE_EXTD) ? LAPIC_X2APIC : LAPIC_XAPIC;
+}
+
+uint32_t lapic_read(uint32_t reg)
+{
+	if (lapic_mode == LAPIC_X2APIC)
+		return (uint32_t)rdmsr(X2APIC_MSR(reg));
+	return lapic_mmio[reg / 4];
+}
+
+void lapic_write(uint32_t reg, uint32_t val)
+{
+	if (lapic_mode == LAPIC_X2APIC)
+		wrmsr(X2APIC_MSR(reg), val);
+	else
+		lapic_mmio[reg / 4] = val;
+}
+
+uint32_t lapic_id(void)
+{
+	uint32_t id = lapic_read(LAPIC_ID);
+
+	/* xAPIC: ID in bits 31:24; x2APIC: the full 32-bit register. */
+	return lapic_mode == LAPIC_X2APIC ? id : id >> 24;
+}
+
+void lapic_setup_local(void)
+{
+	unsigned int maxlvt = (lapic_read(LAPIC_VERSION) >> LAPIC_VERSION_MAXLVT_SHIFT) & 0xff;
+
+	lapic_write(LAPIC_SVR, LAPIC_SVR_ENABLE | 0xff);
+	lapic_write(LAPIC_TPR, 0);
+	lapic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MASKED);
+	/* No ExtINT through LINT0: the 8259s are masked, and an ExtINT
+	 * window would inhibit AVIC (hyperv-abi.md 6.2, IRQWIN). */
+	lapic_write(LAPIC_LVT_LINT0, LAPIC_LVT_MASKED);
+	lapic_write(LAPIC_LVT_LINT1, LAPIC_LVT_DM_NMI);
+	lapic_write(LAPIC_LVT_ERROR, LAPIC_LVT_MASKED);
+	if (maxlvt >= 4)
+		lapic_write(LAPIC_LVT_PERF, LAPIC_LVT_MASKED);
+	if (maxlvt >= 5)
+		lapic_write(LAPIC_LVT_THERMAL, LAPIC_LVT_MASKED);
+	if (maxlvt >= 6)
+		lapic_write(LAPIC_LVT_CMCI, LAPIC_LVT_MASKED);
+	/* ESR is cleared by a write (SDM 11.5.3); x2APIC wants a zero write. */
+	lapic_write(LAPIC_ESR, 0);
+	lapic_write(LAPIC_ESR, 0);
+}
+
+void lapic_eoi(void)
+{
+	lapic_write(LAPIC_EOI, 0);
+}
+
+static int xapic_wait_idle(void)
+{
+	for (int i = 0; i < ICR_IDLE_SPINS; i++) {
+		if (!(lapic_mmio[LAPIC_ICR_LOW / 4] & ICR_DELIVERY_BUSY))
+			return 0;
+		cpu_relax();
+	}
+	return -E_TIMEDOUT;
+}
+
+int lapic_send_icr(uint32_t dest, uint32_t low)
+{
+	if (lapic_mode == LAPIC_X2APIC) {
+		wrmsr(ICR_X2APIC_MSR, (uint64_t)dest << ICR_X2APIC_DEST_SHIFT | low);
+		return 0;
+	}
+	if (xapic_wait_idle())
+		return -E_TIMEDOUT;
+	lapic_mmio[LAPIC_ICR_HIGH / 4] = dest << ICR_XAPIC_DEST_SHIFT;
+	lapic_mmio[LAPIC_ICR_LOW / 4] = low;
+	return xapic_wait_idle();
+}
+
+void lapic_stop_others(void)
+{
+	struct icr_fields f = { .delivery = ICR_DM_NMI, .shorthand = ICR_SH_OTHERS,
+				.level_assert = true };
+
+	if (lapic_mode != LAPIC_DISABLED)
+		lapic_send_icr(0, icr_encode_low(&f));
+}
+
+static bool lapic_vector_bit(uint32_t base, unsigned int vector)
+{
+	return lapic_read(base + (vector / 32) * 0x10) & (1u << (vector % 32));
+}
+
+bool lapic_irr_pending(unsigned int vector)
+{
+	return lapic_vector_bit(LAPIC_IRR, vector);
+}
+
+bool lapic_isr_pending(unsigned int vector)
+{
+	return lapic_vector_bit(LAPIC_ISR, vector);
+}

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The BSP's path from the multiboot entry to the final status line:
+ * console, per-CPU data and IDT, command line, CPU identification, local
+ * APIC, TSC, CPU discovery and AP bring-up, then the plan.
+ */
+#include "include/console.h"
+#include "include/cpu.h"
+#include "include/lapic.h"
+#include "include/mm.h"
+#include "include/options.h"
+#include "include/percpu.h"
+#include "include/pic.h"
+#include "include/smp.h"
+#include "include/status.h"
+#include "include/topology.h"
+#include "include/tsc.h"
+#include "include/x86.h"
+#include "kernel/multiboot.h"
+#include "kernel/plan.h"
+#include "kernel/trap.h"
+
+#ifndef IPIBENCH_VERSION
+#define IPIBENCH_VERSION "unknown"
+#endif
+
+const char ipibench_version[] = IPIBENCH_VERSION;
+
+static void boot_print_cpu(void)
+{
+	kprintf("cpu: %s family 0x%x model 0x%x stepping %u \"%s\"\n", cpu.vendor, cpu.family,
+		cpu.model, cpu.stepping, cpu.brand);
+	kprintf("cpu: x2apic %s, tsc-deadline %s, hypervisor %s%s%s\n", cpu.x2apic ? "yes" : "no",
+		cpu.tsc_deadline ? "yes" : "no", cpu.hypervisor ? "\"" : "none",
+		cpu.hypervisor ? cpu.hv_vendor : "", cpu.hypervisor ? "\"" : "");
+}
+
+static void boot_bsp_lapic(struct percpu *bsp)
+{
+	if (!cpu.apic) {
+		kprintf("ipibench: CPUID.1:EDX.APIC[bit 9] is 0: no local APIC, nothing to do\n");
+		status_exit(STATUS_ERROR);
+	}
+	lapic_mode = lapic_mode_read();
+	if (lapic_mode == LAPIC_DISABLED) {
+		wrmsr(MSR_IA32_APIC_BASE, rdmsr(MSR_IA32_APIC_BASE) | APIC_BASE_EN);
+		lapic_mode = LAPIC_XAPIC;
+	}
+	lapic_mmio = (volatile uint32_t *)(uintptr_t)(rdmsr(MSR_IA32_APIC_BASE) & ~0xfffull);
+	lapic_setup_local();
+	bsp->apic_id = lapic_id();
+}
+
+static void boot_smp(void)
+{
+	struct smp_options o = {
+		.ap_timeout_ms = options.ap_timeout_ms,
+		.init_delay_us = options.init_delay_us,
+	};
+	unsigned int listed;
+
+	if (topology_discover()) {
+		kprintf("smp: no CPU list from ACPI: running on the BSP alone\n");
+		ncpus = 1;
+		return;
+	}
+	listed = (unsigned int)topo_info.ncpus;
+	if (debug_on(DEBUG_SKIP_SIPI))
+		o.skip_sipi_cpu = options.debug_cpu ? options.debug_cpu : listed - 1;
+	smp_start_aps(topo_cpus, listed, &o);
+	for (unsigned int c = 0; c < ncpus; c++)
+		kprintf("smp: CPU %u APIC ID %u online%s\n", c, percpu_of[c]->apic_id,
+			c == 0 ? " (BSP)" : "");
+	kprintf("smp: %u of %u CPUs online\n", ncpus, listed);
+	if (ncpus < listed)
+		status_report(STATUS_ERROR);
+}
+
+void kmain(uint32_t magic, uint32_t mbi_phys);
+void kmain(uint32_t magic, uint32_t mbi_phys)
+{
+	const struct multiboot_info *mbi = (const void *)(uintptr_t)mbi_phys;
+	struct percpu *bsp;
+
+	serial_init();
+	kprintf("\nipibench %s\n", ipibench_version);
+	if (multiboot_take(magic, mbi))
+		status_exit(STATUS_ERROR);
+	mm_init(mbi);
+	idt_init();
+	bsp = percpu_alloc(0, 0);
+	percpu_load(bsp);
+	idt_load();
+	pic_disable();
+	kprintf("cmdline: %s\n", boot_cmdline);
+	if (options_parse(boot_cmdline))
+		status_exit(STATUS_BADCMD);
+	if (options.help) {
+		options_print_help();
+		status_exit(STATUS_SUCCESS);
+	}
+	cpu_identify();
+	boot_print_cpu();
+	boot_bsp_lapic(bsp);
+	irq_enable();
+	tsc_init();
+	boot_smp();
+	tsc_measure_skew();
+	plan_run();
+	status_finish();
+}

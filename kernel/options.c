@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The command-line keys. lib/cmdline does the parsing and the error
+ * messages; this file only states what is accepted and where it goes.
+ */
+#include "include/compiler.h"
+#include "include/console.h"
+#include "include/options.h"
+#include "lib/cmdline.h"
+#include "lib/error.h"
+
+struct options options = {
+	.plan = PLAN_DEFAULT,
+	.ap_timeout_ms = 2000,
+	.init_delay_us = 10000,
+};
+
+static const char *const plan_names[] = { "default", "boot", "check", "bench", NULL };
+static const char *const debug_names[] = { "fault-bsp", "fault-ap", "skip-sipi", NULL };
+_Static_assert(ARRAY_SIZE(debug_names) == DEBUG_COUNT + 1, "one name per debug key");
+
+enum { K_PLAN, K_AP_TIMEOUT, K_INIT_DELAY, K_DEBUG, K_DEBUG_CPU, K_HELP, K_COUNT };
+
+static const struct opt_spec specs[K_COUNT] = {
+	[K_PLAN] = { "plan", OPT_ENUM, 0, 0, plan_names,
+		     "what to run: boot only, the correctness suite, benchmarks, or both" },
+	[K_AP_TIMEOUT] = { "ap_timeout", OPT_UINT, 1, 60000, NULL,
+			   "ms an AP may take to come up before it is left out" },
+	[K_INIT_DELAY] = { "init_delay", OPT_UINT, 0, 100000, NULL,
+			   "us between INIT and START-UP (SDM: 10000)" },
+	[K_DEBUG] = { "debug", OPT_LIST, 0, 0, debug_names, "fault injection (tests only)" },
+	[K_DEBUG_CPU] = { "debug_cpu", OPT_UINT, 1, 1023, NULL,
+			  "CPU number that fault injection targets (default: the last)" },
+	[K_HELP] = { "help", OPT_BOOL, 0, 0, NULL, "print this list and stop" },
+};
+
+int options_parse(const char *line)
+{
+	struct opt_value v[K_COUNT] = { 0 };
+	char err[256];
+	int rc = cmdline_parse(line, specs, K_COUNT, v, err, sizeof(err));
+
+	if (rc < 0) {
+		kprintf("ipibench: bad command line: %s\n", err);
+		return -E_INVAL;
+	}
+	if (v[K_PLAN].set)
+		options.plan = (enum plan)v[K_PLAN].u;
+	if (v[K_AP_TIMEOUT].set)
+		options.ap_timeout_ms = (uint32_t)v[K_AP_TIMEOUT].u;
+	if (v[K_INIT_DELAY].set)
+		options.init_delay_us = (uint32_t)v[K_INIT_DELAY].u;
+	if (v[K_DEBUG].set)
+		options.debug = v[K_DEBUG].u;
+	if (v[K_DEBUG_CPU].set)
+		options.debug_cpu = (uint32_t)v[K_DEBUG_CPU].u;
+	options.help = v[K_HELP].set && v[K_HELP].u;
+	return 0;
+}
+
+void options_print_help(void)
+{
+	static char buf[4096];
+
+	cmdline_help(buf, sizeof(buf), specs, K_COUNT);
+	kprintf("ipibench: command-line keys (key=value, separated by spaces):\n%s", buf);
+}

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The plan: what runs after bring-up. For now the fault-injection keys of
+ * the boot tests; the correctness suite and the benchmarks join here.
+ */
+#include <stddef.h>
+#include "include/console.h"
+#include "include/options.h"
+#include "include/percpu.h"
+#include "include/smp.h"
+#include "include/status.h"
+#include "kernel/plan.h"
+
+static void fault_now(void *arg)
+{
+	(void)arg;
+	asm volatile("ud2");
+}
+
+static void plan_debug_faults(void)
+{
+	if (debug_on(DEBUG_FAULT_BSP)) {
+		kprintf("debug: raising #UD on the BSP\n");
+		fault_now(NULL);
+	}
+	if (debug_on(DEBUG_FAULT_AP)) {
+		unsigned int c = options.debug_cpu ? options.debug_cpu : ncpus - 1;
+
+		if (c == 0 || c >= ncpus) {
+			kprintf("debug: fault-ap needs an AP (CPU %u is not one)\n", c);
+			status_report(STATUS_ERROR);
+			return;
+		}
+		kprintf("debug: raising #UD on CPU %u\n", c);
+		smp_call(c, fault_now, NULL, 1000000);
+	}
+}
+
+void plan_run(void)
+{
+	plan_debug_faults();
+}

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * AP bring-up (SDM vol. 3A 9.4.4 "MP Initialization Example": INIT, 10 ms,
+ * START-UP, 200 us, START-UP) and the mailbox each AP idles on.
+ *
+ * APs start one at a time through one trampoline page: the argument block
+ * is rewritten for each. An AP that misses its deadline is sent INIT again,
+ * which returns it to wait-for-SIPI, so that it cannot wake late and take
+ * the next AP's stack. Hot-plug slots (online-capable, not enabled) never
+ * get an INIT or SIPI.
+ *
+ * Idle APs halt with interrupts on; a posted request is followed by a
+ * VEC_WAKE IPI. Checking the mailbox with IF=0 and halting with STI;HLT
+ * closes the race with a wake-up that arrives in between.
+ */
+#include "include/console.h"
+#include "include/lapic.h"
+#include "include/percpu.h"
+#include "include/smp.h"
+#include "include/trampoline.h"
+#include "include/tsc.h"
+#include "include/x86.h"
+#include "kernel/trap.h"
+#include "lib/acpi.h"
+#include "lib/error.h"
+#include "lib/icr.h"
+
+#define SIPI_RETRY_US 200
+
+extern const uint8_t trampoline_blob[], trampoline_blob_end[];
+extern uint64_t boot_pml4[];
+
+static void mailbox_wake(unsigned int vector, uint64_t tsc)
+{
+	(void)vector;
+	(void)tsc;
+	lapic_eoi();
+}
+
+static void __noreturn ap_idle(struct percpu *p)
+{
+	for (;;) {
+		uint64_t req;
+
+		irq_disable();
+		req = load_acquire(&p->mbox.req);
+		if (req == p->mbox.ack) {
+			safe_halt();
+			continue;
+		}
+		irq_enable();
+		p->mbox.fn(p->mbox.arg);
+		store_release(&p->mbox.ack, req);
+	}
+}
+
+static void ap_entry(struct percpu *p) __noreturn;
+static void ap_entry(struct percpu *p)
+{
+	percpu_load(p);
+	idt_load();
+	/* INIT left this APIC in xAPIC mode; follow the BSP's mode. */
+	if (lapic_mode == LAPIC_X2APIC)
+		wrmsr(MSR_IA32_APIC_BASE,
+		      rdmsr(MSR_IA32_APIC_BASE) | APIC_BASE_EN | APIC_BASE_EXTD);
+	lapic_setup_local();
+	if (lapic_id() != p->apic_id)
+		kprintf("smp: CPU %u reports APIC ID %u, the MADT said %u\n", p->cpu, lapic_id(),
+			p->apic_id);
+	store_release(&p->online, 1);
+	ap_idle(p);
+}
+
+static void trampoline_install(const struct percpu *p)
+{
+	uint8_t *page = (uint8_t *)(uintptr_t)TRAMPOLINE_PHYS;
+	struct trampoline_args *args = (void *)(page + TRAMP_ARGS_OFFSET);
+	size_t len = (size_t)(trampoline_blob_end - trampoline_blob);
+
+	__builtin_memset(page, 0xcc, 4096);	/* a stray jump traps at once */
+	__builtin_memcpy(page, trampoline_blob, len);
+	args->cr3 = (uint64_t)boot_pml4;
+	args->stack = p->stack_top;
+	args->percpu = (uint64_t)p;
+	args->entry = (uint64_t)ap_entry;
+	asm volatile("mfence" ::: "memory");
+}
+
+static bool ap_wait_online(const struct percpu *p, uint64_t deadline)
+{
+	while (!load_acquire(&p->online)) {
+		if (tsc_expired(deadline))
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+static void ap_send(uint32_t apic_id, struct icr_fields f)
+{
+	lapic_send_icr(apic_id, icr_encode_low(&f));
+}
+
+static bool ap_start_one(struct percpu *p, const struct smp_options *opt, bool skip_sipi)
+{
+	struct icr_fields sipi;
+	uint64_t deadline;
+
+	trampoline_install(p);
+	ap_send(p->apic_id, icr_make_init_assert(p->apic_id));
+	ap_send(p->apic_id, icr_make_init_deassert(p->apic_id));
+	tsc_delay_us(opt->init_delay_us);
+	if (icr_make_startup(p->apic_id, TRAMPOLINE_PHYS, &sipi))
+		panic("trampoline at 0x%x cannot be reached by a START-UP IPI", TRAMPOLINE_PHYS);
+	if (!skip_sipi) {
+		ap_send(p->apic_id, sipi);
+		if (!ap_wait_online(p, tsc_deadline_us(SIPI_RETRY_US)))
+			ap_send(p->apic_id, sipi);
+	}
+	deadline = tsc_deadline_us((uint64_t)opt->ap_timeout_ms * 1000);
+	if (ap_wait_online(p, deadline))
+		return true;
+	/* Park it in wait-for-SIPI so it cannot use the next AP's arguments. */
+	ap_send(p->apic_id, icr_make_init_assert(p->apic_id));
+	return false;
+}
+
+unsigned int smp_start_aps(const struct madt_cpu *list, unsigned int n,
+			   const struct smp_options *opt)
+{
+	uint32_t bsp_id = percpu_of[0]->apic_id;
+	unsigned int next = 1;
+
+	irq_set_handler(VEC_WAKE, mailbox_wake);
+	for (unsigned int i = 0; i < n && next < MAX_CPUS; i++) {
+		struct percpu *p;
+
+		if (list[i].apic_id == bsp_id)
+			continue;
+		p = percpu_alloc(next, list[i].apic_id);
+		if (!ap_start_one(p, opt, opt->skip_sipi_cpu == next)) {
+			kprintf("smp: CPU %u (APIC ID %u) did not come up within %u ms: left out\n",
+				next, list[i].apic_id, opt->ap_timeout_ms);
+			percpu_of[next] = NULL;
+			continue;
+		}
+		next++;
+	}
+	ncpus = next;
+	return ncpus;
+}
+
+void smp_post(unsigned int cpu, smp_fn fn, void *arg)
+{
+	struct percpu *p = percpu_of[cpu];
+	struct icr_fields wake = icr_make_fixed(VEC_WAKE, p->apic_id);
+
+	p->mbox.fn = fn;
+	p->mbox.arg = arg;
+	store_release(&p->mbox.req, p->mbox.req + 1);
+	lapic_send_icr(p->apic_id, icr_encode_low(&wake));
+}
+
+bool smp_busy(unsigned int cpu)
+{
+	const struct percpu *p = percpu_of[cpu];
+
+	return load_acquire(&p->mbox.ack) != READ_ONCE(p->mbox.req);
+}
+
+int smp_wait(unsigned int cpu, uint64_t deadline)
+{
+	while (smp_busy(cpu)) {
+		if (tsc_expired(deadline))
+			return -E_TIMEDOUT;
+		cpu_relax();
+	}
+	return 0;
+}
+
+int smp_call(unsigned int cpu, smp_fn fn, void *arg, uint64_t timeout_us)
+{
+	if (cpu == this_cpu()->cpu) {
+		fn(arg);
+		return 0;
+	}
+	smp_post(cpu, fn, arg);
+	return smp_wait(cpu, tsc_deadline_us(timeout_us));
+}
+
+int smp_call_all(smp_fn fn, void *arg, uint64_t timeout_us)
+{
+	unsigned int self = this_cpu()->cpu;
+	uint64_t deadline;
+	int err = 0;
+
+	for (unsigned int c = 0; c < ncpus; c++) {
+		if (c != self)
+			smp_post(c, fn, arg);
+	}
+	fn(arg);
+	deadline = tsc_deadline_us(timeout_us);
+	for (unsigned int c = 0; c < ncpus; c++) {
+		if (c != self && smp_wait(c, deadline)) {
+			kprintf("smp: CPU %u did not finish its request in time\n", c);
+			err = -E_TIMEDOUT;
+		}
+	}
+	return err;
+}
+
+void smp_barrier_init(struct smp_barrier *b)
+{
+	b->count = ncpus;
+	b->sense = 0;
+	for (unsigned int c = 0; c < ncpus; c++)
+		percpu_of[c]->barrier_sense = 0;
+}
+
+int smp_barrier_wait(struct smp_barrier *b, uint64_t deadline)
+{
+	struct percpu *p = this_cpu();
+	uint32_t sense = !p->barrier_sense;
+
+	p->barrier_sense = sense;
+	if (__atomic_sub_fetch(&b->count, 1, __ATOMIC_ACQ_REL) == 0) {
+		WRITE_ONCE(b->count, ncpus);
+		store_release(&b->sense, sense);
+		return 0;
+	}
+	while (load_acquire(&b->sense) != sense) {
+		if (tsc_expired(deadline))
+			return -E_TIMEDOUT;
+		cpu_relax();
+	}
+	return 0;
+}

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * IDT, exception reporting and interrupt dispatch (SDM vol. 3A 6.14
+ * "Exception and Interrupt Handling in 64-bit Mode").
+ *
+ * Every exception prints vector, error code, RIP, CR2, RSP, registers, the
+ * CPU number and APIC ID, then ends the run with STATUS_CRASH, unless the
+ * faulting RIP has an entry in the exception table (rdmsr_safe and friends),
+ * in which case execution resumes at its fixup. #DF, NMI and #MC run on
+ * their own IST stacks so that a blown stack still gets reported.
+ */
+#include <stdint.h>
+#include "include/console.h"
+#include "include/lapic.h"
+#include "include/percpu.h"
+#include "include/status.h"
+#include "include/x86.h"
+#include "kernel/trap.h"
+
+#define GATE_INTERRUPT 0x8e	/* present, DPL 0, 64-bit interrupt gate */
+#define KERNEL_CS 0x08
+#define IST_DF 1
+#define IST_NMI 2
+#define IST_MC 3
+
+struct idt_gate {
+	uint16_t off_lo;
+	uint16_t selector;
+	uint8_t ist;
+	uint8_t type;
+	uint16_t off_mid;
+	uint32_t off_hi;
+	uint32_t reserved;
+} __packed;
+_Static_assert(sizeof(struct idt_gate) == 16, "SDM vol. 3A figure 6-8");
+
+struct extable_entry {
+	uint64_t insn, fixup;
+};
+
+extern const uint64_t isr_stub_table[256];
+extern const struct extable_entry __ex_table_start[], __ex_table_end[];
+extern int status_stopping;
+
+/* One IDT serves every CPU: identical contents, never written after boot. */
+static struct idt_gate idt[256] __aligned(16);
+static irq_handler_t handlers[256];
+
+static const char *const exception_names[32] = {
+	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
+	"#BR bound range", "#UD invalid opcode", "#NM device not available",
+	"#DF double fault", "coprocessor segment overrun", "#TS invalid TSS",
+	"#NP segment not present", "#SS stack fault", "#GP general protection",
+	"#PF page fault", "reserved 15", "#MF x87 error", "#AC alignment check",
+	"#MC machine check", "#XM SIMD exception", "#VE virtualization exception",
+	"#CP control protection", "reserved 22", "reserved 23", "reserved 24",
+	"reserved 25", "reserved 26", "reserved 27", "#HV hypervisor injection",
+	"#VC VMM communication", "#SX security exception", "reserved 31",
+};
+
+static void idt_set_gate(unsigned int vec, uint64_t handler, uint8_t ist)
+{
+	idt[vec] = (struct idt_gate){
+		.off_lo = (uint16_t)handler,
+		.selector = KERNEL_CS,
+		.ist = ist,
+		.type = GATE_INTERRUPT,
+		.off_mid = (uint16_t)(handler >> 16),
+		.off_hi = (uint32_t)(handler >> 32),
+	};
+}
+
+void idt_init(void)
+{
+	for (unsigned int v = 0; v < 256; v++)
+		idt_set_gate(v, isr_stub_table[v], 0);
+	idt[8].ist = IST_DF;
+	idt[2].ist = IST_NMI;
+	idt[18].ist = IST_MC;
+}
+
+void idt_load(void)
+{
+	struct {
+		uint16_t limit;
+		uint64_t base;
+	} __packed idtr = { sizeof(idt) - 1, (uint64_t)idt };
+
+	asm volatile("lidt %0" : : "m"(idtr));
+}
+
+void irq_set_handler(unsigned int vector, irq_handler_t fn)
+{
+	__atomic_store_n(&handlers[vector & 0xff], fn, __ATOMIC_RELEASE);
+}
+
+void irq_unexpected(unsigned int vector, uint64_t entry_tsc)
+{
+	struct percpu *p = this_cpu();
+
+	(void)entry_tsc;
+	WRITE_ONCE(p->irq.unexpected, p->irq.unexpected + 1);
+	WRITE_ONCE(p->irq.unexpected_vector, vector);
+	lapic_eoi();
+}
+
+static bool extable_fixup(struct trap_frame *f)
+{
+	for (const struct extable_entry *e = __ex_table_start; e < __ex_table_end; e++) {
+		if (e->insn == f->rip) {
+			f->rip = e->fixup;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void trap_dump(const struct trap_frame *f)
+{
+	uint64_t gs = rdmsr(MSR_GS_BASE);
+	const struct percpu *p = (const struct percpu *)gs;
+
+	if (p)
+		kprintf("\nCPU %u (APIC ID %u): ", p->cpu, p->apic_id);
+	else
+		kprintf("\nCPU ? (before per-CPU set-up): ");
+	kprintf("exception %s (vector %lu), error code 0x%lx\n", exception_names[f->vector & 31],
+		f->vector, f->error);
+	kprintf("  RIP %016lx  CS %04lx  RFLAGS %016lx\n", f->rip, f->cs, f->rflags);
+	kprintf("  RSP %016lx  SS %04lx  CR2 %016lx  CR3 %016lx\n", f->rsp, f->ss, read_cr2(),
+		read_cr3());
+	kprintf("  RAX %016lx  RBX %016lx  RCX %016lx  RDX %016lx\n", f->rax, f->rbx, f->rcx,
+		f->rdx);
+	kprintf("  RSI %016lx  RDI %016lx  RBP %016lx  R8  %016lx\n", f->rsi, f->rdi, f->rbp,
+		f->r8);
+	kprintf("  R9  %016lx  R10 %016lx  R11 %016lx  R12 %016lx\n", f->r9, f->r10, f->r11,
+		f->r12);
+	kprintf("  R13 %016lx  R14 %016lx  R15 %016lx\n", f->r13, f->r14, f->r15);
+}
+
+static void trap_exception(struct trap_frame *f)
+{
+	if (f->vector == 2 && __atomic_load_n(&status_stopping, __ATOMIC_ACQUIRE)) {
+		/* status_exit() on another CPU is stopping us: stay quiet. */
+		for (;;)
+			asm volatile("cli; hlt");
+	}
+	if (extable_fixup(f))
+		return;
+	trap_dump(f);
+	status_exit(STATUS_CRASH);
+}
+
+void trap_dispatch(struct trap_frame *f);
+void trap_dispatch(struct trap_frame *f)
+{
+	uint64_t tsc = rdtsc();
+	unsigned int vec = (unsigned int)f->vector;
+	irq_handler_t fn;
+
+	if (vec < 32) {
+		trap_exception(f);
+		return;
+	}
+	if (vec == VEC_SPURIOUS) {
+		/* SDM vol. 3A 11.9: a spurious interrupt takes no EOI. */
+		this_cpu()->irq.spurious++;
+		return;
+	}
+	fn = __atomic_load_n(&handlers[vec], __ATOMIC_ACQUIRE);
+	if (fn)
+		fn(vec, tsc);
+	else
+		irq_unexpected(vec, tsc);
+}

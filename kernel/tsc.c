@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * TSC frequency. A figure the platform declares is preferred, in this order:
+ * the Hyper-V TSC frequency MSR (TLFS, HV_X64_MSR_TSC_FREQUENCY, when
+ * CPUID 0x40000003 EAX[11] grants it), the hypervisor timing leaf 0x40000010
+ * (EAX = TSC kHz; QEMU/KVM and VMware), CPUID 0x15 (SDM vol. 2A: crystal
+ * clock x EBX/EAX). The PIT is always used to calibrate as well (channel 2
+ * gated through port 0x61, 10 ms in mode 0), printed beside the declared
+ * figure, and used alone when nothing is declared.
+ */
+#include "include/console.h"
+#include "include/cpu.h"
+#include "include/tsc.h"
+#include "lib/hv_abi.h"
+
+#define PIT_HZ 1193182u
+#define PIT_CAL_MS 10u
+#define PIT_CH2 0x42
+#define PIT_CMD 0x43
+#define PORT_61 0x61
+#define  PORT_61_GATE2 0x01
+#define  PORT_61_SPEAKER 0x02
+#define  PORT_61_OUT2 0x20
+#define PIT_POLL_CYCLES_MAX 500000000ull /* no PIT at all: give up */
+#define HV_TIMING_LEAF 0x40000010u
+
+uint64_t tsc_khz = TSC_KHZ_GUESS;
+const char *tsc_source = "guess";
+uint64_t tsc_pit_khz;
+
+static uint64_t tsc_pit_calibrate_once(void)
+{
+	uint32_t latch = PIT_HZ / (1000 / PIT_CAL_MS);
+	uint64_t t0, t1;
+
+	outb(PORT_61, (inb(PORT_61) & ~PORT_61_SPEAKER) | PORT_61_GATE2);
+	outb(PIT_CMD, 0xb0);	/* channel 2, lobyte/hibyte, mode 0, binary */
+	outb(PIT_CH2, latch & 0xff);
+	outb(PIT_CH2, latch >> 8);
+	t0 = t1 = rdtsc();
+	while (!(inb(PORT_61) & PORT_61_OUT2)) {
+		t1 = rdtsc();
+		if (t1 - t0 > PIT_POLL_CYCLES_MAX)
+			return 0;
+	}
+	return (t1 - t0) / PIT_CAL_MS;
+}
+
+static uint64_t tsc_pit_calibrate(void)
+{
+	uint64_t k[3];
+
+	/* A vCPU descheduled inside a run skews it either way (before t0:
+	 * too low; in the poll loop: too high): the median of three runs
+	 * discards one outlier of either kind. */
+	for (int i = 0; i < 3; i++) {
+		k[i] = tsc_pit_calibrate_once();
+		if (!k[i])
+			return 0;
+	}
+	if (k[0] > k[1])
+		SWAP(k[0], k[1]);
+	if (k[1] > k[2])
+		SWAP(k[1], k[2]);
+	if (k[0] > k[1])
+		SWAP(k[0], k[1]);
+	return k[1];
+}
+
+static uint64_t tsc_declared_khz(const char **source)
+{
+	struct cpuid_regs r;
+	uint64_t hz;
+
+	if (cpu.hyperv && (cpu.hv_features_eax & HV_FEAT_FREQUENCY_MSRS) &&
+	    !rdmsr_safe(HV_MSR_TSC_FREQUENCY, &hz) && hz) {
+		*source = "Hyper-V TSC frequency MSR";
+		return hz / 1000;
+	}
+	if (cpu.hypervisor && cpu.hv_max_leaf >= HV_TIMING_LEAF && !cpu.hyperv) {
+		r = cpuid(HV_TIMING_LEAF, 0);
+		if (r.eax) {
+			*source = "hypervisor leaf 0x40000010";
+			return r.eax;
+		}
+	}
+	if (cpu.max_leaf >= 0x15) {
+		r = cpuid(0x15, 0);
+		if (r.eax && r.ebx && r.ecx) {
+			*source = "CPUID 0x15";
+			return (uint64_t)r.ecx * r.ebx / r.eax / 1000;
+		}
+	}
+	return 0;
+}
+
+void tsc_init(void)
+{
+	const char *src = NULL;
+	uint64_t declared = tsc_declared_khz(&src);
+
+	tsc_pit_khz = tsc_pit_calibrate();
+	if (declared) {
+		tsc_khz = declared;
+		tsc_source = src;
+	} else if (tsc_pit_khz) {
+		tsc_khz = tsc_pit_khz;
+		tsc_source = "PIT calibration";
+	} else {
+		kprintf("ipibench: warning: no TSC frequency source (no PIT); assuming %u kHz\n",
+			TSC_KHZ_GUESS);
+	}
+	kprintf("tsc: %lu kHz from %s", tsc_khz, tsc_source);
+	if (declared && tsc_pit_khz)
+		kprintf(" (PIT calibration: %lu kHz)", tsc_pit_khz);
+	kprintf(", %s, %s\n", cpu.invariant_tsc ? "invariant" : "NOT invariant (figures may drift)",
+		cpu.rdtscp ? "RDTSCP" : "no RDTSCP (MFENCE;LFENCE;RDTSC ends timed regions)");
+}
+
+void tsc_delay_us(uint64_t us)
+{
+	uint64_t end = tsc_deadline_us(us);
+
+	while (!tsc_expired(end))
+		cpu_relax();
+}
