@@ -6,6 +6,7 @@
  * chapter 11 (APIC), 11.12 (x2APIC).
  */
 #include "include/lapic.h"
+#include "include/percpu.h"
 #include "include/tsc.h"
 #include "include/x86.h"
 #include "lib/error.h"
@@ -102,11 +103,21 @@ int lapic_send_icr(uint32_t dest, uint32_t low)
 
 void lapic_stop_others(void)
 {
-	struct icr_fields f = { .delivery = ICR_DM_NMI, .shorthand = ICR_SH_OTHERS,
-				.level_assert = true };
+	const struct percpu *self = this_cpu();
 
-	if (lapic_mode != LAPIC_DISABLED)
-		lapic_send_icr(0, icr_encode_low(&f));
+	if (lapic_mode == LAPIC_DISABLED)
+		return;
+	/* Only the CPUs we started: an AP still parked in firmware code may
+	 * have no NMI handler at all, and would triple-fault the machine. */
+	for (unsigned int c = 0; c < ncpus; c++) {
+		const struct percpu *p = percpu_of[c];
+		struct icr_fields f = icr_make_fixed(0, 0);
+
+		if (!p || p == self)
+			continue;
+		f.delivery = ICR_DM_NMI;
+		lapic_send_icr(p->apic_id, icr_encode_low(&f));
+	}
 }
 
 static bool lapic_vector_bit(uint32_t base, unsigned int vector)
