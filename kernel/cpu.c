@@ -49,8 +49,8 @@ static void cpu_identify_model(void)
 	if (cpu.max_ext_leaf >= 0x80000004u) {
 		for (uint32_t i = 0; i < 3; i++) {
 			r = cpuid(0x80000002u + i, 0);
-			regs_to_string(cpu.brand + 16 * i, r.eax, r.ebx, r.ecx);
-			__builtin_memcpy(cpu.brand + 16 * i + 12, &r.edx, 4);
+			regs_to_string(cpu.brand + (size_t)16 * i, r.eax, r.ebx, r.ecx);
+			__builtin_memcpy(cpu.brand + (size_t)16 * i + 12, &r.edx, 4);
 		}
 		cpu.brand[48] = 0;
 	}

@@ -92,6 +92,7 @@ void kmain(uint32_t magic, uint32_t mbi_phys)
 	percpu_load(bsp);
 	idt_load();
 	pic_disable();
+	kprintf("loader: %s\n", boot_loader_name[0] ? boot_loader_name : "(unnamed)");
 	kprintf("cmdline: %s\n", boot_cmdline);
 	if (options_parse(boot_cmdline))
 		status_exit(STATUS_BADCMD);

@@ -75,7 +75,7 @@ static void trampoline_install(const struct percpu *p)
 {
 	uint8_t *page = (uint8_t *)(uintptr_t)TRAMPOLINE_PHYS;
 	struct trampoline_args *args = (void *)(page + TRAMP_ARGS_OFFSET);
-	size_t len = (size_t)(trampoline_blob_end - trampoline_blob);
+	size_t len = (uintptr_t)trampoline_blob_end - (uintptr_t)trampoline_blob;
 
 	__builtin_memset(page, 0xcc, 4096);	/* a stray jump traps at once */
 	__builtin_memcpy(page, trampoline_blob, len);
@@ -130,6 +130,7 @@ unsigned int smp_start_aps(const struct madt_cpu *list, unsigned int n,
 {
 	uint32_t bsp_id = percpu_of[0]->apic_id;
 	unsigned int next = 1;
+	bool skip, skipped = false;	/* fault injection hits one AP only */
 
 	irq_set_handler(VEC_WAKE, mailbox_wake);
 	for (unsigned int i = 0; i < n && next < MAX_CPUS; i++) {
@@ -138,7 +139,9 @@ unsigned int smp_start_aps(const struct madt_cpu *list, unsigned int n,
 		if (list[i].apic_id == bsp_id)
 			continue;
 		p = percpu_alloc(next, list[i].apic_id);
-		if (!ap_start_one(p, opt, opt->skip_sipi_cpu == next)) {
+		skip = !skipped && opt->skip_sipi_cpu == next;
+		skipped |= skip;
+		if (!ap_start_one(p, opt, skip)) {
 			kprintf("smp: CPU %u (APIC ID %u) did not come up within %u ms: left out\n",
 				next, list[i].apic_id, opt->ap_timeout_ms);
 			percpu_of[next] = NULL;

@@ -106,9 +106,13 @@ void irq_unexpected(unsigned int vector, uint64_t entry_tsc)
 
 static bool extable_fixup(struct trap_frame *f)
 {
-	for (const struct extable_entry *e = __ex_table_start; e < __ex_table_end; e++) {
-		if (e->insn == f->rip) {
-			f->rip = e->fixup;
+	/* Linker symbols: compare addresses, not pointers into one object. */
+	size_t n = ((uintptr_t)__ex_table_end - (uintptr_t)__ex_table_start) /
+		   sizeof(struct extable_entry);
+
+	for (size_t i = 0; i < n; i++) {
+		if (__ex_table_start[i].insn == f->rip) {
+			f->rip = __ex_table_start[i].fixup;
 			return true;
 		}
 	}

@@ -14,7 +14,7 @@ struct trap_frame {
 	uint64_t vector, error;
 	uint64_t rip, cs, rflags, rsp, ss;
 };
-_Static_assert(sizeof(struct trap_frame) == 22 * 8, "matches boot/isr.asm");
+_Static_assert(sizeof(struct trap_frame) == 22 * sizeof(uint64_t), "matches boot/isr.asm");
 
 void idt_init(void);
 void idt_load(void);

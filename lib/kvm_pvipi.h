@@ -42,7 +42,7 @@
 #define KVM_ENOSYS		1000 /* unknown call, or PV_SEND_IPI absent under enforcement */
 
 #define KVM_PVIPI_WORD_BITS	64 /* 32 in a 32-bit guest; not used here */
-#define KVM_PVIPI_WINDOW	(2 * KVM_PVIPI_WORD_BITS) /* APIC IDs per call */
+#define KVM_PVIPI_WINDOW	(2ull * KVM_PVIPI_WORD_BITS) /* APIC IDs per call */
 /* clang-format on */
 
 struct kvm_pvipi_call {
