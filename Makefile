@@ -124,8 +124,13 @@ lint:
 check-kvm: $(B)/ipibench.elf32
 	./tests/run --only kvm-lane
 
-bench-boot: $(B)/ipibench.elf32
-	./tools/bench-boot.sh
+bench-boot: $(B)/ipibench.elf32 $(B)/nothing.elf32
+	python3 tools/bench_boot.py
+
+$(B)/nothing.elf32: tools/nothing.asm
+	@mkdir -p $(@D)
+	$(Q)$(NASM) -f elf32 $< -o $(B)/nothing.o
+	$(Q)$(LD) -m elf_i386 -Ttext=0x100000 -e _start -o $@ $(B)/nothing.o
 
 deps:
 	./tools/deps.sh test

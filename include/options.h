@@ -20,6 +20,8 @@ enum debug_key {
 	DEBUG_COUNT
 };
 
+#define INIT_DELAY_AUTO UINT32_MAX
+
 struct options {
 	enum plan plan;
 	uint32_t ap_timeout_ms;

@@ -59,6 +59,12 @@ static void boot_smp(void)
 	};
 	unsigned int listed;
 
+	/* SDM 9.4.4.1 waits 10 ms after INIT. A hypervisor handles INIT
+	 * synchronously, so Linux (smp_quirk_init_udelay) skips the wait on
+	 * modern CPUs; we skip it only when CPUID says a hypervisor is there. */
+	if (o.init_delay_us == INIT_DELAY_AUTO)
+		o.init_delay_us = cpu.hypervisor ? 0 : 10000;
+
 	if (topology_discover()) {
 		kprintf("smp: no CPU list from ACPI: running on the BSP alone\n");
 		ncpus = 1;

@@ -12,7 +12,7 @@
 struct options options = {
 	.plan = PLAN_DEFAULT,
 	.ap_timeout_ms = 2000,
-	.init_delay_us = 10000,
+	.init_delay_us = INIT_DELAY_AUTO,
 };
 
 static const char *const plan_names[] = { "default", "boot", "check", "bench", NULL };
@@ -27,7 +27,7 @@ static const struct opt_spec specs[K_COUNT] = {
 	[K_AP_TIMEOUT] = { "ap_timeout", OPT_UINT, 1, 60000, NULL,
 			   "ms an AP may take to come up before it is left out" },
 	[K_INIT_DELAY] = { "init_delay", OPT_UINT, 0, 100000, NULL,
-			   "us between INIT and START-UP (SDM: 10000)" },
+			   "us between INIT and START-UP (default: 10000, the SDM's 10 ms, on bare metal; 0 under a hypervisor, as Linux does)" },
 	[K_DEBUG] = { "debug", OPT_LIST, 0, 0, debug_names, "fault injection (tests only)" },
 	[K_DEBUG_CPU] = { "debug_cpu", OPT_UINT, 1, 1023, NULL,
 			  "CPU number that fault injection targets (default: the last)" },

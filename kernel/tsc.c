@@ -5,7 +5,7 @@
  * CPUID 0x40000003 EAX[11] grants it), the hypervisor timing leaf 0x40000010
  * (EAX = TSC kHz; QEMU/KVM and VMware), CPUID 0x15 (SDM vol. 2A: crystal
  * clock x EBX/EAX). The PIT is always used to calibrate as well (channel 2
- * gated through port 0x61, 10 ms in mode 0), printed beside the declared
+ * gated through port 0x61, 5 ms in mode 0, median of three), printed beside the declared
  * figure, and used alone when nothing is declared.
  */
 #include "include/console.h"
@@ -14,7 +14,7 @@
 #include "lib/hv_abi.h"
 
 #define PIT_HZ 1193182u
-#define PIT_CAL_MS 10u
+#define PIT_CAL_MS 5u	/* x3 runs; a 1 us read jitter is 0.02% */
 #define PIT_CH2 0x42
 #define PIT_CMD 0x43
 #define PORT_61 0x61
