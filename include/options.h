@@ -17,6 +17,8 @@ enum debug_key {
 	DEBUG_FAULT_BSP,	/* #UD on the BSP after bring-up */
 	DEBUG_FAULT_AP,		/* #UD on debug_cpu, run through its mailbox */
 	DEBUG_SKIP_SIPI,	/* never send START-UP to debug_cpu */
+	DEBUG_SWALLOW_IPI,	/* debug_cpu does not count its first test IPI */
+	DEBUG_DOUBLE_IPI,	/* debug_cpu counts its first test IPI twice */
 	DEBUG_COUNT
 };
 
@@ -26,6 +28,7 @@ struct options {
 	enum plan plan;
 	uint32_t ap_timeout_ms;
 	uint32_t init_delay_us;
+	uint64_t backends;	/* bit per enum ipi_backend_id (include/ipi.h) */
 	uint64_t debug;		/* bit per enum debug_key */
 	uint32_t debug_cpu;	/* victim of fault injection; 0 = the last CPU */
 	bool help;

@@ -5,6 +5,7 @@
  */
 #include "include/compiler.h"
 #include "include/console.h"
+#include "include/ipi.h"
 #include "include/options.h"
 #include "lib/cmdline.h"
 #include "lib/error.h"
@@ -13,17 +14,25 @@ struct options options = {
 	.plan = PLAN_DEFAULT,
 	.ap_timeout_ms = 2000,
 	.init_delay_us = INIT_DELAY_AUTO,
+	.backends = (1ull << IPI_BACKEND_COUNT) - 1,
 };
 
 static const char *const plan_names[] = { "default", "boot", "check", "bench", NULL };
-static const char *const debug_names[] = { "fault-bsp", "fault-ap", "skip-sipi", NULL };
+static const char *const debug_names[] = { "fault-bsp", "fault-ap", "skip-sipi", "swallow-ipi",
+					    "double-ipi", NULL };
 _Static_assert(ARRAY_SIZE(debug_names) == DEBUG_COUNT + 1, "one name per debug key");
+/* Order = enum ipi_backend_id; apic/ipi.c's table gives the same names. */
+static const char *const backend_names[] = { "xapic", "xapic-logical", "x2apic", "x2apic-cluster",
+					     NULL };
+_Static_assert(ARRAY_SIZE(backend_names) == IPI_BACKEND_COUNT + 1, "one name per backend");
 
-enum { K_PLAN, K_AP_TIMEOUT, K_INIT_DELAY, K_DEBUG, K_DEBUG_CPU, K_HELP, K_COUNT };
+enum { K_PLAN, K_BACKENDS, K_AP_TIMEOUT, K_INIT_DELAY, K_DEBUG, K_DEBUG_CPU, K_HELP, K_COUNT };
 
 static const struct opt_spec specs[K_COUNT] = {
 	[K_PLAN] = { "plan", OPT_ENUM, 0, 0, plan_names,
 		     "what to run: boot only, the correctness suite, benchmarks, or both" },
+	[K_BACKENDS] = { "backends", OPT_LIST, 0, 0, backend_names,
+			 "IPI backends to check and measure (default: all)" },
 	[K_AP_TIMEOUT] = { "ap_timeout", OPT_UINT, 1, 60000, NULL,
 			   "ms an AP may take to come up before it is left out" },
 	[K_INIT_DELAY] = { "init_delay", OPT_UINT, 0, 100000, NULL,
@@ -46,6 +55,8 @@ int options_parse(const char *line)
 	}
 	if (v[K_PLAN].set)
 		options.plan = (enum plan)v[K_PLAN].u;
+	if (v[K_BACKENDS].set)
+		options.backends = v[K_BACKENDS].u;
 	if (v[K_AP_TIMEOUT].set)
 		options.ap_timeout_ms = (uint32_t)v[K_AP_TIMEOUT].u;
 	if (v[K_INIT_DELAY].set)

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The plan: what runs after bring-up. For now the fault-injection keys of
- * the boot tests; the correctness suite and the benchmarks join here.
+ * The plan: what runs after bring-up. The fault-injection keys of the boot
+ * tests, then the correctness suite (plan=check, and plan=default before
+ * any timing); the benchmarks join here.
  */
 #include <stddef.h>
+#include "bench/check.h"
 #include "include/console.h"
 #include "include/options.h"
 #include "include/percpu.h"
@@ -39,4 +41,6 @@ static void plan_debug_faults(void)
 void plan_run(void)
 {
 	plan_debug_faults();
+	if (options.plan == PLAN_DEFAULT || options.plan == PLAN_CHECK)
+		check_run();
 }

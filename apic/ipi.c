@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The backend registry, the text form of the delivery flags, and the
+ * checks shared by the backends' per-CPU enables.
+ */
+#include "apic/apic.h"
+#include "include/console.h"
+#include "include/ipi.h"
+#include "include/percpu.h"
+#include "lib/error.h"
+
+/* Order = enum ipi_backend_id = the `backends=` choices of kernel/options.c. */
+const struct ipi_ops *const ipi_backends[IPI_BACKEND_COUNT] = {
+    [IPI_BACKEND_XAPIC] = &ipi_xapic,
+    [IPI_BACKEND_XAPIC_LOGICAL] = &ipi_xapic_logical,
+    [IPI_BACKEND_X2APIC] = &ipi_x2apic,
+    [IPI_BACKEND_X2APIC_CLUSTER] = &ipi_x2apic_cluster,
+};
+
+const char *ipi_mode_name(enum lapic_mode mode)
+{
+	switch (mode) {
+	case LAPIC_XAPIC:
+		return "xapic";
+	case LAPIC_X2APIC:
+		return "x2apic";
+	case LAPIC_DISABLED:
+		return "disabled";
+	}
+	return "?";
+}
+
+const struct ipi_ops *ipi_current(void)
+{
+	return this_cpu()->ops;
+}
+
+/* Appends word (and a separating space) at *len; *len also counts what did not fit. */
+static void flags_put(char *buf, size_t size, size_t *len, const char *word)
+{
+	size_t n = __builtin_strlen(word);
+
+	if (*len && *len + 1 < size)
+		buf[*len] = ' ';
+	if (*len)
+		(*len)++;
+	for (size_t i = 0; i < n; i++, (*len)++) {
+		if (*len + 1 < size)
+			buf[*len] = word[i];
+	}
+	if (size)
+		buf[*len < size ? *len : size - 1] = 0;
+}
+
+static const char *flags_set_word(uint32_t flags)
+{
+	if (flags & IPI_F_SET_ONE)
+		return "set=one-write";
+	if (flags & IPI_F_SET_CLUSTER)
+		return "set=write-per-cluster";
+	return "set=loop";
+}
+
+int ipi_flags_format(const struct ipi_ops *ops, char *buf, size_t size)
+{
+	uint32_t flags = ops->flags;
+	size_t len = 0;
+
+	if (size)
+		buf[0] = 0;
+	flags_put(buf, size, &len, flags & IPI_F_LOGICAL ? "dest=logical" : "dest=physical");
+	if (ops->mode == LAPIC_X2APIC) {
+		flags_put(buf, size, &len,
+			  flags & IPI_F_FENCE ? "fence=mfence+lfence" : "fence=none");
+	} else if (flags & IPI_F_WAIT_BEFORE) {
+		flags_put(buf, size, &len, "icr-wait=before");
+	} else {
+		flags_put(buf, size, &len,
+			  flags & IPI_F_WAIT_AFTER ? "icr-wait=after" : "icr-wait=never");
+	}
+	flags_put(buf, size, &len, flags_set_word(flags));
+	flags_put(buf, size, &len, flags & IPI_F_SELF_MSR ? "self=self-ipi-msr" : "self=shorthand");
+	return len < size ? (int)len : -E_NOSPC;
+}
+
+int apic_check_id(const char *backend, uint32_t id)
+{
+	const struct percpu *p = this_cpu();
+
+	if (id == p->apic_id)
+		return 0;
+	kprintf("%s: CPU %u reports APIC ID %u, the MADT said %u\n", backend, p->cpu, id,
+		p->apic_id);
+	return -E_PROTO;
+}
+
+int apic_check_reg(const char *backend, const char *reg, uint32_t got, uint32_t want)
+{
+	if (got == want)
+		return 0;
+	kprintf("%s: CPU %u %s reads 0x%08x, expected 0x%08x\n", backend, this_cpu()->cpu, reg, got,
+		want);
+	return -E_PROTO;
+}

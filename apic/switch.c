@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Switching every CPU to another IPI backend at once. SDM vol. 3A 11.12.5
+ * "x2APIC State Transitions" (figure 11-26): xAPIC -> x2APIC by setting
+ * IA32_APIC_BASE.EXTD with EN set; x2APIC -> xAPIC directly raises #GP, so
+ * the way back goes through the disabled state (EN and EXTD cleared in one
+ * write, then EN set), after which the APIC is as after reset (11.4.7.1)
+ * and SVR, TPR, LVT masks and the logical set-up are written again.
+ *
+ * All CPUs run switch_on_cpu() through smp_call_all() and meet at three
+ * barriers with interrupts off: (1) everybody is quiet; the BSP then
+ * changes the global lapic_mode, which the generic accessors and mailbox
+ * wake-ups follow; (2) everybody moves its own APIC and enables the
+ * backend; (3) nobody sends an IPI before every CPU can take it. Each wait
+ * has a deadline; the CPUs that never reached a barrier are named.
+ */
+#include "include/console.h"
+#include "include/ipi.h"
+#include "include/lapic.h"
+#include "include/percpu.h"
+#include "include/smp.h"
+#include "include/tsc.h"
+#include "include/x86.h"
+#include "lib/error.h"
+
+#define SWITCH_TIMEOUT_US 2000000 /* whole switch, barriers included */
+#define SWITCH_PHASES	  3
+
+struct switch_req {
+	const struct ipi_ops *ops;
+	uint64_t deadline;
+	struct smp_barrier barrier;
+};
+
+/* Per CPU, written by that CPU only, read by the BSP. */
+static struct switch_cpu {
+	uint8_t arrived; /* barriers reached (before waiting there) */
+	uint8_t passed;	 /* barriers passed */
+	uint8_t mode;	 /* enum lapic_mode after the move */
+	int err;	 /* move or enable */
+} switch_cpu[MAX_CPUS];
+
+/* When the BSP gives up at a barrier: which one, and how far each CPU had got. */
+static unsigned int bsp_gave_up_at;
+static uint8_t arrived_then[MAX_CPUS];
+
+static struct switch_req switch_req;
+
+/* Moves this CPU's APIC to mode; 0, or -E_PROTO if IA32_APIC_BASE refused a legal write. */
+static int switch_move(enum lapic_mode to)
+{
+	uint64_t base = rdmsr(MSR_IA32_APIC_BASE);
+	uint64_t off = base & ~(uint64_t)(APIC_BASE_EN | APIC_BASE_EXTD);
+	int err;
+
+	if (lapic_mode_read() == to)
+		return 0;
+	if (to == LAPIC_X2APIC) {
+		/* Disabled -> x2APIC is not a legal step either: through xAPIC. */
+		err = 0;
+		if (!(base & APIC_BASE_EN))
+			err = wrmsr_safe(MSR_IA32_APIC_BASE, off | APIC_BASE_EN);
+		if (!err)
+			err = wrmsr_safe(MSR_IA32_APIC_BASE, off | APIC_BASE_EN | APIC_BASE_EXTD);
+	} else {
+		err = wrmsr_safe(MSR_IA32_APIC_BASE, off);
+		if (!err)
+			err = wrmsr_safe(MSR_IA32_APIC_BASE, off | APIC_BASE_EN);
+	}
+	if (err) {
+		kprintf("apic: CPU %u: #GP writing IA32_APIC_BASE on the way to %s mode\n",
+			this_cpu()->cpu, ipi_mode_name(to));
+		return -E_PROTO;
+	}
+	return 0;
+}
+
+/* The BSP, timing out, notes who had not arrived: those are the CPUs to name. */
+static bool switch_meet(struct switch_req *r, struct switch_cpu *me)
+{
+	store_release(&me->arrived, me->arrived + 1);
+	if (smp_barrier_wait(&r->barrier, r->deadline)) {
+		if (this_cpu()->cpu == 0) {
+			bsp_gave_up_at = me->arrived;
+			for (unsigned int c = 0; c < ncpus; c++)
+				arrived_then[c] = load_acquire(&switch_cpu[c].arrived);
+		}
+		return false;
+	}
+	me->passed++;
+	return true;
+}
+
+static void switch_on_cpu(void *arg)
+{
+	struct switch_req *r = arg;
+	struct percpu *p = this_cpu();
+	struct switch_cpu *me = &switch_cpu[p->cpu];
+	bool irq_was_on = irq_enabled();
+
+	irq_disable();
+	if (!switch_meet(r, me))
+		goto out;
+	if (p->cpu == 0)
+		lapic_mode = r->ops->mode;
+	if (!switch_meet(r, me))
+		goto out;
+	me->err = switch_move(r->ops->mode);
+	if (!me->err) {
+		lapic_setup_local();
+		me->err = r->ops->enable();
+	}
+	me->mode = (uint8_t)lapic_mode_read();
+	p->ops = r->ops;
+	switch_meet(r, me);
+out:
+	if (irq_was_on)
+		irq_enable();
+}
+
+/* Names the CPUs that kept the others waiting; -E_TIMEDOUT, or 0 if every CPU passed. */
+static int switch_report_late(const struct ipi_ops *ops)
+{
+	int err = 0;
+
+	for (unsigned int c = 0; c < ncpus; c++) {
+		if (bsp_gave_up_at && arrived_then[c] < bsp_gave_up_at) {
+			kprintf("apic: CPU %u did not reach barrier %u of %u within %u ms of the "
+				"switch to %s\n",
+				c, bsp_gave_up_at, SWITCH_PHASES, SWITCH_TIMEOUT_US / 1000,
+				ops->name);
+			err = -E_TIMEDOUT;
+		}
+	}
+	for (unsigned int c = 0; c < ncpus && !err; c++) {
+		if (switch_cpu[c].passed < SWITCH_PHASES) {
+			kprintf("apic: CPU %u passed %u of %u barriers of the switch to %s: timed "
+				"out\n",
+				c, switch_cpu[c].passed, SWITCH_PHASES, ops->name);
+			err = -E_TIMEDOUT;
+		}
+	}
+	return err;
+}
+
+/* Names every CPU that fell short of a barrier or ended elsewhere; 0 if none. */
+static int switch_report(const struct ipi_ops *ops)
+{
+	int err = switch_report_late(ops);
+
+	for (unsigned int c = 0; c < ncpus && !err; c++) {
+		const struct switch_cpu *s = &switch_cpu[c];
+
+		if (s->err) {
+			kprintf("apic: CPU %u could not take backend %s (%s, reported above)\n", c,
+				ops->name, error_name(s->err));
+			err = -E_PROTO;
+		} else if (s->mode != ops->mode) {
+			kprintf("apic: CPU %u is in %s mode after the switch, expected %s\n", c,
+				ipi_mode_name((enum lapic_mode)s->mode), ipi_mode_name(ops->mode));
+			err = -E_PROTO;
+		}
+	}
+	return err;
+}
+
+int ipi_switch(const struct ipi_ops *ops)
+{
+	struct switch_req *r = &switch_req;
+	enum lapic_mode before = lapic_mode;
+	char flags[128];
+	int err, call_err;
+
+	ipi_irq_install();
+	r->ops = ops;
+	smp_barrier_init(&r->barrier);
+	bsp_gave_up_at = 0;
+	for (unsigned int c = 0; c < ncpus; c++)
+		switch_cpu[c] = (struct switch_cpu){0};
+	r->deadline = tsc_deadline_us(SWITCH_TIMEOUT_US);
+	call_err = smp_call_all(switch_on_cpu, r, SWITCH_TIMEOUT_US + 1000000);
+	err = switch_report(ops);
+	if (!err)
+		err = call_err;
+	if (switch_cpu[0].passed == 1)
+		lapic_mode = before; /* the BSP set it, then its own APIC never moved */
+	if (err)
+		return err;
+	ipi_flags_format(ops, flags, sizeof(flags));
+	kprintf("apic: all %u CPUs in %s mode, backend %s (%s)\n", ncpus, ipi_mode_name(ops->mode),
+		ops->name, flags);
+	return 0;
+}

@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The delivery-correctness suite (plan=check, and plan=default before any
+ * timing). For each selected backend: switch every CPU to it, then send
+ * from the BSP and from one AP to every kind of destination (self, each
+ * CPU by number, all-but-self, all-including-self, a set) and require that
+ * each intended CPU counted the vector exactly once and nobody counted
+ * anything else. Then interrupt masking: a vector at or below the TPR
+ * priority class (SDM vol. 3A 11.8.3.1) and a vector sent while the target
+ * has IF=0 must wait in IRR and arrive once the mask drops.
+ *
+ * Counting is by difference: before each send the BSP takes a snapshot of
+ * every CPU's counters, so no CPU ever writes another CPU's line. Every
+ * wait has a deadline; a lost interrupt costs DELIVERY_TIMEOUT_US, never
+ * a hang. Duplicates and strays are looked for during SETTLE_US after the
+ * last expected arrival.
+ *
+ * Output is TAP: "ok N - ...", "not ok N - ...", "ok N - ... # SKIP why",
+ * diagnostics as "#   ..." lines, then "1..N" and a summary line.
+ */
+#include <stdarg.h>
+#include "bench/check.h"
+#include "include/console.h"
+#include "include/ipi.h"
+#include "include/lapic.h"
+#include "include/options.h"
+#include "include/percpu.h"
+#include "include/smp.h"
+#include "include/status.h"
+#include "include/tsc.h"
+#include "include/x86.h"
+#include "lib/cpuset.h"
+#include "lib/error.h"
+#include "lib/fmt.h"
+
+#define DELIVERY_TIMEOUT_US 500000  /* until every target counted */
+#define SETTLE_US	    2000    /* then, for duplicates and strays */
+#define CALL_TIMEOUT_US	    2000000 /* an AP runs a request */
+#define HOLD_US		    2000    /* a masked interrupt must stay pending this long */
+#define TPR_HOLD	    0x60    /* priority class 6 ... */
+#define VEC_TPR_HELD	    0x65    /* ... holds class 6 */
+#define VEC_TPR_PASS	    0x75    /* ... and lets class 7 through */
+#define VEC_ROTATE_FIRST    (IPI_VEC_FIRST + 1)
+#define VERDICT_LINES	    4
+#define NAME_LEN	    160
+
+_Static_assert(IPI_VEC_FIRST % 32 == 0 && IPI_VEC_COUNT % 32 == 0,
+	       "test vectors fill whole IRR registers");
+_Static_assert(VEC_TPR_HELD >= IPI_VEC_FIRST && VEC_TPR_PASS < IPI_VEC_FIRST + IPI_VEC_COUNT,
+	       "TPR test vectors are counted");
+
+enum dest_kind { DEST_SELF, DEST_ONE, DEST_OTHERS, DEST_ALL, DEST_SET };
+
+/* One send and who must count it. */
+struct delivery {
+	const char *label; /* backend name, as the TAP lines show it */
+	unsigned int src;
+	enum dest_kind kind;
+	unsigned int dst; /* DEST_ONE */
+	uint8_t vector;
+	uint8_t pass_vector;  /* TPR test: a second vector each target counts once; 0: none */
+	struct cpuset set;    /* DEST_SET: the destination */
+	struct cpuset expect; /* every CPU here counts vector once, the others nothing */
+};
+
+/* The problems found in one test, the first few kept for the TAP output. */
+struct verdict {
+	unsigned int problems;
+	char line[VERDICT_LINES][NAME_LEN];
+};
+
+struct counts {
+	uint32_t vec, pass, total;
+	uint64_t unexpected;
+};
+
+static struct {
+	unsigned int n, passed, failed, skipped;
+} tap;
+
+static struct counts snaps[MAX_CPUS];
+static uint8_t vector_next = VEC_ROTATE_FIRST;
+
+/* --- TAP ------------------------------------------------------------------------------- */
+
+static void tap_line(bool ok, const char *name, const char *why, const char *skip)
+{
+	tap.n++;
+	kprintf("%s %u - %s%s%s%s%s\n", ok ? "ok" : "not ok", tap.n, name, why ? ": " : "",
+		why ? why : "", skip ? " # SKIP " : "", skip ? skip : "");
+}
+
+static void tap_skip(const char *name, const char *why)
+{
+	tap_line(true, name, NULL, why);
+	tap.skipped++;
+	status_report(STATUS_SKIP);
+}
+
+/* st: STATUS_FAILURE when the system under test misbehaved, STATUS_ERROR when we broke. */
+static void tap_verdict(const char *name, const struct verdict *v, enum status st)
+{
+	if (!v->problems) {
+		tap_line(true, name, NULL, NULL);
+		tap.passed++;
+		return;
+	}
+	tap_line(false, name, v->line[0], NULL);
+	for (unsigned int i = 1; i < v->problems && i < VERDICT_LINES; i++)
+		kprintf("#   %s\n", v->line[i]);
+	if (v->problems > VERDICT_LINES)
+		kprintf("#   ... %u problems in all\n", v->problems);
+	tap.failed++;
+	status_report(st);
+}
+
+static __printf(2, 3) void verdict_add(struct verdict *v, const char *fmt, ...)
+{
+	if (v->problems < VERDICT_LINES) {
+		va_list ap;
+
+		va_start(ap, fmt);
+		fmt_vsnprintf(v->line[v->problems], NAME_LEN, fmt, ap);
+		va_end(ap);
+	}
+	v->problems++;
+}
+
+/* --- counting -------------------------------------------------------------------------- */
+
+static uint32_t count_of(const struct percpu *p, uint8_t vector)
+{
+	return vector ? READ_ONCE(p->irq.count[vector - IPI_VEC_FIRST]) : 0;
+}
+
+static struct counts counts_read(const struct percpu *p, const struct delivery *d)
+{
+	struct counts c = {
+	    .vec = count_of(p, d->vector),
+	    .pass = count_of(p, d->pass_vector),
+	    .unexpected = READ_ONCE(p->irq.unexpected),
+	};
+
+	for (unsigned int i = 0; i < IPI_VEC_COUNT; i++)
+		c.total += READ_ONCE(p->irq.count[i]);
+	return c;
+}
+
+static void counts_snapshot(const struct delivery *d)
+{
+	for (unsigned int c = 0; c < ncpus; c++)
+		snaps[c] = counts_read(percpu_of[c], d);
+}
+
+static bool counts_arrived(const struct delivery *d)
+{
+	cpuset_for_each(c, &d->expect)
+	{
+		if (count_of(percpu_of[c], d->vector) == snaps[c].vec)
+			return false;
+	}
+	return true;
+}
+
+static void counts_wait(const struct delivery *d)
+{
+	uint64_t deadline = tsc_deadline_us(DELIVERY_TIMEOUT_US);
+
+	while (!counts_arrived(d) && !tsc_expired(deadline))
+		cpu_relax();
+	tsc_delay_us(SETTLE_US);
+}
+
+/* What CPU c counted since the snapshot, against what it should have. */
+static void counts_judge(const struct delivery *d, unsigned int c, struct verdict *v)
+{
+	const struct percpu *p = percpu_of[c];
+	struct counts now = counts_read(p, d);
+	uint32_t want = cpuset_has(&d->expect, c) ? 1 : 0;
+	uint32_t got = now.vec - snaps[c].vec, pass = now.pass - snaps[c].pass;
+	uint32_t other = now.total - snaps[c].total - got - (d->pass_vector ? pass : 0);
+
+	if (got < want)
+		verdict_add(v, "CPU %u lost it (counted 0 of 1)", c);
+	else if (got > want && want)
+		verdict_add(v, "CPU %u counted it %u times (duplicate)", c, got);
+	else if (got > want)
+		verdict_add(v, "CPU %u is no target but counted it %u time(s) (stray)", c, got);
+	if (d->pass_vector && pass != want)
+		verdict_add(v, "CPU %u counted vector 0x%x %u times, expected %u", c,
+			    d->pass_vector, pass, want);
+	if (other)
+		verdict_add(v, "CPU %u counted %u IPIs on other test vectors (misrouted)", c,
+			    other);
+	if (now.unexpected != snaps[c].unexpected)
+		verdict_add(v, "CPU %u took %lu unexpected interrupts (last vector 0x%x)", c,
+			    now.unexpected - snaps[c].unexpected,
+			    READ_ONCE(p->irq.unexpected_vector));
+}
+
+static void counts_judge_all(const struct delivery *d, struct verdict *v)
+{
+	for (unsigned int c = 0; c < ncpus; c++)
+		counts_judge(d, c, v);
+}
+
+/* --- one send, any destination --------------------------------------------------------- */
+
+static uint8_t vector_take(void)
+{
+	uint8_t v = vector_next;
+
+	do {
+		vector_next = vector_next + 1 == IPI_VEC_FIRST + IPI_VEC_COUNT ? VEC_ROTATE_FIRST
+									       : vector_next + 1;
+	} while (vector_next == VEC_TPR_HELD || vector_next == VEC_TPR_PASS);
+	return v;
+}
+
+static void delivery_name(const struct delivery *d, char *buf)
+{
+	char set[64];
+
+	switch (d->kind) {
+	case DEST_SELF:
+		fmt_snprintf(buf, NAME_LEN, "%s: self on CPU %u, vector 0x%x", d->label, d->src,
+			     d->vector);
+		return;
+	case DEST_ONE:
+		fmt_snprintf(buf, NAME_LEN, "%s: CPU %u -> CPU %u, vector 0x%x", d->label, d->src,
+			     d->dst, d->vector);
+		return;
+	case DEST_OTHERS:
+	case DEST_ALL:
+		fmt_snprintf(buf, NAME_LEN, "%s: CPU %u -> %s, vector 0x%x", d->label, d->src,
+			     d->kind == DEST_ALL ? "all-including-self" : "all-but-self",
+			     d->vector);
+		return;
+	case DEST_SET:
+		if (cpuset_format(&d->set, set, sizeof(set)) < 0)
+			__builtin_memcpy(set + sizeof(set) - 4, "...", 4);
+		fmt_snprintf(buf, NAME_LEN, "%s: CPU %u -> set {%s}, vector 0x%x", d->label, d->src,
+			     set, d->vector);
+		return;
+	}
+}
+
+/* Runs on the source CPU, through its mailbox when that is an AP. */
+static void delivery_send(void *arg)
+{
+	const struct delivery *d = arg;
+	const struct ipi_ops *ops = this_cpu()->ops;
+
+	switch (d->kind) {
+	case DEST_SELF:
+		ops->send_self(d->vector);
+		break;
+	case DEST_ONE:
+		ops->send(d->dst, d->vector);
+		break;
+	case DEST_OTHERS:
+		ops->send_allbutself(d->vector);
+		break;
+	case DEST_ALL:
+		ops->send_all(d->vector);
+		break;
+	case DEST_SET:
+		ipi_send_set(ops, &d->set, d->vector);
+		break;
+	}
+}
+
+static void delivery_check(struct delivery *d)
+{
+	struct verdict v = {0};
+	char name[NAME_LEN];
+
+	d->vector = vector_take();
+	delivery_name(d, name);
+	counts_snapshot(d);
+	if (smp_call(d->src, delivery_send, d, CALL_TIMEOUT_US)) {
+		verdict_add(&v, "CPU %u did not run the send in time", d->src);
+		tap_verdict(name, &v, STATUS_ERROR);
+		return;
+	}
+	counts_wait(d);
+	counts_judge_all(d, &v);
+	tap_verdict(name, &v, STATUS_FAILURE);
+}
+
+/* --- the destination kinds, from one source --------------------------------------------- */
+
+static void check_from(const char *label, unsigned int src)
+{
+	struct delivery d = {.label = label, .src = src};
+
+	d.kind = DEST_SELF;
+	cpuset_clear(&d.expect);
+	cpuset_add(&d.expect, src);
+	delivery_check(&d);
+	d.kind = DEST_ONE;
+	for (unsigned int c = 0; c < ncpus; c++) {
+		d.dst = c;
+		cpuset_clear(&d.expect);
+		cpuset_add(&d.expect, c);
+		delivery_check(&d);
+	}
+	d.kind = DEST_OTHERS;
+	cpuset_fill(&d.expect, ncpus);
+	cpuset_remove(&d.expect, src);
+	delivery_check(&d);
+	d.kind = DEST_ALL;
+	cpuset_fill(&d.expect, ncpus);
+	delivery_check(&d);
+	/* The source, and every CPU of the other parity: some CPUs in, some out (ncpus >= 3). */
+	d.kind = DEST_SET;
+	cpuset_clear(&d.set);
+	for (unsigned int c = 0; c < ncpus; c++) {
+		if (c == src || c % 2 != src % 2)
+			cpuset_add(&d.set, c);
+	}
+	d.expect = d.set;
+	delivery_check(&d);
+}
+
+/* --- masking: TPR and IF=0 hold an interrupt in IRR --------------------------------------- */
+
+enum hold_kind { HOLD_TPR, HOLD_CLI };
+
+/* One hold test; the target CPU fills in the results. */
+struct hold {
+	enum hold_kind kind;
+	bool self; /* the target sends to itself */
+	uint8_t vector;
+	uint64_t deadline;
+	uint32_t ready __cacheline_aligned; /* target -> sender: masked, send now */
+	uint32_t sent __cacheline_aligned;  /* sender -> target */
+	bool sent_timeout, irr_held, passed, irr_after;
+	uint32_t while_held; /* count of vector while masked */
+};
+
+static bool wait_until_irr(uint8_t vector, uint64_t deadline)
+{
+	while (!lapic_irr_pending(vector)) {
+		if (tsc_expired(deadline))
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+static bool wait_count(const uint32_t *count, uint32_t from, uint64_t deadline)
+{
+	while (load_acquire(count) == from) {
+		if (tsc_expired(deadline))
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+/* The masked phase on the target: the vector (and for TPR the higher one) arrive. */
+static void hold_masked(struct hold *h, struct percpu *p, uint32_t c0)
+{
+	uint32_t *pass = &p->irq.count[VEC_TPR_PASS - IPI_VEC_FIRST];
+	uint32_t p0 = load_acquire(pass);
+
+	if (h->self) {
+		p->ops->send_self(h->vector);
+		if (h->kind == HOLD_TPR)
+			p->ops->send_self(VEC_TPR_PASS);
+	} else {
+		store_release(&h->ready, 1);
+		while (!load_acquire(&h->sent) && !tsc_expired(h->deadline))
+			cpu_relax();
+		h->sent_timeout = !load_acquire(&h->sent);
+	}
+	h->irr_held = wait_until_irr(h->vector, h->deadline);
+	if (h->kind == HOLD_TPR)
+		h->passed = wait_count(pass, p0, h->deadline);
+	tsc_delay_us(HOLD_US);
+	h->while_held = READ_ONCE(p->irq.count[h->vector - IPI_VEC_FIRST]) - c0;
+	h->irr_held = h->irr_held && lapic_irr_pending(h->vector);
+}
+
+/* Runs on the target CPU (interrupts on when it starts). */
+static void hold_target(void *arg)
+{
+	struct hold *h = arg;
+	struct percpu *p = this_cpu();
+	uint32_t *count = &p->irq.count[h->vector - IPI_VEC_FIRST];
+	uint32_t c0 = load_acquire(count);
+
+	if (h->kind == HOLD_TPR)
+		lapic_write(LAPIC_TPR, TPR_HOLD);
+	else
+		irq_disable();
+	hold_masked(h, p, c0);
+	if (h->kind == HOLD_TPR)
+		lapic_write(LAPIC_TPR, 0);
+	else
+		irq_enable();
+	wait_count(count, c0, h->deadline);
+	tsc_delay_us(SETTLE_US);
+	h->irr_after = lapic_irr_pending(h->vector);
+}
+
+/* The BSP's side of a remote hold test: send once the target is masked. */
+static int hold_remote(struct hold *h, unsigned int target)
+{
+	const struct ipi_ops *ops = this_cpu()->ops;
+
+	smp_post(target, hold_target, h);
+	while (!load_acquire(&h->ready)) {
+		if (tsc_expired(h->deadline))
+			return smp_wait(target, tsc_deadline_us(CALL_TIMEOUT_US));
+		cpu_relax();
+	}
+	ops->send(target, h->vector);
+	if (h->kind == HOLD_TPR)
+		ops->send(target, VEC_TPR_PASS);
+	store_release(&h->sent, 1);
+	return smp_wait(target, tsc_deadline_us(CALL_TIMEOUT_US));
+}
+
+static void hold_judge(const struct hold *h, unsigned int target, struct verdict *v)
+{
+	const char *mask = h->kind == HOLD_TPR ? "TPR 0x60" : "IF=0";
+
+	if (h->sent_timeout)
+		verdict_add(v, "CPU %u never heard that the IPI was sent", target);
+	if (h->while_held)
+		verdict_add(v, "CPU %u took vector 0x%x despite %s", target, h->vector, mask);
+	if (!h->irr_held)
+		verdict_add(v, "CPU %u: IRR bit of vector 0x%x not set while masked", target,
+			    h->vector);
+	if (h->kind == HOLD_TPR && !h->passed)
+		verdict_add(v, "CPU %u: vector 0x%x (class 7) did not get through TPR 0x60", target,
+			    VEC_TPR_PASS);
+	if (h->irr_after)
+		verdict_add(v, "CPU %u: IRR bit of vector 0x%x still set after unmasking", target,
+			    h->vector);
+}
+
+static void hold_check(const char *label, enum hold_kind kind, unsigned int src,
+		       unsigned int target)
+{
+	static struct hold h;
+	struct delivery d = {.label = label, .src = src, .kind = DEST_ONE, .dst = target};
+	struct verdict v = {0};
+	char name[NAME_LEN];
+	int err;
+
+	h = (struct hold){.kind = kind, .self = src == target};
+	h.vector = kind == HOLD_TPR ? VEC_TPR_HELD : vector_take();
+	d.vector = h.vector;
+	d.pass_vector = kind == HOLD_TPR ? VEC_TPR_PASS : 0;
+	cpuset_add(&d.expect, target);
+	fmt_snprintf(name, sizeof(name), "%s: %s holds vector 0x%x on CPU %u (%s CPU %u) until %s",
+		     label, kind == HOLD_TPR ? "TPR 0x60" : "IF=0", h.vector, target,
+		     h.self ? "self-IPI on" : "sent from", src,
+		     kind == HOLD_TPR ? "TPR drops" : "STI");
+	counts_snapshot(&d);
+	h.deadline = tsc_deadline_us(DELIVERY_TIMEOUT_US);
+	err = h.self ? smp_call(target, hold_target, &h, CALL_TIMEOUT_US) : hold_remote(&h, target);
+	if (err) {
+		verdict_add(&v, "CPU %u did not finish the test in time", target);
+		tap_verdict(name, &v, STATUS_ERROR);
+		return;
+	}
+	hold_judge(&h, target, &v);
+	counts_judge_all(&d, &v);
+	tap_verdict(name, &v, STATUS_FAILURE);
+}
+
+static void check_holds(const char *label)
+{
+	unsigned int ap = ncpus - 1;
+
+	for (enum hold_kind k = HOLD_TPR; k <= HOLD_CLI; k++) {
+		hold_check(label, k, 0, 0);
+		if (ncpus > 1) {
+			hold_check(label, k, ap, ap);
+			hold_check(label, k, 0, ap);
+		}
+	}
+}
+
+/* --- switching ---------------------------------------------------------------------------- */
+
+/* Per CPU, after a switch: test vectors in IRR / ISR (bit i = vector IPI_VEC_FIRST + i). */
+static struct {
+	uint64_t irr, isr;
+} pending[MAX_CPUS];
+
+static void pending_read(void *arg)
+{
+	unsigned int cpu = this_cpu()->cpu;
+	bool irq_was_on = irq_enabled();
+
+	(void)arg;
+	irq_disable();
+	pending[cpu].irr = pending[cpu].isr = 0;
+	for (unsigned int v = IPI_VEC_FIRST; v < IPI_VEC_FIRST + IPI_VEC_COUNT; v += 32) {
+		uint32_t reg = (v / 32) * 0x10;
+
+		pending[cpu].irr |= (uint64_t)lapic_read(LAPIC_IRR + reg) << (v - IPI_VEC_FIRST);
+		pending[cpu].isr |= (uint64_t)lapic_read(LAPIC_ISR + reg) << (v - IPI_VEC_FIRST);
+	}
+	if (irq_was_on)
+		irq_enable();
+}
+
+static void switch_judge(struct verdict *v)
+{
+	struct delivery none = {0};
+
+	for (unsigned int c = 0; c < ncpus; c++) {
+		if (pending[c].irr)
+			verdict_add(v, "CPU %u: vector 0x%x pending in IRR after the switch", c,
+				    IPI_VEC_FIRST + __builtin_ctzll(pending[c].irr));
+		if (pending[c].isr)
+			verdict_add(v, "CPU %u: vector 0x%x in service (ISR) after the switch", c,
+				    IPI_VEC_FIRST + __builtin_ctzll(pending[c].isr));
+	}
+	counts_judge_all(&none, v); /* nothing delivered during the switch */
+}
+
+/* All CPUs to ops; false when the suite cannot go on. */
+static bool check_switch(const struct ipi_ops *ops, const char *label)
+{
+	struct delivery none = {0};
+	struct verdict v = {0};
+	char name[NAME_LEN];
+	int err;
+
+	fmt_snprintf(name, sizeof(name), "%s: switch all %u CPUs to %s mode, no test vector left",
+		     label, ncpus, ipi_mode_name(ops->mode));
+	counts_snapshot(&none);
+	err = ipi_switch(ops);
+	if (err) {
+		verdict_add(&v, "%s",
+			    err == -E_TIMEDOUT ? "a CPU missed a barrier (named above)"
+					       : "a CPU is not where it should be (above)");
+		tap_verdict(name, &v, err == -E_TIMEDOUT ? STATUS_ERROR : STATUS_FAILURE);
+		return false;
+	}
+	if (smp_call_all(pending_read, NULL, CALL_TIMEOUT_US)) {
+		verdict_add(&v, "a CPU did not report its IRR and ISR in time");
+		tap_verdict(name, &v, STATUS_ERROR);
+		return false;
+	}
+	switch_judge(&v);
+	tap_verdict(name, &v, STATUS_FAILURE);
+	return true;
+}
+
+/* --- the suite ---------------------------------------------------------------------------- */
+
+static void check_backend(const char *label)
+{
+	check_from(label, 0);
+	if (ncpus > 1) {
+		check_from(label, ncpus - 1);
+	} else {
+		char name[NAME_LEN];
+
+		fmt_snprintf(name, sizeof(name), "%s: sends from an AP", label);
+		tap_skip(name, "one CPU");
+	}
+	check_holds(label);
+}
+
+/* The sequence xapic -> x2apic -> xapic: end in the mode the firmware gave us, and check it. */
+static void check_return(enum lapic_mode boot_mode)
+{
+	const struct ipi_ops *ops = boot_mode == LAPIC_X2APIC ? &ipi_x2apic : &ipi_xapic;
+	static char label[32];
+
+	if (lapic_mode == boot_mode || ops->probe())
+		return;
+	fmt_snprintf(label, sizeof(label), "%s (again)", ops->name);
+	if (check_switch(ops, label))
+		check_from(label, 0);
+}
+
+static void check_summary(void)
+{
+	uint64_t spurious = 0;
+
+	for (unsigned int c = 0; c < ncpus; c++)
+		spurious += READ_ONCE(percpu_of[c]->irq.spurious);
+	if (spurious)
+		kprintf("check: %lu spurious interrupts (vector 0xff), allowed by SDM 11.9\n",
+			spurious);
+	if (ipi_icr_stuck) {
+		kprintf("check: %lu xAPIC sends found the ICR busy after %s\n", ipi_icr_stuck,
+			"1000000 polls");
+		status_report(STATUS_FAILURE);
+	}
+	kprintf("1..%u\n", tap.n);
+	kprintf("check: %u passed, %u failed, %u skipped\n", tap.passed, tap.failed, tap.skipped);
+}
+
+void check_run(void)
+{
+	enum lapic_mode boot_mode = lapic_mode;
+
+	kprintf("check: delivery correctness on %u CPUs\n", ncpus);
+	for (unsigned int i = 0; i < IPI_BACKEND_COUNT; i++) {
+		const struct ipi_ops *ops = ipi_backends[i];
+		char name[NAME_LEN];
+		const char *why;
+
+		if (!(options.backends & (1ull << i)))
+			continue;
+		why = ops->probe();
+		if (why) {
+			fmt_snprintf(name, sizeof(name), "%s: every check", ops->name);
+			tap_skip(name, why);
+			continue;
+		}
+		if (!check_switch(ops, ops->name))
+			goto out;
+		check_backend(ops->name);
+	}
+	check_return(boot_mode);
+out:
+	check_summary();
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The IPI backend interface: one `static const struct ipi_ops` per backend.
+ * Benchmarks and the correctness suite see only this table (through
+ * this_cpu()->ops once ipi_switch() has installed it), never a mode flag.
+ *
+ * Destinations are dense CPU numbers; each backend maps them to what its
+ * destination mode addresses (APIC ID, flat logical bit, x2APIC cluster
+ * LDR) through a table filled by its per-CPU enable, so no send path scans
+ * APIC IDs or reads a register back.
+ *
+ * Vectors are fixed-delivery, edge-triggered; a handler must EOI through
+ * ops->eoi (apic/irq.c does that for IPI_VEC_FIRST .. IPI_VEC_FIRST +
+ * IPI_VEC_COUNT - 1).
+ */
+#ifndef INCLUDE_IPI_H
+#define INCLUDE_IPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "include/lapic.h"
+#include "lib/cpuset.h"
+
+/*
+ * Delivery semantics that change what a send costs; every result record
+ * carries them (ipi_flags_format). IPI_F_WAIT_* apply to xAPIC backends (at
+ * most one set; neither: never polls the delivery-status bit), IPI_F_FENCE to
+ * x2APIC backends (clear: no fence before the WRMSR).
+ */
+/* clang-format off */
+#define IPI_F_WAIT_BEFORE	(1u << 0) /* xAPIC: poll ICR delivery status idle before the write */
+#define IPI_F_WAIT_AFTER	(1u << 1) /* xAPIC: poll until idle after the write */
+#define IPI_F_FENCE		(1u << 2) /* x2APIC: MFENCE;LFENCE before the WRMSR (SDM 11.12.3) */
+#define IPI_F_LOGICAL		(1u << 3) /* destinations are logical IDs (LDR), not APIC IDs */
+#define IPI_F_SET_ONE		(1u << 4) /* send_set: one ICR write for the whole set */
+#define IPI_F_SET_CLUSTER	(1u << 5) /* send_set: one ICR write per run of a cluster */
+#define IPI_F_SELF_MSR		(1u << 6) /* send_self: x2APIC SELF IPI MSR, not the shorthand */
+/* clang-format on */
+
+enum ipi_backend_id {
+	IPI_BACKEND_XAPIC,
+	IPI_BACKEND_XAPIC_LOGICAL,
+	IPI_BACKEND_X2APIC,
+	IPI_BACKEND_X2APIC_CLUSTER,
+	IPI_BACKEND_COUNT
+};
+
+struct ipi_ops {
+	const char *name;
+	enum lapic_mode mode; /* APIC mode the switch puts every CPU in */
+	uint32_t flags;	      /* IPI_F_* */
+	/* NULL when usable here, else why not (static text). No side effects. */
+	const char *(*probe)(void);
+	/* On every CPU, IF=0, after the switch moved the APIC to `mode` and
+	 * restored SVR/TPR/LVTs: logical set-up and the destination table.
+	 * 0, or a negative code after printing what the hardware got wrong. */
+	int (*enable)(void);
+	void (*send)(unsigned int cpu, uint8_t vector);
+	/* NULL: the caller loops over send() (ipi_send_set does). */
+	void (*send_set)(const struct cpuset *set, uint8_t vector);
+	void (*send_self)(uint8_t vector);
+	void (*send_allbutself)(uint8_t vector);
+	void (*send_all)(uint8_t vector); /* all including self */
+	void (*eoi)(void);
+};
+
+extern const struct ipi_ops ipi_xapic, ipi_xapic_logical, ipi_x2apic, ipi_x2apic_cluster;
+
+/* Indexed by enum ipi_backend_id; the names match options' `backends=` list. */
+extern const struct ipi_ops *const ipi_backends[IPI_BACKEND_COUNT];
+
+/* Sends that found the xAPIC ICR still busy after a bounded wait (should stay 0). */
+extern uint64_t ipi_icr_stuck;
+
+/*
+ * The flags of ops as "key=value" words for records, e.g. "dest=physical
+ * icr-wait=before set=loop self=shorthand" (xAPIC) or "dest=logical
+ * fence=mfence+lfence set=write-per-cluster self=self-ipi-msr" (x2APIC).
+ * Returns the length, or -E_NOSPC (truncated, NUL-terminated).
+ */
+int ipi_flags_format(const struct ipi_ops *ops, char *buf, size_t size);
+
+const char *ipi_mode_name(enum lapic_mode mode);
+
+/*
+ * Moves every CPU to ops together (barriers, interrupts off) and installs
+ * it as this_cpu()->ops everywhere; prints the mode every CPU is in.
+ * Call on the BSP with ops->probe() == NULL. 0; -E_TIMEDOUT (a CPU missed
+ * a barrier: named on the console, the environment is broken) or -E_PROTO
+ * (a CPU ended in the wrong mode or its enable failed). The caller turns
+ * these into ERROR / FAILURE.
+ */
+int ipi_switch(const struct ipi_ops *ops);
+
+/* The backend in force on this CPU (ipi_switch gives every CPU the same); NULL before it ran. */
+const struct ipi_ops *ipi_current(void);
+
+/* Counting handlers for the IPI vectors; installed by the first ipi_switch(). */
+void ipi_irq_install(void);
+
+static inline void ipi_send_set(const struct ipi_ops *ops, const struct cpuset *set, uint8_t vector)
+{
+	if (ops->send_set) {
+		ops->send_set(set, vector);
+		return;
+	}
+	cpuset_for_each(member, set) ops->send((unsigned int)member, vector);
+}
+
+#endif
