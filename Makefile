@@ -44,13 +44,16 @@ LDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -T l
 NASMFLAGS := -f elf64 -g -I$(B)/ -I$(B)/boot/
 
 # Pure code: built into the kernel and into every host unit test.
-LIB_SRCS := lib/acpi.c lib/cmdline.c lib/error.c lib/fmt.c lib/hv_encode.c lib/icr.c \
-	lib/json.c lib/kvm_pvipi.c lib/sort.c lib/stats.c
+LIB_SRCS := lib/acpi.c lib/cmdline.c lib/cpuset.c lib/error.c lib/fmt.c lib/hv_encode.c \
+	lib/icr.c lib/record.c lib/json.c lib/kvm_pvipi.c lib/sort.c lib/stats.c
 
 KERNEL_SRCS := kernel/console.c kernel/cpu.c kernel/lapic.c kernel/libc.c kernel/main.c \
 	kernel/mm.c kernel/multiboot.c kernel/options.c kernel/percpu.c kernel/pic.c \
 	kernel/plan.c kernel/smp.c kernel/status.c kernel/topology.c kernel/trap.c \
-	kernel/tsc.c kernel/tsc_sync.c
+	kernel/tsc.c kernel/tsc_sync.c \
+	apic/ipi.c apic/irq.c apic/switch.c apic/x2apic.c apic/xapic.c \
+	bench/broadcast.c bench/check.c bench/engine.c bench/env.c bench/exit_ref.c bench/norov.c \
+	bench/point.c bench/runner.c bench/self.c
 
 ASM_SRCS := boot/multiboot.asm boot/isr.asm boot/extable.asm boot/trampoline_blob.asm
 

@@ -12,6 +12,7 @@
 typedef void (*irq_handler_t)(unsigned int vector, uint64_t entry_tsc);
 
 void irq_set_handler(unsigned int vector, irq_handler_t fn);
+irq_handler_t irq_get_handler(unsigned int vector);
 /* Count and EOI a vector nobody claimed. */
 void irq_unexpected(unsigned int vector, uint64_t entry_tsc);
 

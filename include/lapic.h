@@ -41,6 +41,8 @@
 #define  LAPIC_LVT_MASKED (1u << 16)
 #define  LAPIC_LVT_DM_NMI (4u << 8)
 #define LAPIC_TIMER_ICR	0x380
+#define LAPIC_TIMER_DCR	0x3e0
+#define  LAPIC_DCR_DIV1 0xb
 #define LAPIC_SELF_IPI	0x3f0	/* x2APIC only */
 
 #define X2APIC_MSR(reg) (0x800u + ((reg) >> 4))
@@ -61,6 +63,13 @@ void lapic_eoi(void);
 int lapic_send_icr(uint32_t dest, uint32_t low);
 void lapic_stop_others(void);		/* NMI to all but self, for the exit path */
 bool lapic_irr_pending(unsigned int vector);
+/*
+ * A HLT that waits for an interrupt which never comes would hang: the local
+ * APIC timer, one-shot at its longest count, bounds it (seconds, at any bus
+ * clock QEMU or hardware uses). Armed around such HLTs, outside timed regions.
+ */
+void lapic_watchdog_arm(void);
+void lapic_watchdog_disarm(void);
 bool lapic_isr_pending(unsigned int vector);
 
 #endif

@@ -21,6 +21,7 @@
 /* Vectors. Benchmark and test IPIs use IPI_VEC_FIRST .. +IPI_VEC_COUNT-1. */
 #define VEC_PIC_BASE 0x20	/* legacy 8259s remapped here, then masked */
 #define VEC_WAKE 0x30		/* mailbox doorbell: wakes a halted idle CPU */
+#define VEC_WATCHDOG 0x31	/* local APIC timer bounding a HLT */
 #define IPI_VEC_FIRST 0x40
 #define IPI_VEC_COUNT 0x40
 #define VEC_SPURIOUS 0xff	/* SVR vector; bits 3:0 set, as P6 required */

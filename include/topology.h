@@ -9,5 +9,6 @@ extern struct madt_cpu topo_cpus[];
 extern struct madt_info topo_info;
 
 int topology_discover(void);
+unsigned int topology_listed(void);	/* usable CPUs the MADT lists */
 
 #endif

@@ -5,6 +5,7 @@
  * local set-up, EOI, and the IPIs of bring-up and shutdown. SDM vol. 3A
  * chapter 11 (APIC), 11.12 (x2APIC).
  */
+#include "include/irq.h"
 #include "include/lapic.h"
 #include "include/percpu.h"
 #include "include/tsc.h"
@@ -133,4 +134,25 @@ bool lapic_irr_pending(unsigned int vector)
 bool lapic_isr_pending(unsigned int vector)
 {
 	return lapic_vector_bit(LAPIC_ISR, vector);
+}
+
+static void lapic_watchdog_fired(unsigned int vector, uint64_t tsc)
+{
+	(void)vector;
+	(void)tsc;
+	lapic_eoi();
+}
+
+void lapic_watchdog_arm(void)
+{
+	irq_set_handler(VEC_WATCHDOG, lapic_watchdog_fired);
+	lapic_write(LAPIC_TIMER_DCR, LAPIC_DCR_DIV1);
+	lapic_write(LAPIC_LVT_TIMER, VEC_WATCHDOG);	/* one-shot, unmasked */
+	lapic_write(LAPIC_TIMER_ICR, 0xffffffffu);
+}
+
+void lapic_watchdog_disarm(void)
+{
+	lapic_write(LAPIC_TIMER_ICR, 0);
+	lapic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MASKED);
 }

@@ -2,7 +2,8 @@
 /*
  * The four memory functions GCC may call even in freestanding code
  * (GCC manual, "Standards": memcpy, memmove, memset and memcmp), plus
- * strlen for __builtin_strlen on non-constant strings.
+ * strlen and strcmp for __builtin_strlen/__builtin_strcmp on non-constant
+ * strings.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@ void *memmove(void *dst, const void *src, size_t n);
 void *memset(void *dst, int c, size_t n);
 int memcmp(const void *a, const void *b, size_t n);
 size_t strlen(const char *s);
+int strcmp(const char *a, const char *b);
 
 void *memcpy(void *dst, const void *src, size_t n)
 {
@@ -59,4 +61,13 @@ size_t strlen(const char *s)
 	while (s[n])
 		n++;
 	return n;
+}
+
+int strcmp(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return (unsigned char)*a - (unsigned char)*b;
 }

@@ -3,6 +3,7 @@
  * The command-line keys. lib/cmdline does the parsing and the error
  * messages; this file only states what is accepted and where it goes.
  */
+#include "include/bench.h"
 #include "include/compiler.h"
 #include "include/console.h"
 #include "include/ipi.h"
@@ -26,13 +27,44 @@ static const char *const backend_names[] = { "xapic", "xapic-logical", "x2apic",
 					     NULL };
 _Static_assert(ARRAY_SIZE(backend_names) == IPI_BACKEND_COUNT + 1, "one name per backend");
 
-enum { K_PLAN, K_BACKENDS, K_AP_TIMEOUT, K_INIT_DELAY, K_DEBUG, K_DEBUG_CPU, K_HELP, K_COUNT };
+/* bench= offers the registry's names, filled in name order at parse time. */
+static const char *bench_names[65];
+
+enum {
+	K_PLAN,
+	K_BACKENDS,
+	K_BENCH,
+	K_ITERS,
+	K_WARMUP,
+	K_BUDGET,
+	K_TARGET,
+	K_HALT_GAP,
+	K_NOROV_ITERS,
+	K_AP_TIMEOUT,
+	K_INIT_DELAY,
+	K_DEBUG,
+	K_DEBUG_CPU,
+	K_HELP,
+	K_COUNT
+};
 
 static const struct opt_spec specs[K_COUNT] = {
 	[K_PLAN] = { "plan", OPT_ENUM, 0, 0, plan_names,
 		     "what to run: boot only, the correctness suite, benchmarks, or both" },
 	[K_BACKENDS] = { "backends", OPT_LIST, 0, 0, backend_names,
 			 "IPI backends to check and measure (default: all)" },
+	[K_BENCH] = { "bench", OPT_LIST, 0, 0, bench_names, "benchmarks to run (default: all)" },
+	[K_ITERS] = { "iters", OPT_UINT, 1, 10000000, NULL,
+		      "most measured iterations per result (the budget calibrates below it)" },
+	[K_WARMUP] = { "warmup", OPT_UINT, 0, 1000000, NULL, "iterations run before measuring" },
+	[K_BUDGET] = { "budget", OPT_UINT, 1, 60000, NULL,
+		       "ms of measuring per result that calibrates the iteration count" },
+	[K_TARGET] = { "target", OPT_UINT, 1, 1023, NULL,
+		       "target CPU of point-to-point benchmarks (default: the last)" },
+	[K_HALT_GAP] = { "halt_gap", OPT_UINT, 0, 1000000, NULL,
+			 "us single-halt waits before each send so the target is back in HLT" },
+	[K_NOROV_ITERS] = { "norov_iters", OPT_UINT, 1, 10000000, NULL,
+			    "fixed loop of the ipi_benchmark view (Norov used 100000)" },
 	[K_AP_TIMEOUT] = { "ap_timeout", OPT_UINT, 1, 60000, NULL,
 			   "ms an AP may take to come up before it is left out" },
 	[K_INIT_DELAY] = { "init_delay", OPT_UINT, 0, 100000, NULL,
@@ -47,7 +79,13 @@ int options_parse(const char *line)
 {
 	struct opt_value v[K_COUNT] = { 0 };
 	char err[256];
-	int rc = cmdline_parse(line, specs, K_COUNT, v, err, sizeof(err));
+	const struct bench *const *list;
+	unsigned int nb = bench_registry(&list);
+	int rc;
+
+	for (unsigned int i = 0; i < nb && i + 1 < ARRAY_SIZE(bench_names); i++)
+		bench_names[i] = list[i]->name;
+	rc = cmdline_parse(line, specs, K_COUNT, v, err, sizeof(err));
 
 	if (rc < 0) {
 		kprintf("ipibench: bad command line: %s\n", err);
@@ -57,6 +95,30 @@ int options_parse(const char *line)
 		options.plan = (enum plan)v[K_PLAN].u;
 	if (v[K_BACKENDS].set)
 		options.backends = v[K_BACKENDS].u;
+	if (v[K_BENCH].set)
+		bench_selected = v[K_BENCH].u;
+	if (v[K_ITERS].set) {
+		bench_params.explicit_keys |= BENCH_KEY_ITERS;
+		bench_params.max_iters = v[K_ITERS].u;
+		if (bench_params.min_iters > bench_params.max_iters)
+			bench_params.min_iters = bench_params.max_iters;
+	}
+	if (v[K_WARMUP].set) {
+		bench_params.explicit_keys |= BENCH_KEY_WARMUP;
+		bench_params.warmup = v[K_WARMUP].u;
+	}
+	if (v[K_BUDGET].set) {
+		bench_params.explicit_keys |= BENCH_KEY_BUDGET;
+		bench_params.budget_us = v[K_BUDGET].u * 1000;
+	}
+	if (v[K_TARGET].set)
+		bench_params.target = (uint32_t)v[K_TARGET].u;
+	if (v[K_HALT_GAP].set)
+		bench_params.halt_gap_us = (uint32_t)v[K_HALT_GAP].u;
+	if (v[K_NOROV_ITERS].set) {
+		bench_params.explicit_keys |= BENCH_KEY_NOROV;
+		bench_params.norov_iters = v[K_NOROV_ITERS].u;
+	}
 	if (v[K_AP_TIMEOUT].set)
 		options.ap_timeout_ms = (uint32_t)v[K_AP_TIMEOUT].u;
 	if (v[K_INIT_DELAY].set)

@@ -6,6 +6,8 @@
  */
 #include <stddef.h>
 #include "bench/check.h"
+#include "include/bench.h"
+#include "include/ipi.h"
 #include "include/console.h"
 #include "include/options.h"
 #include "include/percpu.h"
@@ -38,9 +40,27 @@ static void plan_debug_faults(void)
 	}
 }
 
+static void plan_bench(void)
+{
+	const struct ipi_ops *list[IPI_BACKEND_COUNT];
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < IPI_BACKEND_COUNT; i++) {
+		if (options.backends & (1ull << i))
+			list[n++] = ipi_backends[i];
+	}
+	bench_run_all(list, n);
+}
+
 void plan_run(void)
 {
+	bench_params_for_emulation();
+	bench_measure_dryrun();
+	env_record_print();
 	plan_debug_faults();
 	if (options.plan == PLAN_DEFAULT || options.plan == PLAN_CHECK)
 		check_run();
+	if (options.plan == PLAN_DEFAULT || options.plan == PLAN_BENCH)
+		plan_bench();
+	end_record_print(status_name(status_worst()), bench_results_printed);
 }

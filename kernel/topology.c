@@ -69,3 +69,8 @@ int topology_discover(void)
 			topo_info.ntruncated_list, MAX_CPUS);
 	return 0;
 }
+
+unsigned int topology_listed(void)
+{
+	return (unsigned int)topo_info.ncpus;
+}

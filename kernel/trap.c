@@ -94,6 +94,11 @@ void irq_set_handler(unsigned int vector, irq_handler_t fn)
 	__atomic_store_n(&handlers[vector & 0xff], fn, __ATOMIC_RELEASE);
 }
 
+irq_handler_t irq_get_handler(unsigned int vector)
+{
+	return __atomic_load_n(&handlers[vector & 0xff], __ATOMIC_ACQUIRE);
+}
+
 void irq_unexpected(unsigned int vector, uint64_t entry_tsc)
 {
 	struct percpu *p = this_cpu();

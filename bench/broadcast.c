@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Broadcast from the BSP to other CPUs, all spinning, in three shapes:
+ *
+ *  shorthand  the all-excluding-self shorthand: one ICR write, all others
+ *  set        the backend's set send (one ICR write where the destination
+ *             mode allows it, per cluster in x2APIC cluster mode, else a
+ *             loop the backend documents)
+ *  loop       one unicast send per target
+ *
+ * Four metrics per iteration: what the sender paid for the send(s), the
+ * first and the last target's handler entry after the send started (one-way,
+ * reported only when the skew bound allows), and the time until every target
+ * acknowledged on its own cache line ("broadcast-wait", the "Broadcast lock"
+ * shape of ipi_benchmark without the lock). Set and loop run over 1, 2, 4, ...
+ * and all targets: the scaling table.
+ */
+#include "include/bench.h"
+#include "include/console.h"
+#include "include/tsc.h"
+#include "lib/error.h"
+#include "lib/fmt.h"
+
+enum bcast_shape { BCAST_SHORTHAND, BCAST_SET, BCAST_LOOP };
+
+static const char *const shape_names[] = { "shorthand", "set", "loop" };
+static enum bcast_shape shape;
+static struct cpuset targets;
+static uint32_t want[MAX_CPUS];
+static char targets_text[64];
+
+static void bcast_send(const struct ipi_ops *ops)
+{
+	switch (shape) {
+	case BCAST_SHORTHAND:
+		ops->send_allbutself(BENCH_VEC);
+		break;
+	case BCAST_SET:
+		ipi_send_set(ops, &targets, BENCH_VEC);
+		break;
+	case BCAST_LOOP:
+		cpuset_for_each(c, &targets) ops->send((unsigned int)c, BENCH_VEC);
+		break;
+	}
+}
+
+static int bcast_lost(struct bench_run *r, unsigned int cpu_nr)
+{
+	bench_fail(r, "%s broadcast of vector 0x%x from CPU %u: CPU %u (APIC ID %u) did not handle it within %u us",
+		   shape_names[shape], BENCH_VEC, r->sender, cpu_nr, percpu_of[cpu_nr]->apic_id,
+		   BENCH_DELIVERY_TIMEOUT_US);
+	return -E_TIMEDOUT;
+}
+
+static int bcast_iter(struct bench_run *r, uint64_t *out)
+{
+	uint64_t deadline = tsc_deadline_us(BENCH_DELIVERY_TIMEOUT_US), t0, t1, first = ~0ull,
+		 last = 0;
+
+	cpuset_for_each(c, &targets) want[c] = bench_count((unsigned int)c) + 1;
+	irq_disable();
+	t0 = tsc_begin();
+	bcast_send(r->ops);
+	t1 = bench_tsc_end();
+	cpuset_for_each(c, &targets) {
+		if (bench_wait_count((unsigned int)c, want[c], deadline)) {
+			irq_enable();
+			return bcast_lost(r, (unsigned int)c);
+		}
+	}
+	out[3] = bench_tsc_end() - t0;
+	irq_enable();
+	cpuset_for_each(c, &targets) {
+		uint64_t e = bench_entry_tsc((unsigned int)c) - t0;
+
+		e = (int64_t)e > 0 ? e : 0;
+		first = e < first ? e : first;
+		last = e > last ? e : last;
+	}
+	out[0] = t1 - t0;
+	out[1] = first;
+	out[2] = last;
+	return 0;
+}
+
+static void bcast_emit(struct bench_run *r)
+{
+	struct stats st;
+	static char why[128];
+
+	/* send and all-ack always; first/last when one-way figures hold. */
+	if (!stats_compute_samples(&st, &r->m[1].s) && !bench_one_way_valid(st.p50)) {
+		struct bench_metric all = r->m[3];
+
+		fmt_snprintf(why, sizeof(why),
+			     "first/last not reported: TSC skew bound %lu cycles is not under a tenth of %lu",
+			     tsc_skew_bound, st.p50);
+		r->m[1] = all;
+		r->nmetrics = 2;
+		bench_emit(r);
+		bench_emit_status(r, "first", "SKIP", why);
+		return;
+	}
+	bench_emit(r);
+}
+
+static int bcast_one(struct bench_run *r, unsigned int k)
+{
+	static const char *const names[] = { "send", "first", "last", "all-ack" };
+	unsigned int added = 0;
+
+	cpuset_clear(&targets);
+	for (unsigned int c = 0; c < ncpus && added < k; c++) {
+		if (c != r->sender) {
+			cpuset_add(&targets, c);
+			added++;
+		}
+	}
+	cpuset_format(&targets, targets_text, sizeof(targets_text));
+	r->targets = targets_text;
+	r->ntargets = k;
+	bench_metrics(r, 4, names);
+	if (bench_sample(r, bcast_iter))
+		return -E_TIMEDOUT;
+	bcast_emit(r);
+	return 0;
+}
+
+static void bcast_run(struct bench_run *r)
+{
+	unsigned int others = ncpus - 1;
+	struct cpuset all;
+
+	cpuset_fill(&all, ncpus);
+	cpuset_remove(&all, r->sender);
+	r->target_state = "spin";
+	bench_targets_spin(&all);
+	for (shape = BCAST_SHORTHAND; shape <= BCAST_LOOP; shape++) {
+		r->variant = shape_names[shape];
+		if (shape == BCAST_SHORTHAND) {
+			if (bcast_one(r, others))
+				break;
+			continue;
+		}
+		for (unsigned int k = 1;; k = k * 2 < others ? k * 2 : others) {
+			if (bcast_one(r, k) || k == others)
+				break;
+		}
+	}
+	if (bench_targets_stop())
+		status_report(STATUS_ERROR);
+}
+
+static const struct bench bench_broadcast = {
+	.name = "broadcast",
+	.summary = "to other CPUs by shorthand, set and unicast loop; send, first, last, all-ack",
+	.min_cpus = 2,
+	.per_backend = true,
+	.run = bcast_run,
+};
+BENCH_REGISTER(bench_broadcast);

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The benchmark engine: the registry walk, calibrated sampling, the target
+ * side (CPUs spinning with interrupts on), and the records. Only the BSP
+ * prints, and never inside a timed region.
+ */
+#include "include/bench.h"
+#include "include/console.h"
+#include "include/cpu.h"
+#include "include/mm.h"
+#include "include/percpu.h"
+#include "include/smp.h"
+#include "include/status.h"
+#include "include/tsc.h"
+#include "lib/error.h"
+#include "lib/fmt.h"
+#include "lib/record.h"
+#include "lib/sort.h"
+
+#define CALIBRATE_ITERS 16
+#define DRYRUN_ITERS 1024
+
+extern const struct bench *const __bench_registry_start[], *const __bench_registry_end[];
+
+struct bench_params bench_params = {
+	.max_iters = 20000,
+	.min_iters = 50,
+	.warmup = 20,
+	.budget_us = 20000,
+	.sender = 0,
+	.target = 0,	/* 0: the last CPU */
+	.halt_gap_us = 50,
+	.norov_iters = 10000,	/* Norov used 100000; the record states the count */
+};
+
+uint64_t bench_dryrun_cycles;
+unsigned int bench_results_printed;
+static uint64_t *sample_bufs[BENCH_MAX_METRICS];
+static uint32_t spin_stop __cacheline_aligned;
+static struct cpuset spinning;
+
+void bench_params_for_emulation(void)
+{
+	if (__builtin_memcmp(cpu.hv_vendor, "TCGTCGTCGTCG", 12))
+		return;
+	if (!(bench_params.explicit_keys & BENCH_KEY_ITERS))
+		bench_params.min_iters = 10;
+	if (!(bench_params.explicit_keys & BENCH_KEY_WARMUP))
+		bench_params.warmup = 5;
+	if (!(bench_params.explicit_keys & BENCH_KEY_BUDGET))
+		bench_params.budget_us = 2000;
+	if (!(bench_params.explicit_keys & BENCH_KEY_NOROV))
+		bench_params.norov_iters = 100;
+	kprintf("bench: QEMU TCG: timings are emulated and mean nothing; short defaults "
+		"(min %lu iterations, warm-up %lu, budget %lu us, norov_iters %lu)\n",
+		bench_params.min_iters, bench_params.warmup, bench_params.budget_us,
+		bench_params.norov_iters);
+}
+
+uint64_t bench_tsc_end(void)
+{
+	return cpu.rdtscp ? tsc_end() : tsc_end_nop();
+}
+
+int bench_wait_count(unsigned int cpu_nr, uint32_t want, uint64_t deadline)
+{
+	while ((int32_t)(bench_count(cpu_nr) - want) < 0) {
+		if (tsc_expired(deadline))
+			return -E_TIMEDOUT;
+		cpu_relax();
+	}
+	return 0;
+}
+
+bool bench_one_way_valid(uint64_t p50_cycles)
+{
+	/* Trust a one-way figure only when the skew bound is under a tenth of it. */
+	return tsc_skew_consistent && tsc_skew_bound * 10 <= p50_cycles;
+}
+
+static void spin_until_stopped(void *arg)
+{
+	(void)arg;
+	irq_enable();
+	while (!load_acquire(&spin_stop))
+		cpu_relax();
+}
+
+void bench_targets_spin(const struct cpuset *cpus)
+{
+	store_release(&spin_stop, 0);
+	spinning = *cpus;
+	cpuset_for_each(c, cpus) {
+		if ((unsigned int)c != this_cpu()->cpu)
+			smp_post((unsigned int)c, spin_until_stopped, NULL);
+	}
+}
+
+int bench_targets_stop(void)
+{
+	uint64_t deadline = tsc_deadline_us(BENCH_DELIVERY_TIMEOUT_US);
+	int err = 0;
+
+	store_release(&spin_stop, 1);
+	cpuset_for_each(c, &spinning) {
+		if ((unsigned int)c != this_cpu()->cpu && smp_wait((unsigned int)c, deadline)) {
+			kprintf("bench: CPU %d did not leave its spin loop\n", c);
+			err = -E_TIMEDOUT;
+		}
+	}
+	cpuset_clear(&spinning);
+	return err;
+}
+
+void bench_metrics(struct bench_run *r, unsigned int n, const char *const *names)
+{
+	r->nmetrics = n;
+	for (unsigned int i = 0; i < n; i++) {
+		if (!sample_bufs[i])
+			sample_bufs[i] = mm_alloc(BENCH_SAMPLE_CAP * sizeof(uint64_t), CACHELINE);
+		r->m[i].name = names[i];
+		samples_init(&r->m[i].s, sample_bufs[i], BENCH_SAMPLE_CAP, 0x1b7 + i);
+		histo_init(&r->m[i].h);
+	}
+}
+
+static void bench_keep(struct bench_run *r, const uint64_t *out)
+{
+	for (unsigned int i = 0; i < r->nmetrics; i++) {
+		samples_add(&r->m[i].s, out[i]);
+		histo_add(&r->m[i].h, out[i]);
+	}
+}
+
+/* Iterations that fit the budget, from the median of a few timed ones. */
+static int bench_calibrate(struct bench_run *r, bench_iter_fn fn, uint64_t *iters)
+{
+	uint64_t t[CALIBRATE_ITERS], out[BENCH_MAX_METRICS];
+	uint64_t budget = tsc_us_to_cycles(bench_params.budget_us), per;
+
+	for (int i = 0; i < CALIBRATE_ITERS; i++) {
+		uint64_t t0 = rdtsc();
+		int err = fn(r, out);
+
+		if (err)
+			return err;
+		t[i] = rdtsc() - t0;
+	}
+	sort_u64(t, CALIBRATE_ITERS);
+	per = t[CALIBRATE_ITERS / 2] ? t[CALIBRATE_ITERS / 2] : 1;
+	*iters = budget / per;
+	if (*iters < bench_params.min_iters)
+		*iters = bench_params.min_iters;
+	if (*iters > bench_params.max_iters)
+		*iters = bench_params.max_iters;
+	return 0;
+}
+
+int bench_sample(struct bench_run *r, bench_iter_fn fn)
+{
+	uint64_t out[BENCH_MAX_METRICS], iters;
+	int err;
+
+	for (uint64_t i = 0; i < bench_params.warmup; i++) {
+		err = fn(r, out);
+		if (err)
+			return err;
+	}
+	err = bench_calibrate(r, fn, &iters);
+	if (err)
+		return err;
+	for (uint64_t i = 0; i < iters; i++) {
+		err = fn(r, out);
+		if (err)
+			return err;
+		bench_keep(r, out);
+	}
+	r->iterations = iters;
+	return 0;
+}
+
+static void bench_flags_text(const struct bench_run *r, char *buf, size_t size)
+{
+	buf[0] = 0;
+	if (r->ops)
+		ipi_flags_format(r->ops, buf, size);
+}
+
+static void bench_print(const struct result *res)
+{
+	static char line[RECORD_MAX];
+
+	if (record_table_row(line, sizeof(line), res) >= 0)
+		kprintf("%s\n", line);
+	if (record_result(line, sizeof(line), res) >= 0) {
+		kprintf("%s\n", line);
+		bench_results_printed++;
+	}
+	else
+		kprintf("bench: record for %s/%s did not fit %u bytes\n", res->bench,
+			res->metric, RECORD_MAX);
+}
+
+static struct result bench_result(const struct bench_run *r, const char *metric, char *flags,
+				  size_t flags_size)
+{
+	bench_flags_text(r, flags, flags_size);
+	return (struct result){
+		.bench = r->b->name,
+		.metric = metric,
+		.variant = r->variant,
+		.backend = r->ops ? r->ops->name : NULL,
+		.flags = flags,
+		.target_state = r->target_state,
+		.sender = r->sender,
+		.targets = r->targets,
+		.ntargets = r->ntargets,
+		.iterations = r->iterations,
+		.tsc_khz = tsc_khz,
+		.dryrun_cycles = bench_dryrun_cycles,
+	};
+}
+
+void bench_emit(struct bench_run *r)
+{
+	char flags[128];
+
+	for (unsigned int i = 0; i < r->nmetrics; i++) {
+		struct result res = bench_result(r, r->m[i].name, flags, sizeof(flags));
+		struct stats st;
+
+		if (stats_compute_samples(&st, &r->m[i].s))
+			continue;
+		res.st = &st;
+		res.histo = &r->m[i].h;
+		res.status = "SUCCESS";
+		bench_print(&res);
+	}
+}
+
+void bench_emit_status(struct bench_run *r, const char *metric, const char *status,
+		       const char *reason)
+{
+	char flags[128];
+	struct result res = bench_result(r, metric, flags, sizeof(flags));
+
+	res.status = status;
+	res.reason = reason;
+	res.iterations = 0;
+	bench_print(&res);
+}
+
+void bench_fail(struct bench_run *r, const char *fmt, ...)
+{
+	static char reason[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	fmt_vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	kprintf("bench: FAILURE: %s on %s: %s\n", r->b->name, r->ops ? r->ops->name : "-",
+		reason);
+	bench_emit_status(r, r->nmetrics ? r->m[0].name : "-", "FAILURE", reason);
+	status_report(STATUS_FAILURE);
+}
+
+static int dryrun_iter(struct bench_run *r, uint64_t *out)
+{
+	uint64_t t0 = tsc_begin();
+
+	(void)r;
+	out[0] = bench_tsc_end() - t0;
+	return 0;
+}
+
+void bench_measure_dryrun(void)
+{
+	uint64_t v[DRYRUN_ITERS];
+
+	for (int i = 0; i < DRYRUN_ITERS; i++) {
+		uint64_t t0 = tsc_begin();
+
+		v[i] = bench_tsc_end() - t0;
+	}
+	sort_u64(v, DRYRUN_ITERS);
+	bench_dryrun_cycles = v[DRYRUN_ITERS / 2];
+}
+
+static void dryrun_run(struct bench_run *r)
+{
+	static const char *const names[] = { "loop" };
+
+	bench_metrics(r, 1, names);
+	r->target_state = "none";
+	if (!bench_sample(r, dryrun_iter))
+		bench_emit(r);
+}
+
+static const struct bench bench_dryrun = {
+	.name = "dry-run",
+	.summary = "the timed region with nothing in it: the harness's own cost",
+	.min_cpus = 1,
+	.run = dryrun_run,
+};
+BENCH_REGISTER(bench_dryrun);

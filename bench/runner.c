@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Walks the benchmark registry in name order over the plan's backends:
+ * every backend switches all CPUs at once, then every selected benchmark
+ * that can run there does; the rest get a SKIP record with the reason.
+ */
+#include "include/bench.h"
+#include "include/console.h"
+#include "include/mm.h"
+#include "include/percpu.h"
+#include "include/status.h"
+#include "lib/fmt.h"
+#include "lib/record.h"
+
+extern const struct bench *const __bench_registry_start[], *const __bench_registry_end[];
+
+static const struct bench *sorted[64];
+static unsigned int nbench;
+uint64_t bench_selected = ~0ull;	/* bit i: sorted[i]; set by options */
+
+/* The registry by name; the command line's bench= choices come from here. */
+unsigned int bench_registry(const struct bench *const **list)
+{
+	if (!nbench) {
+		size_t n = ((uintptr_t)__bench_registry_end - (uintptr_t)__bench_registry_start) /
+			   sizeof(const struct bench *);
+
+		for (size_t i = 0; i < n && nbench < ARRAY_SIZE(sorted); i++) {
+			unsigned int j = nbench++;
+
+			/* insertion sort: a handful of entries */
+			while (j > 0 && __builtin_strcmp(sorted[j - 1]->name,
+							 __bench_registry_start[i]->name) > 0) {
+				sorted[j] = sorted[j - 1];
+				j--;
+			}
+			sorted[j] = __bench_registry_start[i];
+		}
+	}
+	*list = sorted;
+	return nbench;
+}
+
+static struct bench_run *bench_new_run(const struct bench *b, const struct ipi_ops *ops)
+{
+	static struct bench_run *run;
+
+	if (!run)
+		run = mm_alloc(sizeof(*run), CACHELINE);
+	__builtin_memset(run, 0, sizeof(*run));
+	run->b = b;
+	run->ops = ops;
+	run->sender = bench_params.sender;
+	run->target = bench_params.target ? bench_params.target : ncpus - 1;
+	return run;
+}
+
+static const char *bench_why_not(const struct bench *b, const struct ipi_ops *ops)
+{
+	static char why[96];
+
+	if (ncpus < b->min_cpus) {
+		fmt_snprintf(why, sizeof(why), "needs %u CPUs, %u online", b->min_cpus, ncpus);
+		return why;
+	}
+	if (bench_params.sender >= ncpus || bench_params.target >= ncpus) {
+		fmt_snprintf(why, sizeof(why), "sender %u / target %u: only %u CPUs online",
+			     bench_params.sender, bench_params.target, ncpus);
+		return why;
+	}
+	return b->valid && ops ? b->valid(ops) : NULL;
+}
+
+static void bench_run_one(const struct bench *b, const struct ipi_ops *ops)
+{
+	struct bench_run *r = bench_new_run(b, ops);
+	const char *why = bench_why_not(b, ops);
+
+	if (why) {
+		bench_emit_status(r, "-", "SKIP", why);
+		status_report(STATUS_SKIP);
+		return;
+	}
+	b->run(r);
+}
+
+static void bench_backend(const struct ipi_ops *ops)
+{
+	const char *why = ops->probe();
+
+	if (!why && ipi_switch(ops)) {
+		kprintf("bench: switching to %s failed; its benchmarks do not run\n", ops->name);
+		status_report(STATUS_ERROR);
+		return;
+	}
+	for (unsigned int i = 0; i < nbench; i++) {
+		struct bench_run *r;
+
+		if (!(bench_selected & (1ull << i)) || !sorted[i]->per_backend)
+			continue;
+		if (!why) {
+			bench_run_one(sorted[i], ops);
+			continue;
+		}
+		r = bench_new_run(sorted[i], ops);
+		bench_emit_status(r, "-", "SKIP", why);
+		status_report(STATUS_SKIP);
+	}
+}
+
+void bench_run_all(const struct ipi_ops *const *backends, unsigned int n)
+{
+	const struct bench *const *list;
+	char header[160];
+
+	bench_registry(&list);
+	record_table_header(header, sizeof(header));
+	kprintf("bench: harness cost %lu cycles (median empty timed region)\n",
+		bench_dryrun_cycles);
+	kprintf("%s\n", header);
+	for (unsigned int i = 0; i < nbench; i++) {
+		if ((bench_selected & (1ull << i)) && !sorted[i]->per_backend)
+			bench_run_one(sorted[i], NULL);
+	}
+	for (unsigned int k = 0; k < n; k++)
+		bench_backend(backends[k]);
+}

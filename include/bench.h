@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The benchmark engine. A benchmark is a registry entry (BENCH_REGISTER):
+ * name, the CPUs it needs, a validity check against a backend, and a run
+ * function. The runner walks the entries in name order, so output never
+ * depends on link order, and runs each on every backend of the plan.
+ *
+ * A run measures through bench_sample(): warm-up, then an iteration count
+ * calibrated to a cycle budget, then one sample per iteration per metric,
+ * kept in a bounded buffer (a uniform reservoir past BENCH_SAMPLE_CAP).
+ * Every wait has a TSC deadline; a lost interrupt is a FAILURE naming
+ * backend, source and target, and the plan goes on.
+ */
+#ifndef INCLUDE_BENCH_H
+#define INCLUDE_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "include/compiler.h"
+#include "include/ipi.h"
+#include "include/percpu.h"
+#include "include/status.h"
+#include "lib/stats.h"
+
+#define BENCH_SAMPLE_CAP 16384	/* samples kept per metric; reservoir beyond */
+#define BENCH_MAX_METRICS 4
+#define BENCH_VEC IPI_VEC_FIRST	/* the vector every benchmark sends */
+#define BENCH_DELIVERY_TIMEOUT_US 200000 /* an IPI not handled by then is lost */
+
+struct bench_run;
+
+struct bench {
+	const char *name;
+	const char *summary;
+	unsigned int min_cpus;
+	bool per_backend;	/* false: runs once, not per backend (dry-run, exit-ref) */
+	/* NULL when it can run with ops here, else why not. */
+	const char *(*valid)(const struct ipi_ops *ops);
+	void (*run)(struct bench_run *r);
+};
+
+#define BENCH_REGISTER(b)                                                                          \
+	static const struct bench *const bench_ptr_##b __section(".bench_registry") __used = &(b)
+
+/* What the command line chose (kernel/options.c fills it). */
+struct bench_params {
+	uint64_t max_iters;	/* per result, after warm-up */
+	uint64_t min_iters;
+	uint64_t warmup;
+	uint64_t budget_us;	/* time budget that calibrates the iteration count */
+	uint32_t sender, target;
+	uint32_t halt_gap_us;	/* single-halt: idle time before each send */
+	uint64_t norov_iters;	/* ipi_benchmark view: fixed loop length */
+	bool matrix;		/* single: all sender/target pairs */
+	uint32_t explicit_keys;	/* BENCH_KEY_* given on the command line */
+};
+
+#define BENCH_KEY_ITERS (1u << 0)
+#define BENCH_KEY_WARMUP (1u << 1)
+#define BENCH_KEY_BUDGET (1u << 2)
+#define BENCH_KEY_NOROV (1u << 3)
+
+/* Under an emulator (TCG) figures mean nothing and every IPI costs
+ * milliseconds: shorten what the command line left at its default. */
+void bench_params_for_emulation(void);
+
+extern struct bench_params bench_params;
+
+/* One metric's samples. */
+struct bench_metric {
+	const char *name;
+	struct samples s;
+	struct histo h;
+};
+
+struct bench_run {
+	const struct bench *b;
+	const struct ipi_ops *ops;	/* NULL for backend-less benchmarks */
+	unsigned int sender, target;
+	const char *variant;
+	const char *target_state;
+	const char *targets;		/* text of the target set for the records */
+	unsigned int ntargets;
+	unsigned int nmetrics;
+	struct bench_metric m[BENCH_MAX_METRICS];
+	uint64_t iterations;
+	void *priv;
+};
+
+/* One iteration: writes r->nmetrics samples (cycles); 0 or -E_TIMEDOUT. */
+typedef int (*bench_iter_fn)(struct bench_run *r, uint64_t *out);
+
+/* Declares the metrics and resets their samples. */
+void bench_metrics(struct bench_run *r, unsigned int n, const char *const *names);
+/* Warm up, calibrate, sample; 0, or the first iteration's error. */
+int bench_sample(struct bench_run *r, bench_iter_fn fn);
+/* Records (JSON line and table row) for every metric of r; status SUCCESS. */
+void bench_emit(struct bench_run *r);
+/* A record without samples: SKIP, ERROR or FAILURE with the reason. */
+void bench_emit_status(struct bench_run *r, const char *metric, const char *status,
+		       const char *reason);
+/* Lost or misrouted interrupt: FAILURE record and run status. */
+void bench_fail(struct bench_run *r, const char *fmt, ...) __printf(2, 3);
+
+/* Target side: CPUs spinning with IF=1 until bench_targets_stop(). */
+void bench_targets_spin(const struct cpuset *cpus);
+int bench_targets_stop(void);
+
+/* Handled-IPI count of BENCH_VEC on cpu (its own cache line). */
+static inline uint32_t bench_count(unsigned int cpu)
+{
+	return READ_ONCE(percpu_of[cpu]->irq.count[BENCH_VEC - IPI_VEC_FIRST]);
+}
+
+static inline uint64_t bench_entry_tsc(unsigned int cpu)
+{
+	return READ_ONCE(percpu_of[cpu]->irq.entry_tsc);
+}
+
+/* Spin until cpu's count reaches want; 0 or -E_TIMEDOUT. */
+int bench_wait_count(unsigned int cpu, uint32_t want, uint64_t deadline);
+
+/* End of a timed region: RDTSCP;LFENCE, or MFENCE;LFENCE;RDTSC without RDTSCP. */
+uint64_t bench_tsc_end(void);
+
+/* Harness cost: median cycles of an empty timed region (measured once). */
+extern uint64_t bench_dryrun_cycles;
+
+void bench_measure_dryrun(void);
+
+/* Whether one-way latencies can be trusted against the boot's skew bound. */
+bool bench_one_way_valid(uint64_t p50_cycles);
+
+/* Registry entries in name order; bench_selected has a bit per entry. */
+unsigned int bench_registry(const struct bench *const **list);
+extern uint64_t bench_selected;
+
+/* Records of docs/results.md that are not results. */
+void env_record_print(void);
+void end_record_print(const char *status, unsigned int results);
+extern unsigned int bench_results_printed;
+
+/* Runs the registry over the given backends (all usable ones when NULL). */
+void bench_run_all(const struct ipi_ops *const *backends, unsigned int n);
+
+#endif

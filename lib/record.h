@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The result records: one self-describing JSON object per line (schema in
+ * docs/results.md) and the human table row beside it. Formatting lives here,
+ * pure and host-tested, so the guest and the host tools agree on one shape.
+ */
+#ifndef LIB_RECORD_H
+#define LIB_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "lib/stats.h"
+
+#define RECORD_SCHEMA 1
+#define RECORD_MAX 4096	/* bytes of one record line, histogram included */
+
+/* One measured quantity of one benchmark on one backend. */
+struct result {
+	const char *bench;	  /* registry name: "single", "broadcast", ... */
+	const char *metric;	  /* what one sample is: "round-trip", "send", ... */
+	const char *variant;	  /* shape within the benchmark ("sti-hlt", "set"), or NULL */
+	const char *backend;	  /* "x2apic", ... or "none" */
+	const char *flags;	  /* backend delivery semantics, "dest=physical wait=never ..." */
+	const char *target_state; /* "spin", "halt", "self" or "none" */
+	uint32_t sender;	  /* CPU number */
+	const char *targets;	  /* CPU numbers as a set: "1", "1-7", "none" */
+	uint32_t ntargets;
+	uint64_t iterations;	  /* measured iterations (after warm-up) */
+	const struct stats *st;	  /* cycles; NULL for a SKIP or FAILURE without samples */
+	const struct histo *histo; /* may be NULL */
+	uint64_t tsc_khz;
+	uint64_t dryrun_cycles;	  /* median cost of the same loop without the operation */
+	const char *status;	  /* "SUCCESS", "SKIP", "ERROR", "FAILURE" */
+	const char *reason;	  /* why, for anything but SUCCESS; may be NULL */
+};
+
+/* One JSON line (no newline); length, or -E_NOSPC / -E_INVAL (buf = ""). */
+int record_result(char *buf, size_t cap, const struct result *r);
+
+/*
+ * The view of Yury Norov's ipi_benchmark module (lkml, 2017-12-19): five
+ * tests by their names there, each as total ns over a fixed loop, plus the
+ * summed delivery time (send to handler entry) where the test records it.
+ */
+struct norov {
+	const char *test;	/* "Dry-run", "Self-IPI", "Normal IPI", ... */
+	const char *backend;
+	uint64_t iterations;
+	uint64_t delivery_ns;	/* 0 where the test does not timestamp delivery */
+	uint64_t total_ns;
+	const char *status;	/* "SUCCESS" or "FAILURE" */
+};
+
+int record_norov(char *buf, size_t cap, const struct norov *n);
+
+/* The correctness suite's totals ("record": "check"). */
+int record_check(char *buf, size_t cap, const char *backends, unsigned int passed,
+		 unsigned int failed, unsigned int skipped);
+
+/* Human table: a header line and one row per result (no newlines). */
+int record_table_header(char *buf, size_t cap);
+int record_table_row(char *buf, size_t cap, const struct result *r);
+
+#endif

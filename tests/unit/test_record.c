@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Host tests of lib/record.c: exact record text, SKIP records, overflow. */
+#include "tests/unit/check.h"
+#include "lib/error.h"
+#include "lib/record.h"
+
+static struct stats st3(void)
+{
+	static uint64_t v[] = { 300, 100, 200 };
+	struct stats st;
+
+	stats_compute(&st, v, 3);
+	return st;
+}
+
+static struct result base(const struct stats *st, const struct histo *h)
+{
+	struct result r = {
+		.bench = "single", .metric = "round-trip", .variant = NULL,
+		.backend = "x2apic", .flags = "dest=physical", .target_state = "spin",
+		.sender = 0, .targets = "1", .ntargets = 1, .iterations = 3, .st = st,
+		.histo = h, .tsc_khz = 2000000, .dryrun_cycles = 40, .status = "SUCCESS",
+	};
+	return r;
+}
+
+TEST(result_exact)
+{
+	struct stats st = st3();
+	struct histo h;
+	char buf[RECORD_MAX];
+	struct result r;
+
+	histo_init(&h);
+	histo_add(&h, 100);
+	histo_add(&h, 200);
+	histo_add(&h, 300);
+	r = base(&st, &h);
+	CHECK(record_result(buf, sizeof(buf), &r) > 0);
+	CHECK_STR(buf,
+		  "{\"record\":\"result\",\"schema\":1,\"bench\":\"single\",\"metric\":\"round-trip\","
+		  "\"variant\":\"none\",\"backend\":\"x2apic\",\"flags\":\"dest=physical\","
+		  "\"target_state\":\"spin\",\"sender\":0,\"targets\":\"1\",\"ntargets\":1,"
+		  "\"status\":\"SUCCESS\",\"iterations\":3,\"samples\":3,\"unit\":\"cycles\","
+		  "\"cycles\":{\"min\":100,\"p50\":200,\"mean\":200,\"p90\":300,\"p99\":300,"
+		  "\"max\":300,\"stddev\":82},"
+		  "\"ns\":{\"min\":50,\"p50\":100,\"mean\":100,\"p90\":150,\"p99\":150,\"max\":150,"
+		  "\"stddev\":41},\"dryrun_cycles\":40,"
+		  "\"histogram\":[[96,111,1],[192,223,1],[256,319,1]]}");
+}
+
+TEST(skip_has_reason_and_no_stats)
+{
+	char buf[RECORD_MAX];
+	struct result r = base(NULL, NULL);
+
+	r.status = "SKIP";
+	r.reason = "needs 2 CPUs";
+	CHECK(record_result(buf, sizeof(buf), &r) > 0);
+	CHECK(strstr(buf, "\"status\":\"SKIP\",\"reason\":\"needs 2 CPUs\"") != NULL);
+	CHECK(strstr(buf, "cycles") == NULL);
+	CHECK(record_table_row(buf, sizeof(buf), &r) > 0);
+	CHECK(strstr(buf, "SKIP: needs 2 CPUs") != NULL);
+}
+
+TEST(unknown_tsc_has_no_ns)
+{
+	struct stats st = st3();
+	char buf[RECORD_MAX];
+	struct result r = base(&st, NULL);
+
+	r.tsc_khz = 0;
+	CHECK(record_result(buf, sizeof(buf), &r) > 0);
+	CHECK(strstr(buf, "\"ns\"") == NULL);
+	CHECK(strstr(buf, "histogram") == NULL);
+}
+
+TEST(overflow_leaves_no_partial_record)
+{
+	struct stats st = st3();
+	char buf[RECORD_MAX];
+	struct result r = base(&st, NULL);
+	int full = record_result(buf, sizeof(buf), &r);
+
+	for (int cap = 0; cap <= full; cap++) {
+		char small[RECORD_MAX];
+
+		memset(small, 'x', sizeof(small));
+		CHECK_EQ(record_result(small, (size_t)cap, &r), (uint64_t)(int64_t)-E_NOSPC);
+		if (cap > 0)
+			CHECK_EQ(small[0], 0);
+		CHECK_EQ(small[cap], 'x');
+	}
+	CHECK_EQ(record_result(buf, (size_t)full + 1, &r), full);
+}
+
+TEST(table_row_columns)
+{
+	struct stats st = st3();
+	char buf[256];
+	struct result r = base(&st, NULL);
+
+	CHECK(record_table_header(buf, sizeof(buf)) > 0);
+	CHECK(strncmp(buf, "bench", 5) == 0);
+	CHECK(record_table_row(buf, sizeof(buf), &r) > 0);
+	CHECK(strstr(buf, "single") == buf);
+	CHECK(strstr(buf, " 0>1 ") != NULL);
+	CHECK(strstr(buf, " 200 ") != NULL);	/* p50 cycles */
+	CHECK(strstr(buf, " 100 ") != NULL);	/* p50 ns at 2 GHz */
+}
+
+TEST(norov_exact)
+{
+	char buf[RECORD_MAX];
+	struct norov n = { "Normal IPI", "x2apic", 100000, 223910476, 251301666, "SUCCESS" };
+
+	CHECK(record_norov(buf, sizeof(buf), &n) > 0);
+	CHECK_STR(buf, "{\"record\":\"norov\",\"schema\":1,\"test\":\"Normal IPI\","
+		       "\"backend\":\"x2apic\",\"iterations\":100000,\"delivery_ns\":223910476,"
+		       "\"total_ns\":251301666,\"status\":\"SUCCESS\"}");
+}
+
+TEST(check_exact)
+{
+	char buf[RECORD_MAX];
+
+	CHECK(record_check(buf, sizeof(buf), "all", 101, 0, 2) > 0);
+	CHECK_STR(buf, "{\"record\":\"check\",\"schema\":1,\"backend\":\"all\",\"passed\":101,"
+		       "\"failed\":0,\"skipped\":2}");
+}
+
+TEST_MAIN(T(norov_exact), T(check_exact), T(result_exact), T(skip_has_reason_and_no_stats), T(unknown_tsc_has_no_ns),
+	  T(overflow_leaves_no_partial_record), T(table_row_columns))

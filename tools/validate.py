@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Check the records of an ipibench console log against docs/results.md.
+
+usage: tools/validate.py [--require KIND[,KIND]] LOG...
+
+Exit status: 0 every record is valid, 1 a record is invalid (each problem
+printed as LOG:LINE: what), 2 usage or unreadable file."""
+import json
+import sys
+
+SCHEMA = 1
+STATUSES = {"SUCCESS", "SKIP", "ERROR", "FAILURE"}
+STAT_KEYS = ("min", "p50", "mean", "p90", "p99", "max", "stddev")
+
+
+def need(rec, key, kind, problems):
+    if key not in rec:
+        problems.append(f"missing '{key}'")
+        return False
+    if not isinstance(rec[key], kind) or (kind is int and isinstance(rec[key], bool)):
+        problems.append(f"'{key}' is {type(rec[key]).__name__}, expected {kind.__name__}")
+        return False
+    return True
+
+
+def check_stats(st, name, problems):
+    if not isinstance(st, dict):
+        problems.append(f"'{name}' is not an object")
+        return
+    for k in STAT_KEYS:
+        if not isinstance(st.get(k), int) or isinstance(st.get(k), bool) or st[k] < 0:
+            problems.append(f"'{name}.{k}' missing or not a non-negative integer")
+            return
+    if not st["min"] <= st["p50"] <= st["p90"] <= st["p99"] <= st["max"]:
+        problems.append(f"{name}: percentiles out of order {[st[k] for k in STAT_KEYS[:6]]}")
+    if not st["min"] <= st["mean"] <= st["max"]:
+        problems.append(f"{name}: mean {st['mean']} outside [min, max]")
+
+
+def check_histogram(h, samples, problems):
+    if not isinstance(h, list):
+        problems.append("'histogram' is not an array")
+        return
+    total, prev_high = 0, -1
+    for b in h:
+        if (not isinstance(b, list) or len(b) != 3
+                or not all(isinstance(x, int) and x >= 0 for x in b)):
+            problems.append(f"histogram bucket {b!r} is not [low, high, count]")
+            return
+        low, high, count = b
+        if low <= prev_high or high < low or count == 0:
+            problems.append(f"histogram bucket {b} overlaps, is inverted or empty")
+        prev_high = high
+        total += count
+    if total != samples:
+        problems.append(f"histogram counts sum to {total}, iterations is {samples}")
+
+
+def check_result(rec, problems):
+    for key in ("bench", "metric", "variant", "backend", "flags", "target_state",
+                "targets", "status"):
+        need(rec, key, str, problems)
+    for key in ("sender", "ntargets", "iterations"):
+        need(rec, key, int, problems)
+    status = rec.get("status")
+    if status not in STATUSES:
+        problems.append(f"status {status!r} is not one of {sorted(STATUSES)}")
+    if status != "SUCCESS":
+        if not isinstance(rec.get("reason"), str) or not rec["reason"]:
+            problems.append(f"{status} record without a reason")
+        if "cycles" in rec:
+            problems.append(f"{status} record carries statistics")
+        return
+    if need(rec, "samples", int, problems) and rec["samples"] <= 0:
+        problems.append("SUCCESS with no samples")
+    if rec.get("unit") != "cycles":
+        problems.append(f"unit {rec.get('unit')!r}, expected 'cycles'")
+    check_stats(rec.get("cycles"), "cycles", problems)
+    if "ns" in rec:
+        check_stats(rec["ns"], "ns", problems)
+    need(rec, "dryrun_cycles", int, problems)
+    if "histogram" in rec and isinstance(rec.get("iterations"), int):
+        check_histogram(rec["histogram"], rec["iterations"], problems)
+    if isinstance(rec.get("samples"), int) and isinstance(rec.get("iterations"), int) \
+            and rec["samples"] > rec["iterations"]:
+        problems.append("more samples than iterations")
+
+
+def check_env(rec, problems):
+    for key, kind in (("version", str), ("cmdline", str), ("cpu", dict), ("features", dict),
+                      ("hypervisor", dict), ("tsc", dict), ("cpus", dict),
+                      ("harness_cycles", int)):
+        need(rec, key, kind, problems)
+    cpus = rec.get("cpus", {})
+    if isinstance(cpus, dict):
+        ids = cpus.get("apic_ids")
+        if not isinstance(ids, list) or len(ids) != cpus.get("count"):
+            problems.append("cpus.apic_ids does not list cpus.count APIC IDs")
+        elif len(set(ids)) != len(ids):
+            problems.append("duplicate APIC IDs")
+    tsc = rec.get("tsc", {})
+    if isinstance(tsc, dict):
+        for key in ("khz", "skew_bound_cycles", "pit_khz"):
+            if not isinstance(tsc.get(key), int):
+                problems.append(f"tsc.{key} missing or not an integer")
+        if not isinstance(tsc.get("source"), str):
+            problems.append("tsc.source missing")
+
+
+def check_norov(rec, problems):
+    if rec.get("test") not in ("Dry-run", "Self-IPI", "Normal IPI", "Broadcast IPI",
+                               "Broadcast lock"):
+        problems.append(f"norov test {rec.get('test')!r} is not one of Norov's five")
+    for key in ("iterations", "delivery_ns", "total_ns"):
+        need(rec, key, int, problems)
+    need(rec, "backend", str, problems)
+    if rec.get("status") not in STATUSES:
+        problems.append(f"status {rec.get('status')!r}")
+
+
+def check_check(rec, problems):
+    need(rec, "backend", str, problems)
+    for key in ("passed", "failed", "skipped"):
+        need(rec, key, int, problems)
+
+
+def check_end(rec, problems):
+    need(rec, "status", str, problems)
+    need(rec, "results", int, problems)
+
+
+CHECKERS = {"env": check_env, "result": check_result, "norov": check_norov,
+            "check": check_check, "end": check_end}
+
+
+def validate(path, require):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().replace("\r", "").splitlines()
+    except OSError as e:
+        print(f"{path}: cannot read: {e.strerror}")
+        return None
+    bad, kinds, results = 0, {}, 0
+    for n, line in enumerate(lines, 1):
+        if not line.startswith('{"record":'):
+            continue
+        problems = []
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            problems.append(f"not JSON: {e.msg} at column {e.colno}")
+            rec = None
+        if isinstance(rec, dict):
+            kind = rec.get("record")
+            if rec.get("schema") != SCHEMA:
+                problems.append(f"schema {rec.get('schema')!r}, this validator knows {SCHEMA}")
+            elif kind not in CHECKERS:
+                problems.append(f"unknown record kind {kind!r}")
+            else:
+                CHECKERS[kind](rec, problems)
+                kinds[kind] = kinds.get(kind, 0) + 1
+                results += kind == "result"
+        for p in problems:
+            print(f"{path}:{n}: {p}")
+        bad += bool(problems)
+    for kind in require:
+        if not kinds.get(kind):
+            print(f"{path}: no valid '{kind}' record")
+            bad += 1
+    end = [json.loads(l) for l in lines if l.startswith('{"record":"end"')] if not bad else []
+    if end and end[-1].get("results") != results:
+        print(f"{path}: end record counts {end[-1].get('results')} results, log has {results}")
+        bad += 1
+    return bad
+
+
+def main(argv):
+    require = []
+    if len(argv) >= 2 and argv[0] == "--require":
+        require = [k for k in argv[1].split(",") if k]
+        argv = argv[2:]
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 2 if not argv else 0
+    worst = 0
+    for path in argv:
+        r = validate(path, require)
+        worst = max(worst, 2 if r is None else (1 if r else 0))
+    return worst
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
