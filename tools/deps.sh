@@ -5,9 +5,11 @@
 # (or Ubuntu's) own packages. Run as root it installs what is missing; run as
 # anyone else it prints the exact command to run and fails.
 #
-# usage: tools/deps.sh [build|test]
+# usage: tools/deps.sh [build|test|report]
 #   build  compiler, assembler, QEMU >= 8.1, GRUB and ISO tools (default)
-#   test   build plus what the tests use (host sanitizers, cppcheck, clang-tidy)
+#   test   build plus what the tests use (host sanitizers, cppcheck, clang-tidy,
+#          gnuplot for the report tests)
+#   report build plus gnuplot (`run.sh report` draws its plots with it)
 #
 # QEMU >= 8.1 is needed for x2APIC under TCG. Debian 12 ships 7.2, so on
 # bookworm the backports suite is enabled and QEMU is taken from it.
@@ -18,8 +20,9 @@ pkgs=(make gcc libc6-dev binutils nasm qemu-system-x86 qemu-utils grub-pc-bin
       grub-common xorriso mtools python3)
 case "$want" in
 build) ;;
-test) pkgs+=(cppcheck clang-tidy clang-format) ;;
-*) echo "usage: $0 [build|test]" >&2; exit 2 ;;
+test) pkgs+=(cppcheck clang-tidy clang-format gnuplot-nox) ;;
+report) pkgs+=(gnuplot-nox) ;;
+*) echo "usage: $0 [build|test|report]" >&2; exit 2 ;;
 esac
 
 APT=(apt-get -o DPkg::Lock::Timeout=600 -y -q)

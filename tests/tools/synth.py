@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Synthetic runs for the host-tool tests: console logs whose records follow
+docs/results.md exactly (nearest-rank percentiles, population stddev, the
+guest's 4-buckets-per-power-of-two histogram), saved into results.json by the
+real `tools/ipibench.py save`. The timing of each row is chosen by the test:
+a centre per row, a spread between boots and a spread within a boot."""
+import json
+import math
+import os
+import random
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOLS = os.path.join(HERE, "..", "..", "tools")
+sys.path.insert(0, TOOLS)
+
+import ipibench  # noqa: E402
+
+KHZ = 2_000_000
+
+# bench, metric, variant, backend, target_state, ntargets -> centre p50 (cycles)
+ROWS = {
+    ("single", "round-trip", "none", "x2apic", "spin", 1): 2000,
+    ("single", "one-way", "none", "x2apic", "spin", 1): 1000,
+    ("send-cost", "send", "none", "x2apic", "spin", 1): 300,
+    ("self", "send-to-handler", "sti-nop", "x2apic", "self", 1): 900,
+    ("single", "round-trip", "none", "xapic", "spin", 1): 3000,
+    ("send-cost", "send", "none", "xapic", "spin", 1): 700,
+}
+for _n in (1, 2, 3):
+    ROWS[("broadcast", "all-ack", "set", "x2apic", "spin", _n)] = 2500 + 800 * _n
+    ROWS[("broadcast", "all-ack", "set", "xapic", "spin", _n)] = 3500 + 1200 * _n
+
+
+def bucket(v):
+    if v < 4:
+        return v, v
+    e = v.bit_length() - 1
+    w = 1 << (e - 2)
+    low = v & ~(w - 1)
+    return low, low + w - 1
+
+
+def stats(samples):
+    s = sorted(samples)
+    n = len(s)
+
+    def rank(p):
+        return s[max(0, math.ceil(p * n / 100) - 1)]
+    mean = sum(s) // n
+    var = sum((x - sum(s) / n) ** 2 for x in s) / n
+    return {"min": s[0], "p50": rank(50), "mean": mean, "p90": rank(90), "p99": rank(99),
+            "max": s[-1], "stddev": int(math.sqrt(var))}
+
+
+def histogram(samples):
+    h = {}
+    for v in samples:
+        lo, hi = bucket(v)
+        h.setdefault(lo, [lo, hi, 0])[2] += 1
+    return [h[k] for k in sorted(h)]
+
+
+def result(key, samples=None, status="SUCCESS", reason=None):
+    bench, metric, variant, backend, state, ntargets = key
+    rec = {"record": "result", "schema": 1, "bench": bench, "metric": metric,
+           "variant": variant, "backend": backend, "flags": "dest=physical",
+           "target_state": state, "sender": 0,
+           "targets": "1" if ntargets == 1 else f"1-{ntargets}", "ntargets": ntargets,
+           "status": status}
+    if status != "SUCCESS":
+        rec["reason"] = reason or "synthetic"
+        rec["iterations"] = 0
+        return rec
+    st = stats(samples)
+    rec.update({"iterations": len(samples), "samples": len(samples), "unit": "cycles",
+                "cycles": st, "ns": {k: v * 1_000_000 // KHZ for k, v in st.items()},
+                "dryrun_cycles": 40, "histogram": histogram(samples)})
+    return rec
+
+
+def env(cpus=4, tsc_source="CPUID 0x15"):
+    return {"record": "env", "schema": 1, "version": "synthetic", "cmdline": "plan=bench",
+            "loader": "qemu", "cpu": {"vendor": "GenuineIntel", "brand": "synthetic",
+                                      "family": 6, "model": 85, "stepping": 4},
+            "features": {"x2apic": True, "tsc_deadline": True, "rdtscp": True,
+                         "invariant_tsc": True, "hypervisor": True},
+            "hypervisor": {"vendor": "KVMKVMKVM", "max_leaf": "0x40000001", "hyperv": False,
+                           "hv_features_eax": "0x0", "hv_features_ebx": "0x0",
+                           "hv_features_edx": "0x0", "hv_recommendations": "0x0",
+                           "kvm_base": "0x40000000", "kvm_features": "0x0"},
+            "tsc": {"khz": KHZ, "source": tsc_source, "pit_khz": 0, "skew_bound_cycles": 50,
+                    "skew_consistent": True, "timing_end": "rdtscp;lfence"},
+            "cpus": {"count": cpus, "listed": cpus, "apic_ids": list(range(cpus))},
+            "harness_cycles": 40}
+
+
+def console(records, status="SUCCESS"):
+    lines = ["ipibench synthetic", "smp: 4 of 4 CPUs online"]
+    lines += [json.dumps(r, separators=(",", ":")) for r in records]
+    lines.append(f"ipibench: status {status}")
+    return "\n".join(lines) + "\n"
+
+
+def boot_records(rng, rows, boot_noise, sample_noise, samples, cpus, tsc_source,
+                 status="SUCCESS"):
+    recs = [env(cpus, tsc_source), {"record": "check", "schema": 1, "backend": "x2apic",
+                                    "passed": 20, "failed": 0, "skipped": 0}]
+    for key, centre in rows.items():
+        c = centre * max(0.05, 1 + rng.gauss(0, boot_noise))
+        vals = [max(4, int(c * math.exp(rng.gauss(0, sample_noise)))) for _ in range(samples)]
+        recs.append(result(key, vals))
+    results = sum(r["record"] == "result" for r in recs)
+    recs.append({"record": "end", "schema": 1, "status": status, "results": results})
+    return recs
+
+
+def make_set(folder, boots=5, rows=None, scale=None, boot_noise=0.01, sample_noise=0.05,
+             samples=300, seed=1, cpus=4, tsc_source="CPUID 0x15", mutate=None,
+             status="SUCCESS", qemu_exit=65, accel="kvm"):
+    """Write `boots` runs under folder/bootN; scale: {key: factor} applied to centres.
+    mutate(i, records) may change a boot's records (correctness cases)."""
+    rng = random.Random(seed)
+    rows = dict(rows or ROWS)
+    for key, f in (scale or {}).items():
+        rows[key] = rows[key] * f
+    for i in range(1, boots + 1):
+        d = os.path.join(folder, f"boot{i}")
+        os.makedirs(d)
+        recs = boot_records(rng, rows, boot_noise, sample_noise, samples, cpus, tsc_source,
+                            status)
+        if mutate:
+            mutate(i, recs)
+        with open(os.path.join(d, "console.log"), "w") as f:
+            f.write(console(recs, status))
+        rc = ipibench.main(["save", d, "--label", os.path.basename(folder), "--accel", accel,
+                            "--status", status, "--qemu-exit", str(qemu_exit),
+                            "--exit", "0" if status in ("SUCCESS", "SKIP") else "4",
+                            "--qemu-version", "QEMU emulator version 9.2.0",
+                            "--started", "2026-01-01T00:00:00Z", "--seconds", "1.5",
+                            "--", "qemu-system-x86_64", "-accel", accel, "-smp", str(cpus)])
+        if rc != 0:
+            raise RuntimeError(f"save failed with {rc}")
+    return folder

@@ -1,0 +1,407 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""End-to-end tests of run.sh's subcommands under QEMU TCG, and of its
+robustness (issue 8, host side): a matrix over the xapic and x2apic
+configurations x 2 boots, then compare, gate against itself and report on
+what it saved; Ctrl-C (SIGINT) during a boot; QEMU killed by a signal; two
+runs started at once; the bad-input exit codes. One TAP line per case,
+"ok - tools: ..."; everything lands in a temporary IPIBENCH_RESULTS."""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+
+from test_tools import png_ok, svg_ok  # noqa: E402
+
+RUN = os.path.join(REPO, "run.sh")
+# A boot that stays up: the BSP waits a minute for an AP that never gets its SIPI.
+LONG = "plan=boot debug=skip-sipi ap_timeout=60000"
+# What the short benchmark plan would like; keys the guest does not list are dropped.
+SHORT = {"plan": "default", "backends": "xapic", "bench": "self,send-cost,broadcast",
+         "iters": "20", "warmup": "2", "budget": "1"}
+CASES = []
+
+
+def case(name):
+    def reg(fn):
+        CASES.append((name, fn))
+        return fn
+    return reg
+
+
+class Fail(Exception):
+    pass
+
+
+class Skip(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+def run(*args, env=None, timeout=120):
+    p = subprocess.run([RUN] + [str(a) for a in args], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, errors="replace", cwd=REPO,
+                       env=dict(os.environ, **(env or {})), timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def expect(res, code, *needles):
+    rc, out, err = res
+    check(rc == code, f"exit {rc}, expected {code}; stderr: {err.strip()[-400:]}")
+    for n in needles:
+        check(n in out + err, f"output lacks {n!r}: {(out + err).strip()[-400:]}")
+    return res
+
+
+def short_append():
+    rc, out, _ = run("--accel", "tcg", "--no-save", "--smp", "1", "--append", "help=1")
+    keys = set(re.findall(r"^([a-z_]+)\s", out, re.M))
+    return " ".join(f"{k}={v}" for k, v in SHORT.items() if k in keys)
+
+
+def children(pid):
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(d))
+    return out
+
+
+def comm(pid):
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def qemu_of(runsh_pid):
+    for t in children(runsh_pid):
+        if comm(t) == "timeout":
+            for q in children(t):
+                if comm(q).startswith("qemu"):
+                    return q
+    return None
+
+
+class LongBoot:
+    """run.sh booting the long scenario into its own results root."""
+
+    def __init__(self, root, *extra):
+        self.root = root
+        self.p = subprocess.Popen([RUN, "--accel", "tcg", "--smp", "2", "--quiet",
+                                   "--append", LONG] + list(extra), cwd=REPO,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  env=dict(os.environ, IPIBENCH_RESULTS=root))
+
+    def wait_started(self, limit=30):
+        """Until the guest has printed its ACPI line: it is then waiting for the AP."""
+        end = time.monotonic() + limit
+        while time.monotonic() < end:
+            for d in (os.listdir(self.root) if os.path.isdir(self.root) else []):
+                log = os.path.join(self.root, d, "console.log")
+                if os.path.exists(log) and "acpi:" in open(log, errors="replace").read():
+                    self.dir = os.path.join(self.root, d)
+                    return self.dir
+            if self.p.poll() is not None:
+                break
+            time.sleep(0.1)
+        self.p.kill()
+        raise Fail(f"the boot never started: {self.p.communicate()[1][-300:]}")
+
+    def finish(self, limit=20):
+        try:
+            out, err = self.p.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            raise Fail(f"run.sh did not end within {limit} s")
+        return self.p.returncode, out, err
+
+
+# --- the matrix and what reads it
+
+
+class Matrix:
+    def __init__(self, root):
+        self.root = root
+        self.append = short_append()
+        t0 = time.monotonic()
+        self.res = run("matrix", "--presets", "xapic,x2apic", "--boots", "2", "--smp", "3",
+                       "--accel", "tcg", "--timeout", "60", "--label", "e2e", "--append",
+                       self.append, env={"IPIBENCH_RESULTS": root}, timeout=300)
+        self.secs = time.monotonic() - t0
+        dirs = [d for d in os.listdir(root) if d.endswith("-e2e")] if os.path.isdir(root) else []
+        self.dir = os.path.join(root, dirs[0]) if len(dirs) == 1 else None
+
+    def results(self, cfg):
+        return [json.load(open(os.path.join(self.dir, cfg, f"boot{i}", "results.json")))
+                for i in (1, 2)]
+
+    def has_results(self):
+        return any(r["record"] == "result" and r["status"] == "SUCCESS"
+                   for cfg in ("xapic-smp3", "x2apic-smp3") for doc in self.results(cfg)
+                   for r in doc["records"])
+
+
+@case("matrix xapic,x2apic x 2 boots under TCG: every boot saved with host facts")
+def _(ctx):
+    m = ctx.matrix
+    if m.res[0] != 0 and m.dir:
+        for root, _, files in os.walk(m.dir):
+            if "console.log" in files:
+                text = open(os.path.join(root, "console.log"), errors="replace").read()
+                for line in text.splitlines():
+                    if re.search(r"FAILURE|ERROR|not ok|lost|did not", line) and \
+                            not line.startswith("{"):
+                        print(f"# {os.path.relpath(root, m.dir)}: {line}")
+    expect(m.res, 0)
+    check(m.dir is not None, f"no single matrix directory in {os.listdir(m.root)}")
+    for cfg, flag in (("xapic-smp3", "x2apic=off"), ("x2apic-smp3", "x2apic=on")):
+        for i, doc in enumerate(m.results(cfg), 1):
+            where = f"{cfg}/boot{i}"
+            files = sorted(os.listdir(os.path.join(m.dir, cfg, f"boot{i}")))
+            check(files == ["console.log", "results.json", "summary.txt"], f"{where}: {files}")
+            h, r = doc["host"], doc["run"]
+            check(h["kernel"] == os.uname().release and h["qemu_version"].startswith("QEMU"),
+                  f"{where}: host facts {h}")
+            check(h["accel"] == "tcg" and r["preset"] == cfg.split("-")[0], f"{where}: run {r}")
+            cmd = " ".join(h["qemu_cmdline"])
+            check(flag in cmd and "kvm-pit.lost_tick_policy=discard" in cmd and "-smp 3" in cmd,
+                  f"{where}: QEMU command line {cmd}")
+            check(r["status"] in ("SUCCESS", "SKIP") and r["exit"] == 0 and not doc["problems"],
+                  f"{where}: status {r['status']}, problems {doc['problems'][:3]}")
+            kinds = {x["record"] for x in doc["records"]}
+            check({"env", "end"} <= kinds, f"{where}: record kinds {kinds}")
+    summary = open(os.path.join(m.dir, "summary.txt")).read()
+    check(summary.count("exit 0 SUCCESS or SKIP") == 4, f"matrix summary: {summary}")
+    print(f"# matrix: 4 boots in {m.secs:.1f} s, append '{m.append}'")
+
+
+@case("compare the two configurations, gate one against itself, report both")
+def _(ctx):
+    m = ctx.matrix
+    check(m.dir is not None, "no matrix")
+    if not m.has_results():
+        raise Skip("the guest printed no result records with " + repr(m.append))
+    a, b = os.path.join(m.dir, "xapic-smp3"), os.path.join(m.dir, "x2apic-smp3")
+    rc, out, err = expect(run("compare", a, b, "--format", "json"), 0)
+    rows = [r for r in json.loads(out)["rows"] if r["a"] is not None]
+    check(rows and all(len(r["a_boots"]) == 2 == len(r["b_boots"]) for r in rows),
+          f"compared rows: {len(rows)}")
+    tap, junit = os.path.join(ctx.tmp, "self.tap"), os.path.join(ctx.tmp, "self.xml")
+    expect(run("gate", "--baseline", b, b, "--tap", tap, "--junit", junit), 0, "gate: pass")
+    check("not ok" not in open(tap).read(), "TAP has a failure")
+    check(ET.parse(junit).getroot().get("failures") == "0", "JUnit has failures")
+    out_dir = os.path.join(ctx.tmp, "report")
+    expect(run("report", a, b, "--out", out_dir), 0, "plots")
+    plots = sorted(f[:-4] for f in os.listdir(out_dir) if f.endswith(".svg"))
+    check("ab" in plots and any(p.startswith("dist-") for p in plots), f"plots {plots}")
+    for p in plots:
+        for ext, ok in (("svg", svg_ok), ("png", png_ok)):
+            path = os.path.join(out_dir, f"{p}.{ext}")
+            why = ok(path) if os.path.getsize(path) > 0 else "empty"
+            check(why is None, f"{path}: {why}")
+    expect(run("report", m.dir, "--out", os.path.join(ctx.tmp, "report2")), 0)
+
+
+# --- robustness
+
+
+@case("Ctrl-C (SIGINT) stops QEMU, marks console.log incomplete, saves no results; exit 11")
+def _(ctx):
+    root = os.path.join(ctx.tmp, "sigint")
+    boot = LongBoot(root)
+    d = boot.wait_started()
+    q = qemu_of(boot.p.pid)
+    check(q is not None, "no QEMU process under run.sh")
+    t0 = time.monotonic()
+    boot.p.send_signal(signal.SIGINT)
+    rc, out, err = boot.finish()
+    check(rc == 11, f"exit {rc}, expected 11; {err[-300:]}")
+    check(time.monotonic() - t0 < 10, "took too long to stop")
+    check(not os.path.exists(f"/proc/{q}"), f"QEMU {q} still runs")
+    lines = open(os.path.join(d, "console.log")).read().rstrip().splitlines()
+    check(lines[-1].startswith("run.sh: INCOMPLETE: interrupted by SIGINT"), f"last: {lines[-1]}")
+    check(sorted(os.listdir(d)) == ["console.log"], f"files: {os.listdir(d)}")
+    check("interrupted by SIGINT" in err, f"stderr: {err[-200:]}")
+    expect(run("compare", d, d), 22, "saved no results.json")
+
+
+@case("Ctrl-C during a matrix stops the boot in flight and the matrix; exit 11")
+def _(ctx):
+    root = os.path.join(ctx.tmp, "mint")
+    p = subprocess.Popen([RUN, "matrix", "--presets", "xapic", "--boots", "2", "--accel", "tcg",
+                          "--append", LONG], cwd=REPO, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, IPIBENCH_RESULTS=root))
+    log, end = None, time.monotonic() + 30
+    while time.monotonic() < end and p.poll() is None:
+        found = [os.path.join(r, "console.log") for r, _, f in os.walk(root) if "console.log" in f]
+        if found and "acpi:" in open(found[0], errors="replace").read():
+            log = found[0]
+            break
+        time.sleep(0.1)
+    check(log is not None, "the first boot never started")
+    p.send_signal(signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise Fail("the matrix did not stop")
+    check(p.returncode == 11, f"exit {p.returncode}: {err[-300:]}")
+    boot = os.path.dirname(log)
+    check(sorted(os.listdir(boot)) == ["console.log"], f"files: {os.listdir(boot)}")
+    check("INCOMPLETE" in open(log).read(), "console.log not marked incomplete")
+    mdir = os.path.dirname(os.path.dirname(boot))
+    check(sorted(os.listdir(os.path.dirname(boot))) == ["boot1"], "the matrix went on")
+    check(not os.path.exists(os.path.join(mdir, "summary.txt")), "summary of an interrupted matrix")
+
+
+@case("QEMU killed by a signal (KILL, TERM) is reported as such; exit 8")
+def _(ctx):
+    for sig, num in ((signal.SIGKILL, 9), (signal.SIGTERM, 15)):
+        root = os.path.join(ctx.tmp, f"kill{num}")
+        boot = LongBoot(root)
+        d = boot.wait_started()
+        q = qemu_of(boot.p.pid)
+        check(q is not None, "no QEMU process under run.sh")
+        os.kill(q, sig)
+        rc, out, err = boot.finish()
+        check(rc == 8 and f"QEMU-KILLED (signal {num}" in err, f"{sig.name}: exit {rc}: {err}")
+        check("Killed" not in err.replace("KILLED", ""), f"bash job notice leaked: {err}")
+        doc = json.load(open(os.path.join(d, "results.json")))
+        check(doc["run"]["status"] == "QEMU-KILLED", f"results status {doc['run']['status']}")
+
+
+@case("a boot past --timeout is stopped; exit 7")
+def _(ctx):
+    expect(run("--accel", "tcg", "--no-save", "--quiet", "--smp", "2", "--timeout", "1",
+               "--append", LONG), 7, "TIMEOUT")
+
+
+@case("two runs started at once write into two directories, never into a taken one")
+def _(ctx):
+    root = os.path.join(ctx.tmp, "twice")
+    # Take the names of the next seconds, so that both runs collide for sure.
+    now = time.time()
+    taken = {time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now + k)) + "-same" for k in range(-1, 8)}
+    for d in taken:
+        os.makedirs(os.path.join(root, d))
+    args = [RUN, "--accel", "tcg", "--smp", "1", "--quiet", "--label", "same", "--append",
+            "plan=boot"]
+    env = dict(os.environ, IPIBENCH_RESULTS=root)
+    ps = [subprocess.Popen(args, cwd=REPO, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE) for _ in range(2)]
+    rcs = [p.wait(timeout=60) for p in ps]
+    check(rcs == [0, 0], f"exits {rcs}")
+    new = sorted(set(os.listdir(root)) - taken)
+    check(len(new) == 2 and all(re.search(r"-same\.[0-9]+$", d) for d in new), f"new {new}")
+    for d in new:
+        check(os.path.exists(os.path.join(root, d, "results.json")), f"{d} has no results")
+    for d in taken:
+        check(not os.listdir(os.path.join(root, d)), f"{d} was written into")
+
+
+@case("--pin and --perf-kvm without KVM fail clearly (exit 29); --pin pins through QMP")
+def _(ctx):
+    expect(run("--accel", "tcg", "--no-save", "--pin", "--append", "plan=boot"), 29,
+           "--pin needs KVM")
+    expect(run("--accel", "tcg", "--no-save", "--perf-kvm", "--append", "plan=boot"), 29,
+           "--perf-kvm needs KVM")
+    # The QMP path itself does not need KVM: exercise it under TCG.
+    root = os.path.join(ctx.tmp, "pin")
+    cpus = sorted(os.sched_getaffinity(0))
+    spec = ",".join(map(str, (cpus * 2)[:2]))
+    expect(run("--accel", "tcg", "--quiet", "--smp", "2", f"--pin={spec}", "--append",
+               "plan=boot", env={"IPIBENCH_RESULTS": root, "IPIBENCH_PIN_ANY_ACCEL": "1"}), 0)
+    d = os.path.join(root, os.listdir(root)[0])
+    pin = json.load(open(os.path.join(d, "results.json")))["run"]["pin"]
+    check([p["vcpu"] for p in pin] == [0, 1] and all(p["thread_id"] > 0 for p in pin),
+          f"pin map {pin}")
+    check([p["host_cpu"] for p in pin] == [int(x) for x in spec.split(",")], f"{pin}")
+    cmd = json.load(open(os.path.join(d, "results.json")))["host"]["qemu_cmdline"]
+    check("-S" in cmd and "-qmp" in cmd, "QEMU was not started paused with QMP")
+
+
+# --- bad input and help
+
+
+@case("help of every subcommand; unknown configuration (26); QEMU too old (27)")
+def _(ctx):
+    for sub in ([], ["run"], ["matrix"], ["list"], ["compare"], ["gate"], ["report"]):
+        expect(run(*sub, "--help"), 0, "usage")
+    rc, out, _ = expect(run("list", "--names"), 0)
+    check(out.split() == ["x2apic", "xapic", "hv", "hv-xmm", "hv-xmm-4", "hv-vapic", "kvm-pv"],
+          f"names {out.split()}")
+    root = os.path.join(ctx.tmp, "bad")
+    expect(run("--preset", "nope", "--accel", "tcg", env={"IPIBENCH_RESULTS": root}), 26,
+           "unknown configuration 'nope'")
+    expect(run("matrix", "--presets", "xapic,nope", "--accel", "tcg",
+               env={"IPIBENCH_RESULTS": root}), 26, "'nope'")
+    check(not os.path.exists(root), "a bad configuration name still created results")
+    fake = os.path.join(ctx.tmp, "qemu-old")
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\necho 'QEMU emulator version 7.2.0 (Debian 1:7.2+dfsg-7)'\n")
+    os.chmod(fake, 0o755)
+    expect(run("--accel", "tcg", "--no-save", env={"QEMU": fake}), 27, "QEMU 7.2", "too old")
+    expect(run("--bogus"), 2, "unknown option")
+    expect(run("matrix", "--presets", "xapic", "--boots", "0"), 2, "--boots")
+
+
+class Ctx:
+    pass
+
+
+def run_case(ctx, name, fn):
+    t0 = time.monotonic()
+    try:
+        fn(ctx)
+        print(f"ok - tools: {name} ({time.monotonic() - t0:.1f} s)")
+        ok = True
+    except Skip as e:
+        print(f"ok - tools: {name} # SKIP {e}")
+        ok = True
+    except (Fail, subprocess.TimeoutExpired) as e:
+        print(f"not ok - tools: {name}")
+        for line in str(e).splitlines():
+            print(f"#   {line}")
+        ok = False
+    sys.stdout.flush()
+    return ok
+
+
+def main():
+    ctx = Ctx()
+    ctx.tmp = tempfile.mkdtemp(prefix="ipibench-run-")
+    try:
+        # One boot at a time: a guest starved of host CPU under TCG can miss
+        # its own delivery deadlines, and this group must not be flaky.
+        ctx.matrix = Matrix(os.path.join(ctx.tmp, "results"))
+        ok = [run_case(ctx, n, f) for n, f in CASES]
+    finally:
+        shutil.rmtree(ctx.tmp, ignore_errors=True)
+    return 0 if all(ok) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

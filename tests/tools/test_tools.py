@@ -1,0 +1,533 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Host tests of the results tools on synthetic result sets (tests/tools/synth.py):
+save, compare, gate (with TAP and JUnit), report, the statistics against
+hand-checked values, the configuration table, and every bad-input error with
+its documented exit code (docs/exit-codes.md). One TAP line per case,
+"ok - tools: ..."; problems follow on '#' lines."""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(REPO, "tools"))
+
+import ipibench_kvm as K  # noqa: E402
+import ipibench_results as R  # noqa: E402
+import synth  # noqa: E402
+
+TOOL = [sys.executable, os.path.join(REPO, "tools", "ipibench.py")]
+SLOW_KEY = ("single", "round-trip", "none", "x2apic", "spin", 1)
+SLOW = R.row_name(SLOW_KEY)
+CASES = []
+
+
+def case(name):
+    def reg(fn):
+        CASES.append((name, fn))
+        return fn
+    return reg
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+def tool(*args, env=None):
+    p = subprocess.run(TOOL + [str(a) for a in args], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, cwd=REPO,
+                       env=dict(os.environ, **(env or {})))
+    return p.returncode, p.stdout, p.stderr
+
+
+def expect(rc_out_err, code, *needles):
+    rc, out, err = rc_out_err
+    check(rc == code, f"exit {rc}, expected {code}; stderr: {err.strip()[-300:]}")
+    for n in needles:
+        check(n in out + err, f"output lacks {n!r}: {(out + err).strip()[-400:]}")
+    return rc_out_err
+
+
+class Sets:
+    """The synthetic sets, made once (saving is the slow part)."""
+
+    def __init__(self, tmp):
+        j = lambda n: os.path.join(tmp, n)  # noqa: E731
+        self.tmp = tmp
+        self.base = synth.make_set(j("base"), seed=1)
+        self.same = synth.make_set(j("same"), seed=1)
+        self.rerun = synth.make_set(j("rerun"), seed=2)
+        self.slow = synth.make_set(j("slow"), seed=3, scale={SLOW_KEY: 1.2})
+        self.fast = synth.make_set(j("fast"), seed=4, scale={SLOW_KEY: 0.8})
+        self.noisy_a = synth.make_set(j("noisy_a"), seed=5, boot_noise=0.35)
+        self.noisy_b = synth.make_set(j("noisy_b"), seed=6, boot_noise=0.35,
+                                      scale={SLOW_KEY: 1.2})
+        self.cpus8 = synth.make_set(j("cpus8"), seed=7, cpus=8)
+        self.tsc = synth.make_set(j("tsc"), seed=8, tsc_source="PIT calibration")
+        other = {("ipi_benchmark", "total", "none", "x2apic", "spin", 1): 5000}
+        self.disjoint = synth.make_set(j("disjoint"), boots=2, seed=9, rows=other)
+
+        def fail_one(i, recs):
+            if i == 2:
+                for r in recs:
+                    if r.get("bench") == "single" and r.get("backend") == "xapic":
+                        r.clear()
+                        r.update(synth.result(R.row_key({"bench": "single",
+                                 "metric": "round-trip", "variant": "none", "backend": "xapic",
+                                 "target_state": "spin", "ntargets": 1}), status="FAILURE",
+                                 reason="IPI from CPU 0 to CPU 1 lost"))
+                        break
+        self.failure = synth.make_set(j("failure"), seed=1, mutate=fail_one)
+
+        def check_failed(i, recs):
+            recs[1]["failed"] = 2
+        self.checkfail = synth.make_set(j("checkfail"), boots=1, seed=1, mutate=check_failed)
+        self.crash = synth.make_set(j("crash"), boots=1, seed=1, status="CRASH", qemu_exit=73)
+
+
+# --- statistics against hand-checked values
+
+
+@case("Mann-Whitney U: exact p-values of hand-checked vectors")
+def _(s):
+    p, p_min, how = R.mann_whitney([1, 2, 3, 4, 5], [6, 7, 8, 9, 10])
+    check(how == "exact" and abs(p - 2 / 252) < 1e-12, f"5 v 5 separated: p {p}, expected 2/252")
+    check(abs(p_min - 2 / 252) < 1e-12, f"p_min {p_min}")
+    p, p_min, _ = R.mann_whitney([1, 2, 3], [4, 5, 6])
+    check(abs(p - 0.1) < 1e-12 and abs(p_min - 0.1) < 1e-12, f"3 v 3 separated: p {p}")
+    # U = 1 for a = {1, 3}, b = {2, 4, 5}: P(U <= 1) = 2/10, two-sided 0.4.
+    p, _, _ = R.mann_whitney([1, 3], [2, 4, 5])
+    check(abs(p - 0.4) < 1e-12, f"2 v 3 with U=1: p {p}, expected 0.4")
+    p, p_min, _ = R.mann_whitney([7, 7, 7], [7, 7, 7])
+    check(p == 1.0 and p_min == 1.0, f"all tied: p {p}, p_min {p_min}")
+    p, _, _ = R.mann_whitney([1, 2, 2, 3], [2, 3, 3, 4])
+    check(0.1 < p < 0.5, f"ties, exact permutation: p {p}")
+
+
+@case("Mann-Whitney U: normal approximation for large samples and for histograms")
+def _(s):
+    a = list(range(0, 60))
+    p, p_min, how = R.mann_whitney(a, a)
+    check(how == "normal" and p > 0.99, f"identical 60 v 60: {how} p {p}")
+    p, _, _ = R.mann_whitney(a, [x + 30 for x in a])
+    check(p < 1e-6, f"shifted by half the range: p {p}")
+    h = [[96, 111, 10], [112, 127, 30], [128, 143, 10]]
+    check(R.mann_whitney_histograms(h, h) == 1.0, "identical histograms")
+    h2 = [[128, 143, 10], [144, 159, 30], [160, 175, 10]]
+    check(R.mann_whitney_histograms(h, h2) < 1e-9, "separated histograms not significant")
+
+
+@case("medians and the bootstrap interval")
+def _(s):
+    check(R.median([3, 1, 2]) == 2 and R.median([4, 1, 2, 3]) == 2.5, "median")
+    ci = R.bootstrap_change_ci([100, 101, 99, 100, 100], [120, 121, 119, 120, 120], 1)
+    check(ci and 17 < ci[0] <= 20 <= ci[1] < 23, f"CI {ci} should hold +20%")
+    check(R.bootstrap_change_ci([100, 101], [120, 121], 1) is None, "two boots a side: no CI")
+    check(ci == R.bootstrap_change_ci([100, 101, 99, 100, 100], [120, 121, 119, 120, 120], 1),
+          "bootstrap not reproducible")
+
+
+# --- save
+
+
+@case("save: results.json holds the records and the host facts, summary.txt beside it")
+def _(s):
+    d = os.path.join(s.tmp, "save1")
+    os.makedirs(d)
+    recs = synth.boot_records(__import__("random").Random(1), synth.ROWS, 0.01, 0.05, 50, 4,
+                              "CPUID 0x15")
+    with open(os.path.join(d, "console.log"), "w") as f:
+        f.write(synth.console(recs))
+    fake = os.path.join(s.tmp, "sys")
+    for mod, param, val in (("kvm_amd", "avic", "Y"), ("kvm", "halt_poll_ns", "200000")):
+        os.makedirs(os.path.join(fake, "module", mod, "parameters"), exist_ok=True)
+        with open(os.path.join(fake, "module", mod, "parameters", param), "w") as f:
+            f.write(val + "\n")
+    with open(os.path.join(d, "pin.json"), "w") as f:
+        json.dump([{"vcpu": 0, "thread_id": 1234, "host_cpu": 2}], f)
+    args = ["save", d, "--label", "lbl", "--accel", "kvm", "--status", "SUCCESS",
+            "--qemu-exit", "65", "--qemu-version", "QEMU emulator version 9.2.0", "--",
+            "qemu-system-x86_64", "-accel", "kvm", "-append", "plan=bench x=1"]
+    expect(tool(*args, env={"IPIBENCH_SYSFS": fake}), 0)
+    doc = json.load(open(os.path.join(d, "results.json")))
+    h = doc["host"]
+    check(doc["format"] == "ipibench-results" and doc["version"] == 1, "format/version")
+    check(h["kvm_params"] == {"kvm_amd.avic": "Y", "kvm.halt_poll_ns": "200000"},
+          f"kvm params {h['kvm_params']}")
+    check(h["qemu_cmdline"][-1] == "plan=bench x=1" and h["accel"] == "kvm", "QEMU command line")
+    check(h["kernel"] == os.uname().release and h["qemu_version"].endswith("9.2.0"), "host")
+    check(doc["run"]["label"] == "lbl" and doc["run"]["pin"][0]["host_cpu"] == 2, "run facts")
+    check(len(doc["records"]) == len(recs) and doc["problems"] == [], "records")
+    summary = open(os.path.join(d, "summary.txt")).read()
+    check("SUCCESS" in summary and SLOW in summary and "vCPU0->CPU2" in summary, "summary")
+    check(sorted(os.listdir(d)) == ["console.log", "pin.json", "results.json", "summary.txt"],
+          f"leftover files: {os.listdir(d)}")
+    before = open(os.path.join(d, "results.json")).read()
+    expect(tool(*args), R.EX_SAVE, "never overwritten")
+    check(open(os.path.join(d, "results.json")).read() == before, "results.json was replaced")
+    check(not [f for f in os.listdir(d) if f.startswith(".")], "temporary file left behind")
+
+
+@case("save: broken records are kept as problems and fail the gate; another schema -> 24")
+def _(s):
+    d = os.path.join(s.tmp, "save2", "boot1")
+    os.makedirs(d)
+    recs = synth.boot_records(__import__("random").Random(1), synth.ROWS, 0.01, 0.05, 50, 4,
+                              "CPUID 0x15")
+    text = synth.console(recs).replace('"record":"check"', '"record":"check" BROKEN', 1)
+    with open(os.path.join(d, "console.log"), "w") as f:
+        f.write(text)
+    expect(tool("save", d, "--status", "SUCCESS", "--", "q"), 0, "not JSON")
+    doc = json.load(open(os.path.join(d, "results.json")))
+    check(len(doc["problems"]) == 1 and "not JSON" in doc["problems"][0], f"{doc['problems']}")
+    expect(tool("gate", "--baseline", s.base, os.path.dirname(d)), R.EX_CORRECTNESS,
+           "invalid record")
+    # A record that is JSON but breaks docs/results.md: dropped, named, gated.
+    d2 = os.path.join(s.tmp, "save3", "boot1")
+    os.makedirs(d2)
+    broken = [dict(r) for r in recs]
+    broken[3] = dict(broken[3], cycles=dict(broken[3]["cycles"], p50=10 ** 9))
+    with open(os.path.join(d2, "console.log"), "w") as f:
+        f.write(synth.console(broken))
+    expect(tool("save", d2, "--status", "SUCCESS", "--", "q"), 0, "percentiles out of order")
+    doc = json.load(open(os.path.join(d2, "results.json")))
+    check(len(doc["records"]) == len(recs) - 1 and len(doc["problems"]) == 1, "dropped record")
+    expect(tool("gate", "--baseline", s.base, os.path.dirname(d2)), R.EX_CORRECTNESS,
+           "percentiles out of order")
+    # A record of a schema these tools do not know is kept, and readers refuse it.
+    d3 = os.path.join(s.tmp, "save4", "boot1")
+    os.makedirs(d3)
+    newer = [dict(r) for r in recs]
+    newer[2] = dict(newer[2], schema=2, cycles="changed shape")
+    with open(os.path.join(d3, "console.log"), "w") as f:
+        f.write(synth.console(newer))
+    expect(tool("save", d3, "--status", "SUCCESS", "--", "q"), 0, "schema 2")
+    expect(tool("compare", s.base, d3), R.EX_SCHEMA, "schema 2")
+
+
+# --- compare and gate
+
+
+@case("identical sets: every row 'no change', compare and gate exit 0")
+def _(s):
+    rc, out, _ = expect(tool("compare", s.base, s.same), 0)
+    rows = [l for l in out.splitlines() if l.startswith(("single", "broadcast", "send", "self"))]
+    check(len(rows) == len(synth.ROWS), f"{len(rows)} rows, expected {len(synth.ROWS)}")
+    check(all(l.rstrip().endswith("no change") and "+0.0%" in l for l in rows),
+          "a row changed:\n" + "\n".join(rows))
+    tap, junit = os.path.join(s.tmp, "same.tap"), os.path.join(s.tmp, "same.xml")
+    expect(tool("gate", "--baseline", s.base, s.same, "--tap", tap, "--junit", junit), 0,
+           "gate: pass")
+    t = open(tap).read()
+    check(t.startswith("1..") and "not ok" not in t, "TAP has a failure")
+    root = ET.parse(junit).getroot()
+    check(root.get("failures") == "0" and int(root.get("tests")) >= len(synth.ROWS), "JUnit")
+
+
+@case("a rerun with low noise: no row significantly slower by 5%, gate passes")
+def _(s):
+    expect(tool("gate", "--baseline", s.base, s.rerun, "--threshold", "5%"), 0, "gate: pass")
+
+
+@case("20% slower in one benchmark, low noise: flagged; gate exits 20; TAP and JUnit name it")
+def _(s):
+    rc, out, _ = expect(tool("compare", s.base, s.slow, "--format", "json"), 0)
+    rows = {r["row"]: r for r in json.loads(out)["rows"]}
+    r = rows[SLOW]
+    check(r["verdict"] == "slower" and 18 < r["change_pct"] < 22 and r["p"] < 0.05,
+          f"slowed row: {r}")
+    check(r["test"] == "boots" and abs(r["p"] - 2 / 252) < 1e-9, f"5 v 5 boots: {r['p']}")
+    others = [n for n, x in rows.items() if n != SLOW and x["verdict"] == "slower"
+              and x["change_pct"] > 5]
+    check(not others, f"other rows flagged: {others}")
+    tap, junit = os.path.join(s.tmp, "slow.tap"), os.path.join(s.tmp, "slow.xml")
+    expect(tool("gate", "--baseline", s.base, s.slow, "--threshold", "10%", "--tap", tap,
+                "--junit", junit), R.EX_REGRESSION, f"gate: FAIL: {SLOW}")
+    bad = [l for l in open(tap) if l.startswith("not ok")]
+    check(len(bad) == 1 and SLOW in bad[0] and "slower than the baseline" in bad[0], f"TAP {bad}")
+    fails = [c for c in ET.parse(junit).getroot().iter("testcase") if c.find("failure") is not None]
+    check(len(fails) == 1 and fails[0].get("name") == SLOW, "JUnit failure does not name it")
+    expect(tool("gate", "--baseline", s.base, s.slow, "--threshold", "25%"), 0)
+
+
+@case("20% faster: flagged 'faster', the gate passes")
+def _(s):
+    rc, out, _ = expect(tool("compare", s.base, s.fast), 0)
+    line = [l for l in out.splitlines() if l.startswith("single") and "x2apic" in l
+            and "round-trip" in l][0]
+    check(line.rstrip().endswith("faster") and "-2" in line, line)
+    expect(tool("gate", "--baseline", s.base, s.fast), 0)
+
+
+@case("20% change buried in boot-to-boot noise: not significant, gate passes")
+def _(s):
+    rc, out, _ = expect(tool("compare", s.noisy_a, s.noisy_b, "--format", "json"), 0)
+    r = {x["row"]: x for x in json.loads(out)["rows"]}[SLOW]
+    check(r["p"] > 0.05 and r["verdict"] != "slower", f"noisy row judged {r['verdict']}, "
+          f"p {r['p']}, change {r['change_pct']}")
+    lo, hi = r["ci_pct"]
+    check(lo < 0 < hi or lo < 5, f"CI {r['ci_pct']} should reach below +5%")
+    expect(tool("gate", "--baseline", s.noisy_a, s.noisy_b), 0)
+
+
+@case("one boot a side: the pooled histograms decide (test 'samples')")
+def _(s):
+    a, b = os.path.join(s.base, "boot1"), os.path.join(s.slow, "boot1")
+    rc, out, _ = expect(tool("compare", a, b, "--format", "json"), 0)
+    r = {x["row"]: x for x in json.loads(out)["rows"]}[SLOW]
+    check(r["test"] == "samples" and r["p"] < 1e-6 and r["ci_pct"] is None, f"{r}")
+
+
+@case("correctness failures always fail the gate (exit 21), named in TAP and JUnit")
+def _(s):
+    tap, junit = os.path.join(s.tmp, "f.tap"), os.path.join(s.tmp, "f.xml")
+    expect(tool("gate", "--baseline", s.base, s.failure, "--tap", tap, "--junit", junit,
+                "--threshold", "1000%"), R.EX_CORRECTNESS, "IPI from CPU 0 to CPU 1 lost")
+    bad = [l for l in open(tap) if l.startswith("not ok")]
+    check(len(bad) == 1 and "boot2" in bad[0] and "FAILURE: single on xapic" in bad[0], f"{bad}")
+    fails = [c for c in ET.parse(junit).getroot().iter("testcase") if c.find("failure") is not None]
+    check(len(fails) == 1 and fails[0].get("classname") == "ipibench.correctness", "JUnit")
+    expect(tool("gate", "--baseline", s.base, s.checkfail), R.EX_CORRECTNESS,
+           "correctness suite: 2 failed")
+    expect(tool("gate", "--baseline", s.base, s.crash), R.EX_CORRECTNESS, "guest status CRASH")
+    # A failing baseline is noted, not held against the candidate.
+    expect(tool("gate", "--baseline", s.failure, s.base), 0, "baseline itself is not correct")
+
+
+@case("different CPU count or TSC source: 'not comparable'; compare 0, gate 30")
+def _(s):
+    rc, out, _ = expect(tool("compare", s.base, s.cpus8), 0, "NOT COMPARABLE",
+                        "CPU count differs")
+    check("not comparable" in out.splitlines()[-1], "rows not marked")
+    expect(tool("gate", "--baseline", s.base, s.cpus8), R.EX_INCOMPARABLE, "CPU count differs")
+    expect(tool("gate", "--baseline", s.base, s.tsc), R.EX_INCOMPARABLE, "TSC source differs")
+    mixed = os.path.join(s.tmp, "mixed")
+    os.makedirs(mixed)
+    shutil.copytree(os.path.join(s.base, "boot1"), os.path.join(mixed, "a"))
+    shutil.copytree(os.path.join(s.cpus8, "boot1"), os.path.join(mixed, "b"))
+    expect(tool("compare", s.base, mixed), 0, "mixes CPU counts")
+
+
+@case("baseline without overlapping benchmarks: exit 25 naming both sides")
+def _(s):
+    expect(tool("compare", s.base, s.disjoint), R.EX_NO_OVERLAP, "share no benchmark row",
+           "ipi_benchmark")
+    expect(tool("gate", "--baseline", s.disjoint, s.base), R.EX_NO_OVERLAP, "share no")
+
+
+@case("Markdown output: a table with one line per row")
+def _(s):
+    rc, out, _ = expect(tool("compare", s.base, s.slow, "--format", "markdown"), 0)
+    rows = [l for l in out.splitlines() if l.startswith("| ") and "benchmark" not in l]
+    seps = [l for l in out.splitlines() if l.startswith("|---")]
+    check(len(rows) == len(synth.ROWS) and len(seps) == 1, "markdown table shape")
+    check(any("slower" in l and "| single | round-trip |" in l for l in rows), "slow row")
+
+
+# --- bad input
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+@case("missing inputs: exit 22 with the path")
+def _(s):
+    expect(tool("compare", os.path.join(s.tmp, "nope"), s.base), R.EX_MISSING, "nope")
+    empty = os.path.join(s.tmp, "emptydir")
+    os.makedirs(empty)
+    expect(tool("compare", empty, s.base), R.EX_MISSING, "no results.json")
+    write(os.path.join(s.tmp, "interrupted", "console.log"), "run.sh: INCOMPLETE\n")
+    expect(tool("gate", "--baseline", s.base, os.path.join(s.tmp, "interrupted")),
+           R.EX_MISSING, "saved no results.json")
+
+
+@case("malformed and truncated results files: exit 23 with line and column")
+def _(s):
+    good = open(os.path.join(s.base, "boot1", "results.json")).read()
+    cut = write(os.path.join(s.tmp, "bad", "cut", "results.json"), good[:len(good) // 2])
+    expect(tool("compare", cut, s.base), R.EX_MALFORMED, "malformed or truncated", "line")
+    empty = write(os.path.join(s.tmp, "bad", "empty", "results.json"), "")
+    expect(tool("compare", empty, s.base), R.EX_MALFORMED, "empty results file")
+    notjson = write(os.path.join(s.tmp, "bad", "nj", "results.json"), "hello\n")
+    expect(tool("gate", "--baseline", s.base, notjson), R.EX_MALFORMED, "malformed")
+    other = write(os.path.join(s.tmp, "bad", "other", "results.json"), '{"a": 1}')
+    expect(tool("compare", other, s.base), R.EX_MALFORMED, "not an ipibench results file")
+    doc = json.loads(good)
+    doc["records"][3]["cycles"]["p50"] = 10 ** 9
+    bad = write(os.path.join(s.tmp, "bad", "rec", "results.json"), json.dumps(doc))
+    expect(tool("compare", bad, s.base), R.EX_MALFORMED, "record 4", "percentiles out of order")
+    doc = json.loads(good)
+    del doc["records"]
+    bad = write(os.path.join(s.tmp, "bad", "norec", "results.json"), json.dumps(doc))
+    expect(tool("compare", bad, s.base), R.EX_MALFORMED, "'records' missing")
+
+
+@case("unknown versions: results format or record schema -> exit 24")
+def _(s):
+    doc = json.loads(open(os.path.join(s.base, "boot1", "results.json")).read())
+    doc["version"] = 2
+    p = write(os.path.join(s.tmp, "ver", "a", "results.json"), json.dumps(doc))
+    expect(tool("compare", p, s.base), R.EX_SCHEMA, "format version 2")
+    doc["version"] = 1
+    doc["records"][2]["schema"] = 7
+    p = write(os.path.join(s.tmp, "ver", "b", "results.json"), json.dumps(doc))
+    expect(tool("gate", "--baseline", s.base, p), R.EX_SCHEMA, "schema 7")
+
+
+@case("usage errors exit 2")
+def _(s):
+    expect(tool("gate", s.base), 2, "--baseline")
+    expect(tool("gate", "--baseline", s.base, s.same, "--threshold", "lots"), 2, "percentage")
+    expect(tool("compare", s.base), 2)
+
+
+# --- configurations
+
+
+@case("presets.conf: every configuration parses; unknown or malformed -> exit 26")
+def _(s):
+    p = R.load_presets(os.path.join(REPO, "tools", "presets.conf"))
+    for name in ("xapic", "x2apic", "hv", "hv-xmm", "hv-vapic", "kvm-pv"):
+        check(name in p, f"preset {name} missing")
+    check("x2apic=off" in p["xapic"]["cpu"] and "hv-xmm-input" in p["hv-xmm"]["cpu"], "flags")
+    expect(tool("presets", "nope"), R.EX_PRESET, "unknown configuration 'nope'", "xapic")
+    for text, msg in (("a | b | 2 | \n", "4 fields"), ("A | x | 2 | | d\n", "bad configuration"),
+                      ("a | x | two | | d\n", "not a vCPU count"),
+                      ("a | x | 2 | | d\na | y | 2 | | d\n", "defined twice")):
+        conf = write(os.path.join(s.tmp, "p", "presets.conf"), text)
+        expect(tool("presets", "--conf", conf), R.EX_PRESET, msg)
+    expect(tool("presets", "--conf", os.path.join(s.tmp, "nope.conf")), R.EX_PRESET, "cannot read")
+
+
+# --- KVM helpers that do not need KVM
+
+
+@case("--pin CPU lists and the perf kvm stat report parser")
+def _(s):
+    check(K.parse_cpu_list("2-5,8") == [2, 3, 4, 5, 8], "2-5,8")
+    check(K.parse_cpu_list("3,1") == [3, 1], "order kept")
+    for bad in ("x", "5-2", "1-"):
+        try:
+            K.parse_cpu_list(bad)
+            raise Fail(f"{bad!r} accepted")
+        except R.ToolError as e:
+            check(e.code == R.EX_USAGE, f"{bad}: code {e.code}")
+    text = """Analyze events for all VMs, all VCPUs:
+
+             VM-EXIT    Samples  Samples%     Time%    Min Time    Max Time         Avg time
+
+     MSR_WRITE      10364    44.64%     1.28%      0.45us     48.25us      1.23us ( +-   0.78% )
+           HLT       6063    26.12%    98.50%      0.66us  32446.31us    161.85us ( +-   6.69% )
+
+Total Samples:16427, Total events handled time:996226.68us.
+"""
+    ex = K.perf_parse(text)
+    check(len(ex) == 2 and ex[0] == {"reason": "MSR_WRITE", "samples": 10364, "samples_pct": 44.64,
+                                     "time_pct": 1.28, "min_us": 0.45, "max_us": 48.25,
+                                     "avg_us": 1.23}, f"{ex}")
+    check(ex[1]["reason"] == "HLT" and ex[1]["avg_us"] == 161.85, "HLT line")
+
+
+# --- report
+
+
+def png_ok(path):
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        return "no PNG signature"
+    pos, kinds = 8, []
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        crc = struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])[0]
+        if zlib.crc32(kind + body) != crc:
+            return f"bad CRC in {kind}"
+        kinds.append(kind)
+        pos += 12 + n
+    if kinds[0] != b"IHDR" or kinds[-1] != b"IEND" or b"IDAT" not in kinds:
+        return f"chunks {kinds}"
+    w, h = struct.unpack(">II", kinds and data[16:24])
+    return None if w > 100 and h > 100 else f"size {w}x{h}"
+
+
+def svg_ok(path):
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as e:
+        return f"not XML: {e}"
+    if not root.tag.endswith("svg") or len(list(root.iter())) < 20:
+        return f"root {root.tag}, {len(list(root.iter()))} elements"
+    return None
+
+
+def check_plots(out, names):
+    for name in names:
+        for ext, ok in (("svg", svg_ok), ("png", png_ok)):
+            p = os.path.join(out, f"{name}.{ext}")
+            check(os.path.isfile(p) and os.path.getsize(p) > 0, f"{p} missing or empty")
+            why = ok(p)
+            check(why is None, f"{p}: {why}")
+
+
+@case("report: distributions, scaling and A/B plots as valid SVG and PNG, and the pages")
+def _(s):
+    if not shutil.which("gnuplot"):
+        raise Fail("gnuplot missing (tools/deps.sh test installs gnuplot-nox)")
+    out = os.path.join(s.tmp, "report")
+    expect(tool("report", s.base, s.slow, "--out", out), 0, "plots")
+    names = ["dist-single-round-trip", "dist-broadcast-all-ack", "scaling-broadcast-all-ack", "ab"]
+    check_plots(out, names)
+    page = open(os.path.join(out, "index.html")).read()
+    for n in names:
+        check(f'src="{n}.svg"' in page, f"index.html does not show {n}")
+    check("<td>round-trip</td>" in page and "<td>slower</td>" in page,
+          "comparison table missing from the page")
+    md = open(os.path.join(out, "report.md")).read()
+    check("![" in md and "| single | round-trip |" in md, "report.md")
+    check(not [f for f in os.listdir(out) if f.startswith(".")], "temporaries left")
+    out1 = os.path.join(s.tmp, "report1")
+    expect(tool("report", s.base, "--out", out1), 0)
+    check(not os.path.exists(os.path.join(out1, "ab.svg")), "A/B plot without two inputs")
+    expect(tool("report", s.disjoint, s.base, "--out", os.path.join(s.tmp, "r3")), 0)
+    expect(tool("report", os.path.join(s.tmp, "nope")), R.EX_MISSING)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="ipibench-tools-")
+    bad = 0
+    try:
+        sets = Sets(tmp)
+        for name, fn in CASES:
+            try:
+                fn(sets)
+                print(f"ok - tools: {name}")
+            except Fail as e:
+                bad += 1
+                print(f"not ok - tools: {name}")
+                for line in str(e).splitlines():
+                    print(f"#   {line}")
+            sys.stdout.flush()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,411 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The host tools behind run.sh's subcommands (docs/host-tools.md):
+
+  save DIR ...        merge a run's console records with host facts into
+                      DIR/results.json and DIR/summary.txt (run.sh calls it)
+  compare A B         A/B table of medians, change and significance
+  gate --baseline B C regression gate with TAP and JUnit XML
+  report INPUT...     gnuplot plots and an HTML/Markdown page
+  presets [NAME]      the named configurations of tools/presets.conf
+  qmp-start, perf-parse  helpers of run.sh's --pin and --perf-kvm
+
+Each error is one line on stderr and an exit code from docs/exit-codes.md."""
+import argparse
+import datetime
+import os
+import shlex
+import sys
+import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import ipibench_results as R  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PRESETS = os.path.join(HERE, "presets.conf")
+
+EXIT_TABLE = """exit status: 0 done; 2 usage; 20 regression; 21 correctness failure;
+22 results missing; 23 malformed or truncated; 24 unknown schema or format
+version; 25 nothing in common to compare; 30 environments not comparable
+(docs/exit-codes.md)."""
+
+
+# --- save: host facts and the results file
+
+KVM_PARAMS = (("kvm_amd", "avic"), ("kvm_intel", "enable_apicv"), ("kvm_intel", "enable_ipiv"),
+              ("kvm", "halt_poll_ns"), ("kvm", "halt_poll_ns_grow"),
+              ("kvm", "halt_poll_ns_grow_start"), ("kvm", "halt_poll_ns_shrink"))
+
+
+def read_first(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def host_facts(qemu_version):
+    """What the host was: every fact that changes how IPIs are delivered."""
+    sysfs = os.environ.get("IPIBENCH_SYSFS", "/sys")
+    model = None
+    for line in (read_first("/proc/cpuinfo") or "").splitlines():
+        if line.startswith("model name"):
+            model = line.split(":", 1)[1].strip()
+            break
+    kvm = {}
+    for module, param in KVM_PARAMS:
+        v = read_first(os.path.join(sysfs, "module", module, "parameters", param))
+        if v is not None:
+            kvm[f"{module}.{param}"] = v
+    u = os.uname()
+    return {"hostname": u.nodename, "kernel": u.release, "kernel_version": u.version,
+            "machine": u.machine, "cpu_model": model, "cpus": os.cpu_count(),
+            "qemu_version": qemu_version, "kvm_params": kvm}
+
+
+def summary_text(doc):
+    host, run = doc["host"], doc["run"]
+    known = [r for r in doc["records"] if r.get("schema") == R.RECORD_SCHEMA]
+    boot = R.Boot("results.json", host, run, known, doc["problems"])
+    lines = [f"ipibench run {run['label']}: {run['status']} (run.sh exit {run['exit']}, "
+             f"QEMU exit {run['qemu_exit']}) in {run['seconds']} s",
+             f"started {run['started']}; accel {host['accel']}; config {run['config']}",
+             f"QEMU: {shlex.join(host['qemu_cmdline'])}",
+             f"host: {host['cpu_model']}, {host['cpus']} CPUs, Linux {host['kernel']}; "
+             f"{host['qemu_version']}",
+             "KVM parameters: " + (" ".join(f"{k}={v}" for k, v in host["kvm_params"].items())
+                                   or "none readable")]
+    if run.get("pin"):
+        lines.append("pinned: " + " ".join(f"vCPU{p['vcpu']}->CPU{p['host_cpu']}"
+                                           for p in run["pin"]))
+    env = boot.env
+    if env:
+        cpus, tsc = env.get("cpus", {}), env.get("tsc", {})
+        lines.append(f"guest: {env.get('version')}, {cpus.get('count')} CPUs, TSC "
+                     f"{tsc.get('khz')} kHz ({tsc.get('source')})")
+    for c in boot.checks:
+        lines.append(f"correctness: {c['backend']}: {c['passed']} passed, {c['failed']} failed, "
+                     f"{c['skipped']} skipped")
+    if boot.results:
+        lines.append("results (cycles: p50 p99; ns p50):")
+        for rec in boot.results:
+            name = R.row_name(R.row_key(rec))
+            if rec["status"] == "SUCCESS":
+                ns = rec.get("ns", {}).get("p50", "-")
+                lines.append(f"  {name}  {rec['cycles']['p50']}  {rec['cycles']['p99']}  {ns}")
+            else:
+                lines.append(f"  {name}  {rec['status']}: {rec.get('reason', '')}")
+    elif not doc["records"]:
+        lines.append("the guest printed no records")
+    lines += [f"problem: {p}" for p in doc["problems"]]
+    lines += [f"not correct: {p}" for p in R.correctness_failures(boot)]
+    return "\n".join(lines) + "\n"
+
+
+def cmd_save(a):
+    log = os.path.join(a.dir, "console.log")
+    try:
+        with open(log, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError as e:
+        raise R.ToolError(R.EX_SAVE, f"{log}: cannot read: {e.strerror}")
+    records, problems = R.parse_console(text)
+    host = host_facts(a.qemu_version)
+    host.update({"accel": a.accel, "qemu_binary": a.qemu_bin, "qemu_cmdline": a.qemu})
+    run = {"label": a.label, "config": a.config or a.label, "preset": a.preset,
+           "started": a.started, "seconds": a.seconds, "qemu_exit": a.qemu_exit,
+           "status": a.status, "exit": a.exit, "console": "console.log", "pin": None,
+           "perf_kvm": None}
+    pin = os.path.join(a.dir, "pin.json")
+    if os.path.exists(pin):
+        run["pin"] = R._load_json(pin)
+    perf = os.path.join(a.dir, "perf-kvm.txt")
+    if os.path.exists(perf):
+        import ipibench_kvm
+        run["perf_kvm"] = {"report": "perf-kvm.txt",
+                           "exits": ipibench_kvm.perf_parse(read_first(perf) or "")}
+    doc = {"format": R.RESULTS_FORMAT, "version": R.RESULTS_VERSION, "host": host, "run": run,
+           "problems": problems, "records": records}
+    R.write_new(os.path.join(a.dir, "results.json"), R.dump_results(doc))
+    R.write_new(os.path.join(a.dir, "summary.txt"), summary_text(doc))
+    for p in problems[:5]:
+        print(f"run.sh: warning: {p}", file=sys.stderr)
+    return 0
+
+
+# --- compare and gate
+
+
+def load_side(path):
+    boots = R.load_set(path)
+    return path.rstrip("/") or path, boots
+
+
+def make_comparison(a_path, b_path, alpha, unit):
+    a_name, a_boots = load_side(a_path)
+    b_name, b_boots = load_side(b_path)
+    if a_name == b_name:
+        a_name, b_name = "A:" + a_name, "B:" + b_name
+    return R.Comparison(a_name, a_boots, b_name, b_boots, alpha, unit)
+
+
+def emit(text, out):
+    if out in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        R.replace_file(out, text)
+
+
+def cmd_compare(a):
+    cmp = make_comparison(a.a, a.b, a.alpha, a.unit)
+    err = cmp.overlap_error()
+    if err:
+        raise err
+    fmt = {"text": R.format_text, "markdown": R.format_markdown, "json": R.format_json}
+    emit(fmt[a.format](cmp), a.output)
+    if cmp.reasons:
+        print("compare: NOT COMPARABLE: " + "; ".join(cmp.reasons), file=sys.stderr)
+    return 0
+
+
+def parse_threshold(text):
+    try:
+        v = float(text.rstrip("%"))
+    except ValueError:
+        raise R.ToolError(R.EX_USAGE, f"--threshold takes a percentage like 5%, not {text!r}")
+    if v < 0:
+        raise R.ToolError(R.EX_USAGE, "--threshold must not be negative")
+    return v
+
+
+class Verdict:
+    """One gate check: a TAP line and a JUnit test case."""
+
+    def __init__(self, group, name, ok, message, detail=""):
+        self.group, self.name, self.ok = group, name, ok
+        self.message, self.detail = message, detail
+
+
+def gate_verdicts(cmp, cand_boots, threshold):
+    out = []
+    for boot in cand_boots:
+        bad = R.correctness_failures(boot)
+        out.append(Verdict("correctness", boot.path, not bad,
+                           "; ".join(bad) if bad else "correct run", "\n".join(bad)))
+    if cmp.reasons:
+        out.append(Verdict("environment", "comparable", False,
+                           "not comparable: " + "; ".join(cmp.reasons)))
+    for r in cmp.compared:
+        worse = r.significant and r.change > threshold and not cmp.reasons
+        msg = (f"{R.fmt_change(r)} ({R.fmt_num(r.a)} -> {R.fmt_num(r.b)} {cmp.unit}, "
+               f"p {R.fmt_p(r)}, {r.method}, {len(r.a_vals)}/{len(r.b_vals)} boots)")
+        if worse:
+            msg = f"slower than the baseline by {r.change:.1f}% > {threshold:g}%: " + msg
+        out.append(Verdict("timing", r.name, not worse, msg))
+    return out
+
+
+def write_tap(verdicts):
+    lines = [f"1..{len(verdicts)}"]
+    for i, v in enumerate(verdicts, 1):
+        lines.append(f"{'ok' if v.ok else 'not ok'} {i} - {v.group}: {v.name}: {v.message}")
+        for d in (v.detail.splitlines() if not v.ok else []):
+            lines.append(f"#   {d}")
+    return "\n".join(lines) + "\n"
+
+
+def write_junit(verdicts, name):
+    fails = sum(not v.ok for v in verdicts)
+    suites = ET.Element("testsuites", name=name, tests=str(len(verdicts)), failures=str(fails))
+    suite = ET.SubElement(suites, "testsuite", name=name, tests=str(len(verdicts)),
+                          failures=str(fails), errors="0", skipped="0",
+                          timestamp=datetime.datetime.now(datetime.timezone.utc)
+                          .strftime("%Y-%m-%dT%H:%M:%S"))
+    for v in verdicts:
+        case = ET.SubElement(suite, "testcase", classname=f"ipibench.{v.group}", name=v.name)
+        if v.ok:
+            ET.SubElement(case, "system-out").text = v.message
+        else:
+            fail = ET.SubElement(case, "failure", message=v.message, type=v.group)
+            fail.text = v.detail or v.message
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def cmd_gate(a):
+    threshold = parse_threshold(a.threshold)
+    cmp = make_comparison(a.baseline, a.candidate, a.alpha, a.unit)
+    verdicts = gate_verdicts(cmp, cmp.sb.boots, threshold)
+    err = cmp.overlap_error()
+    if err:
+        verdicts.append(Verdict("timing", "overlap", False, err.message))
+    if a.tap:
+        emit(write_tap(verdicts), a.tap)
+    if a.junit:
+        emit(write_junit(verdicts, "ipibench gate"), a.junit)
+    if a.tap != "-" and a.junit != "-":
+        sys.stdout.write(R.format_markdown(cmp) if a.format == "markdown" else R.format_text(cmp))
+    bad_base = [p for b in cmp.sa.boots for p in R.correctness_failures(b)]
+    if bad_base:
+        print(f"gate: note: the baseline itself is not correct: {bad_base[0]}", file=sys.stderr)
+    wrong = [v for v in verdicts if v.group == "correctness" and not v.ok]
+    slow = [v for v in verdicts if v.group == "timing" and not v.ok and v.name != "overlap"]
+    for v in wrong:
+        print(f"gate: FAIL: correctness: {v.name}: {v.message}", file=sys.stderr)
+    if wrong:
+        return R.EX_CORRECTNESS
+    if err:
+        raise err
+    if cmp.reasons:
+        raise R.ToolError(R.EX_INCOMPARABLE, "not comparable: " + "; ".join(cmp.reasons))
+    for v in slow:
+        print(f"gate: FAIL: {v.name}: {v.message}", file=sys.stderr)
+    if slow:
+        return R.EX_REGRESSION
+    print(f"gate: pass: {len(cmp.compared)} rows compared, none significantly slower than "
+          f"the baseline by more than {threshold:g}%", file=sys.stderr)
+    return 0
+
+
+# --- presets, report, KVM helpers
+
+
+def cmd_presets(a):
+    presets = R.load_presets(a.conf)
+    if a.name:
+        p = R.get_preset(presets, a.name, a.conf)
+        print(p["cpu"])
+        print(p["smp"])
+        for x in p["extra"]:
+            print(x)
+        return 0
+    width = max(len(n) for n in presets) if presets else 4
+    for name, p in presets.items():
+        print(f"{name.ljust(width)}  -smp {p['smp']}  {p['description']}")
+        print(f"{''.ljust(width)}  -cpu BASE,{p['cpu']}" if p["cpu"] else
+              f"{''.ljust(width)}  -cpu BASE")
+        if p["extra"]:
+            print(f"{''.ljust(width)}  {' '.join(p['extra'])}")
+    return 0
+
+
+def cmd_report(a):
+    import ipibench_report
+    return ipibench_report.report(a)
+
+
+def cmd_qmp_start(a):
+    import ipibench_kvm
+    return ipibench_kvm.qmp_start(a)
+
+
+def cmd_perf_parse(a):
+    import ipibench_kvm
+    import json
+    print(json.dumps(ipibench_kvm.perf_parse(read_first(a.file) or ""), indent=1))
+    return 0
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="tools/ipibench.py", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    fmt = argparse.RawDescriptionHelpFormatter
+
+    s = sub.add_parser("save", help="write results.json and summary.txt of a run")
+    s.add_argument("dir")
+    for opt in ("label", "config", "preset", "accel", "qemu-bin", "qemu-version", "status",
+                "started"):
+        s.add_argument("--" + opt, default="")
+    for opt in ("qemu-exit", "exit"):
+        s.add_argument("--" + opt, type=int, default=0)
+    s.add_argument("--seconds", type=float, default=0)
+
+    c = sub.add_parser("compare", prog="./run.sh compare", formatter_class=fmt,
+                       description="Compare two result sets: one row per benchmark x metric x "
+                       "variant x backend x target state x target count, with the medians of "
+                       "the per-boot p50s of A and B, the change of B against A, and a "
+                       "Mann-Whitney U test over the per-boot medians (over the pooled "
+                       "per-sample histograms when there are too few boots for it).",
+                       epilog="A and B are results.json files, run directories or folders "
+                       "searched for results.json (a matrix configuration: every boot).\n"
+                       + EXIT_TABLE)
+    c.add_argument("a")
+    c.add_argument("b")
+    c.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    c.add_argument("--output", "-o", help="write here instead of standard output")
+    c.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    c.add_argument("--unit", choices=("cycles", "ns"), default="cycles")
+
+    g = sub.add_parser("gate", prog="./run.sh gate", formatter_class=fmt,
+                       description="Fail when the candidate is incorrect or when any row's "
+                       "median (p50) is significantly slower than the baseline's by more "
+                       "than the threshold.",
+                       epilog="Correctness failures (FAILURE records, a correctness suite with "
+                       "failures, a guest status other than SUCCESS or SKIP, invalid records) "
+                       "always fail the gate.\n" + EXIT_TABLE)
+    g.add_argument("candidate")
+    g.add_argument("--baseline", required=True)
+    g.add_argument("--threshold", default="5%", help="allowed slowdown, e.g. 5%% (default)")
+    g.add_argument("--alpha", type=float, default=0.05)
+    g.add_argument("--unit", choices=("cycles", "ns"), default="cycles")
+    g.add_argument("--tap", help="write TAP here ('-': standard output)")
+    g.add_argument("--junit", help="write JUnit XML here")
+    g.add_argument("--format", choices=("text", "markdown"), default="text")
+
+    r = sub.add_parser("report", prog="./run.sh report", formatter_class=fmt,
+                       description="Plots (gnuplot, SVG and PNG) and a page (index.html, "
+                       "report.md): latency distributions per backend, the scaling curve "
+                       "against target count, and with two inputs the A/B comparison and "
+                       "its bar chart.",
+                       epilog="exit status: 0 written; 9 gnuplot missing; 22-25 as compare.")
+    r.add_argument("inputs", nargs="+")
+    r.add_argument("--out", "-o", help="folder for the page and plots (default: "
+                   "FIRST/report, or report/ beside a file)")
+    r.add_argument("--title", default="ipibench report")
+    r.add_argument("--alpha", type=float, default=0.05)
+    r.add_argument("--unit", choices=("cycles", "ns"), default="cycles")
+
+    pr = sub.add_parser("presets", help="list the configurations, or print one")
+    pr.add_argument("name", nargs="?")
+    pr.add_argument("--conf", default=PRESETS)
+
+    q = sub.add_parser("qmp-start", help="pin vCPU threads through QMP, then start the guest")
+    q.add_argument("--qmp", required=True)
+    q.add_argument("--pin", help="host CPU list for vCPU 0, 1, ...; empty: start only")
+    q.add_argument("--out", help="write the vCPU -> host CPU map here (JSON)")
+    q.add_argument("--wait", type=float, default=20)
+    q.add_argument("--watch", type=int, help="give up at once if this process ends")
+
+    pp = sub.add_parser("perf-parse", help="parse a 'perf kvm stat report' text")
+    pp.add_argument("file")
+    return p
+
+
+COMMANDS = {"save": cmd_save, "compare": cmd_compare, "gate": cmd_gate, "report": cmd_report,
+            "presets": cmd_presets, "qmp-start": cmd_qmp_start, "perf-parse": cmd_perf_parse}
+
+
+def main(argv):
+    # save's QEMU command line follows '--' (argparse mishandles it in a subcommand).
+    qemu = []
+    if argv[:1] == ["save"] and "--" in argv:
+        cut = argv.index("--")
+        argv, qemu = argv[:cut], argv[cut + 1:]
+    a = parser().parse_args(argv)
+    a.qemu = qemu
+    try:
+        return COMMANDS[a.cmd](a)
+    except R.ToolError as e:
+        prog = {"save": "run.sh", "presets": "run.sh"}.get(a.cmd, a.cmd)
+        print(f"{prog}: {e.message}", file=sys.stderr)
+        return e.code
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return R.EX_INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""KVM-host helpers of run.sh (docs/host-tools.md, "--pin" and "--perf-kvm").
+
+qmp_start: QEMU was started paused (-S) with a QMP socket. Ask it for the
+vCPU thread ids (query-cpus-fast), pin each thread to one host CPU with
+sched_setaffinity (what taskset -p does), record the map, then let the guest
+run (cont). Pinning happens before the guest executes one instruction, so
+every measurement runs pinned.
+
+perf_parse: the VM-exit table of `perf kvm stat report`, as records.
+"""
+import json
+import os
+import re
+import socket
+import time
+
+import ipibench_results as R
+
+
+def parse_cpu_list(text):
+    """'2-5,8' -> [2, 3, 4, 5, 8] (order kept: vCPU i goes to the i-th)."""
+    cpus = []
+    for part in filter(None, text.split(",")):
+        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part.strip())
+        if not m:
+            raise R.ToolError(R.EX_USAGE, f"--pin: bad CPU list {text!r} (e.g. 2-5,8)")
+        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+        if hi < lo:
+            raise R.ToolError(R.EX_USAGE, f"--pin: bad range {part!r}")
+        cpus += [c for c in range(lo, hi + 1) if c not in cpus]
+    return cpus
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+class Qmp:
+    """The smallest QMP client: one command at a time, events skipped."""
+
+    def __init__(self, path, wait, watch=None):
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.sock.connect(path)
+                break
+            except OSError as e:
+                self.sock.close()
+                if watch and not _alive(watch):
+                    raise R.ToolError(R.EX_UNAVAILABLE, "QEMU ended before its QMP socket "
+                                      "answered (its own message is in the console log)")
+                if time.monotonic() > deadline:
+                    raise R.ToolError(R.EX_UNAVAILABLE, f"--pin/--perf-kvm: no QMP socket at "
+                                      f"{path} after {wait:g} s ({e.strerror})")
+                time.sleep(0.05)
+        self.sock.settimeout(wait)
+        self.buf = b""
+        greeting = self.read()
+        if "QMP" not in greeting:
+            raise R.ToolError(R.EX_UNAVAILABLE, f"QMP: unexpected greeting {greeting!r}")
+        self.execute("qmp_capabilities")
+
+    def read(self):
+        while b"\n" not in self.buf:
+            try:
+                chunk = self.sock.recv(65536)
+            except OSError as e:
+                raise R.ToolError(R.EX_UNAVAILABLE, f"QMP: {e}")
+            if not chunk:
+                raise R.ToolError(R.EX_UNAVAILABLE, "QMP: QEMU closed the socket")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def execute(self, command):
+        self.sock.sendall(json.dumps({"execute": command}).encode() + b"\n")
+        while True:
+            msg = self.read()
+            if "event" in msg:
+                continue
+            if "error" in msg:
+                raise R.ToolError(R.EX_UNAVAILABLE, f"QMP {command}: {msg['error'].get('desc')}")
+            return msg.get("return")
+
+
+def pin_vcpus(qmp, cpus):
+    vcpus = qmp.execute("query-cpus-fast")
+    if not isinstance(vcpus, list) or not vcpus:
+        raise R.ToolError(R.EX_UNAVAILABLE, "--pin: query-cpus-fast returned no vCPUs")
+    if len(cpus) < len(vcpus):
+        raise R.ToolError(R.EX_UNAVAILABLE, f"--pin: {len(vcpus)} vCPUs but only "
+                          f"{len(cpus)} host CPUs to pin them to ({cpus})")
+    pins = []
+    for v in sorted(vcpus, key=lambda v: v.get("cpu-index", 0)):
+        tid = v.get("thread-id")
+        if not isinstance(tid, int):
+            raise R.ToolError(R.EX_UNAVAILABLE, f"--pin: vCPU {v.get('cpu-index')} has no "
+                              "thread id (is QEMU running vCPUs in threads?)")
+        host = cpus[len(pins)]
+        try:
+            os.sched_setaffinity(tid, {host})
+        except OSError as e:
+            raise R.ToolError(R.EX_UNAVAILABLE, f"--pin: cannot pin thread {tid} to CPU "
+                              f"{host}: {e.strerror}")
+        pins.append({"vcpu": v.get("cpu-index"), "thread_id": tid, "host_cpu": host})
+    return pins
+
+
+def qmp_start(a):
+    qmp = Qmp(a.qmp, a.wait, a.watch)
+    if a.pin is not None:
+        cpus = parse_cpu_list(a.pin) if a.pin not in ("", "auto") else \
+            sorted(os.sched_getaffinity(0))
+        pins = pin_vcpus(qmp, cpus)
+        if a.out:
+            R.write_new(a.out, json.dumps(pins, indent=1) + "\n")
+    qmp.execute("cont")
+    return 0
+
+
+# One line of the VM-exit table, e.g.
+#   MSR_WRITE  10364  44.64%  1.28%  0.45us  48.25us  1.23us ( +-  0.78% )
+EXIT_LINE = re.compile(r"^\s*(\S+)\s+(\d+)\s+([\d.]+)%\s+([\d.]+)%\s+([\d.]+)us\s+"
+                       r"([\d.]+)us\s+([\d.]+)us")
+
+
+def perf_parse(text):
+    exits = []
+    for line in text.splitlines():
+        m = EXIT_LINE.match(line)
+        if m:
+            exits.append({"reason": m.group(1), "samples": int(m.group(2)),
+                          "samples_pct": float(m.group(3)), "time_pct": float(m.group(4)),
+                          "min_us": float(m.group(5)), "max_us": float(m.group(6)),
+                          "avg_us": float(m.group(7))})
+    return exits

@@ -1,0 +1,673 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Shared code of the host tools (docs/host-tools.md): the results file
+(reading, writing by rename, validating the guest's records against
+docs/results.md through tools/validate.py), the named configurations of
+tools/presets.conf, the statistics (medians, Mann-Whitney U, bootstrap) and
+the A/B comparison that compare, gate and report all print from.
+
+JSON is read and written with Python's json module, the parser the Python
+project maintains and ships in every Debian; nothing here parses JSON by hand.
+"""
+import json
+import math
+import os
+import random
+import re
+import zlib
+
+import validate
+
+RESULTS_FORMAT = "ipibench-results"
+RESULTS_VERSION = 1
+RECORD_SCHEMA = validate.SCHEMA
+
+# Exit codes of the subcommands (docs/exit-codes.md, "Subcommands").
+EX_OK = 0
+EX_USAGE = 2
+EX_DEPS = 9
+EX_INTERRUPTED = 11
+EX_REGRESSION = 20
+EX_CORRECTNESS = 21
+EX_MISSING = 22
+EX_MALFORMED = 23
+EX_SCHEMA = 24
+EX_NO_OVERLAP = 25
+EX_PRESET = 26
+EX_QEMU_OLD = 27
+EX_SAVE = 28
+EX_UNAVAILABLE = 29
+EX_INCOMPARABLE = 30
+
+GOOD_STATUSES = ("SUCCESS", "SKIP")
+
+
+class ToolError(Exception):
+    """One clear message and the documented exit code that goes with it."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+# --- writing: a results file only ever appears complete, and never replaces one
+
+
+def write_new(path, text):
+    """Write text to path through a temporary name in the same directory.
+
+    The final name is created by link(), which fails if it exists, so a run
+    can never overwrite an earlier file; a crash leaves only the hidden
+    temporary, never a half file under the final name."""
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder or ".", f".{name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise ToolError(EX_SAVE, f"{path} already exists: results are never overwritten")
+        except OSError:
+            # A file system without hard links: rename, after making sure
+            # nothing is there (the run's directory is its own, see run.sh).
+            if os.path.lexists(path):
+                raise ToolError(EX_SAVE, f"{path} already exists: results are never overwritten")
+            os.rename(tmp, path)
+    except OSError as e:
+        raise ToolError(EX_SAVE, f"cannot write {path}: {e.strerror}")
+    finally:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+
+
+def replace_file(path, data):
+    """Derived files (report pages and plots) may be regenerated: write then rename."""
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder or ".", f".{name}.tmp-{os.getpid()}")
+    mode = "wb" if isinstance(data, bytes) else "w"
+    with open(tmp, mode) as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def dump_results(doc):
+    """results.json text: readable, one record a line so that diffs stay short."""
+    head = {k: v for k, v in doc.items() if k != "records"}
+    text = json.dumps(head, indent=1, sort_keys=False)
+    recs = ",\n".join("  " + json.dumps(r, separators=(",", ":")) for r in doc["records"])
+    return text[:-2] + ',\n "records": [\n' + recs + "\n ]\n}\n"
+
+
+# --- reading the guest's console
+
+
+def parse_console(text):
+    """Record lines of a console log -> (records, problems).
+
+    A record line starts with '{"record":' (docs/results.md); anything else is
+    the human part of the console. Problems name the line."""
+    records, problems = [], []
+    for n, line in enumerate(text.replace("\r", "").splitlines(), 1):
+        if not line.startswith('{"record":'):
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            problems.append(f"console line {n}: not JSON: {e.msg} at column {e.colno}")
+            continue
+        if not isinstance(rec, dict):
+            problems.append(f"console line {n}: not a JSON object")
+            continue
+        bad = record_problems(rec)
+        problems += [f"console line {n}: {p}" for p in bad]
+        # Kept: valid records, and records of another schema (readers then
+        # refuse the file by name, exit 24). Dropped: broken schema-1 records,
+        # which stay in the problems (and the console log).
+        if not bad or rec.get("schema") != RECORD_SCHEMA:
+            records.append(rec)
+    return records, problems
+
+
+def record_problems(rec):
+    """What is wrong with one record under schema 1 ([] when nothing)."""
+    if rec.get("schema") != RECORD_SCHEMA:
+        return [f"schema {rec.get('schema')!r}, these tools know {RECORD_SCHEMA}"]
+    checker = validate.CHECKERS.get(rec.get("record"))
+    if checker is None:
+        return [f"unknown record kind {rec.get('record')!r}"]
+    problems = []
+    checker(rec, problems)
+    return problems
+
+
+# --- reading results files and directories
+
+
+class Boot:
+    """One boot: its records and the host facts saved beside them."""
+
+    def __init__(self, path, host, run, records, problems):
+        self.path, self.host, self.run = path, host, run
+        self.records, self.problems = records, problems
+        kinds = {}
+        for r in records:
+            kinds.setdefault(r.get("record"), []).append(r)
+        self.env = (kinds.get("env") or [{}])[0]
+        self.results = kinds.get("result", [])
+        self.checks = kinds.get("check", [])
+        self.norov = kinds.get("norov", [])
+        self.end = (kinds.get("end") or [None])[-1]
+
+    def config(self):
+        """The configuration this boot ran: its label, or the file's folder."""
+        return self.run.get("config") or self.run.get("label") or \
+            os.path.basename(os.path.dirname(os.path.abspath(self.path)))
+
+    def facts(self):
+        """What must match for two boots' figures to be comparable."""
+        cpus = self.env.get("cpus") if isinstance(self.env.get("cpus"), dict) else {}
+        tsc = self.env.get("tsc") if isinstance(self.env.get("tsc"), dict) else {}
+        return {"CPU count": cpus.get("count"), "TSC source": tsc.get("source"),
+                "accelerator": self.host.get("accel")}
+
+
+def _load_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise ToolError(EX_MISSING, f"{path}: no such results file")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ToolError(EX_MISSING, f"{path}: cannot read: {getattr(e, 'strerror', e)}")
+    if not text.strip():
+        raise ToolError(EX_MALFORMED, f"{path}: empty results file (truncated?)")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ToolError(EX_MALFORMED, f"{path}: malformed or truncated results file: "
+                        f"{e.msg} at line {e.lineno} column {e.colno}")
+
+
+def _check_records(path, records):
+    for i, rec in enumerate(records):
+        if not isinstance(rec, dict):
+            raise ToolError(EX_MALFORMED, f"{path}: record {i + 1} is not a JSON object")
+        if rec.get("schema") != RECORD_SCHEMA:
+            raise ToolError(EX_SCHEMA, f"{path}: record {i + 1} ({rec.get('record')!r}) has "
+                            f"schema {rec.get('schema')!r}; these tools read schema "
+                            f"{RECORD_SCHEMA} only (docs/results.md)")
+        bad = record_problems(rec)
+        if bad:
+            raise ToolError(EX_MALFORMED, f"{path}: record {i + 1} ({rec.get('record')}): "
+                            + "; ".join(bad))
+
+
+def load_results_file(path):
+    doc = _load_json(path)
+    if not isinstance(doc, dict) or doc.get("format") != RESULTS_FORMAT:
+        raise ToolError(EX_MALFORMED, f"{path}: not an ipibench results file "
+                        f"(no \"format\": \"{RESULTS_FORMAT}\")")
+    if doc.get("version") != RESULTS_VERSION:
+        raise ToolError(EX_SCHEMA, f"{path}: results format version {doc.get('version')!r}; "
+                        f"these tools read version {RESULTS_VERSION}")
+    for key, kind in (("host", dict), ("run", dict), ("records", list), ("problems", list)):
+        if not isinstance(doc.get(key), kind):
+            raise ToolError(EX_MALFORMED, f"{path}: '{key}' missing or not a {kind.__name__}")
+    _check_records(path, doc["records"])
+    return Boot(path, doc["host"], doc["run"], doc["records"], doc["problems"])
+
+
+def load_console_log(path):
+    """A bare console log (no host facts): what the guest printed, judged alone."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError as e:
+        raise ToolError(EX_MISSING, f"{path}: cannot read: {e.strerror}")
+    records, problems = parse_console(text)
+    _check_records(path, records)
+    status = None
+    m = re.findall(r"^ipibench: status (\S+)", text.replace("\r", ""), re.M)
+    if m:
+        status = m[-1]
+    return Boot(path, {}, {"status": status, "label": os.path.basename(path)}, records,
+                problems)
+
+
+def find_results(path):
+    """Results files a path names: itself, or every results.json below it."""
+    if os.path.isfile(path):
+        return [path]
+    if not os.path.isdir(path):
+        raise ToolError(EX_MISSING, f"{path}: no such file or directory")
+    found = []
+    for root, dirs, files in os.walk(path):
+        dirs.sort()
+        if "results.json" in files:
+            found.append(os.path.join(root, "results.json"))
+    if found:
+        return found
+    log = os.path.join(path, "console.log")
+    if os.path.isfile(log):
+        raise ToolError(EX_MISSING, f"{path}: the run saved no results.json (interrupted or "
+                        "failed before its end; console.log says why)")
+    raise ToolError(EX_MISSING, f"{path}: no results.json in it or below it")
+
+
+def load_set(path):
+    """Every boot a path names, as a list of Boot."""
+    boots = []
+    for f in find_results(path):
+        if f.endswith(".log"):
+            boots.append(load_console_log(f))
+        else:
+            boots.append(load_results_file(f))
+    return boots
+
+
+def split_by_config(boots):
+    """{configuration: [boots]} in first-seen order (a matrix holds several)."""
+    out = {}
+    for b in boots:
+        out.setdefault(b.config(), []).append(b)
+    return out
+
+
+# --- the named configurations (tools/presets.conf)
+
+
+def load_presets(path):
+    """presets.conf -> {name: {cpu, smp, extra, description}} (its format is in its header)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        raise ToolError(EX_PRESET, f"{path}: cannot read the configurations: {e.strerror}")
+    presets = {}
+    for n, line in enumerate(lines, 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = [x.strip() for x in line.split("|")]
+        where = f"{path}:{n}"
+        if len(fields) != 5:
+            raise ToolError(EX_PRESET, f"{where}: {len(fields)} fields, expected 5 "
+                            "(name | cpu flags | smp | extra QEMU args | description)")
+        name, cpu, smp, extra, desc = fields
+        if not re.fullmatch(r"[a-z0-9-]+", name):
+            raise ToolError(EX_PRESET, f"{where}: bad configuration name {name!r} "
+                            "(lower-case letters, digits and '-')")
+        if name in presets:
+            raise ToolError(EX_PRESET, f"{where}: configuration {name!r} defined twice")
+        if not re.fullmatch(r"[1-9][0-9]*", smp):
+            raise ToolError(EX_PRESET, f"{where}: smp {smp!r} is not a vCPU count")
+        if re.search(r"\s", cpu):
+            raise ToolError(EX_PRESET, f"{where}: cpu flags {cpu!r} contain blanks")
+        presets[name] = {"cpu": cpu, "smp": int(smp), "extra": extra.split(),
+                         "description": desc}
+    return presets
+
+
+def get_preset(presets, name, path="tools/presets.conf"):
+    if name not in presets:
+        raise ToolError(EX_PRESET, f"unknown configuration {name!r} (in {path}: "
+                        f"{', '.join(presets) or 'none'}; './run.sh list' describes them)")
+    return presets[name]
+
+
+# --- statistics
+
+
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    if not n:
+        raise ValueError("median of nothing")
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def _midranks(values):
+    """Midranks of values (ties share the mean of their ranks), 1-based."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+EXACT_LIMIT = 40  # boots in both sides together up to which p is exact
+
+
+def _rank_sum_distribution(doubled_ranks, n):
+    """Counts of every sum of n of the doubled ranks (all C(N, n) choices)."""
+    dist = [dict() for _ in range(n + 1)]
+    dist[0][0] = 1
+    for r in doubled_ranks:
+        for k in range(min(n, len(doubled_ranks)) - 1, -1, -1):
+            for s, c in dist[k].items():
+                dist[k + 1][s + r] = dist[k + 1].get(s + r, 0) + c
+    return dist[n]
+
+
+def mann_whitney(a, b):
+    """Two-sided Mann-Whitney U test of a against b.
+
+    Returns (p, p_min, how): p the two-sided p-value, p_min the smallest p
+    these sample sizes could give at all (a check that the test has any power),
+    how 'exact' (permutation distribution of the midrank sum, ties included)
+    or 'normal' (tie-corrected normal approximation with continuity
+    correction, for large samples)."""
+    n, m = len(a), len(b)
+    if n == 0 or m == 0:
+        return 1.0, 1.0, "none"
+    ranks = _midranks(list(a) + list(b))
+    if n + m <= EXACT_LIMIT:
+        doubled = [int(round(2 * r)) for r in ranks]
+        dist = _rank_sum_distribution(doubled, n)
+        total = sum(dist.values())
+        mean2 = n * (n + m + 1)  # twice the expected rank sum of a
+        obs = abs(sum(doubled[:n]) - mean2)
+        p = sum(c for s, c in dist.items() if abs(s - mean2) >= obs) / total
+        far = max(abs(s - mean2) for s in dist)
+        p_min = sum(c for s, c in dist.items() if abs(s - mean2) >= far) / total
+        return min(1.0, p), min(1.0, p_min), "exact"
+    u = sum(ranks[:n]) - n * (n + 1) / 2
+    ties = {}
+    for v in list(a) + list(b):
+        ties[v] = ties.get(v, 0) + 1
+    return _normal_p(u, n, m, sum(t ** 3 - t for t in ties.values())), 0.0, "normal"
+
+
+def _normal_p(u, n, m, tie_term):
+    big_n = n + m
+    var = n * m / 12 * ((big_n + 1) - tie_term / (big_n * (big_n - 1)))
+    if var <= 0:
+        return 1.0
+    z = max(0.0, abs(u - n * m / 2) - 0.5) / math.sqrt(var)
+    return math.erfc(z / math.sqrt(2))
+
+
+def mann_whitney_histograms(ha, hb):
+    """Mann-Whitney U over two histograms ([low, high, count] buckets).
+
+    A bucket is a group of tied samples; with thousands of samples the
+    tie-corrected normal approximation is accurate. It sees the spread within
+    boots only, never the spread between boots."""
+    ca, cb = {}, {}
+    for low, _, c in ha:
+        ca[low] = ca.get(low, 0) + c
+    for low, _, c in hb:
+        cb[low] = cb.get(low, 0) + c
+    n, m = sum(ca.values()), sum(cb.values())
+    if n == 0 or m == 0:
+        return 1.0
+    u, below_b, tie_term = 0.0, 0, 0
+    for v in sorted(set(ca) | set(cb)):
+        x, y = ca.get(v, 0), cb.get(v, 0)
+        u += x * (below_b + y / 2)
+        below_b += y
+        t = x + y
+        tie_term += t ** 3 - t
+    return _normal_p(u, n, m, tie_term)
+
+
+def bootstrap_change_ci(a, b, seed, rounds=1000, level=0.95):
+    """Percentile bootstrap CI of 100 * (median(b) / median(a) - 1), over boots.
+
+    None below 3 boots a side: resampling two values says nothing."""
+    if len(a) < 3 or len(b) < 3:
+        return None
+    rng = random.Random(seed)
+    out = []
+    for _ in range(rounds):
+        ma = median([rng.choice(a) for _ in a])
+        mb = median([rng.choice(b) for _ in b])
+        if ma > 0:
+            out.append(100.0 * (mb / ma - 1))
+    if not out:
+        return None
+    out.sort()
+    lo = out[int((1 - level) / 2 * (len(out) - 1))]
+    hi = out[int((1 + level) / 2 * (len(out) - 1))]
+    return lo, hi
+
+
+# --- comparison
+
+
+ROW_FIELDS = ("bench", "metric", "variant", "backend", "target_state", "ntargets")
+
+
+def row_key(rec):
+    return tuple(rec.get(k) for k in ROW_FIELDS)
+
+
+def row_order(key):
+    """Sort rows by name, target counts numerically."""
+    n = key[5] if isinstance(key[5], int) else -1
+    return tuple(str(k) for k in key[:5]) + (n,)
+
+
+def row_name(key):
+    bench, metric, variant, backend, state, ntargets = key
+    return f"{bench}/{metric}/{variant}/{backend}/{state}/n{ntargets}"
+
+
+class Side:
+    """One side of a comparison: per row, one value (a p50) per boot."""
+
+    def __init__(self, name, boots, unit="cycles"):
+        self.name, self.boots, self.unit = name, boots, unit
+        self.values, self.histos, self.statuses = {}, {}, {}
+        for boot in boots:
+            per_boot = {}
+            for rec in boot.results:
+                key = row_key(rec)
+                self.statuses.setdefault(key, set()).add(rec["status"])
+                stats = rec.get(unit)
+                if rec["status"] != "SUCCESS" or not isinstance(stats, dict):
+                    continue
+                per_boot.setdefault(key, []).append(stats["p50"])
+                self.histos.setdefault(key, []).extend(rec.get("histogram", []))
+            # Several records with one key in a boot (every sender/target pair
+            # of a matrix run): the boot's value is the median of theirs.
+            for key, vals in per_boot.items():
+                self.values.setdefault(key, []).append(median(vals))
+
+    def keys(self):
+        return set(self.statuses)
+
+
+class Row:
+    def __init__(self, key):
+        self.key, self.name = key, row_name(key)
+        self.a = self.b = None
+        self.a_vals, self.b_vals = [], []
+        self.change = self.p = self.ci = None
+        self.method, self.verdict, self.significant = "-", "-", False
+        self.note = ""
+
+
+def compare_row(key, sa, sb, alpha, comparable):
+    row = Row(key)
+    row.a_vals, row.b_vals = sa.values.get(key, []), sb.values.get(key, [])
+    if key not in sa.statuses or key not in sb.statuses:
+        row.verdict = "only in A" if key in sa.statuses else "only in B"
+        return row
+    if not row.a_vals or not row.b_vals:
+        side = sa if not row.a_vals else sb
+        row.verdict = "no data"
+        row.note = f"{'A' if side is sa else 'B'}: " + ",".join(sorted(side.statuses[key]))
+        return row
+    row.a, row.b = median(row.a_vals), median(row.b_vals)
+    row.change = 100.0 * (row.b / row.a - 1) if row.a else 0.0
+    p, p_min, _ = mann_whitney(row.a_vals, row.b_vals)
+    row.method = "boots"
+    if p_min > alpha:
+        # Too few boots for the rank test to ever reach alpha: fall back to
+        # the samples of the pooled histograms (blind to boot-to-boot noise).
+        p = mann_whitney_histograms(sa.histos.get(key, []), sb.histos.get(key, []))
+        row.method = "samples"
+    row.p = p
+    row.ci = bootstrap_change_ci(row.a_vals, row.b_vals, zlib.crc32(row.name.encode()))
+    if not comparable:
+        row.verdict = "not comparable"
+    elif p < alpha and row.change != 0:
+        row.significant = True
+        row.verdict = "slower" if row.change > 0 else "faster"
+    else:
+        row.verdict = "no significant change" if row.change else "no change"
+    return row
+
+
+def comparability(sa, sb):
+    """Reasons why A and B cannot be compared ([] when they can)."""
+    reasons = []
+    facts = {}
+    for side in (sa, sb):
+        seen = {}
+        for boot in side.boots:
+            for k, v in boot.facts().items():
+                if v is not None:
+                    seen.setdefault(k, set()).add(v)
+        for k, vals in seen.items():
+            if len(vals) > 1:
+                listed = ", ".join(map(str, sorted(vals, key=str)))
+                reasons.append(f"{side.name} mixes {k}s: {listed}")
+        facts[side.name] = seen
+    fa, fb = facts[sa.name], facts[sb.name]
+    for k in fa:
+        if k in fb and len(fa[k]) == 1 and len(fb[k]) == 1 and fa[k] != fb[k]:
+            reasons.append(f"{k} differs: {sa.name} {next(iter(fa[k]))}, "
+                           f"{sb.name} {next(iter(fb[k]))}")
+    return reasons
+
+
+class Comparison:
+    def __init__(self, a_name, a_boots, b_name, b_boots, alpha=0.05, unit="cycles"):
+        self.sa = Side(a_name, a_boots, unit)
+        self.sb = Side(b_name, b_boots, unit)
+        self.alpha, self.unit = alpha, unit
+        self.reasons = comparability(self.sa, self.sb)
+        keys = sorted(self.sa.keys() | self.sb.keys(), key=row_order)
+        self.rows = [compare_row(k, self.sa, self.sb, alpha, not self.reasons) for k in keys]
+        self.compared = [r for r in self.rows if r.a is not None]
+
+    def overlap_error(self):
+        both = self.sa.keys() & self.sb.keys()
+        if both:
+            return None
+        def names(side):
+            benches = sorted({k[0] for k in side.keys()})
+            return ", ".join(benches) if benches else "no result records"
+        return ToolError(EX_NO_OVERLAP, f"nothing to compare: {self.sa.name} and {self.sb.name} "
+                         f"share no benchmark row ({self.sa.name}: {names(self.sa)}; "
+                         f"{self.sb.name}: {names(self.sb)})")
+
+
+# --- correctness: what always fails a gate
+
+
+def correctness_failures(boot):
+    """Why this boot is not a correct run ([] when it is)."""
+    out = [f"invalid record: {p}" for p in boot.problems]
+    status = boot.run.get("status")
+    if status and status not in GOOD_STATUSES:
+        out.append(f"guest status {status}")
+    if boot.env and boot.end is None:
+        out.append("no end record: the guest did not finish")
+    if boot.end is not None and boot.end.get("status") not in GOOD_STATUSES:
+        if boot.end.get("status") != status:
+            out.append(f"end record status {boot.end.get('status')}")
+    for rec in boot.results + boot.norov:
+        if rec.get("status") == "FAILURE":
+            what = f"FAILURE: {rec.get('bench') or rec.get('test')} on {rec.get('backend')}"
+            out.append(what + (f": {rec['reason']}" if rec.get("reason") else ""))
+    for rec in boot.checks:
+        if rec.get("failed", 0) > 0:
+            out.append(f"correctness suite: {rec['failed']} failed on {rec.get('backend')}")
+    return out
+
+
+# --- formatting
+
+
+def fmt_num(v):
+    if v is None:
+        return "-"
+    return f"{v:.1f}" if isinstance(v, float) and v != int(v) else str(int(v))
+
+
+def fmt_change(row):
+    return "-" if row.change is None else f"{row.change:+.1f}%"
+
+
+def fmt_p(row):
+    if row.p is None:
+        return "-"
+    return "<0.001" if row.p < 0.001 else f"{row.p:.3f}"
+
+
+def fmt_ci(row):
+    return "-" if row.ci is None else f"[{row.ci[0]:+.1f}%, {row.ci[1]:+.1f}%]"
+
+
+TABLE_HEAD = ("benchmark", "metric", "variant", "backend", "state", "n", "A p50", "B p50",
+              "change", "p", "95% CI", "boots", "test", "verdict")
+
+
+def table_rows(cmp):
+    out = []
+    for r in cmp.rows:
+        bench, metric, variant, backend, state, ntargets = r.key
+        verdict = r.verdict + (f" ({r.note})" if r.note else "")
+        out.append((bench, metric, variant, backend, state, str(ntargets), fmt_num(r.a),
+                    fmt_num(r.b), fmt_change(r), fmt_p(r), fmt_ci(r),
+                    f"{len(r.a_vals)}/{len(r.b_vals)}", r.method, verdict))
+    return out
+
+
+def format_text(cmp):
+    rows = [TABLE_HEAD] + table_rows(cmp)
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(TABLE_HEAD))]
+    lines = [f"A: {cmp.sa.name} ({len(cmp.sa.boots)} boots)",
+             f"B: {cmp.sb.name} ({len(cmp.sb.boots)} boots)",
+             f"medians of per-boot p50 ({cmp.unit}); change = B against A; "
+             f"Mann-Whitney U, alpha {cmp.alpha}"]
+    if cmp.reasons:
+        lines.append("NOT COMPARABLE: " + "; ".join(cmp.reasons))
+    lines.append("")
+    for r in rows:
+        lines.append("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def format_markdown(cmp):
+    lines = [f"**A**: `{cmp.sa.name}` ({len(cmp.sa.boots)} boots), "
+             f"**B**: `{cmp.sb.name}` ({len(cmp.sb.boots)} boots); medians of per-boot p50 "
+             f"({cmp.unit}), Mann-Whitney U at alpha {cmp.alpha}.", ""]
+    if cmp.reasons:
+        lines += ["**NOT COMPARABLE**: " + "; ".join(cmp.reasons), ""]
+    lines.append("| " + " | ".join(TABLE_HEAD) + " |")
+    lines.append("|" + "---|" * len(TABLE_HEAD))
+    for r in table_rows(cmp):
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def format_json(cmp):
+    rows = [{"row": r.name, **dict(zip(ROW_FIELDS, r.key)), "a": r.a, "b": r.b,
+             "a_boots": r.a_vals, "b_boots": r.b_vals, "change_pct": r.change, "p": r.p,
+             "ci_pct": list(r.ci) if r.ci else None, "test": r.method,
+             "verdict": r.verdict, "note": r.note} for r in cmp.rows]
+    return json.dumps({"a": cmp.sa.name, "b": cmp.sb.name, "unit": cmp.unit,
+                       "alpha": cmp.alpha, "not_comparable": cmp.reasons, "rows": rows},
+                      indent=1) + "\n"
