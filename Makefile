@@ -11,6 +11,8 @@
 #   make unit       host unit tests of lib/ (sanitizers on)
 #   make test       every test (tests/run): unit, boot, lint, KVM lane when possible
 #   make lint       cppcheck and clang-tidy
+#   make fuzz       every fuzz target for FUZZ_SECONDS (60) s each (tests/fuzz/run.sh)
+#   make bench      the default plan under TCG: wall time, spread across boots (not a test)
 #   make bench-boot time to "all CPUs up" against a do-nothing kernel (not a test)
 
 MAKEFLAGS += -rR
@@ -44,25 +46,28 @@ LDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -T l
 NASMFLAGS := -f elf64 -g -I$(B)/ -I$(B)/boot/
 
 # Pure code: built into the kernel and into every host unit test.
-LIB_SRCS := lib/acpi.c lib/cmdline.c lib/cpuset.c lib/error.c lib/fmt.c lib/hv_encode.c \
-	lib/icr.c lib/record.c lib/json.c lib/kvm_pvipi.c lib/sort.c lib/stats.c
+LIB_SRCS := lib/acpi.c lib/cmdline.c lib/cpuset.c lib/crossover.c lib/error.c lib/fmt.c \
+	lib/hv_encode.c lib/icr.c lib/record.c lib/json.c lib/kvm_pvipi.c lib/pv_result.c \
+	lib/sort.c lib/stats.c
 
 KERNEL_SRCS := kernel/console.c kernel/cpu.c kernel/lapic.c kernel/libc.c kernel/main.c \
 	kernel/mm.c kernel/multiboot.c kernel/options.c kernel/percpu.c kernel/pic.c \
 	kernel/plan.c kernel/smp.c kernel/status.c kernel/topology.c kernel/trap.c \
 	kernel/tsc.c kernel/tsc_sync.c \
 	apic/ipi.c apic/irq.c apic/switch.c apic/x2apic.c apic/xapic.c \
-	bench/broadcast.c bench/check.c bench/engine.c bench/env.c bench/exit_ref.c bench/norov.c \
-	bench/point.c bench/runner.c bench/self.c
+	hyperv/flush.c hyperv/hv.c hyperv/icr.c hyperv/ipi.c kvm/pv_ipi.c \
+	bench/broadcast.c bench/check.c bench/engine.c bench/env.c bench/exit_ref.c bench/flush.c \
+	bench/norov.c bench/point.c bench/runner.c bench/self.c
 
-ASM_SRCS := boot/multiboot.asm boot/isr.asm boot/extable.asm boot/trampoline_blob.asm
+ASM_SRCS := boot/multiboot.asm boot/isr.asm boot/extable.asm boot/trampoline_blob.asm \
+	hyperv/hypercall.asm
 
 KOBJS := $(patsubst %.c,$(B)/%.o,$(KERNEL_SRCS) $(LIB_SRCS)) \
 	$(patsubst %.asm,$(B)/%.o,$(ASM_SRCS))
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/host/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all iso unit unit_build test lint check-kvm bench bench-boot clean deps
+.PHONY: all iso unit unit_build test lint check-kvm bench bench-boot clean deps fuzz fuzz_build
 all: $(B)/ipibench.elf32
 
 $(B)/ipibench.elf: $(KOBJS) linker.ld
@@ -118,6 +123,25 @@ unit_build: $(UNIT_TESTS)
 unit: $(UNIT_TESTS)
 	@for t in $(UNIT_TESTS); do $$t || exit 1; done
 
+# Fuzzing: a libFuzzer target per lib/ parser (tests/fuzz/fuzz_*.c), each
+# linked with all of lib/ under clang's sanitizers; the host tools' readers
+# are fuzzed in Python. The test command runs a short pass of the same.
+FUZZCC := clang
+FUZZCFLAGS := -std=gnu11 -g -O1 $(WARN) -I. -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all
+FUZZ_SECONDS ?= 60
+FUZZ_BINS := $(patsubst tests/fuzz/fuzz_%.c,$(B)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
+
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(LIB_SRCS) $(wildcard lib/*.h)
+	@mkdir -p $(@D)
+	$(call say,FUZZCC,$@)
+	$(Q)$(FUZZCC) $(FUZZCFLAGS) $< $(LIB_SRCS) -o $@
+
+fuzz_build: $(FUZZ_BINS)
+
+fuzz: $(FUZZ_BINS)
+	./tests/fuzz/run.sh --seconds $(FUZZ_SECONDS)
+
 test:
 	./tests/run
 
@@ -126,6 +150,9 @@ lint:
 
 check-kvm: $(B)/ipibench.elf32
 	./tests/run --only kvm-lane
+
+bench: $(B)/ipibench.elf32
+	python3 tools/bench_plan.py
 
 bench-boot: $(B)/ipibench.elf32 $(B)/nothing.elf32
 	python3 tools/bench_boot.py

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The backend registry, the text form of the delivery flags, and the
- * checks shared by the backends' per-CPU enables.
+ * The backend registry, the text form of the delivery flags, the checks
+ * shared by the backends' per-CPU enables, and the note a send path leaves
+ * when its hypercall failed.
  */
+#include <stdarg.h>
 #include "apic/apic.h"
 #include "include/console.h"
 #include "include/ipi.h"
 #include "include/percpu.h"
+#include "include/status.h"
 #include "lib/error.h"
+#include "lib/fmt.h"
 
 /* Order = enum ipi_backend_id = the `backends=` choices of kernel/options.c. */
 const struct ipi_ops *const ipi_backends[IPI_BACKEND_COUNT] = {
@@ -15,6 +19,12 @@ const struct ipi_ops *const ipi_backends[IPI_BACKEND_COUNT] = {
     [IPI_BACKEND_XAPIC_LOGICAL] = &ipi_xapic_logical,
     [IPI_BACKEND_X2APIC] = &ipi_x2apic,
     [IPI_BACKEND_X2APIC_CLUSTER] = &ipi_x2apic_cluster,
+    [IPI_BACKEND_HV_ICR] = &ipi_hv_icr,
+    [IPI_BACKEND_HV_IPI] = &ipi_hv_ipi,
+    [IPI_BACKEND_HV_IPI_SLOW] = &ipi_hv_ipi_slow,
+    [IPI_BACKEND_HV_IPI_EX] = &ipi_hv_ipi_ex,
+    [IPI_BACKEND_HV_IPI_EX_XMM] = &ipi_hv_ipi_ex_xmm,
+    [IPI_BACKEND_KVM_PV_IPI] = &ipi_kvm_pv_ipi,
 };
 
 const char *ipi_mode_name(enum lapic_mode mode)
@@ -69,6 +79,13 @@ int ipi_flags_format(const struct ipi_ops *ops, char *buf, size_t size)
 	if (size)
 		buf[0] = 0;
 	flags_put(buf, size, &len, flags & IPI_F_LOGICAL ? "dest=logical" : "dest=physical");
+	if (flags & IPI_F_HYPERCALL) {
+		/* The set and the call are in the backend's own words. */
+		flags_put(buf, size, &len, "send=hypercall self=hypercall");
+		if (ops->words)
+			flags_put(buf, size, &len, ops->words);
+		return len < size ? (int)len : -E_NOSPC;
+	}
 	if (ops->mode == LAPIC_X2APIC) {
 		flags_put(buf, size, &len,
 			  flags & IPI_F_FENCE ? "fence=mfence+lfence" : "fence=none");
@@ -80,7 +97,52 @@ int ipi_flags_format(const struct ipi_ops *ops, char *buf, size_t size)
 	}
 	flags_put(buf, size, &len, flags_set_word(flags));
 	flags_put(buf, size, &len, flags & IPI_F_SELF_MSR ? "self=self-ipi-msr" : "self=shorthand");
+	if (ops->words)
+		flags_put(buf, size, &len, ops->words);
 	return len < size ? (int)len : -E_NOSPC;
+}
+
+/*
+ * The first failure's text: a CPU claims the slot (EMPTY -> WRITING), formats
+ * and publishes it (READY); the BSP reads it only when READY, so the text is
+ * never read half-written.
+ */
+enum { FAIL_EMPTY, FAIL_WRITING, FAIL_READY };
+static uint32_t fail_count;
+static int fail_slot;
+static char fail_text[192];
+
+void ipi_note_failure(const char *fmt, ...)
+{
+	int empty = FAIL_EMPTY;
+	va_list ap;
+
+	__atomic_fetch_add(&fail_count, 1, __ATOMIC_RELAXED);
+	status_report(STATUS_FAILURE);
+	if (!__atomic_compare_exchange_n(&fail_slot, &empty, FAIL_WRITING, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return;
+	va_start(ap, fmt);
+	fmt_vsnprintf(fail_text, sizeof(fail_text), fmt, ap);
+	va_end(ap);
+	store_release(&fail_slot, FAIL_READY);
+	/* Once per batch: a FAILURE must name the call even if nobody collects it. */
+	kprintf("ipi: FAILURE on CPU %u: %s\n", this_cpu()->cpu, fail_text);
+}
+
+unsigned int ipi_take_failures(char *buf, size_t size)
+{
+	unsigned int n = __atomic_exchange_n(&fail_count, 0, __ATOMIC_ACQ_REL);
+
+	if (!n)
+		return 0;
+	if (load_acquire(&fail_slot) == FAIL_READY) {
+		fmt_snprintf(buf, size, "%s", fail_text);
+		store_release(&fail_slot, FAIL_EMPTY);
+	} else {
+		fmt_snprintf(buf, size, "(its description is still being written)");
+	}
+	return n;
 }
 
 int apic_check_id(const char *backend, uint32_t id)

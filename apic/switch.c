@@ -10,9 +10,12 @@
  * All CPUs run switch_on_cpu() through smp_call_all() and meet at three
  * barriers with interrupts off: (1) everybody is quiet; the BSP then
  * changes the global lapic_mode, which the generic accessors and mailbox
- * wake-ups follow; (2) everybody moves its own APIC and enables the
- * backend; (3) nobody sends an IPI before every CPU can take it. Each wait
- * has a deadline; the CPUs that never reached a barrier are named.
+ * wake-ups follow, and runs the backend's activate hook, partition-wide
+ * set-up that must not race with another CPU's hypercall (the Hyper-V
+ * guest OS ID decides whether KVM takes a vmcall as a Hyper-V or a KVM
+ * hypercall); (2) everybody moves its own APIC and enables the backend;
+ * (3) nobody sends an IPI before every CPU can take it. Each wait has a
+ * deadline; the CPUs that never reached a barrier are named.
  */
 #include "include/console.h"
 #include "include/ipi.h"
@@ -97,12 +100,16 @@ static void switch_on_cpu(void *arg)
 	struct percpu *p = this_cpu();
 	struct switch_cpu *me = &switch_cpu[p->cpu];
 	bool irq_was_on = irq_enabled();
+	int activate_err = 0;
 
 	irq_disable();
 	if (!switch_meet(r, me))
 		goto out;
-	if (p->cpu == 0)
+	if (p->cpu == 0) {
 		lapic_mode = r->ops->mode;
+		if (r->ops->activate)
+			activate_err = r->ops->activate();
+	}
 	if (!switch_meet(r, me))
 		goto out;
 	me->err = switch_move(r->ops->mode);
@@ -110,6 +117,8 @@ static void switch_on_cpu(void *arg)
 		lapic_setup_local();
 		me->err = r->ops->enable();
 	}
+	if (!me->err)
+		me->err = activate_err;
 	me->mode = (uint8_t)lapic_mode_read();
 	p->ops = r->ops;
 	switch_meet(r, me);
@@ -168,9 +177,14 @@ int ipi_switch(const struct ipi_ops *ops)
 {
 	struct switch_req *r = &switch_req;
 	enum lapic_mode before = lapic_mode;
+	const struct ipi_ops *prev = ipi_current();
 	char flags[128];
 	int err, call_err;
+	unsigned int failed = ipi_take_failures(flags, sizeof(flags));
 
+	if (failed)
+		kprintf("apic: %u send(s) over %s failed since the last check; the first: %s\n",
+			failed, prev ? prev->name : "-", flags);
 	ipi_irq_install();
 	r->ops = ops;
 	smp_barrier_init(&r->barrier);

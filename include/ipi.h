@@ -12,6 +12,11 @@
  * Vectors are fixed-delivery, edge-triggered; a handler must EOI through
  * ops->eoi (apic/irq.c does that for IPI_VEC_FIRST .. IPI_VEC_FIRST +
  * IPI_VEC_COUNT - 1).
+ *
+ * Paravirtual backends (hyperv/, kvm/) implement the same table. Their send
+ * paths make hypercalls whose status the void send functions cannot return:
+ * a failed call is noted with ipi_note_failure() and the suite collects it
+ * with ipi_take_failures().
  */
 #ifndef INCLUDE_IPI_H
 #define INCLUDE_IPI_H
@@ -25,7 +30,9 @@
  * Delivery semantics that change what a send costs; every result record
  * carries them (ipi_flags_format). IPI_F_WAIT_* apply to xAPIC backends (at
  * most one set; neither: never polls the delivery-status bit), IPI_F_FENCE to
- * x2APIC backends (clear: no fence before the WRMSR).
+ * x2APIC backends (clear: no fence before the WRMSR). IPI_F_HYPERCALL
+ * replaces both: no poll and no fence, as in Linux's Hyper-V and KVM PV
+ * send paths (the call traps to the hypervisor).
  */
 /* clang-format off */
 #define IPI_F_WAIT_BEFORE	(1u << 0) /* xAPIC: poll ICR delivery status idle before the write */
@@ -35,6 +42,7 @@
 #define IPI_F_SET_ONE		(1u << 4) /* send_set: one ICR write for the whole set */
 #define IPI_F_SET_CLUSTER	(1u << 5) /* send_set: one ICR write per run of a cluster */
 #define IPI_F_SELF_MSR		(1u << 6) /* send_self: x2APIC SELF IPI MSR, not the shorthand */
+#define IPI_F_HYPERCALL		(1u << 7) /* every send (self, shorthands too) is a hypercall */
 /* clang-format on */
 
 enum ipi_backend_id {
@@ -42,6 +50,12 @@ enum ipi_backend_id {
 	IPI_BACKEND_XAPIC_LOGICAL,
 	IPI_BACKEND_X2APIC,
 	IPI_BACKEND_X2APIC_CLUSTER,
+	IPI_BACKEND_HV_ICR,
+	IPI_BACKEND_HV_IPI,
+	IPI_BACKEND_HV_IPI_SLOW,
+	IPI_BACKEND_HV_IPI_EX,
+	IPI_BACKEND_HV_IPI_EX_XMM,
+	IPI_BACKEND_KVM_PV_IPI,
 	IPI_BACKEND_COUNT
 };
 
@@ -49,8 +63,18 @@ struct ipi_ops {
 	const char *name;
 	enum lapic_mode mode; /* APIC mode the switch puts every CPU in */
 	uint32_t flags;	      /* IPI_F_* */
+	/* More key=value words for the records (the hypercall and its form); may be NULL. */
+	const char *words;
 	/* NULL when usable here, else why not (static text). No side effects. */
 	const char *(*probe)(void);
+	/*
+	 * NULL, or partition-wide set-up run by ipi_switch() on the BSP only,
+	 * while every other CPU waits at a switch barrier with interrupts off
+	 * (so none is in the middle of a hypercall): the Hyper-V guest OS ID,
+	 * which decides where KVM routes every vmcall. 0, or a negative code
+	 * after printing what went wrong.
+	 */
+	int (*activate)(void);
 	/* On every CPU, IF=0, after the switch moved the APIC to `mode` and
 	 * restored SVR/TPR/LVTs: logical set-up and the destination table.
 	 * 0, or a negative code after printing what the hardware got wrong. */
@@ -65,6 +89,9 @@ struct ipi_ops {
 };
 
 extern const struct ipi_ops ipi_xapic, ipi_xapic_logical, ipi_x2apic, ipi_x2apic_cluster;
+/* hyperv/ and kvm/ */
+extern const struct ipi_ops ipi_hv_icr, ipi_hv_ipi, ipi_hv_ipi_slow, ipi_hv_ipi_ex,
+    ipi_hv_ipi_ex_xmm, ipi_kvm_pv_ipi;
 
 /* Indexed by enum ipi_backend_id; the names match options' `backends=` list. */
 extern const struct ipi_ops *const ipi_backends[IPI_BACKEND_COUNT];
@@ -73,10 +100,23 @@ extern const struct ipi_ops *const ipi_backends[IPI_BACKEND_COUNT];
 extern uint64_t ipi_icr_stuck;
 
 /*
+ * A send path (any CPU, any context) whose hypercall failed: counts it,
+ * reports STATUS_FAILURE, and keeps and prints the first description since
+ * the last ipi_take_failures() ("hv-ipi-ex: HvCallSendSyntheticClusterIpiEx
+ * (slow) returned INVALID_HYPERCALL_INPUT (status 0x3)").
+ */
+void ipi_note_failure(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Failures noted since the last call (0: none), the first described in buf; clears them. */
+unsigned int ipi_take_failures(char *buf, size_t size);
+
+/*
  * The flags of ops as "key=value" words for records, e.g. "dest=physical
  * icr-wait=before set=loop self=shorthand" (xAPIC) or "dest=logical
  * fence=mfence+lfence set=write-per-cluster self=self-ipi-msr" (x2APIC).
- * Returns the length, or -E_NOSPC (truncated, NUL-terminated).
+ * Hypercall backends: "dest=physical send=hypercall self=hypercall" and
+ * their words ("call=send-ipi-ex form=xmm-fast ..."). Returns the length,
+ * or -E_NOSPC (truncated, NUL-terminated).
  */
 int ipi_flags_format(const struct ipi_ops *ops, char *buf, size_t size);
 
@@ -84,7 +124,9 @@ const char *ipi_mode_name(enum lapic_mode mode);
 
 /*
  * Moves every CPU to ops together (barriers, interrupts off) and installs
- * it as this_cpu()->ops everywhere; prints the mode every CPU is in.
+ * it as this_cpu()->ops everywhere; prints the mode every CPU is in. Runs
+ * ops->activate on the BSP between the first two barriers, and first
+ * prints how many sends over the previous backend failed, if any did.
  * Call on the BSP with ops->probe() == NULL. 0; -E_TIMEDOUT (a CPU missed
  * a barrier: named on the console, the environment is broken) or -E_PROTO
  * (a CPU ended in the wrong mode or its enable failed). The caller turns

@@ -19,6 +19,7 @@ enum debug_key {
 	DEBUG_SKIP_SIPI,	/* never send START-UP to debug_cpu */
 	DEBUG_SWALLOW_IPI,	/* debug_cpu does not count its first test IPI */
 	DEBUG_DOUBLE_IPI,	/* debug_cpu counts its first test IPI twice */
+	DEBUG_CORRUPT_VPSET,	/* Hyper-V Ex calls: bit 63 of the valid bank mask set */
 	DEBUG_COUNT
 };
 

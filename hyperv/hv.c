@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Hyper-V's hypercall interface as KVM implements it (docs/hyperv-abi.md 1
+ * and 2; TLFS feature-discovery.md, hypercall-interface.md): probing by
+ * CPUID, the guest OS ID and the hypercall page, VP indices, one input page
+ * per CPU, and a call issued in its form with its result checked.
+ *
+ * TLFS 3.13 "Establishing the Hypercall Interface": write a non-zero guest
+ * OS ID, then the hypercall page's GPA with the enable bit, and read the
+ * enable bit back (KVM accepts the write but leaves enable 0 while the OS
+ * ID is 0). KVM then writes vmcall or vmmcall and ret into the page; calls
+ * here execute the instruction directly (hyperv/hypercall.asm), and the
+ * page's first bytes are printed so a reader sees what KVM chose.
+ */
+#include "include/console.h"
+#include "include/cpu.h"
+#include "include/hyperv.h"
+#include "include/mm.h"
+#include "include/options.h"
+#include "include/percpu.h"
+#include "include/smp.h"
+#include "include/x86.h"
+#include "lib/error.h"
+#include "lib/fmt.h"
+#include "lib/pv_result.h"
+
+#define HV_PAGE		   4096
+#define HV_VP_READ_TIMEOUT 1000000 /* us for every CPU to read its VP index */
+#define HV_VP_UNKNOWN	   UINT32_MAX
+
+_Static_assert(sizeof(struct hv_call) <= HV_PAGE, "a CPU's call must fit its input page");
+
+struct hv_req {
+	unsigned int need;
+	const uint32_t *reg; /* a CPUID word recorded in struct cpu_features */
+	uint32_t bit;
+	const char *why;
+};
+
+static const struct hv_req hv_reqs[] = {
+    {HV_NEED_HYPERCALL, &cpu.hv_features_eax, HV_FEAT_HYPERCALL_MSRS,
+     "CPUID 0x40000003 EAX[5] (hypercall MSRs) is 0: QEMU sets it with any hv-* flag"},
+    {HV_NEED_VP_INDEX, &cpu.hv_features_eax, HV_FEAT_VP_INDEX,
+     "CPUID 0x40000003 EAX[6] (VP index MSR) is 0: add hv-vpindex to -cpu"},
+    {HV_NEED_APIC_MSRS, &cpu.hv_features_eax, HV_FEAT_APIC_MSRS,
+     "CPUID 0x40000003 EAX[4] (APIC access MSRs) is 0: add hv-vapic to -cpu"},
+    {HV_NEED_IPI, &cpu.hv_recommendations, HV_REC_CLUSTER_IPI,
+     "CPUID 0x40000004 EAX[10] (cluster-IPI hypercalls) is 0: add hv-ipi to -cpu"},
+    {HV_NEED_FLUSH, &cpu.hv_recommendations, HV_REC_REMOTE_FLUSH,
+     "CPUID 0x40000004 EAX[2] (remote TLB-flush hypercalls) is 0: add hv-tlbflush to -cpu"},
+    {HV_NEED_EX, &cpu.hv_recommendations, HV_REC_EX_PROCESSOR_MASKS,
+     "CPUID 0x40000004 EAX[11] (Ex processor masks) is 0: add hv-ipi or hv-tlbflush to -cpu"},
+    {HV_NEED_XMM, &cpu.hv_features_edx, HV_FEAT_EDX_XMM_INPUT,
+     "CPUID 0x40000003 EDX[4] (XMM fast-hypercall input) is 0: add hv-xmm-input to -cpu"},
+};
+
+static uint32_t hv_vp[MAX_CPUS];
+static int hv_vp_state = 1; /* 1: not read yet, 0: read, < 0: a read failed (not retried) */
+static struct hv_call *hv_bufs[MAX_CPUS];
+static uint8_t *hv_page;
+
+static const char *hv_probe_interface(void)
+{
+	if (cpu.hyperv)
+		return NULL;
+	if (!__builtin_memcmp(cpu.hv_vendor, "TCGTCGTCGTCG", 12))
+		return "no Hyper-V interface: QEMU TCG (CPUID 0x40000000 \"TCGTCGTCGTCG\") "
+		       "emulates none; boot with -accel kvm and hv-* flags in -cpu";
+	if (!cpu.hypervisor)
+		return "no hypervisor (CPUID.1:ECX[31] is 0): Hyper-V hypercalls need one (QEMU: "
+		       "-accel kvm with hv-* flags in -cpu)";
+	return "no Hyper-V interface (CPUID 0x40000001 EAX is not \"Hv#1\"): add hv-* flags to "
+	       "-cpu under -accel kvm";
+}
+
+const char *hv_probe(unsigned int needs)
+{
+	const char *why = hv_probe_interface();
+
+	if (why)
+		return why;
+	for (unsigned int i = 0; i < ARRAY_SIZE(hv_reqs); i++) {
+		if ((needs & hv_reqs[i].need) && !(*hv_reqs[i].reg & hv_reqs[i].bit))
+			return hv_reqs[i].why;
+	}
+	return NULL;
+}
+
+/* --- VP indices ------------------------------------------------------------------------ */
+
+static void hv_vp_read_one(void *arg)
+{
+	uint64_t v;
+
+	(void)arg;
+	hv_vp[this_cpu()->cpu] = rdmsr_safe(HV_MSR_VP_INDEX, &v) ? HV_VP_UNKNOWN : (uint32_t)v;
+}
+
+int hv_vp_read_all(void)
+{
+	if (hv_vp_state <= 0)
+		return hv_vp_state;
+	hv_vp_state = 0;
+	if (smp_call_all(hv_vp_read_one, NULL, HV_VP_READ_TIMEOUT)) {
+		kprintf("hyperv: a CPU did not read its VP index in time\n");
+		return hv_vp_state = -E_TIMEDOUT;
+	}
+	for (unsigned int c = 0; c < ncpus; c++) {
+		if (hv_vp[c] == HV_VP_UNKNOWN) {
+			kprintf("hyperv: CPU %u: reading HV_MSR_VP_INDEX (0x%x) faulted\n", c,
+				HV_MSR_VP_INDEX);
+			hv_vp_state = -E_NODEV;
+		}
+	}
+	if (hv_vp_state)
+		return hv_vp_state;
+	kprintf("hyperv: VP index by CPU:");
+	for (unsigned int c = 0; c < ncpus; c++)
+		kprintf(" %u", hv_vp[c]);
+	kprintf("\n");
+	return 0;
+}
+
+uint32_t hv_vp_index(unsigned int cpu_nr)
+{
+	return hv_vp[cpu_nr];
+}
+
+const char *hv_vp_check(uint32_t max_vp, const char *call)
+{
+	static char why[160];
+
+	if (hv_vp_read_all())
+		return "a CPU could not read its VP index (HV_MSR_VP_INDEX, see above)";
+	for (unsigned int c = 0; c < ncpus; c++) {
+		if (hv_vp[c] > max_vp) {
+			fmt_snprintf(why, sizeof(why),
+				     "CPU %u has VP index %u: %s reaches VP indices 0-%u only", c,
+				     hv_vp[c], call, max_vp);
+			return why;
+		}
+	}
+	return NULL;
+}
+
+int hv_vp_verify(const char *backend)
+{
+	struct percpu *p = this_cpu();
+	uint64_t v = HV_VP_UNKNOWN;
+
+	if (!rdmsr_safe(HV_MSR_VP_INDEX, &v) && v == hv_vp[p->cpu])
+		return 0;
+	kprintf("%s: CPU %u reads VP index 0x%lx, the table says %u\n", backend, p->cpu, v,
+		hv_vp[p->cpu]);
+	return -E_PROTO;
+}
+
+size_t hv_vps_of(const struct cpuset *set, uint32_t *vps)
+{
+	size_t n = 0;
+
+	cpuset_for_each(c, set) vps[n++] = hv_vp[c];
+	return n;
+}
+
+/* --- the guest OS ID and the hypercall page ------------------------------------------------ */
+
+bool hv_calls_enabled(void)
+{
+	uint64_t id = 0, hc = 0;
+
+	if (hv_probe(HV_NEED_HYPERCALL))
+		return false;
+	return !rdmsr_safe(HV_MSR_GUEST_OS_ID, &id) && id &&
+	       !rdmsr_safe(HV_MSR_HYPERCALL, &hc) && (hc & HV_HYPERCALL_ENABLE);
+}
+
+static void hv_alloc(void)
+{
+	if (hv_page)
+		return;
+	hv_page = mm_alloc(HV_PAGE, HV_PAGE);
+	for (unsigned int c = 0; c < ncpus; c++)
+		hv_bufs[c] = mm_alloc(sizeof(struct hv_call), HV_PAGE);
+}
+
+/* What the hypervisor wrote at the start of the page (TLFS: the calling sequence). */
+static const char *hv_page_insn(void)
+{
+	static const uint8_t vmcall[] = {0x0f, 0x01, 0xc1}, vmmcall[] = {0x0f, 0x01, 0xd9};
+
+	if (!__builtin_memcmp(hv_page, vmcall, sizeof(vmcall)))
+		return "vmcall";
+	if (!__builtin_memcmp(hv_page, vmmcall, sizeof(vmmcall)))
+		return "vmmcall";
+	return "neither vmcall nor vmmcall";
+}
+
+int hv_calls_on(const char *who)
+{
+	uint64_t gpa, hc = 0;
+
+	hv_alloc();
+	hv_vmmcall = cpu.is_amd;
+	if (hv_calls_enabled())
+		return 0;
+	gpa = (uint64_t)(uintptr_t)hv_page; /* identity map: the GPA is the address */
+	if (wrmsr_safe(HV_MSR_GUEST_OS_ID, HV_GUEST_OS_ID_IPIBENCH) ||
+	    wrmsr_safe(HV_MSR_HYPERCALL, gpa | HV_HYPERCALL_ENABLE) ||
+	    rdmsr_safe(HV_MSR_HYPERCALL, &hc)) {
+		kprintf("hyperv: #GP writing the guest OS ID or hypercall MSR (for %s)\n", who);
+		return -E_NODEV;
+	}
+	if (!(hc & HV_HYPERCALL_ENABLE)) {
+		kprintf("hyperv: the hypercall page did not enable: MSR 0x%x reads 0x%lx "
+			"(for %s)\n",
+			HV_MSR_HYPERCALL, hc, who);
+		return -E_PROTO;
+	}
+	kprintf("hyperv: guest OS ID 0x%lx set for %s (partition-wide: KVM now takes every "
+		"vmcall as a Hyper-V hypercall); hypercall page at 0x%lx holds %s; calls use %s\n",
+		(uint64_t)HV_GUEST_OS_ID_IPIBENCH, who, gpa, hv_page_insn(),
+		hv_vmmcall ? "vmmcall" : "vmcall");
+	return 0;
+}
+
+int hv_calls_off(const char *why)
+{
+	uint64_t id = 0;
+
+	if (!hv_calls_enabled())
+		return 0;
+	/* KVM also clears the page's enable bit when the OS ID goes to 0. */
+	if (wrmsr_safe(HV_MSR_HYPERCALL, 0) || wrmsr_safe(HV_MSR_GUEST_OS_ID, 0) ||
+	    rdmsr_safe(HV_MSR_GUEST_OS_ID, &id) || id) {
+		kprintf("hyperv: could not clear the guest OS ID (reads 0x%lx) %s\n", id, why);
+		return -E_PROTO;
+	}
+	kprintf("hyperv: guest OS ID back to 0 %s (vmcall reaches KVM's own hypercalls)\n", why);
+	return 0;
+}
+
+struct hv_call *hv_call_buf(void)
+{
+	return hv_bufs[this_cpu()->cpu];
+}
+
+/* --- one call ------------------------------------------------------------------------------ */
+
+/*
+ * debug=corrupt-vpset: bank 63 marked valid but not sent, so popcount(valid
+ * bank mask) no longer equals the variable-header size; KVM must answer
+ * HV_STATUS_INVALID_HYPERCALL_INPUT. Setting (not flipping) keeps a
+ * buffer reissued every iteration corrupt the same way.
+ */
+static void hv_debug_corrupt(struct hv_call *c)
+{
+	int q;
+
+	if (!debug_on(DEBUG_CORRUPT_VPSET))
+		return;
+	q = hv_vpset_mask_qword((uint16_t)(c->control & HV_CONTROL_CODE_MASK));
+	if (q >= 0)
+		c->q[q] |= 1ull << 63;
+}
+
+static uint64_t hv_issue(const struct hv_call *c, uint64_t control)
+{
+	switch (c->form) {
+	case HV_FORM_FAST:
+		return hv_hypercall(control, c->q[0], c->q[1]);
+	case HV_FORM_XMM:
+		return hv_hypercall_xmm(control, c->q);
+	case HV_FORM_SLOW:
+		break;
+	}
+	return hv_hypercall(control, (uint64_t)(uintptr_t)c->q, 0);
+}
+
+int hv_call_run(struct hv_call *c, char *why, size_t size)
+{
+	uint64_t control = c->control, rax;
+	unsigned int done = 0;
+	int err;
+
+	hv_debug_corrupt(c);
+	for (;;) {
+		rax = hv_issue(c, control);
+		err = hv_result_check(c->control, rax);
+		/* SUCCESS with reps left: the hypervisor stopped early; go on from there. */
+		if (err != -E_NOSPC || hv_result_reps(rax) <= done)
+			break;
+		done = hv_result_reps(rax);
+		control = hv_control_rep_start(c->control, done);
+	}
+	if (err && why)
+		hv_result_describe(why, size, c->control, c->form, rax);
+	return err;
+}

@@ -1,0 +1,63 @@
+; SPDX-License-Identifier: GPL-2.0-only
+;
+; Hyper-V hypercall invocation, x64 (TLFS hypercall-interface.md "Hypercall
+; Calling Conventions"; docs/hyperv-abi.md 2.2 and 2.4):
+;   RCX = control word; slow: RDX = input GPA, R8 = output GPA;
+;   fast: RDX, R8 = input bytes 0..15; XMM-fast: XMM0..XMM5 = bytes 16..111.
+;   RAX = result (status 15:0, reps completed 43:32).
+;
+; Under KVM the instruction may run directly (the KVM selftests do), but it
+; must be the vendor's own: vmcall on Intel, vmmcall on AMD. The other one
+; raises #UD, which KVM answers by patching our code (quirk
+; KVM_X86_QUIRK_FIX_HYPERCALL_INSN) or not at all. hv_vmmcall, set from the
+; CPUID vendor before the first call, picks it; the branch predicts
+; perfectly, and costs less than the indirect call into the hypercall page.
+;
+; Clobbers: the TLFS changes only RAX (and output registers) and KVM writes
+; only RAX, but, like Linux's hv_do_hypercall(), callers must treat RCX,
+; RDX and R8-R11 as clobbered; all are caller-saved in the SysV ABI. The
+; XMM-fast path loads XMM0-XMM5, also caller-saved; the kernel's C code
+; never uses XMM (-mgeneral-regs-only), so no interrupt handler disturbs
+; them between the loads and the call. SSE is on (CR4.OSFXSR, CR0.MP,
+; CR0.EM clear) on every CPU from boot/multiboot.asm and the trampoline.
+
+section .bss
+global hv_vmmcall
+hv_vmmcall:	resb 1
+
+section .text
+bits 64
+default rel
+
+; uint64_t hv_hypercall(uint64_t control, uint64_t rdx, uint64_t r8)
+; Slow and fast calls load the same registers; only their meaning differs.
+global hv_hypercall
+hv_hypercall:
+	mov rcx, rdi
+	mov r8, rdx
+	mov rdx, rsi
+	jmp hv_trap
+
+; uint64_t hv_hypercall_xmm(uint64_t control, const uint64_t *q)
+; q is the input laid out as for a slow call, 16-byte aligned, 14 qwords
+; (bytes past the call's input zero): movdqa faults on a misaligned q.
+global hv_hypercall_xmm
+hv_hypercall_xmm:
+	mov rcx, rdi
+	mov rdx, [rsi]
+	mov r8, [rsi + 8]
+	movdqa xmm0, [rsi + 16]
+	movdqa xmm1, [rsi + 32]
+	movdqa xmm2, [rsi + 48]
+	movdqa xmm3, [rsi + 64]
+	movdqa xmm4, [rsi + 80]
+	movdqa xmm5, [rsi + 96]
+hv_trap:
+	cmp byte [hv_vmmcall], 0
+	jne .amd
+	vmcall
+	ret
+.amd:	vmmcall
+	ret
+
+section .note.GNU-stack noalloc noexec nowrite progbits
