@@ -67,7 +67,11 @@ options:
   --machine M       pc or q35 (default q35)
   --memory SIZE     guest RAM (default 256M)
   --append ARGS     kernel command line, e.g. 'plan=check' (help=1 lists keys)
-  --accel A         kvm, tcg or auto (default auto: kvm when /dev/kvm is usable)
+  --accel A         kvm, tcg, kvm-in-tcg or auto (default auto: kvm when /dev/kvm
+                    can run the vCPU model). kvm-in-tcg boots the preset (default
+                    x2apic) under real KVM nested inside a TCG VM, the KVM lane: for
+                    machines without /dev/kvm, to exercise the Hyper-V and KVM PV
+                    paths; timings are then doubly emulated
   --timeout S       seconds before the boot is killed (default 300)
   --iso             boot the GRUB ISO (build/ipibench.iso) instead of -kernel
   --label NAME      name of the results directory (default: preset, accel, machine, smp)
@@ -76,6 +80,7 @@ options:
                     CPUs run.sh may use), before the guest starts; recorded
   --perf-kvm        KVM only: record `perf kvm stat` during the boot and attach the
                     VM-exit breakdown to the results
+  -- ARGS...        everything after -- goes to QEMU as it is (e.g. -device ...)
   --quiet           do not stream the console, print only the final line
   --no-save         do not keep anything under results/
   -h, --help        this text
@@ -385,6 +390,7 @@ parse_run_options() {
 		--quiet) quiet=1 ;;
 		--no-save) save=0 ;;
 		-h | --help) usage_run; exit 0 ;;
+		--) shift; extra_qemu=("$@"); break ;;
 		*) usage_run >&2; die $EX_USAGE "unknown option '$1'" ;;
 		esac
 		shift
@@ -413,7 +419,8 @@ choose_accel() {
 		fi ;;
 	kvm) kvm_usable || die $EX_USAGE "--accel kvm: /dev/kvm is missing or not accessible" ;;
 	tcg) ;;
-	*) die $EX_USAGE "--accel takes kvm, tcg or auto, not '$accel'" ;;
+	kvm-in-tcg) [ -n "$preset" ] || preset=x2apic ;;
+	*) die $EX_USAGE "--accel takes kvm, tcg, kvm-in-tcg or auto, not '$accel'" ;;
 	esac
 	if [ -z "$base" ]; then
 		if [ "$accel" = kvm ]; then base=host; else base=max; fi
@@ -427,7 +434,8 @@ compose_qemu() {
 	[ "$iso" = 1 ] && boot=(-cdrom build/ipibench.iso -boot d)
 	qemu=("$QEMU" -accel "$accel" -M "$machine" -cpu "$cpu" -smp "$smp"
 		-m "$memory" -nodefaults -display none -no-reboot -serial stdio
-		-device isa-debug-exit,iobase=0xf4,iosize=0x04 "${preset_extra[@]}" "${boot[@]}")
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 "${preset_extra[@]}" "${extra_qemu[@]}"
+		"${boot[@]}")
 	if [ -n "$pin$perf" ]; then
 		runtime_dir=$(mktemp -d /tmp/ipibench-run.XXXXXX) ||
 			die $EX_SAVE "cannot create a temporary directory"
@@ -455,6 +463,28 @@ open_log() {
 	fi
 	log="$dir/console.log"
 	: >"$log"
+}
+
+# --accel kvm-in-tcg: the preset under real KVM nested in a TCG VM (the
+# KVM lane, tests/kvm-lane/); sets rc and seconds like boot_qemu.
+boot_lane() {
+	local out start_ns lane_rc
+	out=$(mktemp -d /tmp/ipibench-lane.XXXXXX) || die $EX_SAVE "cannot create a temporary directory"
+	started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	start_ns=$(date +%s%N)
+	echo "run.sh: KVM nested inside QEMU TCG (preset $preset): timings are doubly emulated, only behaviour counts" >&2
+	run_job tests/kvm-lane/lane.sh --image build/ipibench.elf32 --presets "$preset" \
+		--append "$append" --out "$out" --inner-timeout "$timeout" >"$out/lane.txt" 2>&1
+	lane_rc=$?
+	seconds=$(elapsed_since "$start_ns")
+	[ $lane_rc -eq $EX_INTERRUPTED ] && check_interrupt "$seconds"
+	case $lane_rc in
+	0) cat "$out/$preset.log" >"$log"; rc=$(cat "$out/$preset.status") ;;
+	77) tail -n 3 "$out/lane.txt" >&2; rm -rf "$out"; die $EX_DEPS "the KVM lane cannot be prepared here" ;;
+	*) cat "$out/lane.txt" >"$log"; rc=1 ;;
+	esac
+	[ "$quiet" = 0 ] && cat "$log"
+	rm -rf "$out"
 }
 
 # Boots QEMU in the background, streaming the log; sets rc and seconds.
@@ -501,9 +531,11 @@ save_results() { # status-word
 cmd_run() {
 	local smp="" cpu="" machine=q35 memory=256M append="" accel=auto timeout=300
 	local iso=0 label="" quiet=0 save=1 preset="" pin="" perf="" dir="" fixed_dir=""
-	local preset_cpu="" preset_smp="" preset_extra=() qemu=() started="" seconds=""
+	local preset_cpu="" preset_smp="" preset_extra=() extra_qemu=() qemu=() started="" seconds=""
 	local rc perf_job="" decoded code what
 	parse_run_options "$@"
+	local smp_given=$smp cpu_given=$cpu
+	[ "$accel" = kvm-in-tcg ] && [ -z "$preset" ] && preset=x2apic
 	[ -n "$preset" ] && load_preset "$preset"
 	[ -n "$smp" ] || smp=${preset_smp:-4}
 	prepare
@@ -517,7 +549,13 @@ cmd_run() {
 	compose_qemu
 	open_log
 	check_interrupt
-	boot_qemu
+	if [ "$accel" = kvm-in-tcg ]; then
+		[ -n "$cpu_given$smp_given" ] && echo "run.sh: --accel kvm-in-tcg takes -cpu and -smp from the preset ($preset)" >&2
+		qemu=(tests/kvm-lane/lane.sh --presets "$preset" --append "$append")
+		boot_lane
+	else
+		boot_qemu
+	fi
 
 	decoded=$(decode_status "$rc" "$seconds" "$timeout" "$log")
 	code=${decoded%% *}

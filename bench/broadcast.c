@@ -46,18 +46,21 @@ static void bcast_send(const struct ipi_ops *ops)
 
 static int bcast_lost(struct bench_run *r, unsigned int cpu_nr)
 {
-	bench_fail(r, "%s broadcast of vector 0x%x from CPU %u: CPU %u (APIC ID %u) did not handle it within %u us",
+	bench_fail(r, "%s broadcast of vector 0x%x from CPU %u: CPU %u (APIC ID %u) did not handle it within %lu us",
 		   shape_names[shape], BENCH_VEC, r->sender, cpu_nr, percpu_of[cpu_nr]->apic_id,
-		   BENCH_DELIVERY_TIMEOUT_US);
+		   bench_params.deadline_us);
 	return -E_TIMEDOUT;
 }
 
 static int bcast_iter(struct bench_run *r, uint64_t *out)
 {
-	uint64_t deadline = tsc_deadline_us(BENCH_DELIVERY_TIMEOUT_US), t0, t1, first = ~0ull,
+	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us), t0, t1, first = ~0ull,
 		 last = 0;
 
-	cpuset_for_each(c, &targets) want[c] = bench_count((unsigned int)c) + 1;
+	cpuset_for_each(c, &targets) {
+		want[c] = bench_count((unsigned int)c) + 1;
+		bench_expect((unsigned int)c);
+	}
 	irq_disable();
 	t0 = tsc_begin();
 	bcast_send(r->ops);
@@ -86,10 +89,10 @@ static int bcast_iter(struct bench_run *r, uint64_t *out)
 static void bcast_emit(struct bench_run *r)
 {
 	struct stats st;
-	static char why[128];
 
 	/* send and all-ack always; first/last when one-way figures hold. */
 	if (!stats_compute_samples(&st, &r->m[1].s) && !bench_one_way_valid(st.p50)) {
+		static char why[128];
 		struct bench_metric all = r->m[3];
 
 		fmt_snprintf(why, sizeof(why),
@@ -120,7 +123,8 @@ static int bcast_one(struct bench_run *r, unsigned int k)
 	r->targets = targets_text;
 	r->ntargets = k;
 	bench_metrics(r, 4, names);
-	if (bench_sample(r, bcast_iter))
+	bench_expect_begin();
+	if (bench_sample(r, bcast_iter) || bench_expect_check(r))
 		return -E_TIMEDOUT;
 	bcast_emit(r);
 	return 0;

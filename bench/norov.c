@@ -55,7 +55,7 @@ static unsigned int norov_iter(const struct ipi_ops *ops, enum norov_test t, uns
 			       const struct cpuset *others, uint64_t *delivery)
 {
 	unsigned int me = this_cpu()->cpu, vec = t == NOROV_LOCK ? LOCK_VEC : BENCH_VEC;
-	uint64_t deadline = tsc_deadline_us(BENCH_DELIVERY_TIMEOUT_US), t0;
+	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us), t0;
 	const bool point = t == NOROV_SELF || t == NOROV_NORMAL;
 	const unsigned int dst = t == NOROV_SELF ? me : target;
 	const struct cpuset *wait = others;
@@ -112,9 +112,9 @@ static void norov_test(struct bench_run *r, enum norov_test t, const struct cpus
 	}
 	total = bench_tsc_end() - t0;
 	if (lost) {
-		bench_fail(r, "%s: CPU %u (APIC ID %u) did not handle its IPI within %u us",
+		bench_fail(r, "%s: CPU %u (APIC ID %u) did not handle its IPI within %lu us",
 			   test_names[t], lost - 1, percpu_of[lost - 1]->apic_id,
-			   BENCH_DELIVERY_TIMEOUT_US);
+			   bench_params.deadline_us);
 		return;
 	}
 	norov_print(r->ops, t, delivery, total, true);

@@ -51,7 +51,7 @@ static struct bench_run *bench_new_run(const struct bench *b, const struct ipi_o
 	run->b = b;
 	run->ops = ops;
 	run->sender = bench_params.sender;
-	run->target = bench_params.target ? bench_params.target : ncpus - 1;
+	run->target = bench_default_target(run->sender);
 	return run;
 }
 

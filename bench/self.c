@@ -72,18 +72,19 @@ static int self_iter(struct bench_run *r, uint64_t *out)
 	uint64_t t0;
 	int err;
 
+	bench_expect(me);
 	if (hlt)
 		lapic_watchdog_arm();
 	t0 = tsc_begin();
 	self_send(r->ops);
 	/* Taken already in every shape but a slow self IPI; then wait for it. */
-	err = bench_wait_count(me, want, tsc_deadline_us(BENCH_DELIVERY_TIMEOUT_US));
+	err = bench_wait_count(me, want, tsc_deadline_us(bench_params.deadline_us));
 	out[0] = bench_tsc_end() - t0;
 	if (hlt)
 		lapic_watchdog_disarm();
 	if (err) {
-		bench_fail(r, "self IPI vector 0x%x on CPU %u (%s) not handled within %u us",
-			   BENCH_VEC, me, shape_names[shape], BENCH_DELIVERY_TIMEOUT_US);
+		bench_fail(r, "self IPI vector 0x%x on CPU %u (%s) not handled within %lu us",
+			   BENCH_VEC, me, shape_names[shape], bench_params.deadline_us);
 		return err;
 	}
 	return 0;
@@ -100,7 +101,8 @@ static void self_run(struct bench_run *r)
 	for (shape = SELF_STI_NOP; shape <= SELF_TPR_STI_HLT; shape++) {
 		r->variant = shape_names[shape];
 		bench_metrics(r, 1, names);
-		if (bench_sample(r, self_iter))
+		bench_expect_begin();
+		if (bench_sample(r, self_iter) || bench_expect_check(r))
 			break;
 		bench_emit(r);
 	}

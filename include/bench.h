@@ -25,7 +25,6 @@
 #define BENCH_SAMPLE_CAP 16384	/* samples kept per metric; reservoir beyond */
 #define BENCH_MAX_METRICS 4
 #define BENCH_VEC IPI_VEC_FIRST	/* the vector every benchmark sends */
-#define BENCH_DELIVERY_TIMEOUT_US 200000 /* an IPI not handled by then is lost */
 
 struct bench_run;
 
@@ -48,9 +47,11 @@ struct bench_params {
 	uint64_t min_iters;
 	uint64_t warmup;
 	uint64_t budget_us;	/* time budget that calibrates the iteration count */
+	uint64_t deadline_us;	/* an IPI not handled by then is lost: FAILURE */
 	uint32_t sender, target;
 	uint32_t halt_gap_us;	/* single-halt: idle time before each send */
 	uint64_t norov_iters;	/* ipi_benchmark view: fixed loop length */
+	bool target_set;	/* target= given */
 	bool matrix;		/* single: all sender/target pairs */
 	uint32_t explicit_keys;	/* BENCH_KEY_* given on the command line */
 };
@@ -59,6 +60,7 @@ struct bench_params {
 #define BENCH_KEY_WARMUP (1u << 1)
 #define BENCH_KEY_BUDGET (1u << 2)
 #define BENCH_KEY_NOROV (1u << 3)
+#define BENCH_KEY_DEADLINE (1u << 4)
 
 /* Under an emulator (TCG) figures mean nothing and every IPI costs
  * milliseconds: shorten what the command line left at its default. */
@@ -115,6 +117,28 @@ static inline uint32_t bench_count(unsigned int cpu)
 static inline uint64_t bench_entry_tsc(unsigned int cpu)
 {
 	return READ_ONCE(percpu_of[cpu]->irq.entry_tsc);
+}
+
+/*
+ * Exactly-once accounting across a whole benchmark: snapshot every CPU's
+ * count, note each send's targets, and compare at the end. Each iteration
+ * already waits for its own interrupt; this catches duplicates and strays.
+ */
+void bench_expect_begin(void);
+static inline void bench_expect(unsigned int cpu_nr)
+{
+	extern uint32_t bench_expected[MAX_CPUS];
+
+	bench_expected[cpu_nr]++;
+}
+int bench_expect_check(struct bench_run *r);
+
+/* target= if given, else the last CPU, or CPU 0 when the sender is the last. */
+static inline unsigned int bench_default_target(unsigned int sender)
+{
+	if (bench_params.target_set)
+		return bench_params.target;
+	return sender == ncpus - 1 ? 0 : ncpus - 1;
 }
 
 /* Spin until cpu's count reaches want; 0 or -E_TIMEDOUT. */

@@ -51,6 +51,30 @@ static void boot_bsp_lapic(struct percpu *bsp)
 	bsp->apic_id = lapic_id();
 }
 
+/*
+ * xAPIC destinations are 8 bits and 0xff is broadcast (SDM 11.6.2.1): an AP
+ * with a larger APIC ID can only be started from x2APIC mode (SDM 11.12.10).
+ * The APs then follow the BSP's mode (kernel/smp.c).
+ */
+static void boot_x2apic_if_needed(unsigned int listed)
+{
+	uint32_t max_id = 0;
+
+	for (unsigned int i = 0; i < listed; i++)
+		max_id = topo_cpus[i].apic_id > max_id ? topo_cpus[i].apic_id : max_id;
+	if (max_id < 0xff || lapic_mode == LAPIC_X2APIC)
+		return;
+	if (!cpu.x2apic) {
+		kprintf("smp: APIC ID %u needs x2APIC, which this CPU lacks: such CPUs stay down\n",
+			max_id);
+		return;
+	}
+	wrmsr(MSR_IA32_APIC_BASE, rdmsr(MSR_IA32_APIC_BASE) | APIC_BASE_EN | APIC_BASE_EXTD);
+	lapic_mode = LAPIC_X2APIC;
+	lapic_setup_local();
+	kprintf("smp: APIC IDs up to %u: bringing CPUs up in x2APIC mode\n", max_id);
+}
+
 static void boot_smp(void)
 {
 	struct smp_options o = {
@@ -71,6 +95,7 @@ static void boot_smp(void)
 		return;
 	}
 	listed = (unsigned int)topo_info.ncpus;
+	boot_x2apic_if_needed(listed);
 	if (debug_on(DEBUG_SKIP_SIPI))
 		o.skip_sipi_cpu = options.debug_cpu ? options.debug_cpu : listed - 1;
 	smp_start_aps(topo_cpus, listed, &o);

@@ -138,6 +138,10 @@ unsigned int smp_start_aps(const struct madt_cpu *list, unsigned int n,
 
 		if (list[i].apic_id == bsp_id)
 			continue;
+		if (lapic_mode != LAPIC_X2APIC && list[i].apic_id >= 0xff) {
+			kprintf("smp: APIC ID %u is out of xAPIC reach: left out\n", list[i].apic_id);
+			continue;
+		}
 		p = percpu_alloc(next, list[i].apic_id);
 		skip = !skipped && opt->skip_sipi_cpu == next;
 		skipped |= skip;

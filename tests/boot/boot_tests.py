@@ -9,10 +9,12 @@ decoding is tested too. TCG only: timing is emulated, so nothing here looks
 at a figure, only at behaviour (CPUs, APIC IDs, statuses, messages).
 """
 import concurrent.futures
+import json
 import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 # run.sh exit codes (docs/exit-codes.md)
@@ -30,10 +32,10 @@ TOPOLOGIES = {
 
 class Scenario:
     def __init__(self, name, smp="2", machine="q35", cpu="max", append="",
-                 expect=OK, checks=(), iso=False, timeout=120):
+                 expect=OK, checks=(), iso=False, timeout=120, qemu=()):
         self.name, self.smp, self.machine, self.cpu = name, smp, machine, cpu
         self.append, self.expect, self.checks = append, expect, list(checks)
-        self.iso, self.timeout = iso, timeout
+        self.iso, self.timeout, self.qemu = iso, timeout, list(qemu)
 
     def command(self):
         cmd = ["./run.sh", "--accel", "tcg", "--no-save", "--smp", self.smp,
@@ -43,6 +45,8 @@ class Scenario:
             cmd.append("--iso")
         else:
             cmd += ["--append", self.append]
+        if self.qemu:
+            cmd += ["--"] + self.qemu
         return cmd
 
 
@@ -100,6 +104,82 @@ def tsc_line(sc, log):
     return [] if re.search(r"^tsc: \d+ kHz from ", log, re.M) else ["no TSC frequency line"]
 
 
+def records_valid(*kinds):
+    """The log's records validate against docs/results.md (tools/validate.py)."""
+    def check(sc, log):
+        with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
+            f.write(log)
+        try:
+            p = subprocess.run([sys.executable, "tools/validate.py", "--require", ",".join(kinds),
+                                f.name], stdout=subprocess.PIPE, text=True)
+        finally:
+            os.unlink(f.name)
+        return [] if p.returncode == 0 else ["records: " + l for l in p.stdout.splitlines()[:6]]
+    return check
+
+
+def suite_passed(sc, log):
+    """The correctness suite ran and nothing failed; x2APIC backends SKIP only without x2APIC."""
+    problems = [f"suite: {l}" for l in log.splitlines() if l.startswith("not ok")]
+    m = re.search(r"^check: (\d+) passed, (\d+) failed, (\d+) skipped", log, re.M)
+    if not m:
+        return problems + ["no 'check: N passed, N failed, N skipped' line"]
+    if int(m.group(1)) == 0 or int(m.group(2)) != 0:
+        problems.append(f"suite summary {m.group(0)!r}")
+    x2_skips = re.findall(r"^ok \d+ - x2apic(?:-cluster)?: .*# SKIP .*x2APIC", log, re.M)
+    if sc.cpu == "max" and x2_skips:
+        problems.append("x2APIC backends skipped although -cpu max has x2APIC")
+    if sc.cpu == "qemu64" and not x2_skips:
+        problems.append("x2APIC backends did not SKIP without x2APIC")
+    if sc.cpu == "qemu64" and not re.search(r"x2APIC\[bit 21\] is 0", log):
+        problems.append("x2APIC SKIP does not name the missing CPUID bit")
+    return problems
+
+
+def switch_sequence(sc, log):
+    """xapic -> x2apic -> xapic in one boot, the mode stated before each phase."""
+    modes = re.findall(r"^apic: all \d+ CPUs in (\S+) mode", log, re.M)
+    if sc.cpu != "max":
+        return []
+    try:
+        i = modes.index("x2apic")
+        modes.index("xapic", i)
+    except ValueError:
+        return [f"no xapic -> x2apic -> xapic sequence in {modes}"]
+    return [] if modes and modes[0] == "xapic" else [f"first mode is not xapic: {modes[:1]}"]
+
+
+def bench_results(sc, log):
+    """Every benchmark ran on every usable backend, or SKIPped with a reason."""
+    problems = []
+    recs = [json.loads(l) for l in log.splitlines() if l.startswith('{"record":"result"')]
+    ran = {(r["bench"], r["backend"]) for r in recs if r["status"] == "SUCCESS"}
+    skipped = {(r["bench"], r["backend"]): r.get("reason", "") for r in recs
+               if r["status"] == "SKIP"}
+    benches = ["broadcast", "self", "send-cost", "single", "single-halt"]
+    backends = ["xapic", "xapic-logical"] + (["x2apic", "x2apic-cluster"]
+                                             if sc.cpu == "max" else [])
+    ncpus = len(TOPOLOGIES.get(sc.smp, [0, 1]))
+    for b in benches:
+        for be in backends:
+            needs_two = b != "self"
+            if needs_two and ncpus < 2:
+                if "needs 2 CPUs" not in skipped.get((b, be), ""):
+                    problems.append(f"{b} on {be}: no SKIP naming the CPU count on -smp 1")
+            elif (b, be) not in ran and not (be == "xapic-logical" and ncpus > 8):
+                problems.append(f"{b} on {be}: no SUCCESS result")
+    for r in recs:
+        if r["status"] == "FAILURE":
+            problems.append(f"FAILURE: {r['bench']} {r['backend']}: {r.get('reason')}")
+    return problems
+
+
+# Shapes that also run every benchmark (the rest run the suite only, which
+# keeps the group within a few minutes on two host cores under TCG).
+BENCH_SHAPES = {("q35", "1", "max"), ("pc", "2", "max"), ("q35", "4", "max"),
+                ("q35", "4", "qemu64"), ("q35", "6,sockets=2,cores=3", "max")}
+
+
 def scenarios():
     out = []
     for machine in ("pc", "q35"):
@@ -107,14 +187,58 @@ def scenarios():
             for cpu in ("max", "qemu64"):
                 if machine == "pc" and cpu == "qemu64" and smp not in ("1", "4"):
                     continue  # keep the matrix small: x2APIC absence is covered below
+                bench = (machine, smp, cpu) in BENCH_SHAPES
+                checks = [cpus_online(ids), tsc_line, skew_line, suite_passed, switch_sequence]
+                if bench:
+                    checks += [bench_results, records_valid("env", "check", "result", "end")]
+                else:
+                    checks += [records_valid("env", "check", "end")]
+                # Under TCG the Hyper-V and KVM PV backends always SKIP.
                 out.append(Scenario(
-                    f"{machine} -smp {smp} -cpu {cpu}: every CPU up with its APIC ID",
-                    smp=smp, machine=machine, cpu=cpu, append="plan=boot",
-                    checks=[cpus_online(ids), tsc_line, skew_line, final_status("SUCCESS")]))
+                    f"{machine} -smp {smp} -cpu {cpu}: CPUs up, suite passes"
+                    + (", benchmarks run" if bench else ""),
+                    smp=smp, machine=machine, cpu=cpu,
+                    append="plan=default" if bench else "plan=check",
+                    checks=checks + [final_status("SKIP")]))
     out += [
-        Scenario("GRUB ISO boots and brings up every CPU", smp="4", iso=True,
-                 checks=[cpus_online([0, 1, 2, 3]), contains(r"^loader: GRUB"),
-                         final_status("SUCCESS")]),
+        Scenario("GRUB ISO boots, brings up every CPU and runs the default plan", smp="4",
+                 iso=True,
+                 checks=[cpus_online([0, 1, 2, 3]), contains(r"^loader: GRUB"), suite_passed,
+                         records_valid("env", "result", "end"), final_status("SKIP")]),
+        Scenario("an x2APIC ID above 255 (260) comes up in x2APIC mode and passes the suite",
+                 smp="1,sockets=1,cores=288,maxcpus=288", append="plan=check",
+                 qemu=["-device", "max-x86_64-cpu,socket-id=0,core-id=260,thread-id=0"],
+                 expect=OK,
+                 checks=[contains(r"^smp: CPU 1 APIC ID 260 online",
+                                  r"^ok \d+ - xapic: every check # SKIP an APIC ID above 254"),
+                         suite_passed, records_valid("env", "check", "end"),
+                         final_status("SKIP")]),
+        Scenario("swallow-ipi makes the suite fail naming the CPU", smp="4",
+                 append="plan=check debug=swallow-ipi debug_cpu=2", expect=FAILURE,
+                 checks=[contains(r"^not ok \d+ - .*CPU 2 lost it"), final_status("FAILURE")]),
+        Scenario("double-ipi makes the suite fail naming the CPU", smp="6,sockets=2,cores=3",
+                 cpu="qemu64", append="plan=check debug=double-ipi", expect=FAILURE,
+                 checks=[contains(r"^not ok \d+ - .*CPU 5 .*duplicate"),
+                         final_status("FAILURE")]),
+        Scenario("a duplicate IPI inside a benchmark is a FAILURE naming the CPU", smp="3",
+                 append="plan=bench bench=single backends=x2apic debug=double-ipi",
+                 expect=FAILURE,
+                 checks=[contains(r"CPU 2 \(APIC ID 2\) handled (\d+) IPIs of vector 0x40 for "
+                                  r"\d+ sent to it"),
+                         records_valid("env", "result", "end"), final_status("FAILURE")]),
+        Scenario("sender=, target= and matrix=1 choose the pairs", smp="3",
+                 append="plan=bench bench=single backends=x2apic matrix=1",
+                 checks=[contains(r"^single matrix on x2apic", r'"sender":2,"targets":"1"',
+                                  r'"sender":1,"targets":"0"'),
+                         records_valid("env", "result", "end"), final_status("SUCCESS")]),
+        Scenario("plan=boot runs no suite and no benchmark", smp="2", append="plan=boot",
+                 checks=[lacks(r"^check: ", r'^\{"record":"result"'),
+                         records_valid("env", "end"), final_status("SUCCESS")]),
+        Scenario("bench= and backends= select what runs", smp="2",
+                 append="plan=bench bench=single backends=x2apic",
+                 checks=[contains(r'"bench":"single".*"backend":"x2apic"'),
+                         lacks(r'"bench":"broadcast"', r'"backend":"xapic"'),
+                         records_valid("env", "result", "end"), final_status("SUCCESS")]),
         Scenario("deliberate fault on the BSP dumps registers and ends in CRASH",
                  smp="2", append="plan=boot debug=fault-bsp", expect=CRASH,
                  checks=[contains(r"^CPU 0 \(APIC ID 0\): exception #UD invalid opcode \(vector 6\)",
