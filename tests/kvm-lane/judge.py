@@ -5,8 +5,10 @@ tests: exit status, the correctness suite's TAP lines, the JSON records;
 and, here where real KVM runs, that every backend the preset's flags offer
 actually ran: a SKIP of such a backend is a failure.
 
-usage: tests/kvm-lane/judge.py OUTDIR PRESET...
-Prints one TAP line per preset; exit 1 if any failed."""
+usage: tests/kvm-lane/judge.py [--label L] [--expect-failure PATTERN] OUTDIR PRESET...
+Prints one TAP line per preset; exit 1 if any failed. With
+--expect-failure, a preset passes only when its guest ended in FAILURE and
+its console matches PATTERN: the lane proving it can fail."""
 import json
 import os
 import re
@@ -90,14 +92,39 @@ def judge(outdir, preset):
     return problems, notes
 
 
+def judge_failure(outdir, preset, pattern):
+    """The negative test: the guest must end in FAILURE with the named cause."""
+    try:
+        status = open(os.path.join(outdir, preset + ".status")).read().strip()
+        log = open(os.path.join(outdir, preset + ".log"), errors="replace").read()
+    except OSError as e:
+        return [f"no output for the preset: {e}"], []
+    problems = []
+    if status != "71":
+        problems.append(f"inner QEMU exit {status}, expected 71 (FAILURE)")
+    if not re.search(pattern, log, re.M):
+        problems.append(f"console lacks /{pattern}/")
+    return problems, []
+
+
 def main(argv):
+    label, expect = "", None
+    while argv and argv[0] in ("--label", "--expect-failure"):
+        if argv[0] == "--label":
+            label = argv[1] + ": "
+        else:
+            expect = argv[1]
+        argv = argv[2:]
     if len(argv) < 2:
         print(__doc__.strip())
         return 2
     bad = 0
     for preset in argv[1:]:
-        problems, notes = judge(argv[0], preset)
-        print(f"{'not ok' if problems else 'ok'} - kvm-lane: {preset}")
+        if expect:
+            problems, notes = judge_failure(argv[0], preset, expect)
+        else:
+            problems, notes = judge(argv[0], preset)
+        print(f"{'not ok' if problems else 'ok'} - kvm-lane: {label}{preset}")
         for p in problems + [f"note: {n}" for n in notes]:
             print(f"#   {p}")
         bad += bool(problems)
