@@ -124,11 +124,10 @@ static inline uint64_t bench_entry_tsc(unsigned int cpu)
  * count, note each send's targets, and compare at the end. Each iteration
  * already waits for its own interrupt; this catches duplicates and strays.
  */
+extern uint32_t bench_expected[MAX_CPUS];
 void bench_expect_begin(void);
 static inline void bench_expect(unsigned int cpu_nr)
 {
-	extern uint32_t bench_expected[MAX_CPUS];
-
 	bench_expected[cpu_nr]++;
 }
 int bench_expect_check(struct bench_run *r);
