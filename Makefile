@@ -131,11 +131,18 @@ FUZZCFLAGS := -std=gnu11 -g -O1 $(WARN) -I. -fsanitize=fuzzer,address,undefined 
 	-fno-sanitize-recover=all
 FUZZ_SECONDS ?= 60
 FUZZ_BINS := $(patsubst tests/fuzz/fuzz_%.c,$(B)/fuzz/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_LIB_OBJS := $(patsubst %.c,$(B)/fuzz/%.o,$(LIB_SRCS))
+# Kept between builds: make would delete them as intermediates of the pattern rule below.
+.SECONDARY: $(FUZZ_LIB_OBJS)
 
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(LIB_SRCS) $(wildcard lib/*.h)
+$(B)/fuzz/lib/%.o: lib/%.c $(wildcard lib/*.h)
 	@mkdir -p $(@D)
 	$(call say,FUZZCC,$@)
-	$(Q)$(FUZZCC) $(FUZZCFLAGS) $< $(LIB_SRCS) -o $@
+	$(Q)$(FUZZCC) $(FUZZCFLAGS) -c $< -o $@
+
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJS)
+	$(call say,FUZZLD,$@)
+	$(Q)$(FUZZCC) $(FUZZCFLAGS) $< $(FUZZ_LIB_OBJS) -o $@
 
 fuzz_build: $(FUZZ_BINS)
 

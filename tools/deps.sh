@@ -8,7 +8,8 @@
 # usage: tools/deps.sh [build|test|report]
 #   build  compiler, assembler, QEMU >= 8.1, GRUB and ISO tools (default)
 #   test   build plus what the tests use (host sanitizers, cppcheck, clang-tidy,
-#          gnuplot for the report tests)
+#          gnuplot for the report tests, clang and its libFuzzer runtime for
+#          the fuzz targets)
 #   report build plus gnuplot (`run.sh report` draws its plots with it)
 #
 # QEMU >= 8.1 is needed for x2APIC under TCG. Debian 12 ships 7.2, so on
@@ -20,7 +21,9 @@ pkgs=(make gcc libc6-dev binutils nasm qemu-system-x86 qemu-utils grub-pc-bin
       grub-common xorriso mtools python3)
 case "$want" in
 build) ;;
-test) pkgs+=(cppcheck clang-tidy clang-format gnuplot-nox) ;;
+# libclang-rt-dev, not a versioned libclang-rt-N-dev: it follows the default
+# clang, and libFuzzer must come from the same LLVM as the compiler.
+test) pkgs+=(cppcheck clang-tidy clang-format gnuplot-nox clang libclang-rt-dev) ;;
 report) pkgs+=(gnuplot-nox) ;;
 *) echo "usage: $0 [build|test|report]" >&2; exit 2 ;;
 esac

@@ -118,6 +118,9 @@ def parse_console(text):
         except json.JSONDecodeError as e:
             problems.append(f"console line {n}: not JSON: {e.msg} at column {e.colno}")
             continue
+        except (ValueError, RecursionError) as e:
+            problems.append(f"console line {n}: not JSON this reader accepts: {json_limit(e)}")
+            continue
         if not isinstance(rec, dict):
             problems.append(f"console line {n}: not a JSON object")
             continue
@@ -131,11 +134,22 @@ def parse_console(text):
     return records, problems
 
 
+def json_limit(e):
+    """Why json.loads refused text that is JSON by its grammar: an integer of more
+    digits than int() converts (sys.get_int_max_str_digits) raises a plain
+    ValueError, nesting deeper than the recursion limit a RecursionError."""
+    if isinstance(e, RecursionError):
+        return "nested too deeply"
+    return str(e).split(":")[0].lower()
+
+
 def record_problems(rec):
     """What is wrong with one record under schema 1 ([] when nothing)."""
     if rec.get("schema") != RECORD_SCHEMA:
         return [f"schema {rec.get('schema')!r}, these tools know {RECORD_SCHEMA}"]
-    checker = validate.CHECKERS.get(rec.get("record"))
+    # A list or object as the kind is unhashable: no checker, not a TypeError
+    kind = rec.get("record")
+    checker = validate.CHECKERS.get(kind) if isinstance(kind, str) else None
     if checker is None:
         return [f"unknown record kind {rec.get('record')!r}"]
     problems = []
@@ -189,6 +203,8 @@ def _load_json(path):
     except json.JSONDecodeError as e:
         raise ToolError(EX_MALFORMED, f"{path}: malformed or truncated results file: "
                         f"{e.msg} at line {e.lineno} column {e.colno}")
+    except (ValueError, RecursionError) as e:
+        raise ToolError(EX_MALFORMED, f"{path}: malformed results file: {json_limit(e)}")
 
 
 def _check_records(path, records):
@@ -205,6 +221,21 @@ def _check_records(path, records):
                             + "; ".join(bad))
 
 
+# The host and run facts the tools read, with the types docs/host-tools.md
+# gives them; absent or null is fine, another type is a malformed file.
+FACT_TYPES = (("host", "accel", str), ("host", "cpu_model", str), ("host", "kernel", str),
+              ("host", "qemu_version", str), ("host", "kvm_params", dict),
+              ("run", "config", str), ("run", "label", str), ("run", "status", str))
+
+
+def _check_facts(path, doc):
+    for part, key, kind in FACT_TYPES:
+        v = doc[part].get(key)
+        if v is not None and not isinstance(v, kind):
+            raise ToolError(EX_MALFORMED, f"{path}: '{part}.{key}' is {type(v).__name__}, "
+                            f"expected {kind.__name__}")
+
+
 def load_results_file(path):
     doc = _load_json(path)
     if not isinstance(doc, dict) or doc.get("format") != RESULTS_FORMAT:
@@ -216,6 +247,7 @@ def load_results_file(path):
     for key, kind in (("host", dict), ("run", dict), ("records", list), ("problems", list)):
         if not isinstance(doc.get(key), kind):
             raise ToolError(EX_MALFORMED, f"{path}: '{key}' missing or not a {kind.__name__}")
+    _check_facts(path, doc)
     _check_records(path, doc["records"])
     return Boot(path, doc["host"], doc["run"], doc["records"], doc["problems"])
 
@@ -286,6 +318,8 @@ def load_presets(path):
             lines = f.read().splitlines()
     except OSError as e:
         raise ToolError(EX_PRESET, f"{path}: cannot read the configurations: {e.strerror}")
+    except UnicodeDecodeError as e:
+        raise ToolError(EX_PRESET, f"{path}: not UTF-8 text (byte {e.start})")
     presets = {}
     for n, line in enumerate(lines, 1):
         if not line.strip() or line.lstrip().startswith("#"):
@@ -301,7 +335,9 @@ def load_presets(path):
                             "(lower-case letters, digits and '-')")
         if name in presets:
             raise ToolError(EX_PRESET, f"{where}: configuration {name!r} defined twice")
-        if not re.fullmatch(r"[1-9][0-9]*", smp):
+        # Four digits at most: no machine QEMU offers has 10000 vCPUs, and int()
+        # refuses strings of over 4300 digits with a ValueError
+        if not re.fullmatch(r"[1-9][0-9]{0,3}", smp):
             raise ToolError(EX_PRESET, f"{where}: smp {smp!r} is not a vCPU count")
         if re.search(r"\s", cpu):
             raise ToolError(EX_PRESET, f"{where}: cpu flags {cpu!r} contain blanks")

@@ -10,7 +10,8 @@ import json
 import sys
 
 SCHEMA = 1
-STATUSES = {"SUCCESS", "SKIP", "ERROR", "FAILURE"}
+# A tuple, not a set: a record may carry a list or object here, which a set cannot hash
+STATUSES = ("SUCCESS", "SKIP", "ERROR", "FAILURE")
 STAT_KEYS = ("min", "p50", "mean", "p90", "p99", "max", "stddev")
 
 
@@ -97,6 +98,8 @@ def check_env(rec, problems):
         ids = cpus.get("apic_ids")
         if not isinstance(ids, list) or len(ids) != cpus.get("count"):
             problems.append("cpus.apic_ids does not list cpus.count APIC IDs")
+        elif not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+            problems.append("cpus.apic_ids holds something other than integers")
         elif len(set(ids)) != len(ids):
             problems.append("duplicate APIC IDs")
     tsc = rec.get("tsc", {})
@@ -151,11 +154,16 @@ def validate(path, require):
         except json.JSONDecodeError as e:
             problems.append(f"not JSON: {e.msg} at column {e.colno}")
             rec = None
+        except (ValueError, RecursionError):
+            # JSON by its grammar that json.loads still refuses: an integer of
+            # over 4300 digits, or nesting deeper than the recursion limit
+            problems.append("not JSON this validator accepts: huge number or deep nesting")
+            rec = None
         if isinstance(rec, dict):
             kind = rec.get("record")
             if rec.get("schema") != SCHEMA:
                 problems.append(f"schema {rec.get('schema')!r}, this validator knows {SCHEMA}")
-            elif kind not in CHECKERS:
+            elif not isinstance(kind, str) or kind not in CHECKERS:
                 problems.append(f"unknown record kind {kind!r}")
             else:
                 CHECKERS[kind](rec, problems)

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Writes the seed corpora of the libFuzzer targets into tests/fuzz/corpus/.
+
+usage: tests/fuzz/mkcorpus.py
+
+The seeds come from the project's real inputs: the MADTs captured from QEMU
+(tests/fixtures/madt, copied as they are), memory images that place those
+tables behind an RSDP and an RSDT or XSDT laid out as ACPI 6.5 5.2.5-5.2.8
+says (for the acpi target, after its control byte), command lines like those
+of the boot tests, and CPU-set texts. A few hand-built MADTs add what QEMU
+does not emit: the Local APIC Address Override (5.2.12.8), Online Capable
+entries (ACPI 6.3) and x2APIC IDs above 255. The output is deterministic;
+rerun this after changing a fixture and commit the result.
+
+The Python targets (results, console, presets) need no files here:
+tests/fuzz/fuzz_tools.py builds their seeds at run time from
+tests/tools/synth.py and tools/presets.conf."""
+import os
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+FIXTURES = os.path.join(ROOT, "tests", "fixtures", "madt")
+CORPUS = os.path.join(HERE, "corpus")
+
+IMAGE_BASE = 0xE0000  # the physical address fuzz_acpi.c maps its image at
+CTL_FIX_AND_COPY = 0x03  # fuzz_acpi.c: fix checksums, map into exact copies
+
+CMDLINES = [
+    "/boot/ipibench.elf plan=check iters=10k backends=xapic,x2apic",
+    "plan=default",
+    "plan=bench bench=single,self backends=x2apic iters=0x100 warmup=5 budget=2",
+    "plan=boot debug=skip-sipi debug_cpu=2 ap_timeout=200",
+    "plan=check debug=swallow-ipi,double-ipi target=3 matrix=yes deadline=10000",
+    "help=1",
+    "backends=all bench=all init_delay=0 halt_gap=50M",
+    "seed=18446744073709551615 tag=abcd note=a=b,c",
+    "/ipibench.elf\tplan=boot\r\nmatrix=off  help=false",
+    "itres=5 ap_timeout=12x",
+]
+
+CPUSETS = ["0", "none", "0-3,5", "1023", "0-1023", "1,3,5-7,100-200", "0-0,2-2", "7,6"]
+
+
+def checksum_fix(buf, at, length=None):
+    """Sets byte `at` so that buf[:length] (all of it by default) sums to zero modulo 256."""
+    length = len(buf) if length is None else length
+    buf[at] = 0
+    buf[at] = (-sum(buf[:length])) & 0xFF
+    return buf
+
+
+def acpi_header(sig, length, revision=1):
+    """The 36-byte System Description Table Header (5.2.6), checksum left 0."""
+    return bytearray(struct.pack("<4sIBB6s8sI4sI", sig, length, revision, 0, b"FUZZ  ",
+                                 b"IPIBENCH", 1, b"IPIB", 1))
+
+
+def madt(entries, lapic=0xFEE00000, flags=1):
+    body = b"".join(entries)
+    t = acpi_header(b"APIC", 44 + len(body), 5) + struct.pack("<II", lapic, flags) + body
+    return bytes(checksum_fix(t, 9))
+
+
+def lapic(uid, apic_id, flags):
+    return struct.pack("<BBBBI", 0, 8, uid, apic_id, flags)
+
+
+def x2apic(apic_id, flags, uid):
+    return struct.pack("<BBHIII", 9, 16, 0, apic_id, flags, uid)
+
+
+def hand_built_madts():
+    """What QEMU's SeaBIOS tables lack (tests/fixtures/madt/README.md)."""
+    override = struct.pack("<BBHQ", 5, 12, 0, 0xFED00000)
+    return {
+        "x2apic-online-capable.bin": madt([lapic(0, 0, 1), x2apic(300, 1, 300),
+                                           x2apic(0xFFFFFFFE, 2, 7), x2apic(301, 0, 8)]),
+        "override-duplicates.bin": madt([override, lapic(0, 0, 1), lapic(1, 1, 1),
+                                         x2apic(1, 1, 9), lapic(2, 0, 1), lapic(3, 5, 2)]),
+    }
+
+
+def image(table, xsdt):
+    """RSDP at 0, root table at 48, a dummy FACP then the MADT behind it."""
+    root_at, entry = 48, 8 if xsdt else 4
+    facp_at = root_at + 36 + 2 * entry
+    madt_at = facp_at + 36
+    facp = bytes(checksum_fix(acpi_header(b"FACP", 36), 9))
+    fmt = "<QQ" if xsdt else "<II"
+    root = acpi_header(b"XSDT" if xsdt else b"RSDT", 36 + 2 * entry)
+    root += struct.pack(fmt, IMAGE_BASE + facp_at, IMAGE_BASE + madt_at)
+    checksum_fix(root, 9)
+    if xsdt:
+        rsdp = bytearray(struct.pack("<8sB6sBIIQB3s", b"RSD PTR ", 0, b"FUZZ  ", 2, 0, 36,
+                                     IMAGE_BASE + root_at, 0, b"\0\0\0"))
+        checksum_fix(rsdp, 8, 20)  # 5.2.5.3: the ACPI 1.0 part, then the whole
+        checksum_fix(rsdp, 32)
+    else:
+        rsdp = bytearray(struct.pack("<8sB6sBI", b"RSD PTR ", 0, b"FUZZ  ", 0,
+                                     IMAGE_BASE + root_at))
+        checksum_fix(rsdp, 8)
+    mem = bytes(rsdp).ljust(root_at, b"\0") + bytes(root) + facp + table
+    return bytes([CTL_FIX_AND_COPY]) + mem
+
+
+def write(target, name, data):
+    d = os.path.join(CORPUS, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data.encode() if isinstance(data, str) else data)
+
+
+def main():
+    for i, line in enumerate(CMDLINES):
+        write("cmdline", f"line-{i:02d}", line)
+    for i, text in enumerate(CPUSETS):
+        write("cpuset", f"set-{i:02d}", text)
+    tables = {}
+    for name in sorted(os.listdir(FIXTURES)):
+        if name.endswith(".bin") and "-rsd" not in name:
+            with open(os.path.join(FIXTURES, name), "rb") as f:
+                tables[name] = f.read()
+    tables.update(hand_built_madts())
+    for name, table in tables.items():
+        write("madt", name, table)
+    for name in ("pc-smp4.bin", "q35-smp6-s2c3.bin", "x2apic-online-capable.bin"):
+        write("acpi", "rsdt-" + name, image(tables[name], xsdt=False))
+        write("acpi", "xsdt-" + name, image(tables[name], xsdt=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
