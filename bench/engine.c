@@ -8,6 +8,7 @@
 #include "include/console.h"
 #include "include/cpu.h"
 #include "include/mm.h"
+#include "include/options.h"
 #include "include/percpu.h"
 #include "include/smp.h"
 #include "include/status.h"
@@ -110,9 +111,27 @@ bool bench_one_way_valid(uint64_t p50_cycles)
 	return tsc_skew_consistent && tsc_skew_bound * 10 <= p50_cycles;
 }
 
+unsigned int bench_late_cpu = ~0u;	/* expire-deadline: the target that answers late */
+
+/* Fault injection on a spinning target (debug keys, README). */
+static void spin_debug(void)
+{
+	unsigned int me = this_cpu()->cpu;
+	unsigned int victim = options.debug_cpu ? options.debug_cpu : ncpus - 1;
+
+	if (debug_on(DEBUG_FAULT_AP_BENCH) && me == victim)
+		asm volatile("ud2");
+	if (me == READ_ONCE(bench_late_cpu)) {
+		/* Late, not lost: the IPI is taken once interrupts are back on. */
+		irq_disable();
+		tsc_delay_us(20000);
+	}
+}
+
 static void spin_until_stopped(void *arg)
 {
 	(void)arg;
+	spin_debug();
 	irq_enable();
 	while (!load_acquire(&spin_stop))
 		cpu_relax();
@@ -130,7 +149,8 @@ void bench_targets_spin(const struct cpuset *cpus)
 
 int bench_targets_stop(void)
 {
-	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us);
+	/* A target may still be finishing a late interrupt: a second more. */
+	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us + 1000000);
 	int err = 0;
 
 	store_release(&spin_stop, 1);

@@ -125,6 +125,7 @@ static inline uint64_t bench_entry_tsc(unsigned int cpu)
  * already waits for its own interrupt; this catches duplicates and strays.
  */
 extern uint32_t bench_expected[MAX_CPUS];
+extern unsigned int bench_late_cpu;
 void bench_expect_begin(void);
 static inline void bench_expect(unsigned int cpu_nr)
 {

@@ -20,6 +20,8 @@ enum debug_key {
 	DEBUG_SWALLOW_IPI,	/* debug_cpu does not count its first test IPI */
 	DEBUG_DOUBLE_IPI,	/* debug_cpu counts its first test IPI twice */
 	DEBUG_CORRUPT_VPSET,	/* Hyper-V Ex calls: bit 63 of the valid bank mask set */
+	DEBUG_FAULT_AP_BENCH,	/* #UD on debug_cpu as it starts spinning as a benchmark target */
+	DEBUG_EXPIRE_DEADLINE,	/* `single`'s first run: deadline 1 ms, target late by 20 ms */
 	DEBUG_COUNT
 };
 

@@ -21,6 +21,9 @@ enum status {
 
 #define STATUS_BYTE_BASE 0x20 /* STATUS_SUCCESS -> 0x20 -> QEMU exit 65 */
 
+/* What was running, for the crash report ("benchmark single on x2apic"), or NULL. */
+extern const char *volatile crash_context;
+
 const char *status_name(enum status st);
 void status_report(enum status st);	/* worst wins */
 enum status status_worst(void);

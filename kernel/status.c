@@ -17,6 +17,7 @@ static const char *const names[STATUS_COUNT] = {
 	[STATUS_FAILURE] = "FAILURE", [STATUS_CRASH] = "CRASH", [STATUS_BADCMD] = "BAD-CMDLINE",
 };
 
+const char *volatile crash_context;
 static int worst = STATUS_SUCCESS;
 static int exiting;
 int status_stopping;	/* read by the NMI handler */

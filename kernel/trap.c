@@ -135,6 +135,8 @@ static void trap_dump(const struct trap_frame *f)
 		kprintf("\nCPU ? (before per-CPU set-up): ");
 	kprintf("exception %s (vector %lu), error code 0x%lx\n", exception_names[f->vector & 31],
 		f->vector, f->error);
+	if (crash_context)
+		kprintf("  during %s\n", crash_context);
 	kprintf("  RIP %016lx  CS %04lx  RFLAGS %016lx\n", f->rip, f->cs, f->rflags);
 	kprintf("  RSP %016lx  SS %04lx  CR2 %016lx  CR3 %016lx\n", f->rsp, f->ss, read_cr2(),
 		read_cr3());
