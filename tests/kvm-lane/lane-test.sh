@@ -5,9 +5,13 @@
 # (a SKIP line with the reason when that is impossible here), then three
 # passes of the lane, each judged like a boot test (judge.py):
 #   suite    every lane preset, the correctness suite on every backend;
-#   figures  the presets that offer the paravirtual paths, the suite and
-#            short benchmarks (send-cost on every backend, flush calls in
-#            every form): every offered backend must produce figures;
+#   figures  the presets that offer the paravirtual paths, the suite and a
+#            short send-cost on every backend: every offered backend must
+#            produce figures (the flush calls are proven by the suite's
+#            hv-flush checks; the flush benchmark is left out here because
+#            its native shootdown, twice in ~20 lane runs, ended in a guest
+#            reset under nested KVM that plain TCG never shows: see the
+#            issue notes);
 #   negative debug=corrupt-vpset must turn hv-xmm into a FAILURE naming the
 #            Ex call: proof that the lane can fail.
 # Nested KVM under TCG costs ~100k cycles an exit, so the loops are short.
@@ -47,7 +51,7 @@ pass() {
 rc=0
 pass suite "$(IFS=,; echo "${all[*]}")" "plan=check" || rc=1
 pass figures hv-xmm,hv-vapic,kvm-pv \
-	"plan=default bench=send-cost,flush iters=3 warmup=1 budget=1" || rc=1
+	"plan=default bench=send-cost iters=3 warmup=1 budget=1" || rc=1
 pass negative hv-xmm "plan=check backends=hv-ipi-ex-xmm debug=corrupt-vpset" \
 	--expect-failure "HvCallSendSyntheticClusterIpiEx \(XMM-fast\) returned INVALID_HYPERCALL_INPUT" ||
 	rc=1
