@@ -43,7 +43,7 @@ KCFLAGS := -std=gnu11 -ffreestanding -fno-pic -fno-pie -mno-red-zone -mgeneral-r
 HOSTCFLAGS := -std=gnu11 -O1 -g $(WARN) -Wno-missing-prototypes -I. \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -T linker.ld
-NASMFLAGS := -f elf64 -g -I$(B)/ -I$(B)/boot/
+NASMFLAGS := -f elf64 -g -I$(B)/ -I$(B)/boot/ -I./
 
 # Pure code: built into the kernel and into every host unit test.
 LIB_SRCS := lib/acpi.c lib/cmdline.c lib/cpuset.c lib/crossover.c lib/error.c lib/fmt.c \
@@ -92,14 +92,14 @@ $(B)/asm-offsets.inc: kernel/asm-offsets.c include/trampoline.h include/percpu.h
 	$(Q)sed -n 's/^[[:space:]]*->\([A-Za-z0-9_]*\) \$$\{0,1\}\([-0-9]*\).*/%define \1 \2/p' \
 		$(B)/asm-offsets.s > $@
 
-$(B)/boot/trampoline.bin: boot/trampoline.asm $(B)/asm-offsets.inc
+$(B)/boot/trampoline.bin: boot/trampoline.asm boot/cpu_bits.inc $(B)/asm-offsets.inc
 	@mkdir -p $(@D)
 	$(call say,NASM,$@)
-	$(Q)$(NASM) -f bin -I$(B)/ $< -o $@
+	$(Q)$(NASM) -f bin -I$(B)/ -I./ $< -o $@
 
 $(B)/boot/trampoline_blob.o: $(B)/boot/trampoline.bin
 
-$(B)/%.o: %.asm $(B)/asm-offsets.inc
+$(B)/%.o: %.asm boot/cpu_bits.inc $(B)/asm-offsets.inc
 	@mkdir -p $(@D)
 	$(call say,NASM,$@)
 	$(Q)$(NASM) $(NASMFLAGS) $< -o $@

@@ -22,16 +22,7 @@ PTE_PCD		equ 1 << 4
 PTE_PS		equ 1 << 7
 UC_FIRST_2M	equ 0xfe000000 >> 21	; first 2 MiB page mapped uncached
 
-CR0_PE		equ 1 << 0
-CR0_MP		equ 1 << 1
-CR0_EM		equ 1 << 2
-CR0_NE		equ 1 << 5
-CR0_PG		equ 1 << 31
-CR4_PAE		equ 1 << 5
-CR4_OSFXSR	equ 1 << 9
-CR4_OSXMMEXCPT	equ 1 << 10
-MSR_EFER	equ 0xc0000080
-EFER_LME	equ 1 << 8
+%include "boot/cpu_bits.inc"
 
 section .multiboot progbits alloc noexec nowrite align=4
 	dd MB_MAGIC

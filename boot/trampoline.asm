@@ -17,16 +17,7 @@
 
 %define ABS(x) (TRAMPOLINE_PHYS + (x))
 
-CR0_PE		equ 1 << 0
-CR0_MP		equ 1 << 1
-CR0_EM		equ 1 << 2
-CR0_NE		equ 1 << 5
-CR0_PG		equ 1 << 31
-CR4_PAE		equ 1 << 5
-CR4_OSFXSR	equ 1 << 9
-CR4_OSXMMEXCPT	equ 1 << 10
-MSR_EFER	equ 0xc0000080
-EFER_LME	equ 1 << 8
+%include "boot/cpu_bits.inc"
 
 bits 16
 org 0

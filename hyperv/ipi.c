@@ -208,66 +208,33 @@ static int hv_ipi_ex_xmm_activate(void)
 	return hv_ipi_activate_form(&hv_ipi_ex_xmm);
 }
 
-const struct ipi_ops ipi_hv_ipi = {
-    .name = "hv-ipi",
-    .mode = LAPIC_X2APIC,
-    .flags = IPI_F_HYPERCALL,
-    .words = "call=send-ipi form=fast set=one-call vp<64",
-    .probe = hv_ipi_probe,
-    .activate = hv_ipi_activate,
-    .enable = hv_ipi_enable,
-    .send = hv_ipi_send,
-    .send_set = hv_ipi_send_set,
-    .send_self = hv_ipi_send_self,
-    .send_allbutself = hv_ipi_send_allbutself,
-    .send_all = hv_ipi_send_all,
-    .eoi = hv_ipi_eoi,
-};
+/*
+ * The four forms share every operation; what differs is the call and form
+ * the activate hook installs, their probe, and the words records carry.
+ */
+#define HV_IPI_OPS(ops_name, text, words_text, probe_fn, activate_fn)                              \
+	const struct ipi_ops ops_name = {                                                          \
+		.name = (text),                                                                    \
+		.mode = LAPIC_X2APIC,                                                              \
+		.flags = IPI_F_HYPERCALL,                                                          \
+		.words = (words_text),                                                             \
+		.probe = (probe_fn),                                                               \
+		.activate = (activate_fn),                                                         \
+		.enable = hv_ipi_enable,                                                           \
+		.send = hv_ipi_send,                                                               \
+		.send_set = hv_ipi_send_set,                                                       \
+		.send_self = hv_ipi_send_self,                                                     \
+		.send_allbutself = hv_ipi_send_allbutself,                                         \
+		.send_all = hv_ipi_send_all,                                                       \
+		.eoi = hv_ipi_eoi,                                                                 \
+	}
 
-const struct ipi_ops ipi_hv_ipi_slow = {
-    .name = "hv-ipi-slow",
-    .mode = LAPIC_X2APIC,
-    .flags = IPI_F_HYPERCALL,
-    .words = "call=send-ipi form=slow set=one-call vp<64",
-    .probe = hv_ipi_slow_probe,
-    .activate = hv_ipi_slow_activate,
-    .enable = hv_ipi_enable,
-    .send = hv_ipi_send,
-    .send_set = hv_ipi_send_set,
-    .send_self = hv_ipi_send_self,
-    .send_allbutself = hv_ipi_send_allbutself,
-    .send_all = hv_ipi_send_all,
-    .eoi = hv_ipi_eoi,
-};
-
-const struct ipi_ops ipi_hv_ipi_ex = {
-    .name = "hv-ipi-ex",
-    .mode = LAPIC_X2APIC,
-    .flags = IPI_F_HYPERCALL,
-    .words = "call=send-ipi-ex form=slow set=one-call all=set-all",
-    .probe = hv_ipi_ex_probe,
-    .activate = hv_ipi_ex_activate,
-    .enable = hv_ipi_enable,
-    .send = hv_ipi_send,
-    .send_set = hv_ipi_send_set,
-    .send_self = hv_ipi_send_self,
-    .send_allbutself = hv_ipi_send_allbutself,
-    .send_all = hv_ipi_send_all,
-    .eoi = hv_ipi_eoi,
-};
-
-const struct ipi_ops ipi_hv_ipi_ex_xmm = {
-    .name = "hv-ipi-ex-xmm",
-    .mode = LAPIC_X2APIC,
-    .flags = IPI_F_HYPERCALL,
-    .words = "call=send-ipi-ex form=xmm-fast set=one-call all=set-all over-11-banks=slow",
-    .probe = hv_ipi_ex_xmm_probe,
-    .activate = hv_ipi_ex_xmm_activate,
-    .enable = hv_ipi_enable,
-    .send = hv_ipi_send,
-    .send_set = hv_ipi_send_set,
-    .send_self = hv_ipi_send_self,
-    .send_allbutself = hv_ipi_send_allbutself,
-    .send_all = hv_ipi_send_all,
-    .eoi = hv_ipi_eoi,
-};
+HV_IPI_OPS(ipi_hv_ipi, "hv-ipi", "call=send-ipi form=fast set=one-call vp<64", hv_ipi_probe,
+	   hv_ipi_activate);
+HV_IPI_OPS(ipi_hv_ipi_slow, "hv-ipi-slow", "call=send-ipi form=slow set=one-call vp<64",
+	   hv_ipi_slow_probe, hv_ipi_slow_activate);
+HV_IPI_OPS(ipi_hv_ipi_ex, "hv-ipi-ex", "call=send-ipi-ex form=slow set=one-call all=set-all",
+	   hv_ipi_ex_probe, hv_ipi_ex_activate);
+HV_IPI_OPS(ipi_hv_ipi_ex_xmm, "hv-ipi-ex-xmm",
+	   "call=send-ipi-ex form=xmm-fast set=one-call all=set-all over-11-banks=slow",
+	   hv_ipi_ex_xmm_probe, hv_ipi_ex_xmm_activate);
