@@ -3,12 +3,16 @@
 #ifndef INCLUDE_TOPOLOGY_H
 #define INCLUDE_TOPOLOGY_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include "lib/acpi.h"
 
 extern struct madt_cpu topo_cpus[];
 extern struct madt_info topo_info;
 
 int topology_discover(void);
-unsigned int topology_listed(void);	/* usable CPUs the MADT lists */
+unsigned int topology_listed(void);
+/* The ACPI PM timer's I/O port from the FADT; 0 or a negative code. */
+int topology_pm_timer(uint16_t *port, bool *ext32);	/* usable CPUs the MADT lists */
 
 #endif

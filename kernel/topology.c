@@ -74,3 +74,15 @@ unsigned int topology_listed(void)
 {
 	return (unsigned int)topo_info.ncpus;
 }
+
+int topology_pm_timer(uint16_t *port, bool *ext32)
+{
+	const void *rsdp = rsdp_find(), *fadt;
+	size_t len;
+	int rc;
+
+	if (!rsdp)
+		return -E_NOENT;
+	rc = acpi_find_table(rsdp, phys_map, NULL, "FACP", &fadt, &len);
+	return rc ? rc : acpi_fadt_pm_timer(fadt, len, port, ext32);
+}

@@ -6,10 +6,13 @@
  * (EAX = TSC kHz; QEMU/KVM and VMware), CPUID 0x15 (SDM vol. 2A: crystal
  * clock x EBX/EAX). The PIT is always used to calibrate as well (channel 2
  * gated through port 0x61, 5 ms in mode 0, median of three), printed beside the declared
- * figure, and used alone when nothing is declared.
+ * figure, and used alone when nothing is declared. Without a PIT (no
+ * OUT2 edge within the bound, e.g. -machine pit=off) the ACPI PM timer from
+ * the FADT calibrates instead (ACPI 6.5 4.8.3.3, 3.579545 MHz).
  */
 #include "include/console.h"
 #include "include/cpu.h"
+#include "include/topology.h"
 #include "include/tsc.h"
 #include "lib/hv_abi.h"
 
@@ -67,6 +70,43 @@ static uint64_t tsc_pit_calibrate(void)
 	return k[1];
 }
 
+static uint64_t tsc_pm_calibrate_once(uint16_t port, uint32_t mask)
+{
+	const uint32_t ticks = ACPI_PM_TIMER_HZ / (1000 / PIT_CAL_MS);
+	uint32_t p0 = inl(port) & mask, delta = 0;
+	uint64_t t0 = rdtsc(), t1 = t0;
+
+	while (delta < ticks) {
+		delta = (inl(port) - p0) & mask;
+		t1 = rdtsc();
+		if (t1 - t0 > PIT_POLL_CYCLES_MAX)
+			return 0;
+	}
+	return (t1 - t0) * ACPI_PM_TIMER_HZ / delta / 1000;
+}
+
+static uint64_t tsc_pm_calibrate(void)
+{
+	uint64_t k[3];
+	uint16_t port;
+	bool ext32;
+
+	if (topology_pm_timer(&port, &ext32))
+		return 0;
+	for (int i = 0; i < 3; i++) {
+		k[i] = tsc_pm_calibrate_once(port, ext32 ? 0xffffffffu : 0xffffffu);
+		if (!k[i])
+			return 0;
+	}
+	if (k[0] > k[1])
+		SWAP(k[0], k[1]);
+	if (k[1] > k[2])
+		SWAP(k[1], k[2]);
+	if (k[0] > k[1])
+		SWAP(k[0], k[1]);
+	return k[1];
+}
+
 static uint64_t tsc_declared_khz(const char **source)
 {
 	struct cpuid_regs r;
@@ -96,23 +136,25 @@ static uint64_t tsc_declared_khz(const char **source)
 
 void tsc_init(void)
 {
-	const char *src = NULL;
+	const char *src = NULL, *pit_source = "PIT calibration";
 	uint64_t declared = tsc_declared_khz(&src);
 
 	tsc_pit_khz = tsc_pit_calibrate();
+	if (!tsc_pit_khz && (tsc_pit_khz = tsc_pm_calibrate()))
+		pit_source = "ACPI PM timer calibration";
 	if (declared) {
 		tsc_khz = declared;
 		tsc_source = src;
 	} else if (tsc_pit_khz) {
 		tsc_khz = tsc_pit_khz;
-		tsc_source = "PIT calibration";
+		tsc_source = pit_source;
 	} else {
-		kprintf("ipibench: warning: no TSC frequency source (no PIT); assuming %u kHz\n",
+		kprintf("ipibench: warning: no TSC frequency source (no PIT, no ACPI PM timer); assuming %u kHz\n",
 			TSC_KHZ_GUESS);
 	}
 	kprintf("tsc: %lu kHz from %s", tsc_khz, tsc_source);
 	if (declared && tsc_pit_khz)
-		kprintf(" (PIT calibration: %lu kHz)", tsc_pit_khz);
+		kprintf(" (%s: %lu kHz)", pit_source, tsc_pit_khz);
 	kprintf(", %s, %s\n", cpu.invariant_tsc ? "invariant" : "NOT invariant (figures may drift)",
 		cpu.rdtscp ? "RDTSCP" : "no RDTSCP (MFENCE;LFENCE;RDTSC ends timed regions)");
 }

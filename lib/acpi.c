@@ -315,3 +315,41 @@ int madt_parse(const void *madt, size_t len, struct madt_cpu *cpus, size_t max_c
 	}
 	return (int)info->ncpus;
 }
+
+#define FADT_PM_TMR_BLK 76
+#define FADT_PM_TMR_LEN 91
+#define FADT_FLAGS 112
+#define  FADT_TMR_VAL_EXT (1u << 8)
+#define FADT_X_PM_TMR_BLK 208	/* Generic Address Structure, 12 bytes */
+#define GAS_SYSTEM_IO 1
+
+static uint32_t fadt_u32(const uint8_t *p, size_t off)
+{
+	return (uint32_t)p[off] | (uint32_t)p[off + 1] << 8 | (uint32_t)p[off + 2] << 16 |
+	       (uint32_t)p[off + 3] << 24;
+}
+
+int acpi_fadt_pm_timer(const void *fadt, size_t len, uint16_t *port, bool *ext32)
+{
+	const uint8_t *p = fadt;
+	uint32_t blk;
+
+	if (!fadt || len < FADT_FLAGS + 4)
+		return -E_INVAL;
+	*ext32 = fadt_u32(p, FADT_FLAGS) & FADT_TMR_VAL_EXT;
+	blk = fadt_u32(p, FADT_PM_TMR_BLK);
+	if (blk && blk <= 0xffff && p[FADT_PM_TMR_LEN] == 4) {
+		*port = (uint16_t)blk;
+		return 0;
+	}
+	if (len >= FADT_X_PM_TMR_BLK + 12 && p[FADT_X_PM_TMR_BLK] == GAS_SYSTEM_IO) {
+		uint32_t lo = fadt_u32(p, FADT_X_PM_TMR_BLK + 4);
+		uint32_t hi = fadt_u32(p, FADT_X_PM_TMR_BLK + 8);
+
+		if (lo && lo <= 0xffff && !hi) {
+			*port = (uint16_t)lo;
+			return 0;
+		}
+	}
+	return -E_NOENT;
+}

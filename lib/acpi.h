@@ -86,4 +86,14 @@ int acpi_find_table(const void *rsdp, acpi_map_fn map, void *ctx, const char sig
 int madt_parse(const void *madt, size_t len, struct madt_cpu *cpus, size_t max_cpus,
 	       struct madt_info *info);
 
+/*
+ * The ACPI PM timer from the FADT ("FACP", ACPI 6.5 5.2.9): a 3.579545 MHz
+ * counter in an I/O port, 24 bits wide unless TMR_VAL_EXT (Flags bit 8) says
+ * 32. PM_TMR_BLK (offset 76) first, else X_PM_TMR_BLK (offset 208) when it
+ * names system I/O space. 0; -E_NOENT when the FADT names no timer;
+ * -E_INVAL for a table too short to say.
+ */
+#define ACPI_PM_TIMER_HZ 3579545u
+int acpi_fadt_pm_timer(const void *fadt, size_t len, uint16_t *port, bool *ext32);
+
 #endif

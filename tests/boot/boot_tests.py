@@ -253,6 +253,10 @@ def scenarios():
                                   r'"bench":"single","metric":"round-trip".*"backend":"x2apic"'
                                   r'.*"status":"SUCCESS"'),
                          records_valid("env", "result", "end"), final_status("FAILURE")]),
+        Scenario("without a PIT the TSC is calibrated against the ACPI PM timer", smp="2",
+                 accel="tcg-single", append="plan=boot", qemu=["-machine", "pit=off"],
+                 checks=[contains(r"^tsc: \d+ kHz from ACPI PM timer calibration"),
+                         records_valid("env", "end"), final_status("SUCCESS")]),
         Scenario("plan=boot runs no suite and no benchmark", smp="2", append="plan=boot",
                  checks=[lacks(r"^check: ", r'^\{"record":"result"'),
                          records_valid("env", "end"), final_status("SUCCESS")]),

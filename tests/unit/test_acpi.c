@@ -888,7 +888,43 @@ TEST(walk_partial_root_entry)
 	mem_free(&m);
 }
 
-TEST_MAIN(T(checksum_vectors), T(fixtures_exact), T(fixtures_truncated),
+TEST(fadt_pm_timer)
+{
+	uint8_t f[244];
+	uint16_t port = 0;
+	bool ext = true;
+
+	memset(f, 0, sizeof(f));
+	/* PM_TMR_BLK 0x608 (QEMU's q35 value), length 4, 24-bit counter */
+	f[76] = 0x08;
+	f[77] = 0x06;
+	f[91] = 4;
+	CHECK_EQ(acpi_fadt_pm_timer(f, sizeof(f), &port, &ext), 0);
+	CHECK_EQ(port, 0x608);
+	CHECK(!ext);
+	f[113] = 1; /* Flags bit 8: TMR_VAL_EXT */
+	CHECK_EQ(acpi_fadt_pm_timer(f, sizeof(f), &port, &ext), 0);
+	CHECK(ext);
+	/* no PM_TMR_BLK: X_PM_TMR_BLK in system I/O space */
+	f[76] = f[77] = 0;
+	f[208] = 1;
+	f[212] = 0x08;
+	f[213] = 0xb0;
+	CHECK_EQ(acpi_fadt_pm_timer(f, sizeof(f), &port, &ext), 0);
+	CHECK_EQ(port, 0xb008);
+	/* memory-space X_PM_TMR_BLK is not an I/O timer */
+	f[208] = 0;
+	CHECK_EQ(acpi_fadt_pm_timer(f, sizeof(f), &port, &ext), (uint64_t)(int64_t)-E_NOENT);
+	/* a PM_TMR_LEN other than 4 is no timer either */
+	f[76] = 0x08;
+	f[91] = 2;
+	CHECK_EQ(acpi_fadt_pm_timer(f, sizeof(f), &port, &ext), (uint64_t)(int64_t)-E_NOENT);
+	/* too short to reach Flags */
+	CHECK_EQ(acpi_fadt_pm_timer(f, 115, &port, &ext), (uint64_t)(int64_t)-E_INVAL);
+	CHECK_EQ(acpi_fadt_pm_timer(NULL, 244, &port, &ext), (uint64_t)(int64_t)-E_INVAL);
+}
+
+TEST_MAIN(T(fadt_pm_timer), T(checksum_vectors), T(fixtures_exact), T(fixtures_truncated),
 	  T(fixtures_truncated_relabelled), T(fixture_bad_checksum), T(fixture_max_cpus_small),
 	  T(x2apic_ids_above_255), T(table_order_kept), T(duplicates),
 	  T(lapic_override_and_unknown_types), T(malformed_entries), T(header_checks), T(many_cpus),
