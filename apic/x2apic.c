@@ -51,6 +51,12 @@ static void x2apic_send_self(uint8_t vector)
 	wrmsr(X2APIC_MSR_SELF_IPI, vector);
 }
 
+static void x2apic_send_self_icr(uint8_t vector)
+{
+	x2apic_fence();
+	x2apic_icr_write(ICR_LOW_SELF | vector);
+}
+
 static void x2apic_send_allbutself(uint8_t vector)
 {
 	x2apic_fence();
@@ -94,6 +100,7 @@ const struct ipi_ops ipi_x2apic = {
     .send = x2apic_send,
     .send_set = NULL, /* physical: one WRMSR per CPU, the caller loops */
     .send_self = x2apic_send_self,
+    .send_self_icr = x2apic_send_self_icr,
     .send_allbutself = x2apic_send_allbutself,
     .send_all = x2apic_send_all,
     .eoi = x2apic_eoi,
@@ -171,6 +178,7 @@ const struct ipi_ops ipi_x2apic_cluster = {
     .send = x2apic_cluster_send,
     .send_set = x2apic_cluster_send_set,
     .send_self = x2apic_send_self,
+    .send_self_icr = x2apic_send_self_icr,
     .send_allbutself = x2apic_send_allbutself,
     .send_all = x2apic_send_all,
     .eoi = x2apic_eoi,

@@ -13,7 +13,9 @@
  *
  * CR8 is the TPR's priority class in 64-bit mode (SDM vol. 3A 11.8.6), so
  * TPR=15 holds back every vector. The send is the backend's send_self: the
- * x2APIC SELF IPI register or the ICR's self shorthand, as its flags say.
+ * x2APIC SELF IPI register or the ICR's self shorthand, as its flags say;
+ * where send_self is the SELF IPI register, the five shapes run again
+ * through the ICR's self shorthand (variants icr-*).
  * HLT shapes arm the local APIC timer as a watchdog, outside the timed region.
  */
 #include "include/bench.h"
@@ -26,38 +28,42 @@ enum self_shape { SELF_STI_NOP, SELF_STI_HLT, SELF_TPR, SELF_TPR_STI_NOP, SELF_T
 
 static const char *const shape_names[] = { "sti-nop", "sti-hlt", "tpr", "tpr-sti-nop",
 					   "tpr-sti-hlt" };
+static const char *const icr_shape_names[] = { "icr-sti-nop", "icr-sti-hlt", "icr-tpr",
+					       "icr-tpr-sti-nop", "icr-tpr-sti-hlt" };
 static enum self_shape shape;
+static void (*self_fn)(uint8_t vector);
 static char self_text[16];
 
 static void self_send(const struct ipi_ops *ops)
 {
+	(void)ops;
 	switch (shape) {
 	case SELF_STI_NOP:
 		irq_disable();
-		ops->send_self(BENCH_VEC);
+		self_fn(BENCH_VEC);
 		asm volatile("sti; nop" ::: "memory");
 		break;
 	case SELF_STI_HLT:
 		irq_disable();
-		ops->send_self(BENCH_VEC);
+		self_fn(BENCH_VEC);
 		asm volatile("sti; hlt" ::: "memory");
 		break;
 	case SELF_TPR:
 		write_cr8(15);
-		ops->send_self(BENCH_VEC);
+		self_fn(BENCH_VEC);
 		write_cr8(0);
 		break;
 	case SELF_TPR_STI_NOP:
 		irq_disable();
 		write_cr8(15);
-		ops->send_self(BENCH_VEC);
+		self_fn(BENCH_VEC);
 		write_cr8(0);
 		asm volatile("sti; nop" ::: "memory");
 		break;
 	case SELF_TPR_STI_HLT:
 		irq_disable();
 		write_cr8(15);
-		ops->send_self(BENCH_VEC);
+		self_fn(BENCH_VEC);
 		write_cr8(0);
 		asm volatile("sti; hlt" ::: "memory");
 		break;
@@ -98,13 +104,20 @@ static void self_run(struct bench_run *r)
 	r->targets = self_text;
 	r->ntargets = 1;
 	r->target_state = "self";
-	for (shape = SELF_STI_NOP; shape <= SELF_TPR_STI_HLT; shape++) {
-		r->variant = shape_names[shape];
-		bench_metrics(r, 1, names);
-		bench_expect_begin();
-		if (bench_sample(r, self_iter) || bench_expect_check(r))
-			break;
-		bench_emit(r);
+	for (int path = 0; path < 2; path++) {
+		self_fn = path ? r->ops->send_self_icr : r->ops->send_self;
+		if (!self_fn)
+			continue;
+		for (shape = SELF_STI_NOP; shape <= SELF_TPR_STI_HLT; shape++) {
+			r->variant = path ? icr_shape_names[shape] : shape_names[shape];
+			bench_metrics(r, 1, names);
+			bench_expect_begin();
+			if (bench_sample(r, self_iter) || bench_expect_check(r)) {
+				irq_enable();
+				return;
+			}
+			bench_emit(r);
+		}
 	}
 	irq_enable();
 }

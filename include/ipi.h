@@ -83,6 +83,9 @@ struct ipi_ops {
 	/* NULL: the caller loops over send() (ipi_send_set does). */
 	void (*send_set)(const struct cpuset *set, uint8_t vector);
 	void (*send_self)(uint8_t vector);
+	/* Where send_self uses the x2APIC SELF IPI register: the same through
+	 * the ICR's self shorthand, so both can be measured; else NULL. */
+	void (*send_self_icr)(uint8_t vector);
 	void (*send_allbutself)(uint8_t vector);
 	void (*send_all)(uint8_t vector); /* all including self */
 	void (*eoi)(void);

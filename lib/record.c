@@ -119,7 +119,7 @@ int record_check(char *buf, size_t cap, const char *backends, unsigned int passe
 
 int record_table_header(char *buf, size_t cap)
 {
-	return fmt_snprintf(buf, cap, "%-13s %-15s %-11s %-14s %-9s %10s %10s %10s %10s %7s %7s",
+	return fmt_snprintf(buf, cap, "%-13s %-15s %-16s %-14s %-9s %10s %10s %10s %10s %7s %7s",
 			    "bench", "metric", "variant", "backend", "cpus", "p50 cyc", "p50 ns",
 			    "p99 cyc", "max cyc", "n", "dry");
 }
@@ -131,10 +131,10 @@ int record_table_row(char *buf, size_t cap, const struct result *r)
 
 	fmt_snprintf(cpus, sizeof(cpus), "%u>%s", r->sender, or_none(r->targets));
 	if (!r->st || !r->st->n)
-		return fmt_snprintf(buf, cap, "%-13s %-15s %-11s %-14s %-9s %s%s%s", r->bench,
+		return fmt_snprintf(buf, cap, "%-13s %-15s %-16s %-14s %-9s %s%s%s", r->bench,
 				    r->metric, or_none(r->variant), or_none(r->backend), cpus,
 				    r->status, r->reason ? ": " : "", r->reason ? r->reason : "");
-	n = fmt_snprintf(buf, cap, "%-13s %-15s %-11s %-14s %-9s %10lu %10lu %10lu %10lu %7lu %7lu",
+	n = fmt_snprintf(buf, cap, "%-13s %-15s %-16s %-14s %-9s %10lu %10lu %10lu %10lu %7lu %7lu",
 			 r->bench, r->metric, or_none(r->variant), or_none(r->backend), cpus,
 			 (unsigned long)r->st->p50,
 			 (unsigned long)stats_cycles_to_ns(r->st->p50, r->tsc_khz),
