@@ -107,19 +107,7 @@ _start:
 	cmp ebx, 2048
 	jb .pd
 
-	mov eax, cr4
-	or eax, CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT
-	mov cr4, eax
-	mov eax, boot_pml4
-	mov cr3, eax
-	mov ecx, MSR_EFER
-	rdmsr
-	or eax, EFER_LME
-	wrmsr
-	mov eax, cr0
-	and eax, ~CR0_EM
-	or eax, CR0_PE | CR0_MP | CR0_NE | CR0_PG
-	mov cr0, eax
+	ENTER_LONG_MODE boot_pml4
 
 	lgdt [boot_gdt64_ptr]
 	jmp 0x08:long_mode

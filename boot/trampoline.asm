@@ -46,19 +46,7 @@ pm32:
 	mov ds, ax
 	mov es, ax
 	mov ss, ax
-	mov eax, cr4
-	or eax, CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT
-	mov cr4, eax
-	mov eax, [ABS(args + TA_CR3)]
-	mov cr3, eax
-	mov ecx, MSR_EFER
-	rdmsr
-	or eax, EFER_LME
-	wrmsr
-	mov eax, cr0
-	and eax, ~CR0_EM
-	or eax, CR0_PE | CR0_MP | CR0_NE | CR0_PG
-	mov cr0, eax
+	ENTER_LONG_MODE [ABS(args + TA_CR3)]
 	jmp 0x18:ABS(lm64)
 
 bits 64

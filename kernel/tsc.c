@@ -49,25 +49,28 @@ static uint64_t tsc_pit_calibrate_once(void)
 	return (t1 - t0) / PIT_CAL_MS;
 }
 
+/* The middle of three figures, or 0 if a run failed (returned 0). */
+static uint64_t median3(uint64_t a, uint64_t b, uint64_t c)
+{
+	if (!a || !b || !c)
+		return 0;
+	if (a > b)
+		SWAP(a, b);
+	if (b > c)
+		SWAP(b, c);
+	return a > b ? a : b;
+}
+
 static uint64_t tsc_pit_calibrate(void)
 {
-	uint64_t k[3];
-
 	/* A vCPU descheduled inside a run skews it either way (before t0:
 	 * too low; in the poll loop: too high): the median of three runs
-	 * discards one outlier of either kind. */
-	for (int i = 0; i < 3; i++) {
-		k[i] = tsc_pit_calibrate_once();
-		if (!k[i])
-			return 0;
-	}
-	if (k[0] > k[1])
-		SWAP(k[0], k[1]);
-	if (k[1] > k[2])
-		SWAP(k[1], k[2]);
-	if (k[0] > k[1])
-		SWAP(k[0], k[1]);
-	return k[1];
+	 * discards one outlier of either kind. Stop at the first failure:
+	 * a missing PIT costs one bounded wait, not three. */
+	uint64_t a = tsc_pit_calibrate_once(), b = a ? tsc_pit_calibrate_once() : 0;
+	uint64_t c = b ? tsc_pit_calibrate_once() : 0;
+
+	return median3(a, b, c);
 }
 
 static uint64_t tsc_pm_calibrate_once(uint16_t port, uint32_t mask)
@@ -87,24 +90,15 @@ static uint64_t tsc_pm_calibrate_once(uint16_t port, uint32_t mask)
 
 static uint64_t tsc_pm_calibrate(void)
 {
-	uint64_t k[3];
+	uint32_t mask;
 	uint16_t port;
 	bool ext32;
 
 	if (topology_pm_timer(&port, &ext32))
 		return 0;
-	for (int i = 0; i < 3; i++) {
-		k[i] = tsc_pm_calibrate_once(port, ext32 ? 0xffffffffu : 0xffffffu);
-		if (!k[i])
-			return 0;
-	}
-	if (k[0] > k[1])
-		SWAP(k[0], k[1]);
-	if (k[1] > k[2])
-		SWAP(k[1], k[2]);
-	if (k[0] > k[1])
-		SWAP(k[0], k[1]);
-	return k[1];
+	mask = ext32 ? 0xffffffffu : 0xffffffu;
+	return median3(tsc_pm_calibrate_once(port, mask), tsc_pm_calibrate_once(port, mask),
+		       tsc_pm_calibrate_once(port, mask));
 }
 
 static uint64_t tsc_declared_khz(const char **source)

@@ -209,7 +209,7 @@ def scenarios():
                     checks=checks + [final_status("SKIP")]))
     out += [
         Scenario("GRUB ISO boots, brings up every CPU and runs the default plan", smp="4",
-                 iso=True,
+                 iso=True, accel="tcg-single",
                  checks=[cpus_online([0, 1, 2, 3]), contains(r"^loader: GRUB"), suite_passed,
                          records_valid("env", "result", "end"), final_status("SKIP")]),
         Scenario("an x2APIC ID above 255 (260) comes up in x2APIC mode and passes the suite",
@@ -228,12 +228,13 @@ def scenarios():
                  checks=[contains(r"^not ok \d+ - .*CPU 5 .*duplicate"),
                          final_status("FAILURE")]),
         Scenario("a duplicate IPI inside a benchmark is a FAILURE naming the CPU", smp="3",
+                 accel="tcg-single",
                  append="plan=bench bench=single backends=x2apic debug=double-ipi",
                  expect=FAILURE,
                  checks=[contains(r"CPU 2 \(APIC ID 2\) handled (\d+) IPIs of vector 0x40 for "
                                   r"\d+ sent to it"),
                          records_valid("env", "result", "end"), final_status("FAILURE")]),
-        Scenario("sender=, target= and matrix=1 choose the pairs", smp="3",
+        Scenario("sender=, target= and matrix=1 choose the pairs", smp="3", accel="tcg-single",
                  append="plan=bench bench=single backends=x2apic matrix=1",
                  checks=[contains(r"^single matrix on x2apic", r'"sender":2,"targets":"1"',
                                   r'"sender":1,"targets":"0"'),
@@ -260,7 +261,7 @@ def scenarios():
         Scenario("plan=boot runs no suite and no benchmark", smp="2", append="plan=boot",
                  checks=[lacks(r"^check: ", r'^\{"record":"result"'),
                          records_valid("env", "end"), final_status("SUCCESS")]),
-        Scenario("bench= and backends= select what runs", smp="2",
+        Scenario("bench= and backends= select what runs", smp="2", accel="tcg-single",
                  append="plan=bench bench=single backends=x2apic",
                  checks=[contains(r'"bench":"single".*"backend":"x2apic"'),
                          lacks(r'"bench":"broadcast"', r'"backend":"xapic"'),
