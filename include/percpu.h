@@ -65,6 +65,7 @@ struct percpu {
 	bool barrier_sense;
 	uint64_t stack_top;
 	uint64_t gdt[5];		/* null, code, data, TSS (2 slots) */
+	void *idt;			/* this CPU's IDT, a copy of kernel/trap.c's template */
 	struct tss64 tss;
 	uint32_t online;		/* set once by the AP itself */
 	struct mailbox mbox;

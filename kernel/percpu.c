@@ -8,6 +8,7 @@
 #include "include/mm.h"
 #include "include/percpu.h"
 #include "include/x86.h"
+#include "kernel/trap.h"
 
 #define SEL_CODE 0x08
 #define SEL_DATA 0x10
@@ -32,6 +33,7 @@ struct percpu *percpu_alloc(uint32_t cpu, uint32_t apic_id)
 	uint8_t *stack = mm_alloc(CPU_STACK_SIZE + 3 * IST_STACK_SIZE, 4096);
 
 	p->self = p;
+	p->idt = mm_alloc(IDT_BYTES, 16);
 	p->cpu = cpu;
 	p->apic_id = apic_id;
 	p->stack_top = (uint64_t)stack + CPU_STACK_SIZE;

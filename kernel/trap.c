@@ -42,8 +42,10 @@ extern const uint64_t isr_stub_table[256];
 extern const struct extable_entry __ex_table_start[], __ex_table_end[];
 extern int status_stopping;
 
-/* One IDT serves every CPU: identical contents, never written after boot. */
+/* The template every CPU copies into its own IDT; never changed after boot
+ * (handlers are chosen through handlers[], not by rewriting gates). */
 static struct idt_gate idt[256] __aligned(16);
+_Static_assert(sizeof(idt) == IDT_BYTES, "percpu IDT size");
 static irq_handler_t handlers[256];
 
 static const char *const exception_names[32] = {
@@ -81,10 +83,13 @@ void idt_init(void)
 
 void idt_load(void)
 {
+	struct percpu *p = this_cpu();
 	struct {
 		uint16_t limit;
 		uint64_t base;
-	} __packed idtr = { sizeof(idt) - 1, (uint64_t)idt };
+	} __packed idtr = { sizeof(idt) - 1, (uint64_t)p->idt };
+
+	__builtin_memcpy(p->idt, idt, sizeof(idt));
 
 	asm volatile("lidt %0" : : "m"(idtr));
 }

@@ -16,7 +16,10 @@ struct trap_frame {
 };
 _Static_assert(sizeof(struct trap_frame) == 22 * sizeof(uint64_t), "matches boot/isr.asm");
 
+#define IDT_BYTES (256 * 16)
+
 void idt_init(void);
+/* Copies the template into this CPU's own IDT (percpu->idt) and loads it. */
 void idt_load(void);
 
 #endif
