@@ -3,6 +3,7 @@
 #ifndef KERNEL_TRAP_H
 #define KERNEL_TRAP_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "include/irq.h"
 
@@ -16,7 +17,7 @@ struct trap_frame {
 };
 _Static_assert(sizeof(struct trap_frame) == 22 * sizeof(uint64_t), "matches boot/isr.asm");
 
-#define IDT_BYTES (256 * 16)
+#define IDT_BYTES ((size_t)256 * 16)	/* 256 gates of 16 bytes */
 
 void idt_init(void);
 /* Copies the template into this CPU's own IDT (percpu->idt) and loads it. */
