@@ -21,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 
-from test_tools import png_ok, svg_ok  # noqa: E402
+from harness import Fail, check, png_ok, registry, svg_ok  # noqa: E402
 
 RUN = os.path.join(REPO, "run.sh")
 # A boot that stays up: the BSP waits a minute for an AP that never gets its SIPI.
@@ -29,27 +29,11 @@ LONG = "plan=boot debug=skip-sipi ap_timeout=60000"
 # What the short benchmark plan would like; keys the guest does not list are dropped.
 SHORT = {"plan": "default", "backends": "xapic", "bench": "self,send-cost,broadcast",
          "iters": "20", "warmup": "2", "budget": "1"}
-CASES = []
-
-
-def case(name):
-    def reg(fn):
-        CASES.append((name, fn))
-        return fn
-    return reg
-
-
-class Fail(Exception):
-    pass
+CASES, case = registry()
 
 
 class Skip(Exception):
     pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Fail(what)
 
 
 def run(*args, env=None, timeout=120):

@@ -8,12 +8,10 @@ its documented exit code (docs/exit-codes.md). One TAP line per case,
 import json
 import os
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
-import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -23,27 +21,12 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 import ipibench_kvm as K  # noqa: E402
 import ipibench_results as R  # noqa: E402
 import synth  # noqa: E402
+from harness import Fail, check, png_ok, registry, svg_ok  # noqa: E402
 
 TOOL = [sys.executable, os.path.join(REPO, "tools", "ipibench.py")]
 SLOW_KEY = ("single", "round-trip", "none", "x2apic", "spin", 1)
 SLOW = R.row_name(SLOW_KEY)
-CASES = []
-
-
-def case(name):
-    def reg(fn):
-        CASES.append((name, fn))
-        return fn
-    return reg
-
-
-class Fail(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Fail(what)
+CASES, case = registry()
 
 
 def tool(*args, env=None):
@@ -446,35 +429,6 @@ Total Samples:16427, Total events handled time:996226.68us.
 
 
 # --- report
-
-
-def png_ok(path):
-    data = open(path, "rb").read()
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
-        return "no PNG signature"
-    pos, kinds = 8, []
-    while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        crc = struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])[0]
-        if zlib.crc32(kind + body) != crc:
-            return f"bad CRC in {kind}"
-        kinds.append(kind)
-        pos += 12 + n
-    if kinds[0] != b"IHDR" or kinds[-1] != b"IEND" or b"IDAT" not in kinds:
-        return f"chunks {kinds}"
-    w, h = struct.unpack(">II", kinds and data[16:24])
-    return None if w > 100 and h > 100 else f"size {w}x{h}"
-
-
-def svg_ok(path):
-    try:
-        root = ET.parse(path).getroot()
-    except ET.ParseError as e:
-        return f"not XML: {e}"
-    if not root.tag.endswith("svg") or len(list(root.iter())) < 20:
-        return f"root {root.tag}, {len(list(root.iter()))} elements"
-    return None
 
 
 def check_plots(out, names):

@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""What the host-tool test files share: a case registry per file, the
+failure a case raises, and the checks that a plot is a real SVG or PNG."""
+import struct
+import xml.etree.ElementTree as ET
+import zlib
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+def registry():
+    """A list of (name, fn) and the decorator that fills it: one per test
+    file, so that importing another file never adds its cases."""
+    cases = []
+
+    def case(name):
+        def reg(fn):
+            cases.append((name, fn))
+            return fn
+        return reg
+    return cases, case
+
+
+def png_ok(path):
+    """None for a well-formed PNG larger than 100x100, else why not."""
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        return "no PNG signature"
+    pos, kinds = 8, []
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        crc = struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])[0]
+        if zlib.crc32(kind + body) != crc:
+            return f"bad CRC in {kind}"
+        kinds.append(kind)
+        pos += 12 + n
+    if kinds[0] != b"IHDR" or kinds[-1] != b"IEND" or b"IDAT" not in kinds:
+        return f"chunks {kinds}"
+    w, h = struct.unpack(">II", kinds and data[16:24])
+    return None if w > 100 and h > 100 else f"size {w}x{h}"
+
+
+def svg_ok(path):
+    """None for an SVG document with some content, else why not."""
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as e:
+        return f"not XML: {e}"
+    if not root.tag.endswith("svg") or len(list(root.iter())) < 20:
+        return f"root {root.tag}, {len(list(root.iter()))} elements"
+    return None
