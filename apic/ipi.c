@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The backend registry, the text form of the delivery flags, the checks
+ * The backend registry, the delivery flags of a backend as text, the checks
  * shared by the backends' per-CPU enables, and the note a send path leaves
  * when its hypercall failed.
  */
@@ -45,61 +45,9 @@ const struct ipi_ops *ipi_current(void)
 	return this_cpu()->ops;
 }
 
-/* Appends word (and a separating space) at *len; *len also counts what did not fit. */
-static void flags_put(char *buf, size_t size, size_t *len, const char *word)
-{
-	size_t n = __builtin_strlen(word);
-
-	if (*len && *len + 1 < size)
-		buf[*len] = ' ';
-	if (*len)
-		(*len)++;
-	for (size_t i = 0; i < n; i++, (*len)++) {
-		if (*len + 1 < size)
-			buf[*len] = word[i];
-	}
-	if (size)
-		buf[*len < size ? *len : size - 1] = 0;
-}
-
-static const char *flags_set_word(uint32_t flags)
-{
-	if (flags & IPI_F_SET_ONE)
-		return "set=one-write";
-	if (flags & IPI_F_SET_CLUSTER)
-		return "set=write-per-cluster";
-	return "set=loop";
-}
-
 int ipi_flags_format(const struct ipi_ops *ops, char *buf, size_t size)
 {
-	uint32_t flags = ops->flags;
-	size_t len = 0;
-
-	if (size)
-		buf[0] = 0;
-	flags_put(buf, size, &len, flags & IPI_F_LOGICAL ? "dest=logical" : "dest=physical");
-	if (flags & IPI_F_HYPERCALL) {
-		/* The set and the call are in the backend's own words. */
-		flags_put(buf, size, &len, "send=hypercall self=hypercall");
-		if (ops->words)
-			flags_put(buf, size, &len, ops->words);
-		return len < size ? (int)len : -E_NOSPC;
-	}
-	if (ops->mode == LAPIC_X2APIC) {
-		flags_put(buf, size, &len,
-			  flags & IPI_F_FENCE ? "fence=mfence+lfence" : "fence=none");
-	} else if (flags & IPI_F_WAIT_BEFORE) {
-		flags_put(buf, size, &len, "icr-wait=before");
-	} else {
-		flags_put(buf, size, &len,
-			  flags & IPI_F_WAIT_AFTER ? "icr-wait=after" : "icr-wait=never");
-	}
-	flags_put(buf, size, &len, flags_set_word(flags));
-	flags_put(buf, size, &len, flags & IPI_F_SELF_MSR ? "self=self-ipi-msr" : "self=shorthand");
-	if (ops->words)
-		flags_put(buf, size, &len, ops->words);
-	return len < size ? (int)len : -E_NOSPC;
+	return ipi_flags_text(ops->flags, ops->mode == LAPIC_X2APIC, ops->words, buf, size);
 }
 
 /*

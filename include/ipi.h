@@ -25,25 +25,9 @@
 #include <stdint.h>
 #include "include/lapic.h"
 #include "lib/cpuset.h"
+#include "lib/ipi_flags.h"
 
-/*
- * Delivery semantics that change what a send costs; every result record
- * carries them (ipi_flags_format). IPI_F_WAIT_* apply to xAPIC backends (at
- * most one set; neither: never polls the delivery-status bit), IPI_F_FENCE to
- * x2APIC backends (clear: no fence before the WRMSR). IPI_F_HYPERCALL
- * replaces both: no poll and no fence, as in Linux's Hyper-V and KVM PV
- * send paths (the call traps to the hypervisor).
- */
-/* clang-format off */
-#define IPI_F_WAIT_BEFORE	(1u << 0) /* xAPIC: poll ICR delivery status idle before the write */
-#define IPI_F_WAIT_AFTER	(1u << 1) /* xAPIC: poll until idle after the write */
-#define IPI_F_FENCE		(1u << 2) /* x2APIC: MFENCE;LFENCE before the WRMSR (SDM 11.12.3) */
-#define IPI_F_LOGICAL		(1u << 3) /* destinations are logical IDs (LDR), not APIC IDs */
-#define IPI_F_SET_ONE		(1u << 4) /* send_set: one ICR write for the whole set */
-#define IPI_F_SET_CLUSTER	(1u << 5) /* send_set: one ICR write per run of a cluster */
-#define IPI_F_SELF_MSR		(1u << 6) /* send_self: x2APIC SELF IPI MSR, not the shorthand */
-#define IPI_F_HYPERCALL		(1u << 7) /* every send (self, shorthands too) is a hypercall */
-/* clang-format on */
+/* The IPI_F_* delivery flags: lib/ipi_flags.h. */
 
 enum ipi_backend_id {
 	IPI_BACKEND_XAPIC,
