@@ -8,9 +8,11 @@ The seeds come from the project's real inputs: the MADTs captured from QEMU
 (tests/fixtures/madt, copied as they are), memory images that place those
 tables behind an RSDP and an RSDT or XSDT laid out as ACPI 6.5 5.2.5-5.2.8
 says (for the acpi target, after its control byte), command lines like those
-of the boot tests, and CPU-set texts. A few hand-built MADTs add what QEMU
-does not emit: the Local APIC Address Override (5.2.12.8), Online Capable
-entries (ACPI 6.3) and x2APIC IDs above 255. The output is deterministic;
+of the boot tests, CPU-set texts, and programs of JSON writer calls in the
+encoding tests/fuzz/fuzz_json.c reads (a record like the kernel's, every
+escape, the nesting limit, tiny buffers, a few misuses). A few hand-built MADTs
+add what QEMU does not emit: the Local APIC Address Override (5.2.12.8), Online
+Capable entries (ACPI 6.3) and x2APIC IDs above 255. The output is deterministic;
 rerun this after changing a fixture and commit the result.
 
 The Python targets (results, console, presets) need no files here:
@@ -40,6 +42,10 @@ CMDLINES = [
     "/ipibench.elf\tplan=boot\r\nmatrix=off  help=false",
     "itres=5 ap_timeout=12x",
 ]
+
+# fuzz_json.c's calls, in its op-byte order
+JSON_OPS = ["obj", "end", "arr", "aend", "u64", "i64", "str", "strn", "bool", "null", "hex",
+            "fixed"]
 
 CPUSETS = ["0", "none", "0-3,5", "1023", "0-1023", "1,3,5-7,100-200", "0-0,2-2", "7,6"]
 
@@ -106,6 +112,64 @@ def image(table, xsdt):
     return bytes([CTL_FIX_AND_COPY]) + mem
 
 
+def json_cap(cap):
+    """fuzz_json.c's first bytes: cap 0..8, 9 for a NULL buffer, or up to 511 in two bytes."""
+    return bytes([cap]) if cap <= 9 else bytes([0x80 | cap >> 2, cap & 3])
+
+
+def json_call(op, key=None, value=None, key_mode=None):
+    """One call: key None lets the target pick ("k" in objects, NULL elsewhere),
+    key bytes are read from the input; value is an int, bytes, or None (s == NULL)."""
+    mode = key_mode if key_mode is not None else (0 if key is None else 3)
+    out = bytearray()
+    width = 0
+    if isinstance(value, int):
+        bits = [8 << w for w in range(4)]  # the target sign-extends i64 operands
+        width = next(w for w, b in enumerate(bits)
+                     if (-(1 << b - 1) <= value < 1 << b - 1 if op == "i64" else value < 1 << b))
+        out += (value & ((1 << (8 << width)) - 1)).to_bytes(1 << width, "big")
+    elif isinstance(value, bytes):
+        out = bytearray([len(value)]) + value
+    elif op in ("str", "strn"):
+        out = bytearray([0xFF])
+    head = bytes([JSON_OPS.index(op) | mode << 4 | width << 6])
+    return head + (bytes([len(key)]) + key if mode in (1, 3) else b"") + bytes(out)
+
+
+def json_program(cap, calls):
+    return json_cap(cap) + b"".join(json_call(*c) for c in calls)
+
+
+def json_programs():
+    record = [("obj",), ("str", b"kind", b"result"), ("str", b"bench", b"single"),
+              ("u64", b"cpus", 4), ("u64", b"min", 120), ("i64", b"delta", -5),
+              ("fixed", b"mean_us", 1234), ("bool", b"ok", 1), ("hex", b"flags", 0x1F),
+              ("arr", b"samples"), ("u64", None, 1), ("u64", None, 300), ("aend",),
+              ("str", b"note", None), ("null", b"skip"), ("obj", b"sub"), ("end",), ("end",)]
+    escapes = [("obj",), ("str", b'q"b\\n\n', b"\x01\x08\t\n\x0b\x0c\r\x1f \x7f\x80\xff\"\\"),
+               ("strn", b"nul", b"a\x00b\x00"), ("strn", b"", b""), ("end",)]
+    extremes = [("obj",), ("u64", None, (1 << 64) - 1), ("i64", None, -(1 << 63)),
+                ("i64", None, (1 << 63) - 1), ("fixed", None, (1 << 64) - 1), ("fixed", None, 5),
+                ("hex", None, 0), ("hex", None, (1 << 64) - 1), ("end",)]
+    deepest = [("obj",)] + [("arr",)] * 14 + [("aend",)] * 14 + [("end",)]
+    return {
+        "record": json_program(300, record),
+        "record-cap-60": json_program(60, record),
+        "escapes": json_program(200, escapes),
+        "extremes": json_program(511, extremes),
+        "nest-15": json_program(64, deepest),
+        "nest-16": json_program(64, deepest[:15] + [("obj",), ("end",)] + deepest[15:]),
+        "empty-cap-2": json_program(2, [("obj",), ("end",)]),
+        "empty-cap-3": json_program(3, [("obj",), ("end",)]),
+        "empty-null-buf": json_program(9, [("obj",), ("end",)]),
+        "two-objects": json_program(64, [("obj",), ("end",), ("obj",), ("end",)]),
+        "key-in-array": json_program(64, [("obj",), ("arr", b"a"), ("u64", b"x", 1),
+                                          ("aend",), ("end",)]),
+        "no-key": json_program(64, [("obj",), ("u64", None, 1, 2), ("end",)]),  # key mode 2: NULL
+        "unclosed": json_program(64, [("obj",), ("arr", b"a")]),
+    }
+
+
 def write(target, name, data):
     d = os.path.join(CORPUS, target)
     os.makedirs(d, exist_ok=True)
@@ -118,6 +182,8 @@ def main():
         write("cmdline", f"line-{i:02d}", line)
     for i, text in enumerate(CPUSETS):
         write("cpuset", f"set-{i:02d}", text)
+    for name, prog in json_programs().items():
+        write("json", name, prog)
     tables = {}
     for name in sorted(os.listdir(FIXTURES)):
         if name.endswith(".bin") and "-rsd" not in name:
