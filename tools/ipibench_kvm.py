@@ -128,8 +128,10 @@ def qmp_start(a):
 
 # One line of the VM-exit table, e.g.
 #   MSR_WRITE  10364  44.64%  1.28%  0.45us  48.25us  1.23us ( +-  0.78% )
-EXIT_LINE = re.compile(r"^\s*(\S+)\s+(\d+)\s+([\d.]+)%\s+([\d.]+)%\s+([\d.]+)us\s+"
-                       r"([\d.]+)us\s+([\d.]+)us")
+# A decimal is digits with at most one point: "1.2.3" is no number, and a line
+# holding one is not a table line (float() would refuse it).
+DEC = r"(\d+(?:\.\d+)?)"
+EXIT_LINE = re.compile(rf"^\s*(\S+)\s+(\d+)\s+{DEC}%\s+{DEC}%\s+{DEC}us\s+{DEC}us\s+{DEC}us")
 
 
 def perf_parse(text):

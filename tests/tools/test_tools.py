@@ -426,6 +426,9 @@ Total Samples:16427, Total events handled time:996226.68us.
                                      "time_pct": 1.28, "min_us": 0.45, "max_us": 48.25,
                                      "avg_us": 1.23}, f"{ex}")
     check(ex[1]["reason"] == "HLT" and ex[1]["avg_us"] == 161.85, "HLT line")
+    # Lines that only look like the table are left out, never a ValueError.
+    odd = "  IO 12 1.2.3% 1% 1us 2us 3us\n  IO 12 1..% 1% 1us 2us 3us\n  IO 12 .5% 1% 1us 2us 3us\n"
+    check(K.perf_parse(odd) == [], f"malformed decimals parsed: {K.perf_parse(odd)}")
 
 
 # --- report
