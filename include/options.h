@@ -22,6 +22,7 @@ enum debug_key {
 	DEBUG_CORRUPT_VPSET,	/* Hyper-V Ex calls: bit 63 of the valid bank mask set */
 	DEBUG_FAULT_AP_BENCH,	/* #UD on debug_cpu as it starts spinning as a benchmark target */
 	DEBUG_EXPIRE_DEADLINE,	/* `single`'s first run: deadline 1 ms, target late by 20 ms */
+	DEBUG_TRIPLE_FAULT,	/* the BSP loads an empty IDT and raises #UD: a reset */
 	DEBUG_COUNT
 };
 

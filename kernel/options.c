@@ -21,7 +21,7 @@ struct options options = {
 static const char *const plan_names[] = { "default", "boot", "check", "bench", NULL };
 static const char *const debug_names[] = { "fault-bsp", "fault-ap", "skip-sipi", "swallow-ipi",
 					    "double-ipi", "corrupt-vpset", "fault-ap-bench",
-					    "expire-deadline", NULL };
+					    "expire-deadline", "triple-fault", NULL };
 _Static_assert(ARRAY_SIZE(debug_names) == DEBUG_COUNT + 1, "one name per debug key");
 /* Order = enum ipi_backend_id; apic/ipi.c's table gives the same names. */
 static const char *const backend_names[] = { "xapic", "xapic-logical", "x2apic",

@@ -18,7 +18,7 @@ import tempfile
 import time
 
 # run.sh exit codes (docs/exit-codes.md)
-OK, ERROR, FAILURE, CRASH, BADCMD, TIMEOUT = 0, 3, 4, 5, 6, 7
+OK, ERROR, FAILURE, CRASH, BADCMD, TIMEOUT, QEMU_EXIT = 0, 3, 4, 5, 6, 7, 8
 
 TOPOLOGIES = {
     "1": [0],
@@ -32,8 +32,10 @@ TOPOLOGIES = {
 
 class Scenario:
     def __init__(self, name, smp="2", machine="q35", cpu="max", append="",
-                 expect=OK, checks=(), iso=False, timeout=120, qemu=(), accel="tcg"):
+                 expect=OK, checks=(), iso=False, timeout=120, qemu=(), accel="tcg",
+                 stderr=()):
         self.name, self.smp, self.machine, self.cpu = name, smp, machine, cpu
+        self.stderr = list(stderr)  # patterns run.sh's own messages must match
         self.append, self.expect, self.checks = append, expect, list(checks)
         self.iso, self.timeout, self.qemu, self.accel = iso, timeout, list(qemu), accel
 
@@ -271,6 +273,11 @@ def scenarios():
                  checks=[contains(r"^CPU 0 \(APIC ID 0\): exception #UD invalid opcode \(vector 6\)",
                                   r"RIP [0-9a-f]{16}", r"CR2 [0-9a-f]{16}", r"RSP [0-9a-f]{16}"),
                          final_status("CRASH")]),
+        Scenario("a triple fault resets the VM: no status, run.sh says so and exits 8",
+                 smp="2", append="plan=boot debug=triple-fault", expect=QEMU_EXIT,
+                 checks=[contains(r"^debug: empty IDT and #UD on the BSP: a triple fault"),
+                         lacks(r"^ipibench: status ", r"exception #")],
+                 stderr=[r"guest reset or powered off without a status.*\(QEMU exit 0\)"]),
         Scenario("deliberate fault on an AP names that CPU and ends in CRASH",
                  smp="6,sockets=2,cores=3", append="plan=boot debug=fault-ap", expect=CRASH,
                  checks=[contains(r"^CPU 5 \(APIC ID 6\): exception #UD"), final_status("CRASH")]),
@@ -310,6 +317,7 @@ def run(sc):
         problems.append(f"run.sh exited {rc}, expected {sc.expect}; stderr: {err.strip()[-300:]}")
     for check in sc.checks:
         problems += check(sc, log)
+    problems += [f"run.sh's stderr lacks /{p}/" for p in sc.stderr if not re.search(p, err, re.M)]
     if problems:
         problems.append("console tail: " + " | ".join(log.strip().splitlines()[-6:]))
     return sc, problems, time.monotonic() - t0

@@ -5,10 +5,17 @@ tests: exit status, the correctness suite's TAP lines, the JSON records;
 and, here where real KVM runs, that every backend the preset's flags offer
 actually ran: a SKIP of such a backend is a failure.
 
-usage: tests/kvm-lane/judge.py [--label L] [--expect-failure PATTERN] OUTDIR PRESET...
+usage: tests/kvm-lane/judge.py [--label L] [--expect-failure PATTERN | --expect-reset]
+                               OUTDIR PRESET...
 Prints one TAP line per preset; exit 1 if any failed. With
 --expect-failure, a preset passes only when its guest ended in FAILURE and
-its console matches PATTERN: the lane proving it can fail."""
+its console matches PATTERN: the lane proving it can fail. With
+--expect-reset, only when the guest's own triple fault (debug=triple-fault)
+reset it and the lane did not take that for the outer emulator's fault.
+
+A preset that lane.sh ran a second time (a reset with the outer TCG's
+signature: a guest RIP inside the L1 host's kvm_amd) is judged on its second
+run; a note says so."""
 import json
 import os
 import re
@@ -58,16 +65,42 @@ def figures(log, name):
     return False
 
 
+def read_frame(outdir, preset):
+    """A preset's inner exit status and console (lane.sh's split of outer.log)."""
+    with open(os.path.join(outdir, preset + ".status")) as f:
+        status = f.read().strip()
+    with open(os.path.join(outdir, preset + ".log"), errors="replace") as f:
+        log = f.read().replace("\r", "")
+    return status, log
+
+
+def console_tail(log, n=8):
+    """The last lines of a console that ended badly, records left out: where
+    the guest was when it stopped (a reset leaves no message of its own)."""
+    lines = [l for l in log.splitlines() if l.strip() and not l.startswith("{")]
+    return ["console: " + l[:200] for l in lines[-n:]]
+
+
+def reruns(outdir, preset):
+    """lane.sh's '@@@ lane-rerun NAME host-rip=... kvm_amd=...' lines for a preset."""
+    try:
+        outer = open(os.path.join(outdir, "outer.log"), errors="replace").read()
+    except OSError:
+        return []
+    return re.findall(rf"^@@@ lane-rerun {re.escape(preset)} (.*)$", outer, re.M)
+
+
 def judge(outdir, preset):
     problems, notes = [], []
     try:
-        status = open(os.path.join(outdir, preset + ".status")).read().strip()
-        log = open(os.path.join(outdir, preset + ".log"), errors="replace").read()
+        status, log = read_frame(outdir, preset)
     except OSError as e:
         return [f"no output for the preset: {e}"], notes
-    log = log.replace("\r", "")
+    notes += [f"ran twice: the first boot reset with the outer TCG's signature ({r}):"
+              " not the guest's fault, see outer.log" for r in reruns(outdir, preset)]
     if status not in ("65", "67"):
         problems.append(f"inner QEMU exit {status}, expected 65 (SUCCESS) or 67 (SKIP)")
+        notes += console_tail(log)
     for line in log.splitlines():
         if line.startswith("not ok"):
             problems.append(f"suite: {line}")
@@ -95,24 +128,36 @@ def judge(outdir, preset):
     return problems, notes
 
 
-def judge_failure(outdir, preset, pattern):
-    """The negative test: the guest must end in FAILURE with the named cause."""
+# What a deliberately broken guest must end in: (inner QEMU exit status, its
+# meaning, the console line that proves the fault was the one injected).
+EXPECT_RESET = ("0", "the guest reset", r"^debug: empty IDT and #UD on the BSP: a triple fault")
+
+
+def judge_expected(outdir, preset, status_want, meaning, pattern):
+    """The negative tests: the guest must end as broken on purpose (FAILURE
+    naming the cause, or its own reset), and the lane must not have run it
+    again: only the outer emulator's faults earn a second run."""
     try:
-        status = open(os.path.join(outdir, preset + ".status")).read().strip()
-        log = open(os.path.join(outdir, preset + ".log"), errors="replace").read()
+        status, log = read_frame(outdir, preset)
     except OSError as e:
         return [f"no output for the preset: {e}"], []
     problems = []
-    if status != "71":
-        problems.append(f"inner QEMU exit {status}, expected 71 (FAILURE)")
+    if status != status_want:
+        problems.append(f"inner QEMU exit {status}, expected {status_want} ({meaning})")
     if not re.search(pattern, log, re.M):
         problems.append(f"console lacks /{pattern}/")
+    problems += [f"the lane took the guest's own fault for the outer emulator's ({r})"
+                 for r in reruns(outdir, preset)]
     return problems, []
 
 
 def main(argv):
-    label, expect = "", None
-    while argv and argv[0] in ("--label", "--expect-failure"):
+    label, expect, reset = "", None, False
+    while argv and argv[0] in ("--label", "--expect-failure", "--expect-reset"):
+        if argv[0] == "--expect-reset":
+            reset = True
+            argv = argv[1:]
+            continue
         if argv[0] == "--label":
             label = argv[1] + ": "
         else:
@@ -123,8 +168,10 @@ def main(argv):
         return 2
     bad = 0
     for preset in argv[1:]:
-        if expect:
-            problems, notes = judge_failure(argv[0], preset, expect)
+        if reset:
+            problems, notes = judge_expected(argv[0], preset, *EXPECT_RESET)
+        elif expect:
+            problems, notes = judge_expected(argv[0], preset, "71", "FAILURE", expect)
         else:
             problems, notes = judge(argv[0], preset)
         print(f"{'not ok' if problems else 'ok'} - kvm-lane: {label}{preset}")
