@@ -1,26 +1,38 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """make bench: the harness benchmarked. Runs the default plan under TCG with
--smp 4 (single-threaded, as run.sh does when it falls back to TCG) several times and prints the wall time of the whole plan, the time
-from QEMU start to the first result record, the dry-run cost in cycles, and
-the run-to-run spread: the coefficient of variation of each headline median
+-smp 4 (single-threaded, as run.sh does when it falls back to TCG) several
+times and prints the wall time of the whole plan, the time from QEMU start
+to the first result record, the dry-run cost in cycles, and the run-to-run
+spread: the coefficient of variation of each headline median
 (p50 of every SUCCESS result) across the boots.
 
 Goals (issue 4): the whole default plan within 30 s under TCG on a 2-core
 machine; headline medians varying under 10% between boots. Under TCG the
 figures are emulated, so the spread measures the harness and the host, not
-a hypervisor. A benchmark, not a test: it never fails on speed."""
+a hypervisor. A benchmark, not a test: it never fails on speed.
+
+usage: tools/bench_plan.py [BOOTS] [--icount]
+  --icount  boot with -icount shift=0,sleep=off: the TSC counts executed
+            instructions, so the emulated timing no longer follows the host's
+            clock and QEMU's round-robin slices. What spread is left then is
+            the harness's own (its sample choice, its order of work): every
+            median should repeat exactly. Slower (about 16 s a boot here)."""
 import json
 import statistics
 import subprocess
 import sys
 import time
 
-BOOTS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+ICOUNT = "--icount" in sys.argv[1:]
+ARGS = [a for a in sys.argv[1:] if a != "--icount"]
+BOOTS = int(ARGS[0]) if ARGS else 5
 QEMU = ["qemu-system-x86_64", "-accel", "tcg,thread=single", "-M", "q35", "-cpu", "max", "-smp", "4",
         "-m", "256M", "-nodefaults", "-display", "none", "-no-reboot", "-serial", "stdio",
         "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
         "-kernel", "build/ipibench.elf32", "-append", "plan=default"]
+if ICOUNT:
+    QEMU[3:3] = ["-icount", "shift=0,sleep=off,align=off"]
 
 
 def boot():
@@ -57,7 +69,8 @@ def main():
                     dry.append(r["cycles"]["p50"])
     cvs = sorted((statistics.pstdev(v) / statistics.mean(v) * 100, k)
                  for k, v in medians.items() if len(v) == BOOTS and statistics.mean(v) > 0)
-    print(f"bench: default plan, TCG, -smp 4, {BOOTS} boots")
+    mode = "TCG with -icount (instruction-counted TSC)" if ICOUNT else "TCG"
+    print(f"bench: default plan, {mode}, -smp 4, {BOOTS} boots")
     print(f"  whole plan wall time: median {statistics.median(walls):.2f} s "
           f"(min {min(walls):.2f}, max {max(walls):.2f}; goal <= 30 s)")
     print(f"  QEMU start to first result: median {statistics.median(firsts):.2f} s")
