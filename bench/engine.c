@@ -4,6 +4,7 @@
  * side (CPUs spinning with interrupts on), and the records. Only the BSP
  * prints, and never inside a timed region.
  */
+#include "bench/kut_view.h"
 #include "include/bench.h"
 #include "include/console.h"
 #include "include/cpu.h"
@@ -287,6 +288,7 @@ void bench_emit(struct bench_run *r)
 		res.histo = &r->m[i].h;
 		res.status = "SUCCESS";
 		bench_print(&res);
+		kut_view_note(r, r->m[i].name, st.mean);
 	}
 }
 

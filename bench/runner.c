@@ -4,6 +4,7 @@
  * every backend switches all CPUs at once, then every selected benchmark
  * that can run there does; the rest get a SKIP record with the reason.
  */
+#include "bench/kut_view.h"
 #include "include/bench.h"
 #include "include/console.h"
 #include "include/mm.h"
@@ -157,4 +158,5 @@ void bench_run_all(const struct ipi_ops *const *backends, unsigned int n)
 	}
 	for (unsigned int k = 0; k < n; k++)
 		bench_backend(backends[k]);
+	kut_view_print();
 }

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The kvm-unit-tests view: after the benchmarks, one table of the figures
+ * that x86/vmexit.c also reports (lib/kut_names.h), under its names, one
+ * column per backend, in cycles per iteration. vmexit.c divides a whole
+ * loop's cycles by its iterations, so the mean of our samples is the
+ * comparable figure (the records hold the median and the rest).
+ *
+ * Console only: the records already carry every figure; this is a way to
+ * read them. The first result per name and backend counts (matrix=1 adds
+ * other pairs; vmexit.c's ipi is CPU 0 to CPU 1, our default pair).
+ */
+#include "bench/kut_view.h"
+#include "include/console.h"
+#include "lib/kut_names.h"
+
+#define VIEW_BACKENDS 8
+
+static const char *backend[VIEW_BACKENDS];
+static uint64_t mean[KUT_NAMES][VIEW_BACKENDS];	/* 0: not measured */
+static unsigned int nbackends;
+
+static int backend_column(const char *name)
+{
+	for (unsigned int c = 0; c < nbackends; c++) {
+		if (__builtin_strcmp(backend[c], name) == 0)
+			return (int)c;
+	}
+	if (nbackends == VIEW_BACKENDS)
+		return -1;
+	backend[nbackends] = name;
+	return (int)nbackends++;
+}
+
+void kut_view_note(const struct bench_run *r, const char *metric, uint64_t mean_cycles)
+{
+	int row, col;
+
+	if (!r->ops)
+		return;
+	row = kut_index(r->b->name, metric, r->variant, r->ops->flags);
+	if (row < 0)
+		return;
+	col = backend_column(r->ops->name);
+	if (col >= 0 && !mean[row][col])
+		mean[row][col] = mean_cycles ? mean_cycles : 1;
+}
+
+static bool row_measured(int row)
+{
+	for (unsigned int c = 0; c < nbackends; c++) {
+		if (mean[row][c])
+			return true;
+	}
+	return false;
+}
+
+void kut_view_print(void)
+{
+	if (!nbackends)
+		return;
+	kprintf("view: kvm-unit-tests x86/vmexit.c names, cycles per iteration (mean)\n");
+	kprintf("%-28s", "test");
+	for (unsigned int c = 0; c < nbackends; c++)
+		kprintf(" %14s", backend[c]);
+	kprintf("\n");
+	for (int row = 0; row < KUT_NAMES; row++) {
+		if (!row_measured(row))
+			continue;
+		kprintf("%-28s", kut_names[row]);
+		for (unsigned int c = 0; c < nbackends; c++) {
+			if (mean[row][c])
+				kprintf(" %14lu", mean[row][c]);
+			else
+				kprintf(" %14s", "-");
+		}
+		kprintf("\n");
+	}
+}

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ipibench results under kvm-unit-tests' x86/vmexit.c names (lib/kut_names.h).
+ */
+#include <stddef.h>
+#include "lib/ipi_flags.h"
+#include "lib/kut_names.h"
+
+#define SHAPES 5
+
+const char *const kut_names[KUT_NAMES] = {
+	"self_ipi_sti_nop",	   "self_ipi_sti_hlt",	      "self_ipi_tpr",
+	"self_ipi_tpr_sti_nop",	   "self_ipi_tpr_sti_hlt",    "x2apic_self_ipi_sti_nop",
+	"x2apic_self_ipi_sti_hlt", "x2apic_self_ipi_tpr",     "x2apic_self_ipi_tpr_sti_nop",
+	"x2apic_self_ipi_tpr_sti_hlt", "ipi",		      "ipi_halt",
+};
+
+/* bench/self.c's variants; "icr-" before one means the ICR self shorthand. */
+static const char *const shapes[SHAPES] = { "sti-nop", "sti-hlt", "tpr", "tpr-sti-nop",
+					    "tpr-sti-hlt" };
+
+static int str_eq(const char *a, const char *b)
+{
+	return a && b && __builtin_strcmp(a, b) == 0;
+}
+
+static int shape_index(const char *variant)
+{
+	for (int i = 0; i < SHAPES; i++) {
+		if (str_eq(variant, shapes[i]))
+			return i;
+	}
+	return -1;
+}
+
+static int has_prefix(const char *s, const char *prefix)
+{
+	size_t n = __builtin_strlen(prefix);
+
+	return s && __builtin_strlen(s) >= n && __builtin_memcmp(s, prefix, n) == 0;
+}
+
+static int self_index(const char *variant, uint32_t flags)
+{
+	int icr = has_prefix(variant, "icr-");
+	int s = shape_index(icr ? variant + 4 : variant);
+
+	if (s < 0)
+		return -1;
+	/* send_self_icr is always the shorthand; send_self is the MSR when flagged */
+	if (!icr && (flags & IPI_F_SELF_MSR))
+		return SHAPES + s;
+	return s;
+}
+
+int kut_index(const char *bench, const char *metric, const char *variant, uint32_t flags)
+{
+	if (flags & IPI_F_HYPERCALL)
+		return -1;
+	if (str_eq(bench, "self") && str_eq(metric, "send-to-handler"))
+		return self_index(variant, flags);
+	if (str_eq(metric, "round-trip") && str_eq(bench, "single"))
+		return 2 * SHAPES;
+	if (str_eq(metric, "round-trip") && str_eq(bench, "single-halt"))
+		return 2 * SHAPES + 1;
+	return -1;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Which ipibench figure kvm-unit-tests' x86/vmexit.c reports under which
+ * name, so its users can set our numbers beside theirs (design.md, "Offer
+ * both views"):
+ *
+ *   self_ipi_<shape>          self IPI through the ICR self shorthand
+ *   x2apic_self_ipi_<shape>   self IPI through the x2APIC SELF IPI MSR
+ *   ipi                       round trip to CPU 1, spinning
+ *   ipi_halt                  round trip to CPU 1, idle in HLT
+ *
+ * with <shape> one of sti_nop, sti_hlt, tpr, tpr_sti_nop, tpr_sti_hlt (TPR
+ * through CR8, as there). Hypercall backends have no counterpart: their
+ * sends, the self ones included, are not APIC writes.
+ */
+#ifndef LIB_KUT_NAMES_H
+#define LIB_KUT_NAMES_H
+
+#include <stdint.h>
+
+/* The rows of the view, in kvm-unit-tests' order. */
+#define KUT_NAMES 12
+extern const char *const kut_names[KUT_NAMES];
+
+/*
+ * The kut_names[] index of a result (bench, metric and variant as in its
+ * record, flags the backend's IPI_F_* bits), or -1 when vmexit.c has no such
+ * test.
+ */
+int kut_index(const char *bench, const char *metric, const char *variant, uint32_t flags);
+
+#endif

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Host tests for lib/kut_names.c: each of kvm-unit-tests x86/vmexit.c's IPI
+ * tests (self_ipi_*, x2apic_self_ipi_*, ipi, ipi_halt) found from the record
+ * that measures the same thing, and nothing else given a name.
+ */
+#include "lib/ipi_flags.h"
+#include "lib/kut_names.h"
+#include "tests/unit/check.h"
+
+#define XAPIC (IPI_F_WAIT_BEFORE)
+#define X2APIC (IPI_F_FENCE | IPI_F_SELF_MSR)
+#define HYPERCALL (IPI_F_HYPERCALL)
+
+static const char *name(const char *bench, const char *metric, const char *variant,
+			uint32_t flags)
+{
+	int i = kut_index(bench, metric, variant, flags);
+
+	return i < 0 ? "-" : kut_names[i];
+}
+
+TEST(self_on_xapic_is_the_shorthand)
+{
+	CHECK_STR(name("self", "send-to-handler", "sti-nop", XAPIC), "self_ipi_sti_nop");
+	CHECK_STR(name("self", "send-to-handler", "tpr-sti-hlt", XAPIC), "self_ipi_tpr_sti_hlt");
+	CHECK_STR(name("self", "send-to-handler", "tpr", 0), "self_ipi_tpr");
+}
+
+TEST(self_on_x2apic_has_both)
+{
+	CHECK_STR(name("self", "send-to-handler", "sti-hlt", X2APIC), "x2apic_self_ipi_sti_hlt");
+	CHECK_STR(name("self", "send-to-handler", "tpr-sti-nop", X2APIC),
+		  "x2apic_self_ipi_tpr_sti_nop");
+	CHECK_STR(name("self", "send-to-handler", "icr-sti-hlt", X2APIC), "self_ipi_sti_hlt");
+	CHECK_STR(name("self", "send-to-handler", "icr-tpr", X2APIC), "self_ipi_tpr");
+}
+
+TEST(round_trips)
+{
+	CHECK_STR(name("single", "round-trip", "none", X2APIC), "ipi");
+	CHECK_STR(name("single-halt", "round-trip", "none", XAPIC), "ipi_halt");
+	CHECK_STR(name("single", "one-way", "none", X2APIC), "-");
+}
+
+TEST(no_counterpart)
+{
+	CHECK_STR(name("self", "send-to-handler", "sti-nop", HYPERCALL), "-");
+	CHECK_STR(name("single", "round-trip", "none", HYPERCALL), "-");
+	CHECK_STR(name("self", "send-to-handler", "icr-", X2APIC), "-");
+	CHECK_STR(name("self", "send-to-handler", "sti", X2APIC), "-");
+	CHECK_STR(name("self", "send-to-handler", NULL, X2APIC), "-");
+	CHECK_STR(name("broadcast", "send", "shorthand", X2APIC), "-");
+	CHECK_STR(name("send-cost", "send", "none", XAPIC), "-");
+	CHECK_STR(name(NULL, NULL, NULL, 0), "-");
+}
+
+TEST(names_are_distinct)
+{
+	for (int i = 0; i < KUT_NAMES; i++) {
+		const char *a = kut_names[i];
+
+		CHECK(a != NULL);
+		for (int j = i + 1; a && j < KUT_NAMES; j++)
+			CHECK(kut_names[j] && strcmp(a, kut_names[j]) != 0);
+	}
+}
+
+TEST_MAIN(T(self_on_xapic_is_the_shorthand), T(self_on_x2apic_has_both), T(round_trips),
+	  T(no_counterpart), T(names_are_distinct))
