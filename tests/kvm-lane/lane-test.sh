@@ -87,8 +87,49 @@ pass() {
 	python3 tests/kvm-lane/judge.py --label "$name" "$@" "$out" ${presets//,/ }
 }
 
+# The host side of a rerun, on the suite pass's real kvm-pv frame: an
+# outer.log where that frame follows a reset with the outer fault's
+# signature must split to the second frame and be judged on it, with a
+# note; the same reset without the rerun line must fail, showing where
+# the guest stopped.
+rerun_split_test() {
+	local d=$base/rerun frame problems=()
+	rm -rf "$d" && mkdir -p "$d/with" "$d/without"
+	frame=$(sed -n '/^@@@ lane-begin kvm-pv$/,/@@@ lane-end kvm-pv /p' "$base/suite/outer.log")
+	[ -n "$frame" ] || { echo "not ok - kvm-lane: rerun split: no kvm-pv frame in the suite pass"; return 1; }
+	local reset='@@@ lane-begin kvm-pv
+smp: 2 of 2 CPUs online
+check: delivery correctness on 2 CPUs
+@@@ lane-end kvm-pv status=0 time=0.90s
+outer-trace: qemu-system-x86-236 [000] d..1. 34.613240: kvm_exit: vcpu 0 reason shutdown rip 0xffffffffc0797b40 info1 0x0'
+	printf '%s
+%s
+%s
+' "$reset" \
+		"@@@ lane-rerun kvm-pv host-rip=0xffffffffc0797b40 kvm_amd=0xffffffffc0780000+200704" \
+		"$frame" >"$d/with/outer.log"
+	printf '%s
+' "$reset" >"$d/without/outer.log"
+	tests/kvm-lane/lane.sh --resplit "$d/with" && tests/kvm-lane/lane.sh --resplit "$d/without" ||
+		problems+=("lane.sh --resplit failed")
+	local with without
+	with=$(python3 tests/kvm-lane/judge.py "$d/with" kvm-pv)
+	without=$(python3 tests/kvm-lane/judge.py "$d/without" kvm-pv)
+	[[ "$with" == "ok - "*"note: ran twice"* ]] || problems+=("after a rerun: $with")
+	[[ "$without" == "not ok - "*"inner QEMU exit 0"*"console: check: delivery correctness"* ]] ||
+		problems+=("a reset that stands: $without")
+	if [ ${#problems[@]} -eq 0 ]; then
+		echo "ok - kvm-lane: a rerun is judged on its second frame with a note; a reset alone fails"
+	else
+		echo "not ok - kvm-lane: rerun split"
+		printf '%s\n' "${problems[@]}" | sed 's/^/#   /'
+		return 1
+	fi
+}
+
 rc=$early
 pass suite "$(IFS=,; echo "${all[*]}")" "plan=check" || rc=1
+rerun_split_test || rc=1
 pass figures hv-xmm,hv-vapic,kvm-pv \
 	"plan=default bench=send-cost iters=3 warmup=1 budget=1" || rc=1
 # Each lost IPI waits out deadline= (ms): 200 ms rather than 1 s, 22 of them.

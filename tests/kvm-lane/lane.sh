@@ -8,6 +8,7 @@
 #
 # usage: tests/kvm-lane/lane.sh --image PATH [--presets NAMES] [--append ARGS]
 #                               [--out DIR] [--timeout S] [--inner-timeout S]
+#        tests/kvm-lane/lane.sh --resplit DIR
 #   --image PATH         multiboot kernel (elf32-i386), booted with -kernel
 #   --presets NAMES      comma- or blank-separated preset names (default: the
 #                        lane presets below)
@@ -15,6 +16,8 @@
 #   --out DIR            where logs go (default build/kvm-lane/out)
 #   --timeout S          bound on the whole outer VM (default 60 + 60 a preset)
 #   --inner-timeout S    bound on each inner QEMU (default 60)
+#   --resplit DIR        boot nothing: split DIR/outer.log into its frames
+#                        again (a saved run, or the lane's own tests)
 #
 # Writes DIR/outer.log (the whole outer console), and for each preset
 # DIR/<preset>.log (its guest console) and DIR/<preset>.status (the inner
@@ -44,10 +47,11 @@ timeout=
 inner_timeout=60
 tmp=
 start=
+resplit=
 
 say() { echo "kvm-lane: $*"; }
 die() { echo "kvm-lane: error: $*" >&2; exit 1; }
-usage() { sed -n '/^# usage:/,/^#   --inner/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+usage() { sed -n '/^# usage:/,/^#                        again/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 2; }
 
 parse_args() {
 	while [ $# -gt 0 ]; do
@@ -59,10 +63,15 @@ parse_args() {
 		--out) out=$2 ;;
 		--timeout) timeout=$2 ;;
 		--inner-timeout) inner_timeout=$2 ;;
+		--resplit) resplit=$2 ;;
 		*) usage ;;
 		esac
 		shift 2
 	done
+	if [ -n "$resplit" ]; then
+		[ -f "$resplit/outer.log" ] || die "no outer.log in $resplit"
+		return 0
+	fi
 	[ -n "$image" ] || usage
 	[ -f "$image" ] || die "no image at $image"
 	[[ "$inner_timeout" =~ ^[1-9][0-9]*$ ]] || die "--inner-timeout wants seconds"
@@ -292,6 +301,11 @@ check_frames() {
 main() {
 	local rc=0 name
 	parse_args "$@"
+	if [ -n "$resplit" ]; then
+		out=$resplit
+		split_console
+		exit 0
+	fi
 	if [ -n "$presets" ]; then
 		read -r -a selected <<<"${presets//,/ }"
 	else
