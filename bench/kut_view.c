@@ -17,7 +17,7 @@
 #define VIEW_BACKENDS 8
 
 static const char *backend[VIEW_BACKENDS];
-static uint64_t mean[KUT_NAMES][VIEW_BACKENDS];	/* 0: not measured */
+static uint64_t mean[KUT_NAMES][VIEW_BACKENDS]; /* 0: not measured */
 static unsigned int nbackends;
 
 static int backend_column(const char *name)

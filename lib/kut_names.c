@@ -9,15 +9,23 @@
 #define SHAPES 5
 
 const char *const kut_names[KUT_NAMES] = {
-	"self_ipi_sti_nop",	   "self_ipi_sti_hlt",	      "self_ipi_tpr",
-	"self_ipi_tpr_sti_nop",	   "self_ipi_tpr_sti_hlt",    "x2apic_self_ipi_sti_nop",
-	"x2apic_self_ipi_sti_hlt", "x2apic_self_ipi_tpr",     "x2apic_self_ipi_tpr_sti_nop",
-	"x2apic_self_ipi_tpr_sti_hlt", "ipi",		      "ipi_halt",
+    "self_ipi_sti_nop",
+    "self_ipi_sti_hlt",
+    "self_ipi_tpr",
+    "self_ipi_tpr_sti_nop",
+    "self_ipi_tpr_sti_hlt",
+    "x2apic_self_ipi_sti_nop",
+    "x2apic_self_ipi_sti_hlt",
+    "x2apic_self_ipi_tpr",
+    "x2apic_self_ipi_tpr_sti_nop",
+    "x2apic_self_ipi_tpr_sti_hlt",
+    "ipi",
+    "ipi_halt",
 };
 
 /* bench/self.c's variants; "icr-" before one means the ICR self shorthand. */
-static const char *const shapes[SHAPES] = { "sti-nop", "sti-hlt", "tpr", "tpr-sti-nop",
-					    "tpr-sti-hlt" };
+static const char *const shapes[SHAPES] = {"sti-nop", "sti-hlt", "tpr", "tpr-sti-nop",
+					   "tpr-sti-hlt"};
 
 static int str_eq(const char *a, const char *b)
 {

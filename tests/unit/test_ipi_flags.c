@@ -46,7 +46,8 @@ TEST(hypercall_backends)
 		       "call=kvm-hc-send-ipi set=call-per-128-ids hv-guest-os-id=0"),
 		  "dest=physical send=hypercall self=hypercall call=kvm-hc-send-ipi "
 		  "set=call-per-128-ids hv-guest-os-id=0");
-	CHECK_STR(text(IPI_F_HYPERCALL, false, NULL), "dest=physical send=hypercall self=hypercall");
+	CHECK_STR(text(IPI_F_HYPERCALL, false, NULL),
+		  "dest=physical send=hypercall self=hypercall");
 }
 
 TEST(truncation)

@@ -8,12 +8,11 @@
 #include "lib/kut_names.h"
 #include "tests/unit/check.h"
 
-#define XAPIC (IPI_F_WAIT_BEFORE)
-#define X2APIC (IPI_F_FENCE | IPI_F_SELF_MSR)
+#define XAPIC	  (IPI_F_WAIT_BEFORE)
+#define X2APIC	  (IPI_F_FENCE | IPI_F_SELF_MSR)
 #define HYPERCALL (IPI_F_HYPERCALL)
 
-static const char *name(const char *bench, const char *metric, const char *variant,
-			uint32_t flags)
+static const char *name(const char *bench, const char *metric, const char *variant, uint32_t flags)
 {
 	int i = kut_index(bench, metric, variant, flags);
 
