@@ -8,7 +8,8 @@
  *
  * Console only: the records already carry every figure; this is a way to
  * read them. The first result per name and backend counts (matrix=1 adds
- * other pairs; vmexit.c's ipi is CPU 0 to CPU 1, our default pair).
+ * other pairs; vmexit.c's ipi is CPU 0 to CPU 1, our default pair). A run
+ * fills ipi_halt, or ipi with halt_gap=0, never both.
  */
 #include "bench/kut_view.h"
 #include "include/console.h"
@@ -38,7 +39,7 @@ void kut_view_note(const struct bench_run *r, const char *metric, uint64_t mean_
 
 	if (!r->ops)
 		return;
-	row = kut_index(r->b->name, metric, r->variant, r->ops->flags);
+	row = kut_index(r->b->name, metric, r->variant, r->ops->flags, bench_params.halt_gap_us);
 	if (row < 0)
 		return;
 	col = backend_column(r->ops->name);

@@ -6,8 +6,11 @@
  *
  *   self_ipi_<shape>          self IPI through the ICR self shorthand
  *   x2apic_self_ipi_<shape>   self IPI through the x2APIC SELF IPI MSR
- *   ipi                       round trip to CPU 1, spinning
- *   ipi_halt                  round trip to CPU 1, idle in HLT
+ *   ipi                       round trip to CPU 1, idle in HLT, sent again
+ *                             at once (single-halt with halt_gap=0)
+ *   ipi_halt                  the same after the target settled in HLT
+ *                             (vmexit.c waits 2000 cycles; single-halt
+ *                             with its halt_gap)
  *
  * with <shape> one of sti_nop, sti_hlt, tpr, tpr_sti_nop, tpr_sti_hlt (TPR
  * through CR8, as there). Hypercall backends have no counterpart: their
@@ -24,9 +27,10 @@ extern const char *const kut_names[KUT_NAMES];
 
 /*
  * The kut_names[] index of a result (bench, metric and variant as in its
- * record, flags the backend's IPI_F_* bits), or -1 when vmexit.c has no such
- * test.
+ * record, flags the backend's IPI_F_* bits, halt_gap_us the run's halt_gap=),
+ * or -1 when vmexit.c has no such test.
  */
-int kut_index(const char *bench, const char *metric, const char *variant, uint32_t flags);
+int kut_index(const char *bench, const char *metric, const char *variant, uint32_t flags,
+	      uint32_t halt_gap_us);
 
 #endif
