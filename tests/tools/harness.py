@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """What the host-tool test files share: a case registry per file, the
-failure a case raises, and the checks that a plot is a real SVG or PNG."""
+failure a case raises, running a command and checking its exit and output,
+and the checks that a plot is a real SVG or PNG."""
+import os
 import struct
+import subprocess
 import xml.etree.ElementTree as ET
 import zlib
 
@@ -13,6 +16,27 @@ class Fail(Exception):
 def check(cond, what):
     if not cond:
         raise Fail(what)
+
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+
+def run_cmd(argv, env=None, timeout=None):
+    """(exit status, stdout, stderr) of argv run in the repository root, with
+    env added to this process's environment."""
+    p = subprocess.run([str(a) for a in argv], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, errors="replace", cwd=REPO,
+                       env=dict(os.environ, **(env or {})), timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def expect(res, code, *needles):
+    """res (as run_cmd returns it) exited code and its output holds every needle."""
+    rc, out, err = res
+    check(rc == code, f"exit {rc}, expected {code}; stderr: {err.strip()[-400:]}")
+    for n in needles:
+        check(n in out + err, f"output lacks {n!r}: {(out + err).strip()[-400:]}")
+    return res
 
 
 def registry():

@@ -21,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 
-from harness import Fail, check, png_ok, registry, svg_ok  # noqa: E402
+from harness import Fail, check, expect, png_ok, registry, run_cmd, svg_ok  # noqa: E402
 
 RUN = os.path.join(REPO, "run.sh")
 # A boot that stays up: the BSP waits a minute for an AP that never gets its SIPI.
@@ -37,18 +37,7 @@ class Skip(Exception):
 
 
 def run(*args, env=None, timeout=120):
-    p = subprocess.run([RUN] + [str(a) for a in args], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True, errors="replace", cwd=REPO,
-                       env=dict(os.environ, **(env or {})), timeout=timeout)
-    return p.returncode, p.stdout, p.stderr
-
-
-def expect(res, code, *needles):
-    rc, out, err = res
-    check(rc == code, f"exit {rc}, expected {code}; stderr: {err.strip()[-400:]}")
-    for n in needles:
-        check(n in out + err, f"output lacks {n!r}: {(out + err).strip()[-400:]}")
-    return res
+    return run_cmd([RUN, *args], env, timeout)
 
 
 def short_append():

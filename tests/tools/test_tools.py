@@ -8,7 +8,6 @@ its documented exit code (docs/exit-codes.md). One TAP line per case,
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
@@ -21,7 +20,7 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 import ipibench_kvm as K  # noqa: E402
 import ipibench_results as R  # noqa: E402
 import synth  # noqa: E402
-from harness import Fail, check, png_ok, registry, svg_ok  # noqa: E402
+from harness import Fail, check, expect, png_ok, registry, run_cmd, svg_ok  # noqa: E402
 
 TOOL = [sys.executable, os.path.join(REPO, "tools", "ipibench.py")]
 SLOW_KEY = ("single", "round-trip", "none", "x2apic", "spin", 1)
@@ -30,18 +29,7 @@ CASES, case = registry()
 
 
 def tool(*args, env=None):
-    p = subprocess.run(TOOL + [str(a) for a in args], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True, cwd=REPO,
-                       env=dict(os.environ, **(env or {})))
-    return p.returncode, p.stdout, p.stderr
-
-
-def expect(rc_out_err, code, *needles):
-    rc, out, err = rc_out_err
-    check(rc == code, f"exit {rc}, expected {code}; stderr: {err.strip()[-300:]}")
-    for n in needles:
-        check(n in out + err, f"output lacks {n!r}: {(out + err).strip()[-400:]}")
-    return rc_out_err
+    return run_cmd(TOOL + list(args), env)
 
 
 class Sets:
