@@ -18,7 +18,8 @@
 #define VIEW_BACKENDS 8
 
 static const char *backend[VIEW_BACKENDS];
-static uint64_t mean[KUT_NAMES][VIEW_BACKENDS]; /* 0: not measured */
+static uint64_t mean[KUT_NAMES][VIEW_BACKENDS];
+static bool measured[KUT_NAMES][VIEW_BACKENDS];
 static unsigned int nbackends;
 
 static int backend_column(const char *name)
@@ -43,14 +44,16 @@ void kut_view_note(const struct bench_run *r, const char *metric, uint64_t mean_
 	if (row < 0)
 		return;
 	col = backend_column(r->ops->name);
-	if (col >= 0 && !mean[row][col])
-		mean[row][col] = mean_cycles ? mean_cycles : 1;
+	if (col >= 0 && !measured[row][col]) {
+		mean[row][col] = mean_cycles;
+		measured[row][col] = true;
+	}
 }
 
 static bool row_measured(int row)
 {
 	for (unsigned int c = 0; c < nbackends; c++) {
-		if (mean[row][c])
+		if (measured[row][c])
 			return true;
 	}
 	return false;
@@ -70,7 +73,7 @@ void kut_view_print(void)
 			continue;
 		kprintf("%-28s", kut_names[row]);
 		for (unsigned int c = 0; c < nbackends; c++) {
-			if (mean[row][c])
+			if (measured[row][c])
 				kprintf(" %14lu", mean[row][c]);
 			else
 				kprintf(" %14s", "-");
