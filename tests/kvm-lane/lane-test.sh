@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The kvm-lane group of tests/run (and `make check-kvm`): prepares the lane
-# (a SKIP line with the reason when that is impossible here), then three
-# passes of the lane, each judged like a boot test (judge.py):
+# The kvm-lane group of tests/run (and `make check-kvm`): first host-rip.sh
+# on saved traces (no VM), then prepares the lane (a SKIP line with the
+# reason when that is impossible here), then four passes of the lane, each
+# judged like a boot test (judge.py), and after the suite pass a check of
+# how a rerun is split and judged (lane.sh --resplit on its real frame):
 #   suite    every lane preset, the correctness suite on every backend;
 #   figures  the presets that offer the paravirtual paths, the suite, a
 #            short send-cost on every backend and the flush benchmark:
@@ -11,7 +13,7 @@
 #            flush hypercalls' in their slow and XMM-fast forms (the resets
 #            that once kept flush out were the outer TCG's; README.md);
 #   negative debug=corrupt-vpset must turn hv-xmm into a FAILURE naming the
-#            Ex call: proof that the lane can fail.
+#            Ex call: proof that the lane can fail;
 #   reset    debug=triple-fault must end x2apic in a reset that stands: the
 #            lane runs a preset again only on the outer TCG's own SVM fault
 #            (a guest RIP inside the L1 host's kvm_amd, see lane.sh), never
