@@ -12,9 +12,11 @@
  * globally visible; software can prevent this by inserting a serializing
  * instruction or the sequence MFENCE;LFENCE before the WRMSR." A receiver
  * that reads data the sender stored just before the IPI needs that, so
- * every send operation starts with MFENCE;LFENCE (Linux's
- * weak_wrmsr_fence() on Intel); a set sent as several writes fences once,
- * before the first. EOI needs no fence.
+ * every ICR send starts with MFENCE;LFENCE (Linux's weak_wrmsr_fence() on
+ * Intel); a set sent as several writes fences once, before the first. The
+ * SELF IPI register and EOI go without it, as in Linux
+ * (x2apic_send_IPI_self, native_apic_msr_eoi): a self IPI publishes nothing
+ * to another CPU.
  */
 #include "apic/apic.h"
 #include "include/cpu.h"
@@ -47,7 +49,6 @@ static void x2apic_send(unsigned int target, uint8_t vector)
 
 static void x2apic_send_self(uint8_t vector)
 {
-	x2apic_fence();
 	wrmsr(X2APIC_MSR_SELF_IPI, vector);
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Broadcast from the BSP to other CPUs, all spinning, in three shapes:
+ * Broadcast from the sender (sender=, the BSP by default) to other CPUs,
+ * all spinning, in three shapes:
  *
  *  shorthand  the all-excluding-self shorthand: one ICR write, all others
  *  set        the backend's set send (one ICR write where the destination
@@ -13,7 +14,14 @@
  * reported only when the skew bound allows), and the time until every target
  * acknowledged on its own cache line ("broadcast-wait", the "Broadcast lock"
  * shape of ipi_benchmark without the lock). Set and loop run over 1, 2, 4, ...
- * and all targets: the scaling table.
+ * and all targets: the scaling table. The targets are the first k CPUs
+ * other than the sender, in CPU-number order.
+ *
+ * Outside the region, each iteration waits until every target's spin loop
+ * has acknowledged again (bench_target_ack): every handler has done its
+ * EOI and IRET before the next broadcast. first and last are one-way
+ * figures: an iteration where any target's entry TSC reads before the
+ * send's is invalid for both (counted in the records' "invalid").
  */
 #include "include/bench.h"
 #include "include/console.h"
@@ -52,10 +60,36 @@ static int bcast_lost(struct bench_run *r, unsigned int cpu_nr)
 	return -E_TIMEDOUT;
 }
 
+/* After the region: every target's spin loop has its count (EOI and IRET done). */
+static int bcast_settle(struct bench_run *r, uint64_t deadline)
+{
+	cpuset_for_each(c, &targets) {
+		if (bench_wait_back((unsigned int)c, want[c], deadline))
+			return bcast_lost(r, (unsigned int)c);
+	}
+	return 0;
+}
+
+/* first and last handler entry after t0; both BENCH_INVALID if any entry reads before t0. */
+static void bcast_one_way(uint64_t t0, uint64_t *first, uint64_t *last)
+{
+	*first = BENCH_INVALID;
+	*last = 0;
+	cpuset_for_each(c, &targets) {
+		uint64_t e = bench_one_way(bench_entry_tsc((unsigned int)c), t0);
+
+		if (e == BENCH_INVALID) {
+			*first = *last = BENCH_INVALID;
+			return;
+		}
+		*first = e < *first ? e : *first;
+		*last = e > *last ? e : *last;
+	}
+}
+
 static int bcast_iter(struct bench_run *r, uint64_t *out)
 {
-	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us), t0, t1, first = ~0ull,
-		 last = 0;
+	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us), t0, t1;
 
 	cpuset_for_each(c, &targets) {
 		want[c] = bench_count((unsigned int)c) + 1;
@@ -73,38 +107,32 @@ static int bcast_iter(struct bench_run *r, uint64_t *out)
 	}
 	out[3] = bench_tsc_end() - t0;
 	irq_enable();
-	cpuset_for_each(c, &targets) {
-		uint64_t e = bench_entry_tsc((unsigned int)c) - t0;
-
-		e = (int64_t)e > 0 ? e : 0;
-		first = e < first ? e : first;
-		last = e > last ? e : last;
-	}
 	out[0] = t1 - t0;
-	out[1] = first;
-	out[2] = last;
-	return 0;
+	bcast_one_way(t0, &out[1], &out[2]);
+	return bcast_settle(r, deadline);
 }
 
+/* send and all-ack always; first and last only when one-way figures hold, else a SKIP each. */
 static void bcast_emit(struct bench_run *r)
 {
+	static char why[160];
+	uint64_t skew = bench_skew_bound(r->sender, &targets);
+	struct bench_metric first = r->m[1], last = r->m[2];
 	struct stats st;
 
-	/* send and all-ack always; first/last when one-way figures hold. */
-	if (!stats_compute_samples(&st, &r->m[1].s) && !bench_one_way_valid(st.p50)) {
-		static char why[128];
-		struct bench_metric all = r->m[3];
-
-		fmt_snprintf(why, sizeof(why),
-			     "first/last not reported: TSC skew bound %lu cycles is not under a tenth of %lu",
-			     tsc_skew_bound, st.p50);
-		r->m[1] = all;
-		r->nmetrics = 2;
-		bench_emit(r);
-		bench_emit_status(r, "first", "SKIP", why);
+	if (stats_compute_samples(&st, &first.s) || bench_one_way_valid(skew, st.p50)) {
+		bench_emit(r);	/* all-invalid first/last become SKIPs there */
 		return;
 	}
+	fmt_snprintf(why, sizeof(why),
+		     "one-way not reported: TSC skew bound %lu cycles (CPU %u to the targets) is "
+		     "not under a tenth of the first entry's p50 %lu",
+		     skew, r->sender, st.p50);
+	r->m[1] = r->m[3];
+	r->nmetrics = 2;
 	bench_emit(r);
+	bench_emit_status(r, first.name, "SKIP", why);
+	bench_emit_status(r, last.name, "SKIP", why);
 }
 
 static int bcast_one(struct bench_run *r, unsigned int k)
@@ -123,8 +151,7 @@ static int bcast_one(struct bench_run *r, unsigned int k)
 	r->targets = targets_text;
 	r->ntargets = k;
 	bench_metrics(r, 4, names);
-	bench_expect_begin();
-	if (bench_sample(r, bcast_iter) || bench_expect_check(r))
+	if (bench_sample_on_sender(r, bcast_iter))
 		return -E_TIMEDOUT;
 	bcast_emit(r);
 	return 0;
@@ -138,6 +165,7 @@ static void bcast_run(struct bench_run *r)
 	cpuset_fill(&all, ncpus);
 	cpuset_remove(&all, r->sender);
 	r->target_state = "spin";
+	r->words = "ack=count-before-eoi next-send=after-loop-ack";
 	bench_targets_spin(&all);
 	for (shape = BCAST_SHORTHAND; shape <= BCAST_LOOP; shape++) {
 		r->variant = shape_names[shape];

@@ -21,6 +21,7 @@
 
 #define CALIBRATE_ITERS 16
 #define DRYRUN_ITERS 1024
+#define BENCH_FLAGS_MAX 256
 
 extern const struct bench *const __bench_registry_start[], *const __bench_registry_end[];
 
@@ -38,6 +39,7 @@ struct bench_params bench_params = {
 
 uint64_t bench_dryrun_cycles;
 unsigned int bench_results_printed;
+bool bench_yield;
 static uint64_t *sample_bufs[BENCH_MAX_METRICS];
 static uint32_t spin_stop __cacheline_aligned;
 static struct cpuset spinning;
@@ -46,6 +48,7 @@ void bench_params_for_emulation(void)
 {
 	if (__builtin_memcmp(cpu.hv_vendor, "TCGTCGTCGTCG", 12) != 0)
 		return;
+	bench_yield = true;
 	if (!(bench_params.explicit_keys & BENCH_KEY_ITERS))
 		bench_params.min_iters = 10;
 	if (!(bench_params.explicit_keys & BENCH_KEY_WARMUP))
@@ -96,20 +99,27 @@ int bench_expect_check(struct bench_run *r)
 	return err;
 }
 
-int bench_wait_count(unsigned int cpu_nr, uint32_t want, uint64_t deadline)
+int bench_wait_back(unsigned int cpu_nr, uint32_t want, uint64_t deadline)
 {
-	while ((int32_t)(bench_count(cpu_nr) - want) < 0) {
-		if (tsc_expired(deadline))
-			return -E_TIMEDOUT;
-		cpu_relax();
-	}
-	return 0;
+	return bench_poll(&percpu_of[cpu_nr]->irq.back, want, deadline);
 }
 
-bool bench_one_way_valid(uint64_t p50_cycles)
+uint64_t bench_skew_bound(unsigned int sender, const struct cpuset *targets)
+{
+	uint64_t worst = 0;
+
+	cpuset_for_each(c, targets) {
+		uint64_t b = tsc_skew_pair(sender, (unsigned int)c);
+
+		worst = b > worst ? b : worst;
+	}
+	return worst;
+}
+
+bool bench_one_way_valid(uint64_t skew_bound, uint64_t p50_cycles)
 {
 	/* Trust a one-way figure only when the skew bound is under a tenth of it. */
-	return tsc_skew_consistent && tsc_skew_bound * 10 <= p50_cycles;
+	return tsc_skew_consistent && skew_bound <= p50_cycles / 10;
 }
 
 unsigned int bench_late_cpu = ~0u;	/* expire-deadline: the target that answers late */
@@ -129,13 +139,21 @@ static void spin_debug(void)
 	}
 }
 
+/*
+ * A spinning target: IF=1, polling bare (bench_poll says why; PAUSE only
+ * under an emulator), acknowledging each benchmark-vector interrupt a
+ * second time from the loop (bench_target_ack).
+ */
 static void spin_until_stopped(void *arg)
 {
 	(void)arg;
 	spin_debug();
 	irq_enable();
-	while (!load_acquire(&spin_stop))
-		cpu_relax();
+	while (!load_acquire(&spin_stop)) {
+		bench_target_ack();
+		if (bench_yield)
+			cpu_relax();
+	}
 }
 
 void bench_targets_spin(const struct cpuset *cpus)
@@ -165,6 +183,54 @@ int bench_targets_stop(void)
 	return err;
 }
 
+int bench_on_sender(unsigned int sender, void (*fn)(void *), void *arg)
+{
+	uint64_t deadline;
+
+	if (sender == this_cpu()->cpu) {
+		fn(arg);
+		return 0;
+	}
+	smp_post(sender, fn, arg);
+	deadline = tsc_deadline_us(BENCH_SENDER_TIMEOUT_US);
+	irq_enable();
+	while (smp_busy(sender)) {
+		bench_target_ack();
+		if (tsc_expired(deadline)) {
+			kprintf("bench: sender CPU %u did not finish within %u s\n", sender,
+				BENCH_SENDER_TIMEOUT_US / 1000000);
+			status_report(STATUS_ERROR);
+			return -E_TIMEDOUT;
+		}
+		if (bench_yield)
+			cpu_relax();
+	}
+	return 0;
+}
+
+struct sender_job {
+	struct bench_run *r;
+	bench_iter_fn fn;
+	int err;
+};
+
+static void sample_on_sender(void *arg)
+{
+	struct sender_job *job = arg;
+
+	job->err = bench_sample(job->r, job->fn);
+}
+
+int bench_sample_on_sender(struct bench_run *r, bench_iter_fn fn)
+{
+	struct sender_job job = { r, fn, 0 };
+
+	bench_expect_begin();
+	if (bench_on_sender(r->sender, sample_on_sender, &job))
+		return -E_TIMEDOUT;
+	return job.err ? job.err : bench_expect_check(r);
+}
+
 void bench_metrics(struct bench_run *r, unsigned int n, const char *const *names)
 {
 	r->nmetrics = n;
@@ -174,12 +240,17 @@ void bench_metrics(struct bench_run *r, unsigned int n, const char *const *names
 		r->m[i].name = names[i];
 		samples_init(&r->m[i].s, sample_bufs[i], BENCH_SAMPLE_CAP, 0x1b7 + i);
 		histo_init(&r->m[i].h);
+		r->m[i].invalid = 0;
 	}
 }
 
 static void bench_keep(struct bench_run *r, const uint64_t *out)
 {
 	for (unsigned int i = 0; i < r->nmetrics; i++) {
+		if (out[i] == BENCH_INVALID) {
+			r->m[i].invalid++;
+			continue;
+		}
 		samples_add(&r->m[i].s, out[i]);
 		histo_add(&r->m[i].h, out[i]);
 	}
@@ -232,11 +303,16 @@ int bench_sample(struct bench_run *r, bench_iter_fn fn)
 	return 0;
 }
 
+/* The backend's delivery flags, then the benchmark's own words. */
 static void bench_flags_text(const struct bench_run *r, char *buf, size_t size)
 {
+	int len = 0;
+
 	buf[0] = 0;
 	if (r->ops)
-		ipi_flags_format(r->ops, buf, size);
+		len = ipi_flags_format(r->ops, buf, size);
+	if (len >= 0 && r->words && *r->words)
+		fmt_snprintf(buf + len, size - (size_t)len, "%s%s", len ? " " : "", r->words);
 }
 
 static void bench_print(const struct result *res)
@@ -276,14 +352,20 @@ static struct result bench_result(const struct bench_run *r, const char *metric,
 
 void bench_emit(struct bench_run *r)
 {
-	char flags[128];
+	char flags[BENCH_FLAGS_MAX];
 
 	for (unsigned int i = 0; i < r->nmetrics; i++) {
 		struct result res = bench_result(r, r->m[i].name, flags, sizeof(flags));
 		struct stats st;
 
-		if (stats_compute_samples(&st, &r->m[i].s))
+		if (stats_compute_samples(&st, &r->m[i].s)) {
+			if (r->m[i].invalid)
+				bench_emit_status(r, r->m[i].name, "SKIP",
+						  "every sample was invalid (a one-way delta below 0: "
+						  "the TSCs disagree by more than the latency)");
 			continue;
+		}
+		res.invalid = r->m[i].invalid;
 		res.st = &st;
 		res.histo = &r->m[i].h;
 		res.status = "SUCCESS";
@@ -295,7 +377,7 @@ void bench_emit(struct bench_run *r)
 void bench_emit_status(struct bench_run *r, const char *metric, const char *status,
 		       const char *reason)
 {
-	char flags[128];
+	char flags[BENCH_FLAGS_MAX];
 	struct result res = bench_result(r, metric, flags, sizeof(flags));
 
 	res.status = status;
@@ -318,12 +400,26 @@ void bench_fail(struct bench_run *r, const char *fmt, ...)
 	status_report(STATUS_FAILURE);
 }
 
+/*
+ * The empty timed region in the shape of every wait: open it, poll once an
+ * acknowledgement that is already there, close it. So the harness cost
+ * printed beside a figure is the harness cost inside its region.
+ */
+static uint64_t dryrun_once(void)
+{
+	const uint32_t *word = bench_count_word(this_cpu()->cpu);
+	uint32_t want = READ_ONCE(*word);
+	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us), t0;
+
+	t0 = tsc_begin();
+	(void)bench_poll(word, want, deadline);
+	return bench_tsc_end() - t0;
+}
+
 static int dryrun_iter(struct bench_run *r, uint64_t *out)
 {
-	uint64_t t0 = tsc_begin();
-
 	(void)r;
-	out[0] = bench_tsc_end() - t0;
+	out[0] = dryrun_once();
 	return 0;
 }
 
@@ -331,11 +427,8 @@ void bench_measure_dryrun(void)
 {
 	uint64_t v[DRYRUN_ITERS];
 
-	for (int i = 0; i < DRYRUN_ITERS; i++) {
-		uint64_t t0 = tsc_begin();
-
-		v[i] = bench_tsc_end() - t0;
-	}
+	for (int i = 0; i < DRYRUN_ITERS; i++)
+		v[i] = dryrun_once();
 	sort_u64(v, DRYRUN_ITERS);
 	bench_dryrun_cycles = v[DRYRUN_ITERS / 2];
 }
@@ -352,7 +445,7 @@ static void dryrun_run(struct bench_run *r)
 
 static const struct bench bench_dryrun = {
 	.name = "dry-run",
-	.summary = "the timed region with nothing in it: the harness's own cost",
+	.summary = "the timed region with one satisfied poll in it: the harness's own cost",
 	.min_cpus = 1,
 	.run = dryrun_run,
 };

@@ -19,6 +19,14 @@
  * The sender measures with interrupts off; each iteration waits for its
  * interrupt to be handled, so no two are ever pending together (a second
  * IRR hit would coalesce and hide a loss).
+ *
+ * Order on a spinning target: the handler stores its entry TSC, counts
+ * (the acknowledgement that closes the timed region), then writes EOI and
+ * returns; its spin loop then copies the count into `back` (bench.h). The
+ * sender waits for `back` after the region, so the next IPI never reaches
+ * a target that is still in its handler or, where EOI exits, in the host.
+ * That order is in each record's flags: ack=count-before-eoi
+ * next-send=after-loop-ack.
  */
 #include "include/bench.h"
 #include "include/console.h"
@@ -27,24 +35,36 @@
 #include "lib/error.h"
 #include "lib/fmt.h"
 
-#define SENDER_TIMEOUT_US 120000000u
 #define MATRIX_MAX_CPUS 8
+
+static const char spin_words[] = "ack=count-before-eoi next-send=after-loop-ack";
+static const char halt_words[] = "ack=count-before-eoi next-send=after-halt-gap";
 
 static char target_text[16];
 static bool point_halt;
 
-static int point_lost(struct bench_run *r)
+static int point_lost(struct bench_run *r, const char *what)
 {
-	bench_fail(r, "CPU %u sent vector 0x%x to CPU %u (APIC ID %u): not handled within %lu us",
-		   r->sender, BENCH_VEC, r->target, percpu_of[r->target]->apic_id,
+	bench_fail(r, "CPU %u sent vector 0x%x to CPU %u (APIC ID %u): %s within %lu us",
+		   r->sender, BENCH_VEC, r->target, percpu_of[r->target]->apic_id, what,
 		   bench_params.deadline_us);
 	return -E_TIMEDOUT;
+}
+
+/* After the region: the handler counted, and (spinning) the loop has it too. */
+static int point_settle(struct bench_run *r, uint32_t want, uint64_t deadline)
+{
+	if (bench_wait_count(r->target, want, deadline))
+		return point_lost(r, "not handled");
+	if (!point_halt && bench_wait_back(r->target, want, deadline))
+		return point_lost(r, "handled, but its spin loop did not resume");
+	return 0;
 }
 
 static int send_cost_iter(struct bench_run *r, uint64_t *out)
 {
 	uint32_t want = bench_count(r->target) + 1;
-	uint64_t t0;
+	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us), t0;
 
 	bench_expect(r->target);
 	irq_disable();
@@ -52,35 +72,31 @@ static int send_cost_iter(struct bench_run *r, uint64_t *out)
 	r->ops->send(r->target, BENCH_VEC);
 	out[0] = bench_tsc_end() - t0;
 	irq_enable();
-	if (bench_wait_count(r->target, want, tsc_deadline_us(bench_params.deadline_us)))
-		return point_lost(r);
-	return 0;
+	return point_settle(r, want, deadline);
 }
 
 static int round_trip_iter(struct bench_run *r, uint64_t *out)
 {
-	uint32_t want = bench_count(r->target) + 1;
-	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us), t0, t1, entry;
+	const uint32_t *count = bench_count_word(r->target);
+	uint32_t want = READ_ONCE(*count) + 1;
+	uint64_t deadline, t0, t1;
+	int err;
 
 	if (point_halt)	/* single-halt: let the target get back into HLT */
 		tsc_delay_us(bench_params.halt_gap_us);
+	deadline = tsc_deadline_us(bench_params.deadline_us);
 	bench_expect(r->target);
 	irq_disable();
 	t0 = tsc_begin();
 	r->ops->send(r->target, BENCH_VEC);
-	while ((int32_t)(bench_count(r->target) - want) < 0) {
-		if (tsc_expired(deadline)) {
-			irq_enable();
-			return point_lost(r);
-		}
-		cpu_relax();
-	}
+	err = bench_poll(count, want, deadline);
 	t1 = bench_tsc_end();
 	irq_enable();
-	entry = bench_entry_tsc(r->target);
+	if (err)
+		return point_lost(r, "not handled");
 	out[0] = t1 - t0;
-	out[1] = (int64_t)(entry - t0) > 0 ? entry - t0 : 0;
-	return 0;
+	out[1] = bench_one_way(bench_entry_tsc(r->target), t0);
+	return point_settle(r, want, deadline);
 }
 
 static void point_setup(struct bench_run *r, const char *state)
@@ -89,6 +105,7 @@ static void point_setup(struct bench_run *r, const char *state)
 	r->targets = target_text;
 	r->ntargets = 1;
 	r->target_state = state;
+	r->words = point_halt ? halt_words : spin_words;
 }
 
 static const char *point_valid(const struct ipi_ops *ops)
@@ -99,53 +116,18 @@ static const char *point_valid(const struct ipi_ops *ops)
 	return NULL;
 }
 
-struct sender_job {
-	struct bench_run *r;
-	bench_iter_fn fn;
-	int err;
-};
-
-static void sample_on_sender(void *arg)
-{
-	struct sender_job *job = arg;
-
-	job->err = bench_sample(job->r, job->fn);
-}
-
-/*
- * Samples on the sender CPU. An AP sender runs the loop from its mailbox
- * while the BSP waits in smp_call() with interrupts on: when the BSP is the
- * target, that wait is its spin loop. Records are printed by the BSP later.
- */
-static int point_sample(struct bench_run *r, bench_iter_fn fn)
-{
-	struct sender_job job = { r, fn, 0 };
-
-	bench_expect_begin();
-	if (r->sender == this_cpu()->cpu) {
-		job.err = bench_sample(r, fn);
-		return job.err ? job.err : bench_expect_check(r);
-	}
-	if (smp_call(r->sender, sample_on_sender, &job, SENDER_TIMEOUT_US)) {
-		kprintf("bench: %s: sender CPU %u did not finish within %u s\n", r->b->name,
-			r->sender, SENDER_TIMEOUT_US / 1000000);
-		status_report(STATUS_ERROR);
-		return -E_TIMEDOUT;
-	}
-	return job.err ? job.err : bench_expect_check(r);
-}
-
 static void send_cost_run(struct bench_run *r)
 {
 	static const char *const names[] = { "send" };
 	struct cpuset t;
 
+	point_halt = false;
 	point_setup(r, "spin");
 	bench_metrics(r, 1, names);
 	cpuset_clear(&t);
 	cpuset_add(&t, r->target);
 	bench_targets_spin(&t);
-	if (!point_sample(r, send_cost_iter))
+	if (!bench_sample_on_sender(r, send_cost_iter))
 		bench_emit(r);
 	if (bench_targets_stop())
 		status_report(STATUS_ERROR);
@@ -154,22 +136,31 @@ static void send_cost_run(struct bench_run *r)
 static void single_emit(struct bench_run *r, uint64_t *round_trip_p50)
 {
 	struct stats st;
-	static char why[128];
+	struct cpuset t;
+	uint64_t skew;
+	static char why[160];
 
 	if (!stats_compute_samples(&st, &r->m[0].s))
 		*round_trip_p50 = st.p50;
 	r->nmetrics = 1;
 	bench_emit(r);
-	if (stats_compute_samples(&st, &r->m[1].s))
+	cpuset_clear(&t);
+	cpuset_add(&t, r->target);
+	skew = bench_skew_bound(r->sender, &t);
+	if (stats_compute_samples(&st, &r->m[1].s)) {
+		r->m[0] = r->m[1];
+		bench_emit(r);	/* every sample invalid: a SKIP that says so */
 		return;
-	if (bench_one_way_valid(st.p50)) {
+	}
+	if (bench_one_way_valid(skew, st.p50)) {
 		r->m[0] = r->m[1];
 		bench_emit(r);
 		return;
 	}
 	fmt_snprintf(why, sizeof(why),
-		     "one-way not reported: TSC skew bound %lu cycles is not under a tenth of the p50 %lu",
-		     tsc_skew_bound, st.p50);
+		     "one-way not reported: TSC skew bound %lu cycles (CPU %u to CPU %u) is not "
+		     "under a tenth of the p50 %lu",
+		     skew, r->sender, r->target, st.p50);
 	bench_emit_status(r, "one-way", "SKIP", why);
 }
 
@@ -179,15 +170,15 @@ static uint64_t single_common(struct bench_run *r, bool halt)
 	static const char *const names[] = { "round-trip", "one-way" };
 	struct cpuset t;
 
+	point_halt = halt;
 	point_setup(r, halt ? "halt" : "spin");
 	bench_metrics(r, 2, names);
-	point_halt = halt;
 	cpuset_clear(&t);
 	if (!halt) {
 		cpuset_add(&t, r->target);
 		bench_targets_spin(&t);
 	}
-	if (!point_sample(r, round_trip_iter))
+	if (!bench_sample_on_sender(r, round_trip_iter))
 		single_emit(r, &p50);
 	if (!halt && bench_targets_stop())
 		status_report(STATUS_ERROR);

@@ -20,11 +20,16 @@
 #include "include/ipi.h"
 #include "include/percpu.h"
 #include "include/status.h"
+#include "include/tsc.h"
+#include "lib/error.h"
 #include "lib/stats.h"
 
 #define BENCH_SAMPLE_CAP 16384	/* samples kept per metric; reservoir beyond */
 #define BENCH_MAX_METRICS 4
 #define BENCH_VEC IPI_VEC_FIRST	/* the vector every benchmark sends */
+/* A sample an iteration could not take (a one-way delta below zero): counted, not kept. */
+#define BENCH_INVALID UINT64_MAX
+#define BENCH_SENDER_TIMEOUT_US 120000000u
 
 struct bench_run;
 
@@ -73,6 +78,7 @@ struct bench_metric {
 	const char *name;
 	struct samples s;
 	struct histo h;
+	uint64_t invalid;	/* iterations that gave BENCH_INVALID */
 };
 
 struct bench_run {
@@ -82,6 +88,7 @@ struct bench_run {
 	const char *variant;
 	const char *target_state;
 	const char *targets;		/* text of the target set for the records */
+	const char *words;		/* the benchmark's own key=value words, after the backend's flags */
 	unsigned int ntargets;
 	unsigned int nmetrics;
 	struct bench_metric m[BENCH_MAX_METRICS];
@@ -108,16 +115,93 @@ void bench_fail(struct bench_run *r, const char *fmt, ...) __printf(2, 3);
 void bench_targets_spin(const struct cpuset *cpus);
 int bench_targets_stop(void);
 
-/* Handled-IPI count of BENCH_VEC on cpu (its own cache line). */
+/*
+ * The second acknowledgement, from a spinning target's loop: the handler
+ * counted (before its EOI) and has since returned, so this CPU is back in
+ * its loop, in guest mode; publish the count in `back` (same line). Every
+ * loop that serves as a spinning target calls it on each pass.
+ */
+static inline __attribute__((always_inline)) void bench_target_ack(void)
+{
+	struct irq_stats *s = &this_cpu()->irq;
+	uint32_t c = READ_ONCE(s->count[BENCH_VEC - IPI_VEC_FIRST]);
+
+	if (c != READ_ONCE(s->back))
+		store_release(&s->back, c);
+}
+
+/*
+ * Runs fn(arg) on CPU sender: here when this CPU is the sender, else
+ * through its mailbox while this CPU serves as a spinning target (IF=1,
+ * bench_target_ack) until the sender is done, within
+ * BENCH_SENDER_TIMEOUT_US. 0, or -E_TIMEDOUT (printed, STATUS_ERROR).
+ */
+int bench_on_sender(unsigned int sender, void (*fn)(void *), void *arg);
+
+/* bench_sample() on r->sender, framed by exactly-once accounting; 0 or an error. */
+int bench_sample_on_sender(struct bench_run *r, bench_iter_fn fn);
+
+/*
+ * The benchmark vector's acknowledgements, all in the target's first
+ * irq_stats line (percpu.h): the handler's count (stored before its EOI),
+ * its entry TSC, and `back`, the spin loop's copy of the count, written once
+ * the handler has done its EOI and IRET.
+ */
+static inline const uint32_t *bench_count_word(unsigned int cpu)
+{
+	return &percpu_of[cpu]->irq.count[BENCH_VEC - IPI_VEC_FIRST];
+}
+
 static inline uint32_t bench_count(unsigned int cpu)
 {
-	return READ_ONCE(percpu_of[cpu]->irq.count[BENCH_VEC - IPI_VEC_FIRST]);
+	return READ_ONCE(*bench_count_word(cpu));
 }
 
 static inline uint64_t bench_entry_tsc(unsigned int cpu)
 {
 	return READ_ONCE(percpu_of[cpu]->irq.entry_tsc);
 }
+
+/*
+ * Timed waits poll bare: no PAUSE, which costs about 140 cycles on Intel
+ * since Skylake and is what pause-loop exiting (PLE, AMD's pause filter)
+ * counts, so a paused wait is both quantised and liable to leave guest
+ * mode. The deadline is read every BENCH_POLLS polls. Under an emulator
+ * PAUSE is the one way a spinning vCPU hands its host thread to the others
+ * (QEMU TCG's helper_pause: "let another CPU run"), so there, and only
+ * there, the slow path pauses too (bench_yield, set for TCG).
+ */
+#define BENCH_POLLS 64
+extern bool bench_yield;
+
+static inline __attribute__((always_inline)) int bench_poll(const uint32_t *word, uint32_t want,
+							       uint64_t deadline)
+{
+	for (;;) {
+		for (unsigned int i = 0; i < BENCH_POLLS; i++) {
+			if ((int32_t)(READ_ONCE(*word) - want) >= 0)
+				return 0;
+		}
+		if (tsc_expired(deadline))
+			return -E_TIMEDOUT;
+		if (bench_yield)
+			cpu_relax();
+	}
+}
+
+/* Until cpu's count of BENCH_VEC reaches want; 0 or -E_TIMEDOUT. */
+static inline __attribute__((always_inline)) int bench_wait_count(unsigned int cpu, uint32_t want,
+								     uint64_t deadline)
+{
+	return bench_poll(bench_count_word(cpu), want, deadline);
+}
+
+/*
+ * Until a spinning target's loop has seen its count reach want: its handler
+ * has done EOI and IRET and the next IPI finds it in guest mode, spinning.
+ * Outside every timed region; 0 or -E_TIMEDOUT.
+ */
+int bench_wait_back(unsigned int cpu, uint32_t want, uint64_t deadline);
 
 /*
  * Exactly-once accounting across a whole benchmark: snapshot every CPU's
@@ -141,9 +225,6 @@ static inline unsigned int bench_default_target(unsigned int sender)
 	return sender == ncpus - 1 ? 0 : ncpus - 1;
 }
 
-/* Spin until cpu's count reaches want; 0 or -E_TIMEDOUT. */
-int bench_wait_count(unsigned int cpu, uint32_t want, uint64_t deadline);
-
 /* End of a timed region: RDTSCP;LFENCE, or MFENCE;LFENCE;RDTSC without RDTSCP. */
 uint64_t bench_tsc_end(void);
 
@@ -152,8 +233,19 @@ extern uint64_t bench_dryrun_cycles;
 
 void bench_measure_dryrun(void);
 
-/* Whether one-way latencies can be trusted against the boot's skew bound. */
-bool bench_one_way_valid(uint64_t p50_cycles);
+/*
+ * One-way figures compare two CPUs' TSCs. The bound on the skew between the
+ * sender and any of targets (tsc_skew_pair: AP-to-AP pairs included), and
+ * whether a one-way median is large enough against it to be reported.
+ */
+uint64_t bench_skew_bound(unsigned int sender, const struct cpuset *targets);
+bool bench_one_way_valid(uint64_t skew_bound, uint64_t p50_cycles);
+
+/* A one-way sample: entry - start, or BENCH_INVALID when the target's TSC says it came first. */
+static inline uint64_t bench_one_way(uint64_t entry, uint64_t start)
+{
+	return (int64_t)(entry - start) >= 0 ? entry - start : BENCH_INVALID;
+}
 
 /* Registry entries in name order; bench_selected has a bit per entry. */
 unsigned int bench_registry(const struct bench *const **list);

@@ -10,6 +10,7 @@
 #define INCLUDE_PERCPU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "include/compiler.h"
 
@@ -47,14 +48,23 @@ struct mailbox {
 	uint64_t ack __cacheline_aligned; /* written by the owner */
 } __cacheline_aligned;
 
-/* Written by this CPU's interrupt handlers, read by the BSP afterwards. */
+/*
+ * Written by this CPU (its interrupt handlers and its spin loop), read by
+ * other CPUs. The first line holds everything a benchmark's sender reads
+ * for the benchmark vector (IPI_VEC_FIRST): the handler's entry TSC and
+ * count, and the spin loop's second acknowledgement, so one IPI moves one
+ * line, not two (asserted below).
+ */
 struct irq_stats {
-	uint32_t count[IPI_VEC_COUNT];	/* per benchmark/test vector */
 	uint64_t entry_tsc;		/* TSC at entry of the latest IPI */
+	uint32_t back;			/* the spin loop's copy of count[0]: EOI and IRET done */
+	uint32_t count[IPI_VEC_COUNT];	/* per benchmark/test vector */
 	uint64_t spurious;
 	uint64_t unexpected;
 	uint32_t unexpected_vector;	/* the latest one, for the message */
 } __cacheline_aligned;
+_Static_assert(offsetof(struct irq_stats, count[1]) <= CACHELINE,
+	       "the benchmark vector's count shares the first line with entry_tsc and back");
 
 struct percpu {
 	struct percpu *self;		/* must stay first: %gs:0 */

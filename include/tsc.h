@@ -21,6 +21,12 @@ extern bool tsc_skew_consistent;
 
 void tsc_init(void);
 void tsc_measure_skew(void);
+/*
+ * A bound on how far CPU b's TSC may run ahead of or behind CPU a's: 0 for
+ * a == b, from the BSP-to-AP intervals otherwise (tsc_sync.c),
+ * UINT64_MAX when either CPU's skew is unknown.
+ */
+uint64_t tsc_skew_pair(unsigned int a, unsigned int b);
 
 static inline uint64_t tsc_us_to_cycles(uint64_t us)
 {

@@ -11,6 +11,11 @@
  * not consistent (one ran backwards against the other).
  *
  * ping and pong live on separate lines, each written by one side only.
+ *
+ * Each AP's interval is kept, so that a pair of APs gets a sound bound of
+ * its own: with d_a in [lo_a, hi_a] and d_b in [lo_b, hi_b] (both against
+ * the BSP), b runs d_b - d_a ahead of a, in [lo_b - hi_a, hi_b - lo_a]. That
+ * is never tighter than either AP's own bound, and at most twice the worst.
  */
 #include "include/console.h"
 #include "include/percpu.h"
@@ -22,6 +27,10 @@
 
 uint64_t tsc_skew_bound;
 bool tsc_skew_consistent = true;
+
+/* CPU c's TSC runs d_c ahead of the BSP's, d_c in [skew_lo[c], skew_hi[c]]; 0 for the BSP. */
+static int64_t skew_lo[MAX_CPUS], skew_hi[MAX_CPUS];
+static bool skew_known[MAX_CPUS] = { true };
 
 static struct {
 	uint32_t ping __cacheline_aligned;
@@ -92,6 +101,9 @@ void tsc_measure_skew(void)
 				"[%ld, %ld] is empty\n", c, lo, hi);
 			tsc_skew_consistent = false;
 		}
+		skew_lo[c] = lo;
+		skew_hi[c] = hi;
+		skew_known[c] = true;
 		b = abs64(lo) > abs64(hi) ? abs64(lo) : abs64(hi);
 		if (b > tsc_skew_bound)
 			tsc_skew_bound = b;
@@ -99,4 +111,17 @@ void tsc_measure_skew(void)
 	if (ncpus > 1)
 		kprintf("tsc: skew bound over %u APs: %lu cycles (%s)\n", ncpus - 1,
 			tsc_skew_bound, tsc_skew_consistent ? "consistent" : "INCONSISTENT");
+}
+
+uint64_t tsc_skew_pair(unsigned int a, unsigned int b)
+{
+	uint64_t lo, hi;
+
+	if (a == b)
+		return 0;
+	if (a >= ncpus || b >= ncpus || !skew_known[a] || !skew_known[b])
+		return UINT64_MAX;
+	lo = abs64(skew_lo[b] - skew_hi[a]);
+	hi = abs64(skew_hi[b] - skew_lo[a]);
+	return lo > hi ? lo : hi;
 }

@@ -51,8 +51,11 @@ int ipi_flags_text(uint32_t flags, bool x2apic, const char *words, char *buf, si
 	} else {
 		flags_put(buf, size, &len, order_word(flags, x2apic));
 		flags_put(buf, size, &len, set_word(flags));
+		/* SDM 11.12.3's fence orders stores before an ICR write that publishes
+		 * them; the SELF IPI register sends without it, as Linux does. */
 		flags_put(buf, size, &len,
-			  flags & IPI_F_SELF_MSR ? "self=self-ipi-msr" : "self=shorthand");
+			  flags & IPI_F_SELF_MSR ? "self=self-ipi-msr self-fence=none"
+						 : "self=shorthand");
 	}
 	if (words && *words)
 		flags_put(buf, size, &len, words);

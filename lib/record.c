@@ -70,6 +70,7 @@ int record_result(char *buf, size_t cap, const struct result *r)
 	json_u64(&j, "iterations", r->iterations);
 	if (r->st && r->st->n) {
 		json_u64(&j, "samples", r->st->n);
+		json_u64(&j, "invalid", r->invalid);
 		json_str(&j, "unit", "cycles");
 		record_stats(&j, "cycles", r->st, r->tsc_khz);
 		if (r->tsc_khz)
@@ -94,6 +95,8 @@ int record_norov(char *buf, size_t cap, const struct norov *n)
 	json_str(&j, "backend", or_none(n->backend));
 	json_u64(&j, "iterations", n->iterations);
 	json_u64(&j, "delivery_ns", n->delivery_ns);
+	if (n->delivery_note)
+		json_str(&j, "delivery_note", n->delivery_note);
 	json_u64(&j, "total_ns", n->total_ns);
 	json_str(&j, "status", n->status);
 	json_obj_end(&j);

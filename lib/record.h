@@ -27,6 +27,7 @@ struct result {
 	const char *targets;	  /* CPU numbers as a set: "1", "1-7", "none" */
 	uint32_t ntargets;
 	uint64_t iterations;	  /* measured iterations (after warm-up) */
+	uint64_t invalid;	  /* of those, the ones whose sample was invalid (not summarised) */
 	const struct stats *st;	  /* cycles; NULL for a SKIP or FAILURE without samples */
 	const struct histo *histo; /* may be NULL */
 	uint64_t tsc_khz;
@@ -47,9 +48,10 @@ struct norov {
 	const char *test;	/* "Dry-run", "Self-IPI", "Normal IPI", ... */
 	const char *backend;
 	uint64_t iterations;
-	uint64_t delivery_ns;	/* 0 where the test does not timestamp delivery */
+	uint64_t delivery_ns;	/* 0 where delivery_note says why it is not reported */
 	uint64_t total_ns;
 	const char *status;	/* "SUCCESS" or "FAILURE" */
+	const char *delivery_note; /* NULL when delivery_ns is a measured figure */
 };
 
 int record_norov(char *buf, size_t cap, const struct norov *n);

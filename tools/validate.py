@@ -81,8 +81,12 @@ def check_result(rec, problems):
     if "ns" in rec:
         check_stats(rec["ns"], "ns", problems)
     need(rec, "dryrun_cycles", int, problems)
+    invalid = rec.get("invalid", 0)
+    if not isinstance(invalid, int) or invalid < 0:
+        problems.append(f"invalid {invalid!r} is not a count")
+        invalid = 0
     if "histogram" in rec and isinstance(rec.get("iterations"), int):
-        check_histogram(rec["histogram"], rec["iterations"], problems)
+        check_histogram(rec["histogram"], rec["iterations"] - invalid, problems)
     if isinstance(rec.get("samples"), int) and isinstance(rec.get("iterations"), int) \
             and rec["samples"] > rec["iterations"]:
         problems.append("more samples than iterations")

@@ -31,9 +31,9 @@ TEST(xapic_backends)
 TEST(x2apic_backends)
 {
 	CHECK_STR(text(IPI_F_FENCE | IPI_F_SELF_MSR, true, NULL),
-		  "dest=physical fence=mfence+lfence set=loop self=self-ipi-msr");
+		  "dest=physical fence=mfence+lfence set=loop self=self-ipi-msr self-fence=none");
 	CHECK_STR(text(IPI_F_FENCE | IPI_F_SELF_MSR | IPI_F_LOGICAL | IPI_F_SET_CLUSTER, true, ""),
-		  "dest=logical fence=mfence+lfence set=write-per-cluster self=self-ipi-msr");
+		  "dest=logical fence=mfence+lfence set=write-per-cluster self=self-ipi-msr self-fence=none");
 	/* the xAPIC wait flags mean nothing in x2APIC mode */
 	CHECK_STR(text(IPI_F_WAIT_BEFORE, true, NULL),
 		  "dest=physical fence=none set=loop self=shorthand");

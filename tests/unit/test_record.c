@@ -41,12 +41,25 @@ TEST(result_exact)
 		  "{\"record\":\"result\",\"schema\":1,\"bench\":\"single\",\"metric\":\"round-trip\","
 		  "\"variant\":\"none\",\"backend\":\"x2apic\",\"flags\":\"dest=physical\","
 		  "\"target_state\":\"spin\",\"sender\":0,\"targets\":\"1\",\"ntargets\":1,"
-		  "\"status\":\"SUCCESS\",\"iterations\":3,\"samples\":3,\"unit\":\"cycles\","
+		  "\"status\":\"SUCCESS\",\"iterations\":3,\"samples\":3,\"invalid\":0,\"unit\":\"cycles\","
 		  "\"cycles\":{\"min\":100,\"p50\":200,\"mean\":200,\"p90\":300,\"p99\":300,"
 		  "\"max\":300,\"stddev\":82},"
 		  "\"ns\":{\"min\":50,\"p50\":100,\"mean\":100,\"p90\":150,\"p99\":150,\"max\":150,"
 		  "\"stddev\":41},\"dryrun_cycles\":40,"
 		  "\"histogram\":[[96,111,1],[192,223,1],[256,319,1]]}");
+}
+
+/* Invalid samples are counted beside the kept ones: iterations = histogram + invalid. */
+TEST(result_counts_invalid_samples)
+{
+	struct stats st = st3();
+	char buf[RECORD_MAX];
+	struct result r = base(&st, NULL);
+
+	r.iterations = 5;
+	r.invalid = 2;
+	CHECK(record_result(buf, sizeof(buf), &r) > 0);
+	CHECK(strstr(buf, "\"iterations\":5,\"samples\":3,\"invalid\":2,") != NULL);
 }
 
 TEST(skip_has_reason_and_no_stats)
