@@ -121,6 +121,10 @@ def check_norov(rec, problems):
         problems.append(f"norov test {rec.get('test')!r} is not one of Norov's five")
     for key in ("iterations", "delivery_ns", "total_ns"):
         need(rec, key, int, problems)
+    if "delivery_note" in rec and not isinstance(rec["delivery_note"], str):
+        problems.append("delivery_note is not a string")
+    if rec.get("delivery_note") and rec.get("delivery_ns") != 0:
+        problems.append("a delivery_note beside a delivery figure")
     need(rec, "backend", str, problems)
     if rec.get("status") not in STATUSES:
         problems.append(f"status {rec.get('status')!r}")

@@ -125,12 +125,22 @@ TEST(table_row_columns)
 TEST(norov_exact)
 {
 	char buf[RECORD_MAX];
-	struct norov n = { "Normal IPI", "x2apic", 100000, 223910476, 251301666, "SUCCESS" };
+	struct norov n = { "Normal IPI", "x2apic", 100000, 223910476, 251301666, "SUCCESS", NULL };
 
 	CHECK(record_norov(buf, sizeof(buf), &n) > 0);
 	CHECK_STR(buf, "{\"record\":\"norov\",\"schema\":1,\"test\":\"Normal IPI\","
 		       "\"backend\":\"x2apic\",\"iterations\":100000,\"delivery_ns\":223910476,"
 		       "\"total_ns\":251301666,\"status\":\"SUCCESS\"}");
+}
+
+/* A delivery that is not a measured figure says why, so 0 never reads as "0 ns". */
+TEST(norov_delivery_note)
+{
+	char buf[RECORD_MAX];
+	struct norov n = { "Self-IPI", "x2apic", 10, 0, 500, "SUCCESS", "no IPI" };
+
+	CHECK(record_norov(buf, sizeof(buf), &n) > 0);
+	CHECK(strstr(buf, "\"delivery_ns\":0,\"delivery_note\":\"no IPI\",") != NULL);
 }
 
 TEST(check_exact)
@@ -142,5 +152,6 @@ TEST(check_exact)
 		       "\"failed\":0,\"skipped\":2}");
 }
 
-TEST_MAIN(T(norov_exact), T(check_exact), T(result_exact), T(skip_has_reason_and_no_stats), T(unknown_tsc_has_no_ns),
+TEST_MAIN(T(norov_exact), T(norov_delivery_note), T(check_exact), T(result_exact),
+	  T(result_counts_invalid_samples), T(skip_has_reason_and_no_stats), T(unknown_tsc_has_no_ns),
 	  T(overflow_leaves_no_partial_record), T(table_row_columns))
