@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # run.sh: the one host entry point. `run` (the default) builds the guest if
-# needed, boots it under QEMU (KVM when /dev/kvm is usable, TCG otherwise),
-# streams the console, saves it with the results and the host's facts under
-# results/, and exits with a status decoded from the guest's. `matrix` boots
-# named configurations several times; `compare`, `gate` and `report` read
-# what runs saved (tools/ipibench.py); `list` names the configurations.
+# needed, boots it under QEMU (KVM when /dev/kvm is usable, TCG otherwise,
+# unless the configuration needs KVM: exit 31), streams the console, saves
+# it with the results and the host's facts under results/, and exits with a
+# status decoded from the guest's. `matrix` boots named configurations
+# several times; `compare`, `gate` and `report` read what runs saved
+# (tools/ipibench.py); `list` names the configurations.
 # See `./run.sh --help`, docs/host-tools.md and docs/exit-codes.md.
 set -uo pipefail
 
@@ -23,6 +24,7 @@ abspath() {
 EX_OK=0 EX_USAGE=2 EX_ERROR=3 EX_FAILURE=4 EX_CRASH=5 EX_BADCMD=6 EX_TIMEOUT=7
 EX_QEMU=8 EX_DEPS=9 EX_BUILD=10 EX_INTERRUPTED=11
 EX_QEMU_OLD=27 EX_SAVE=28 EX_UNAVAILABLE=29	# 26, unknown configuration: tools/ipibench.py
+EX_NEEDS_KVM=31
 
 QEMU=${QEMU:-qemu-system-x86_64}	# another build of QEMU: QEMU=/path/to/qemu-system-x86_64
 case "$QEMU" in */*) QEMU=$(abspath "$QEMU") ;; esac
@@ -68,13 +70,16 @@ options:
   --memory SIZE     guest RAM (default 256M)
   --append ARGS     kernel command line, e.g. 'plan=check' (help=1 lists keys)
   --accel A         kvm, tcg, tcg-single, kvm-in-tcg or auto (default auto: kvm when
-                    /dev/kvm can run the vCPU model, else tcg-single). tcg is QEMU's
+                    /dev/kvm can run the vCPU model, else tcg-single, except for a
+                    model with hv-* or kvm-pv-* flags: exit 31). tcg is QEMU's
                     multi-threaded TCG (vCPUs really in parallel, but spinning vCPUs
                     starve each other on a small host); tcg-single runs them in turn
                     in one thread, much faster here. kvm-in-tcg boots the preset (default
                     x2apic) under real KVM nested inside a TCG VM, the KVM lane: for
                     machines without /dev/kvm, to exercise the Hyper-V and KVM PV
                     paths; timings are then doubly emulated
+  --allow-fallback  with --accel auto, run a preset or -cpu flags that need KVM (hv-*,
+                    kvm-pv-*) under TCG when KVM cannot: each backend they add SKIPs
   --timeout S       seconds before the boot is killed (default 300)
   --iso             boot the GRUB ISO (build/ipibench.iso) instead of -kernel
   --label NAME      name of the results directory (default: preset, accel, machine, smp)
@@ -96,7 +101,7 @@ exit status: 0 success (guest SUCCESS or SKIP), 2 usage, 3 guest ERROR,
 8 QEMU failed, died without a status or was killed by a signal, 9 missing
 dependency, 10 build failed, 11 interrupted, 26 unknown configuration,
 27 QEMU too old, 28 results could not be saved, 29 --pin or --perf-kvm
-unavailable here.
+unavailable here, 31 the configuration needs KVM and KVM cannot run it here.
 EOT
 }
 
@@ -116,13 +121,14 @@ options:
   --boots N         boots of each configuration (default 5; the rank test needs
                     4 or more a side to reach p < 0.05)
   --label NAME      name of the matrix directory (default matrix)
-  --append, --accel, --machine, --memory, --timeout, --pin[=CPUS], --perf-kvm
-                    passed to every boot (./run.sh run --help)
+  --append, --accel, --machine, --memory, --timeout, --pin[=CPUS], --perf-kvm,
+  --allow-fallback  passed to every boot (./run.sh run --help); under --accel auto
+                    a preset that needs KVM it cannot have stops the matrix at once
   --verbose         stream every console
   -h, --help        this text
 
 exit status: 0 every boot succeeded; otherwise the run exit code of the first
-boot that did not (3..8), or at once 2, 9, 10, 11, 26, 27, 28 or 29.
+boot that did not (3..8), or at once 2, 9, 10, 11, 26, 27, 28, 29 or 31.
 EOT
 }
 
@@ -390,6 +396,7 @@ parse_run_options() {
 		--pin) pin=auto ;;
 		--pin=*) pin=auto${1#--pin=} ;;
 		--perf-kvm) perf=1 ;;
+		--allow-fallback) allow_fallback=1 ;;
 		--quiet) quiet=1 ;;
 		--no-save) save=0 ;;
 		-h | --help) usage_run; exit 0 ;;
@@ -406,19 +413,56 @@ parse_run_options() {
 	return 0
 }
 
+# The features of a -cpu value that only KVM offers, comma-separated: hv-*
+# and kvm-pv-* flags not turned off (tools/ipibench.py kvm-only has the rule).
+kvm_only_flags() { # cpu
+	"${tools_py[@]}" kvm-only -- "$1"
+}
+
+# --accel auto found no KVM that runs the vCPU model ($2 says why). Under TCG
+# every Hyper-V and KVM PV backend SKIPs, so a model that asks for them would
+# pass having tested none of it: stop (exit 31) with the ways to run it, unless
+# --allow-fallback accepted TCG. Other models (the x2apic and xapic presets)
+# mean as much under TCG and fall back with a notice.
+fallback_or_stop() { # model why
+	local need what="-cpu $1"
+	need=$(kvm_only_flags "$1") || exit $?
+	[ -n "$preset" ] && what="preset $preset"
+	if [ -z "$need" ]; then
+		# Without /dev/kvm, cmd_run's own notice says so.
+		kvm_usable && echo "run.sh: $2; using TCG" >&2
+		return 0
+	fi
+	if [ "$allow_fallback" = 1 ]; then
+		echo "run.sh: warning: $2; running $what under TCG as --allow-fallback asks:" \
+			"only KVM offers $need, so every backend these add will SKIP" >&2
+		return 0
+	fi
+	local lane="./run.sh --accel kvm-in-tcg --preset ${preset:-NAME}" msg
+	[ -n "$preset" ] || lane+=" (the lane boots presets only: ./run.sh list)"
+	msg="$what needs KVM, the only accelerator that offers $need, but $2."
+	msg+=" Under TCG every backend these add would SKIP and the run pass having tested"
+	msg+=" none of it: run it under real KVM nested in TCG with $lane, or accept TCG"
+	msg+=" knowingly with --allow-fallback (or --accel tcg)"
+	die $EX_NEEDS_KVM "$msg"
+}
+
 # Sets accel and cpu (the preset's flags on the accelerator's base model).
 choose_accel() {
-	local why base=$cpu
+	local why model base=$cpu
 	case "$accel" in
 	auto)
-		accel=tcg-single
-		if kvm_usable; then
-			if why=$(kvm_probe "${base:-host}${preset_cpu:+,$preset_cpu}" "$machine"); then
-				accel=kvm
-			else
-				echo "run.sh: /dev/kvm cannot run -cpu ${base:-host}${preset_cpu:+,$preset_cpu} here ($why); using TCG" >&2
-				base=${base/#host/max}
-			fi
+		model=${base:-host}${preset_cpu:+,$preset_cpu}
+		if ! kvm_usable; then
+			why="there is no usable /dev/kvm"
+		elif why=$(kvm_probe "$model" "$machine"); then
+			accel=kvm
+		else
+			why="/dev/kvm cannot run -cpu $model here ($why)"
+		fi
+		if [ "$accel" != kvm ]; then
+			fallback_or_stop "$model" "$why"
+			accel=tcg-single base=${base/#host/max}
 		fi ;;
 	kvm) kvm_usable || die $EX_USAGE "--accel kvm: /dev/kvm is missing or not accessible" ;;
 	tcg | tcg-single) ;;
@@ -541,7 +585,7 @@ cmd_run() {
 	local smp="" cpu="" machine=q35 memory=256M append="" accel=auto timeout=300
 	local iso=0 label="" quiet=0 save=1 preset="" pin="" perf="" dir="" fixed_dir=""
 	local preset_cpu="" preset_smp="" preset_extra=() extra_qemu=() qemu=() started="" seconds=""
-	local rc perf_job="" decoded code what
+	local rc perf_job="" decoded code what allow_fallback=0
 	parse_run_options "$@"
 	local smp_given=$smp cpu_given=$cpu
 	[ "$accel" = kvm-in-tcg ] && [ -z "$preset" ] && preset=x2apic
@@ -589,15 +633,32 @@ run_job() {
 	return "$job_rc"
 }
 
+# Before a matrix's first boot: under --accel auto, a preset that needs KVM
+# and cannot have it stops the matrix at once (exit 31, the message naming
+# it), not after the presets before it have booted. Notices of presets that
+# may fall back are left to their boots.
+check_matrix_accel() { # preset...
+	local p out rc preset preset_cpu preset_smp preset_extra=() cpu="" accel
+	for p; do
+		out=$(preset=$p accel=auto; load_preset "$p"; choose_accel 2>&1 >/dev/null)
+		rc=$?
+		[ $rc -eq 0 ] || { printf '%s\n' "$out" >&2; exit $rc; }
+	done
+}
+
 cmd_matrix() {
 	local presets="" smps="" boots=5 label=matrix verbose=0 pass=()
+	local accel=auto machine=q35 allow_fallback=0
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--presets) presets=${2:?}; shift ;;
 		--smp) smps=${2:?}; shift ;;
 		--boots) boots=${2:?}; shift ;;
 		--label) label=${2:?}; shift ;;
-		--append | --accel | --machine | --memory | --timeout) pass+=("$1" "${2-}"); shift ;;
+		--accel) accel=${2:?}; pass+=("$1" "$2"); shift ;;
+		--machine) machine=${2:?}; pass+=("$1" "$2"); shift ;;
+		--append | --memory | --timeout) pass+=("$1" "${2-}"); shift ;;
+		--allow-fallback) allow_fallback=1; pass+=("$1") ;;
 		--pin | --pin=* | --perf-kvm) pass+=("$1") ;;
 		--verbose) verbose=1 ;;
 		-h | --help) usage_matrix; exit 0 ;;
@@ -619,6 +680,7 @@ cmd_matrix() {
 		"${tools_py[@]}" presets "$p" >/dev/null || exit $?
 	done
 	prepare
+	[ "$accel" = auto ] && check_matrix_accel "${names[@]}"
 	export IPIBENCH_PREPARED=1
 	local mdir
 	mdir=$(new_results_dir "$(sanitize "$label")") || exit $?
@@ -646,7 +708,7 @@ cmd_matrix() {
 				lines+=("$cfg boot$i exit $rc $(exit_word "$rc")")
 				case "$rc" in
 				0) ;;
-				2 | 9 | 10 | 11 | 26 | 27 | 28 | 29) exit "$rc" ;;
+				2 | 9 | 10 | 11 | 26 | 27 | 28 | 29 | 31) exit "$rc" ;;
 				*) [ "$first_bad" -ne 0 ] || first_bad=$rc ;;
 				esac
 			done

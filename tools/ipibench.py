@@ -8,6 +8,7 @@
   gate --baseline B C regression gate with TAP and JUnit XML
   report INPUT...     gnuplot plots and an HTML/Markdown page
   presets [NAME]      the named configurations of tools/presets.conf
+  kvm-only CPU        the -cpu features only KVM offers (run.sh's fallback rule)
   qmp-start, perf-parse  helpers of run.sh's --pin and --perf-kvm
 
 Each error is one line on stderr and an exit code from docs/exit-codes.md."""
@@ -33,9 +34,18 @@ version; 25 nothing in common to compare; 30 environments not comparable
 
 # --- save: host facts and the results file
 
+# Pause-loop exiting (Intel PLE, AMD pause filter) takes a vCPU that spins on
+# PAUSE out of guest mode: a spinning target or a polling sender then pays an
+# exit, so its thresholds and window sizes change what a round trip costs.
 KVM_PARAMS = (("kvm_amd", "avic"), ("kvm_intel", "enable_apicv"), ("kvm_intel", "enable_ipiv"),
               ("kvm", "halt_poll_ns"), ("kvm", "halt_poll_ns_grow"),
-              ("kvm", "halt_poll_ns_grow_start"), ("kvm", "halt_poll_ns_shrink"))
+              ("kvm", "halt_poll_ns_grow_start"), ("kvm", "halt_poll_ns_shrink"),
+              ("kvm_intel", "ple_gap"), ("kvm_intel", "ple_window"),
+              ("kvm_intel", "ple_window_grow"), ("kvm_intel", "ple_window_shrink"),
+              ("kvm_intel", "ple_window_max"),
+              ("kvm_amd", "pause_filter_thresh"), ("kvm_amd", "pause_filter_count"),
+              ("kvm_amd", "pause_filter_count_grow"), ("kvm_amd", "pause_filter_count_shrink"),
+              ("kvm_amd", "pause_filter_count_max"))
 
 
 def read_first(path):
@@ -288,6 +298,15 @@ def cmd_presets(a):
               f"{''.ljust(width)}  -cpu BASE")
         if p["extra"]:
             print(f"{''.ljust(width)}  {' '.join(p['extra'])}")
+        if R.kvm_only_flags(p["cpu"]):
+            print(f"{''.ljust(width)}  needs KVM (or --accel kvm-in-tcg): "
+                  f"{','.join(R.kvm_only_flags(p['cpu']))}")
+    return 0
+
+
+def cmd_kvm_only(a):
+    """The features of a -cpu value that only KVM offers, comma-separated (run.sh)."""
+    print(",".join(R.kvm_only_flags(a.cpu)))
     return 0
 
 
@@ -371,6 +390,9 @@ def parser():
     pr.add_argument("name", nargs="?")
     pr.add_argument("--conf", default=PRESETS)
 
+    k = sub.add_parser("kvm-only", help="the -cpu features only KVM offers (hv-*, kvm-pv-*)")
+    k.add_argument("cpu", help="a -cpu value: model and flags, comma-separated")
+
     q = sub.add_parser("qmp-start", help="pin vCPU threads through QMP, then start the guest")
     q.add_argument("--qmp", required=True)
     q.add_argument("--pin", help="host CPU list for vCPU 0, 1, ...; empty: start only")
@@ -384,7 +406,8 @@ def parser():
 
 
 COMMANDS = {"save": cmd_save, "compare": cmd_compare, "gate": cmd_gate, "report": cmd_report,
-            "presets": cmd_presets, "qmp-start": cmd_qmp_start, "perf-parse": cmd_perf_parse}
+            "presets": cmd_presets, "kvm-only": cmd_kvm_only, "qmp-start": cmd_qmp_start,
+            "perf-parse": cmd_perf_parse}
 
 
 def main(argv):

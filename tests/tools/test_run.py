@@ -318,6 +318,64 @@ def _(ctx):
     check("-S" in cmd and "-qmp" in cmd, "QEMU was not started paused with QMP")
 
 
+# --- a configuration that needs KVM where KVM cannot run it (issue 15, item 10)
+
+
+def kvm_refusing_qemu(tmp):
+    """QEMU= for run.sh: a QEMU whose KVM refuses every vCPU model with what
+    this project's PVM-flavoured KVM says to the Hyper-V flags; anything else
+    goes to the real QEMU. run.sh then finds no KVM for the model whether or
+    not this host has a /dev/kvm, and whatever that KVM could run."""
+    path = os.path.join(tmp, "qemu-kvm-refuses")
+    real = shutil.which("qemu-system-x86_64")
+    refusal = "qemu-system-x86_64: kernel doesn't allow setting HyperV VP_INDEX"
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n"
+                f'case " $* " in *" -accel kvm "*) echo "{refusal}" >&2; exit 1 ;; esac\n'
+                f'exec "{real}" "$@"\n')
+    os.chmod(path, 0o755)
+    return path
+
+
+@case("a preset or -cpu flags needing KVM where KVM cannot run them: exit 31, how to run it")
+def _(ctx):
+    root = os.path.join(ctx.tmp, "needkvm")
+    env = {"QEMU": kvm_refusing_qemu(ctx.tmp), "IPIBENCH_RESULTS": root}
+    for p in ("hv-xmm", "kvm-pv"):
+        expect(run("--preset", p, "--append", "plan=boot", env=env), 31,
+               f"preset {p} needs KVM", f"--accel kvm-in-tcg --preset {p}", "--allow-fallback")
+    expect(run("--cpu", "max,hv-vpindex", "--append", "plan=boot", env=env), 31,
+           "-cpu max,hv-vpindex needs KVM", "offers hv-vpindex", "--accel kvm-in-tcg")
+    # A matrix stops before its first boot, naming the preset.
+    rc, _, err = expect(run("matrix", "--presets", "x2apic,hv", "--boots", "1", "--append",
+                            "plan=boot", env=env), 31, "preset hv needs KVM")
+    check("preset x2apic" not in err, f"x2apic named: {err[-300:]}")
+    check(not os.path.exists(root), "a refused configuration still created results")
+
+
+@case("--allow-fallback runs such a preset under TCG with a warning; x2apic falls back as before")
+def _(ctx):
+    root = os.path.join(ctx.tmp, "fallback")
+    env = {"QEMU": kvm_refusing_qemu(ctx.tmp), "IPIBENCH_RESULTS": root}
+    _, _, err = expect(run("--preset", "hv", "--allow-fallback", "--quiet", "--append",
+                           "plan=boot", env=env), 0, "warning:", "--allow-fallback",
+                       "running preset hv under TCG")
+    check("needs KVM" not in err, f"stderr: {err[-300:]}")
+    (d,) = os.listdir(root)
+    doc = json.load(open(os.path.join(root, d, "results.json")))
+    cmd = " ".join(doc["host"]["qemu_cmdline"])
+    check(doc["host"]["accel"] == "tcg-single" and doc["run"]["preset"] == "hv" and
+          "-cpu max,hv-relaxed,hv-vpindex" in cmd, f"accel {doc['host']['accel']}, QEMU {cmd}")
+    # Under TCG the APIC presets mean what they say: a notice, no error.
+    for p in ("x2apic", "xapic"):
+        _, _, err = expect(run("--preset", p, "--no-save", "--quiet", "--append", "plan=boot",
+                               env=env), 0, "running under TCG")
+        check("needs KVM" not in err and "warning" not in err, f"{p}: {err[-300:]}")
+    # A matrix passes --allow-fallback on to its boots.
+    expect(run("matrix", "--presets", "kvm-pv", "--boots", "1", "--allow-fallback",
+               "--append", "plan=boot", "--label", "fb", env=env), 0, "exit 0")
+
+
 # --- bad input and help
 
 

@@ -114,6 +114,19 @@ def _(s):
 # --- save
 
 
+# Module parameters a host can offer under /sys/module/*/parameters/, with
+# values as each module prints them: APIC virtualization, halt polling, and
+# pause-loop exiting (a spinning vCPU leaves guest mode), Intel's and AMD's.
+HOST_PARAMS = (("kvm_amd", "avic", "Y"), ("kvm", "halt_poll_ns", "200000"),
+               ("kvm_intel", "ple_gap", "128"), ("kvm_intel", "ple_window", "4096"),
+               ("kvm_intel", "ple_window_grow", "2"), ("kvm_intel", "ple_window_shrink", "0"),
+               ("kvm_intel", "ple_window_max", "4294967295"),
+               ("kvm_amd", "pause_filter_thresh", "128"), ("kvm_amd", "pause_filter_count", "3000"),
+               ("kvm_amd", "pause_filter_count_grow", "2"),
+               ("kvm_amd", "pause_filter_count_shrink", "0"),
+               ("kvm_amd", "pause_filter_count_max", "65535"))
+
+
 @case("save: results.json holds the records and the host facts, summary.txt beside it")
 def _(s):
     d = os.path.join(s.tmp, "save1")
@@ -123,7 +136,7 @@ def _(s):
     with open(os.path.join(d, "console.log"), "w") as f:
         f.write(synth.console(recs))
     fake = os.path.join(s.tmp, "sys")
-    for mod, param, val in (("kvm_amd", "avic", "Y"), ("kvm", "halt_poll_ns", "200000")):
+    for mod, param, val in HOST_PARAMS:
         os.makedirs(os.path.join(fake, "module", mod, "parameters"), exist_ok=True)
         with open(os.path.join(fake, "module", mod, "parameters", param), "w") as f:
             f.write(val + "\n")
@@ -136,8 +149,9 @@ def _(s):
     doc = json.load(open(os.path.join(d, "results.json")))
     h = doc["host"]
     check(doc["format"] == "ipibench-results" and doc["version"] == 1, "format/version")
-    check(h["kvm_params"] == {"kvm_amd.avic": "Y", "kvm.halt_poll_ns": "200000"},
-          f"kvm params {h['kvm_params']}")
+    want = {f"{mod}.{param}": val for mod, param, val in HOST_PARAMS}
+    check(h["kvm_params"] == want, "kvm params: missing "
+          f"{sorted(set(want) - set(h['kvm_params']))}, got {h['kvm_params']}")
     check(h["qemu_cmdline"][-1] == "plan=bench x=1" and h["accel"] == "kvm", "QEMU command line")
     check(h["kernel"] == os.uname().release and h["qemu_version"].endswith("9.2.0"), "host")
     check(doc["run"]["label"] == "lbl" and doc["run"]["pin"][0]["host_cpu"] == 2, "run facts")
@@ -385,6 +399,25 @@ def _(s):
         conf = write(os.path.join(s.tmp, "p", "presets.conf"), text)
         expect(tool("presets", "--conf", conf), R.EX_PRESET, msg)
     expect(tool("presets", "--conf", os.path.join(s.tmp, "nope.conf")), R.EX_PRESET, "cannot read")
+
+
+@case("the -cpu flags only KVM offers (hv-*, kvm-pv-* not turned off); the presets that need it")
+def _(s):
+    for cpu, want in (("host,hv-relaxed,hv-vpindex", "hv-relaxed,hv-vpindex"),
+                      ("max,kvm-pv-ipi=on", "kvm-pv-ipi=on"),
+                      ("host,+kvm-pv-unhalt", "kvm-pv-unhalt"),
+                      ("host,x2apic=on,kvm-pv-ipi=off", ""), ("max,-hv-ipi,hv-vapic=no", ""),
+                      ("max,-x2apic", ""), ("host", "")):
+        _, out, _ = expect(tool("kvm-only", "--", cpu), 0)
+        check(out.strip() == want, f"kvm-only {cpu}: {out.strip()!r}, expected {want!r}")
+    _, out, _ = expect(tool("presets"), 0)
+    needs, name = set(), None
+    for line in out.splitlines():
+        name = line.split()[0] if line[:1].strip() else name
+        if "needs KVM" in line:
+            needs.add(name)
+    check(needs == {"hv", "hv-xmm", "hv-xmm-4", "hv-vapic", "kvm-pv"},
+          f"listed as needing KVM: {sorted(needs)}")
 
 
 # --- KVM helpers that do not need KVM
