@@ -116,31 +116,25 @@ static void x2apic_cluster_send(unsigned int target, uint8_t vector)
 
 /*
  * One WRMSR per run of consecutive members (in CPU-number order) that share
- * a cluster: the run's member bits are ORed under the cluster ID. CPU
- * numbers follow MADT order, which lists APIC IDs in ascending order on
- * QEMU and common firmware, so each cluster is one run and the set costs
- * one write per cluster, without sorting on the send path. A cluster split
- * over several runs still reaches each member exactly once.
+ * a cluster (icr_cluster_run): the run's member bits ORed under the cluster
+ * ID. CPU numbers follow MADT order, which lists APIC IDs in ascending
+ * order on QEMU and common firmware, so each cluster is one run; a cluster
+ * split over several runs costs a write per run and still reaches each
+ * member once. x2apic_cluster_set_writes() counts the writes for the records.
  */
 static void x2apic_cluster_send_set(const struct cpuset *set, uint8_t vector)
 {
-	uint32_t dest = 0;
+	unsigned int pos = 0;
+	uint32_t dest;
 
 	x2apic_fence();
-	cpuset_for_each(member, set)
-	{
-		uint32_t ldr = x2apic_ldr[member];
+	while ((dest = icr_cluster_run(x2apic_ldr, set, &pos)))
+		x2apic_icr_write((uint64_t)dest << ICR_X2APIC_DEST_SHIFT | ICR_LOW_LOGICAL | vector);
+}
 
-		if (dest && (dest ^ ldr) >> ICR_X2APIC_CLUSTER_SHIFT) {
-			x2apic_icr_write((uint64_t)dest << ICR_X2APIC_DEST_SHIFT | ICR_LOW_LOGICAL |
-					 vector);
-			dest = 0;
-		}
-		dest |= ldr;
-	}
-	if (dest)
-		x2apic_icr_write((uint64_t)dest << ICR_X2APIC_DEST_SHIFT | ICR_LOW_LOGICAL |
-				 vector);
+static unsigned int x2apic_cluster_set_writes(const struct cpuset *set)
+{
+	return icr_cluster_writes(x2apic_ldr, set);
 }
 
 static const char *x2apic_cluster_probe(void)
@@ -178,6 +172,7 @@ const struct ipi_ops ipi_x2apic_cluster = {
     .enable = x2apic_cluster_enable,
     .send = x2apic_cluster_send,
     .send_set = x2apic_cluster_send_set,
+    .set_writes = x2apic_cluster_set_writes,
     .send_self = x2apic_send_self,
     .send_self_icr = x2apic_send_self_icr,
     .send_allbutself = x2apic_send_allbutself,

@@ -36,6 +36,8 @@ static enum bcast_shape shape;
 static struct cpuset targets;
 static uint32_t want[MAX_CPUS];
 static char targets_text[64];
+static const char bcast_words[] = "ack=count-before-eoi next-send=after-loop-ack";
+static char set_words[96];
 
 static void bcast_send(const struct ipi_ops *ops)
 {
@@ -149,6 +151,12 @@ static int bcast_one(struct bench_run *r, unsigned int k)
 	}
 	cpuset_format(&targets, targets_text, sizeof(targets_text));
 	r->targets = targets_text;
+	r->words = bcast_words;
+	if (shape == BCAST_SET && r->ops->set_writes) {
+		fmt_snprintf(set_words, sizeof(set_words), "%s set-writes=%u", bcast_words,
+			     r->ops->set_writes(&targets));
+		r->words = set_words;
+	}
 	r->ntargets = k;
 	bench_metrics(r, 4, names);
 	if (bench_sample_on_sender(r, bcast_iter))
@@ -165,7 +173,6 @@ static void bcast_run(struct bench_run *r)
 	cpuset_fill(&all, ncpus);
 	cpuset_remove(&all, r->sender);
 	r->target_state = "spin";
-	r->words = "ack=count-before-eoi next-send=after-loop-ack";
 	bench_targets_spin(&all);
 	for (shape = BCAST_SHORTHAND; shape <= BCAST_LOOP; shape++) {
 		r->variant = shape_names[shape];

@@ -66,6 +66,8 @@ struct ipi_ops {
 	void (*send)(unsigned int cpu, uint8_t vector);
 	/* NULL: the caller loops over send() (ipi_send_set does). */
 	void (*send_set)(const struct cpuset *set, uint8_t vector);
+	/* Where send_set's writes depend on the set's layout: how many it makes; else NULL. */
+	unsigned int (*set_writes)(const struct cpuset *set);
 	void (*send_self)(uint8_t vector);
 	/* Where send_self uses the x2APIC SELF IPI register: the same through
 	 * the ICR's self shorthand, so both can be measured; else NULL. */

@@ -127,6 +127,21 @@ static inline bool irq_enabled(void)
 	return flags & (1u << 9);
 }
 
+/* IF off, returning whether it was on: for irq_restore(). */
+static inline bool irq_save(void)
+{
+	bool was_on = irq_enabled();
+
+	irq_disable();
+	return was_on;
+}
+
+static inline void irq_restore(bool was_on)
+{
+	if (was_on)
+		irq_enable();
+}
+
 /* STI's one-instruction interrupt shadow makes "sti; hlt" race-free. */
 static inline void safe_halt(void)
 {

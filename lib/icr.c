@@ -159,3 +159,12 @@ int icr_make_startup(uint32_t dest, uint32_t entry_phys, struct icr_fields *out)
 	*out = f;
 	return 0;
 }
+
+unsigned int icr_cluster_writes(const uint32_t *ldr, const struct cpuset *set)
+{
+	unsigned int pos = 0, n = 0;
+
+	while (icr_cluster_run(ldr, set, &pos))
+		n++;
+	return n;
+}

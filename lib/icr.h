@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/cpuset.h"
 
 /* Bit fields are indented under their register (house style); clang-format would flatten them. */
 /* clang-format off */
@@ -99,6 +100,33 @@ uint32_t icr_x2apic_ldr(uint32_t x2apic_id);
 
 /* xAPIC flat-model logical ID for CPU number index (< 8): 1 << index; 0 if out of range. */
 uint8_t icr_flat_ldr(unsigned int index);
+
+/*
+ * The x2apic-cluster set send's walk: from CPU *pos on, the destination of
+ * the next run of consecutive members of set (CPU-number order) that share
+ * a cluster, their LDRs (ldr[cpu]) ORed; *pos moves past the run. 0 when no
+ * member is left. The send writes one ICR per destination and the records
+ * count the writes with the same walk (icr_cluster_writes), so the count is
+ * what the send did, whatever the order of the MADT.
+ */
+static inline uint32_t icr_cluster_run(const uint32_t *ldr, const struct cpuset *set,
+				       unsigned int *pos)
+{
+	uint32_t dest = 0;
+
+	for (int c = cpuset_next(set, *pos); c >= 0; c = cpuset_next(set, (unsigned int)c + 1)) {
+		if (dest && (dest ^ ldr[c]) >> ICR_X2APIC_CLUSTER_SHIFT) {
+			*pos = (unsigned int)c;
+			return dest;
+		}
+		dest |= ldr[c];
+	}
+	*pos = CPUSET_BITS;
+	return dest;
+}
+
+/* ICR writes the cluster set send makes for set. */
+unsigned int icr_cluster_writes(const uint32_t *ldr, const struct cpuset *set);
 
 /*
  * Group x2APIC IDs into logical (cluster-model) destinations: one per

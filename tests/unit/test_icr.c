@@ -203,7 +203,34 @@ TEST(flat_mask)
 	CHECK_EQ(icr_flat_mask(bad, 1), 0x02);
 }
 
-TEST_MAIN(T(fixed_physical_x2apic), T(fixed_physical_xapic), T(xapic_dest_range), T(delivery_modes),
+/*
+ * The cluster set send's walk, on a hand-checked layout: CPUs 0-3 have
+ * x2APIC IDs 0, 1, 16, 2 (a MADT that is not in ascending order). Set
+ * {0,1,2,3} walks as runs {0,1} in cluster 0, {2} in cluster 1, {3} in
+ * cluster 0 again: three writes, 0x00000003, 0x00010001, 0x00000004.
+ */
+TEST(cluster_run_walk)
+{
+	uint32_t ldr[4] = { icr_x2apic_ldr(0), icr_x2apic_ldr(1), icr_x2apic_ldr(16),
+			    icr_x2apic_ldr(2) };
+	struct cpuset set;
+	unsigned int pos = 0;
+
+	cpuset_fill(&set, 4);
+	CHECK(icr_cluster_run(ldr, &set, &pos) == 0x00000003u);
+	CHECK(icr_cluster_run(ldr, &set, &pos) == 0x00010001u);
+	CHECK(icr_cluster_run(ldr, &set, &pos) == 0x00000004u);
+	CHECK(icr_cluster_run(ldr, &set, &pos) == 0);
+	CHECK(icr_cluster_writes(ldr, &set) == 3);
+	/* Ascending IDs: one write per cluster. */
+	ldr[2] = icr_x2apic_ldr(2);
+	ldr[3] = icr_x2apic_ldr(17);
+	CHECK(icr_cluster_writes(ldr, &set) == 2);
+	cpuset_clear(&set);
+	CHECK(icr_cluster_writes(ldr, &set) == 0);
+}
+
+TEST_MAIN(T(cluster_run_walk), T(fixed_physical_x2apic), T(fixed_physical_xapic), T(xapic_dest_range), T(delivery_modes),
 	  T(shorthands), T(logical_x2apic), T(init_sipi), T(sipi_range), T(fields_check),
 	  T(fields_masked), T(x2apic_ldr), T(flat_ldr), T(cluster_group), T(cluster_group_errors),
 	  T(flat_mask))
