@@ -439,6 +439,7 @@ static void dryrun_run(struct bench_run *r)
 
 	bench_metrics(r, 1, names);
 	r->target_state = "none";
+	r->sender = this_cpu()->cpu;	/* runs where the plan runs, whatever sender= says */
 	if (!bench_sample(r, dryrun_iter))
 		bench_emit(r);
 }

@@ -33,6 +33,7 @@ static void exit_ref_run(struct bench_run *r)
 	static const char *const cpuid_name[] = { "cpuid" }, *const pio_name[] = { "pio-0x80" };
 
 	r->target_state = "none";
+	r->sender = this_cpu()->cpu;	/* runs where the plan runs, whatever sender= says */
 	bench_metrics(r, 1, cpuid_name);
 	if (!bench_sample(r, cpuid_iter))
 		bench_emit(r);

@@ -176,6 +176,74 @@ def bench_results(sc, log):
     return problems
 
 
+def result_records(log):
+    out = []
+    for line in log.splitlines():
+        if line.startswith('{"record":"result"'):
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                pass
+    return out
+
+
+def sent_from(sender, halt_ran):
+    """Issue 15: every benchmark honours sender=; its records name it, nothing fails."""
+    def check(sc, log):
+        recs, problems = result_records(log), []
+        sent = {r["bench"] for r in recs if r["status"] == "SUCCESS" and r["backend"] != "none"}
+        for b in ("self", "send-cost", "single", "broadcast"):
+            if b not in sent:
+                problems.append(f"{b}: no SUCCESS record")
+        if halt_ran and "single-halt" not in sent:
+            problems.append("single-halt: no SUCCESS record")
+        for r in recs:
+            if r["status"] == "FAILURE":
+                problems.append(f"FAILURE: {r['bench']} {r['backend']}: {r.get('reason')}")
+            elif r["status"] == "SUCCESS" and r["bench"] not in ("dry-run", "exit-ref") \
+                    and r["sender"] != sender:
+                problems.append(f"{r['bench']} {r['variant']} {r['backend']}: sender "
+                                f"{r['sender']}, expected {sender}")
+            if r["bench"] == "self" and r["status"] == "SUCCESS" and r["targets"] != str(sender):
+                problems.append(f"self {r['variant']}: targets {r['targets']}")
+        norov = re.findall(r'^\{"record":"norov".*"test":"Normal IPI".*"status":"SUCCESS"', log,
+                           re.M)
+        if not norov:
+            problems.append("ipi_benchmark: no SUCCESS Normal IPI record")
+        return problems
+    return check
+
+
+def honest_records(sc, log):
+    """Issue 15: records state the ack order, the SELF IPI fence, invalid samples, set writes."""
+    recs, problems = result_records(log), []
+    for r in recs:
+        flags = r.get("flags", "")
+        if r["bench"] in ("send-cost", "single", "broadcast") and r["status"] == "SUCCESS" \
+                and "ack=count-before-eoi next-send=after-loop-ack" not in flags:
+            problems.append(f"{r['bench']} {r['backend']}: flags lack the ack order: {flags}")
+        if r["bench"] == "single-halt" and r["status"] == "SUCCESS" \
+                and "next-send=after-halt-gap" not in flags:
+            problems.append(f"single-halt {r['backend']}: flags lack the halt gap: {flags}")
+        if r["bench"] == "self" and r["backend"].startswith("x2apic") \
+                and "self-fence=none" not in flags:
+            problems.append(f"self {r['backend']}: flags lack self-fence=none: {flags}")
+        if r["status"] == "SUCCESS" and not isinstance(r.get("invalid"), int):
+            problems.append(f"{r['bench']} {r['metric']}: no 'invalid' count")
+        if r["bench"] == "broadcast" and r["variant"] == "set" \
+                and r["backend"] == "x2apic-cluster" and r["status"] == "SUCCESS" \
+                and "set-writes=1" not in flags:
+            problems.append(f"broadcast set x2apic-cluster to {r['targets']}: {flags}")
+    # first and last are one decision: both reported or both SKIPped, with the reason.
+    firsts = {(r["variant"], r["backend"], r["targets"]): r["status"] for r in recs
+              if r["bench"] == "broadcast" and r["metric"] == "first"}
+    lasts = {(r["variant"], r["backend"], r["targets"]): r["status"] for r in recs
+             if r["bench"] == "broadcast" and r["metric"] == "last"}
+    if not firsts or firsts != lasts:
+        problems.append(f"broadcast first/last differ: {len(firsts)} first, {len(lasts)} last")
+    return problems
+
+
 # Shapes that also run every benchmark (the rest run the suite only, which
 # keeps the group within a few minutes on two host cores under TCG).
 SMALL = "iters=5 warmup=1 budget=1 norov_iters=10"
@@ -241,6 +309,17 @@ def scenarios():
                  checks=[contains(r"^single matrix on x2apic", r'"sender":2,"targets":"1"',
                                   r'"sender":1,"targets":"0"'),
                          records_valid("env", "result", "end"), final_status("SUCCESS")]),
+        Scenario("sender= the last CPU: every benchmark sends from it (the BSP a target)",
+                 smp="4", accel="tcg-single", append=f"plan=bench sender=3 {SMALL}",
+                 checks=[sent_from(3, halt_ran=False), honest_records,
+                         contains(r'"bench":"flush".*"status":"SKIP","reason":"[^"]*sender'),
+                         records_valid("env", "result", "norov", "end"),
+                         final_status("SKIP")]),
+        Scenario("sender= and target= two APs: every benchmark, single-halt included",
+                 smp="4", accel="tcg-single", append=f"plan=bench sender=3 target=1 {SMALL}",
+                 checks=[sent_from(3, halt_ran=True), honest_records,
+                         records_valid("env", "result", "norov", "end"),
+                         final_status("SKIP")]),
         Scenario("an exception on an AP in the middle of a benchmark names CPU and benchmark",
                  smp="3", accel="tcg-single", append="plan=bench bench=single debug=fault-ap-bench",
                  expect=CRASH,
@@ -275,7 +354,9 @@ def scenarios():
                                   r"^test +xapic +x2apic$",
                                   r"^self_ipi_sti_nop +\d+ +\d+$",
                                   r"^x2apic_self_ipi_tpr_sti_hlt +- +\d+$",
-                                  r"^ipi_halt +\d+ +\d+$"),
+                                  r"^ipi_halt +\d+ +\d+$",
+                                  r"^note: ipi_halt here is CPU 0 -> CPU 1 \(vmexit\.c: CPU 0 -> "
+                                  r"CPU 1\); vmexit\.c's ipi_halt also spins 2000 cycles"),
                          lacks(r"^ipi "),  # a spinning target is not vmexit.c's ipi
                          records_valid("env", "result", "end"), final_status("SUCCESS")]),
         Scenario("with halt_gap=0 the kvm-unit-tests view calls single-halt 'ipi'",
