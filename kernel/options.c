@@ -65,7 +65,7 @@ static const struct opt_spec specs[K_COUNT] = {
 	[K_BUDGET] = { "budget", OPT_UINT, 1, 60000, NULL,
 		       "ms of measuring per result that calibrates the iteration count" },
 	[K_SENDER] = { "sender", OPT_UINT, 0, 1023, NULL,
-		       "sender CPU of point-to-point benchmarks (default: 0, the BSP)" },
+		       "the CPU every benchmark sends from (default: 0, the BSP)" },
 	[K_TARGET] = { "target", OPT_UINT, 0, 1023, NULL,
 		       "target CPU of point-to-point benchmarks (default: the last)" },
 	[K_MATRIX] = { "matrix", OPT_BOOL, 0, 0, NULL,

@@ -12,25 +12,43 @@ machine; headline medians varying under 10% between boots. Under TCG the
 figures are emulated, so the spread measures the harness and the host, not
 a hypervisor. A benchmark, not a test: it never fails on speed.
 
-usage: tools/bench_plan.py [BOOTS] [--icount]
+usage: tools/bench_plan.py [BOOTS] [--icount] [--kernel ELF32] [--save FILE] [--against FILE]
   --icount  boot with -icount shift=0,sleep=off: the TSC counts executed
             instructions, so the emulated timing no longer follows the host's
             clock and QEMU's round-robin slices. What spread is left then is
             the harness's own (its sample choice, its order of work): every
-            median should repeat exactly. Slower (about 16 s a boot here)."""
+            median should repeat exactly. Slower (about 16 s a boot here).
+  --kernel  boot this image instead of build/ipibench.elf32 (an old build)
+  --save    write every headline median (median over the boots) as JSON
+  --against a file --save wrote: print every median that moved, old -> new.
+            Under --icount a change of the timed code shows as exact
+            instruction counts: the before/after table a timed-region change
+            owes its reviewers."""
 import json
 import statistics
 import subprocess
 import sys
 import time
 
+def option(name):
+    """Removes --name VALUE from the arguments; its value or None."""
+    if name not in sys.argv:
+        return None
+    i = sys.argv.index(name)
+    value = sys.argv[i + 1]
+    del sys.argv[i:i + 2]
+    return value
+
+
+KERNEL = option("--kernel") or "build/ipibench.elf32"
+SAVE, AGAINST = option("--save"), option("--against")
 ICOUNT = "--icount" in sys.argv[1:]
 ARGS = [a for a in sys.argv[1:] if a != "--icount"]
 BOOTS = int(ARGS[0]) if ARGS else 5
 QEMU = ["qemu-system-x86_64", "-accel", "tcg,thread=single", "-M", "q35", "-cpu", "max", "-smp", "4",
         "-m", "256M", "-nodefaults", "-display", "none", "-no-reboot", "-serial", "stdio",
         "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
-        "-kernel", "build/ipibench.elf32", "-append", "plan=default"]
+        "-kernel", KERNEL, "-append", "plan=default"]
 if ICOUNT:
     QEMU[3:3] = ["-icount", "shift=0,sleep=off,align=off"]
 
@@ -51,6 +69,21 @@ def boot():
 
 def key(r):
     return (r["bench"], r["metric"], r["variant"], r["backend"], r["ntargets"])
+
+
+def compare(medians, path):
+    """Prints the medians that moved against an earlier --save, old -> new."""
+    with open(path) as f:
+        old = {tuple(k): v for k, v in json.load(f)}
+    new = {k: statistics.median(v) for k, v in medians.items()}
+    moved = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+    print(f"  against {path}: {len(moved)} of {len(set(old) | set(new))} medians moved")
+    print(f"    {'bench metric variant backend ntargets':60} {'old':>9} {'new':>9} {'delta':>8}")
+    for k in moved:
+        o, n = old.get(k), new.get(k)
+        delta = f"{n - o:+8.0f}" if o is not None and n is not None else "       -"
+        print(f"    {' '.join(str(x) for x in k):60} {o if o is not None else '-':>9} "
+              f"{n if n is not None else '-':>9} {delta}")
 
 
 def main():
@@ -82,6 +115,11 @@ def main():
               f"(goal: all under 10%)")
         for c, k in cvs[-5:]:
             print(f"    worst: {c:6.1f}%  {' '.join(str(x) for x in k)}")
+    if SAVE:
+        with open(SAVE, "w") as f:
+            json.dump([[list(k), statistics.median(v)] for k, v in sorted(medians.items())], f)
+    if AGAINST:
+        compare(medians, AGAINST)
     return 0
 
 
