@@ -13,14 +13,14 @@
  * ping and pong live on separate lines, each written by one side only.
  *
  * Each AP's interval is kept, so that a pair of APs gets a sound bound of
- * its own: with d_a in [lo_a, hi_a] and d_b in [lo_b, hi_b] (both against
- * the BSP), b runs d_b - d_a ahead of a, in [lo_b - hi_a, hi_b - lo_a]. That
- * is never tighter than either AP's own bound, and at most twice the worst.
+ * its own (lib/skew.h): never tighter than either AP's bound against the
+ * BSP, at most their sum.
  */
 #include "include/console.h"
 #include "include/percpu.h"
 #include "include/smp.h"
 #include "include/tsc.h"
+#include "lib/skew.h"
 
 #define SKEW_ROUNDS 64
 #define SKEW_TIMEOUT_US 2000000
@@ -115,13 +115,9 @@ void tsc_measure_skew(void)
 
 uint64_t tsc_skew_pair(unsigned int a, unsigned int b)
 {
-	uint64_t lo, hi;
-
 	if (a == b)
 		return 0;
 	if (a >= ncpus || b >= ncpus || !skew_known[a] || !skew_known[b])
 		return UINT64_MAX;
-	lo = abs64(skew_lo[b] - skew_hi[a]);
-	hi = abs64(skew_hi[b] - skew_lo[a]);
-	return lo > hi ? lo : hi;
+	return skew_pair_bound(skew_lo[a], skew_hi[a], skew_lo[b], skew_hi[b]);
 }
