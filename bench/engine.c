@@ -408,7 +408,7 @@ void bench_fail(struct bench_run *r, const char *fmt, ...)
 static uint64_t dryrun_once(void)
 {
 	const uint32_t *word = bench_count_word(this_cpu()->cpu);
-	uint32_t want = READ_ONCE(*word);
+	uint32_t want = bench_read(word);
 	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us), t0;
 
 	t0 = tsc_begin();

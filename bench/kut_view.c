@@ -70,13 +70,13 @@ static bool row_measured(int row)
 /* Where a row is not quite vmexit.c's figure, say how under the table. */
 static void kut_view_notes(void)
 {
-	bool halt = row_measured(KUT_NAMES - 1);
+	bool halted = row_measured(KUT_NAMES - 1);
 
-	if (!pair_known || !(halt || row_measured(KUT_NAMES - 2)))
+	if (!pair_known || !(halted || row_measured(KUT_NAMES - 2)))
 		return;
 	kprintf("note: %s here is CPU %u -> CPU %u (vmexit.c: CPU 0 -> CPU 1)%s\n",
-		halt ? "ipi_halt" : "ipi", pair_sender, pair_target,
-		halt ? "; vmexit.c's ipi_halt also spins 2000 cycles inside each iteration, "
+		halted ? "ipi_halt" : "ipi", pair_sender, pair_target,
+		halted ? "; vmexit.c's ipi_halt also spins 2000 cycles inside each iteration, "
 		       "ours waits halt_gap outside it: add 2000 to compare"
 		     : "");
 }

@@ -98,7 +98,7 @@ static unsigned int norov_iter(struct norov_job *job, const struct cpuset *wait,
 {
 	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us), t0;
 
-	cpuset_for_each(c, wait) want[c] = READ_ONCE(*count_word((unsigned int)c, vec)) + 1;
+	cpuset_for_each(c, wait) want[c] = bench_read(count_word((unsigned int)c, vec)) + 1;
 	t0 = tsc_begin();
 	if (job->t == NOROV_NORMAL)
 		job->ops->send(job->target, (uint8_t)vec);

@@ -78,7 +78,7 @@ static int send_cost_iter(struct bench_run *r, uint64_t *out)
 static int round_trip_iter(struct bench_run *r, uint64_t *out)
 {
 	const uint32_t *count = bench_count_word(r->target);
-	uint32_t want = READ_ONCE(*count) + 1;
+	uint32_t want = bench_read(count) + 1;
 	uint64_t deadline, t0, t1;
 	int err;
 

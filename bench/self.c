@@ -81,7 +81,7 @@ static inline __attribute__((always_inline)) int self_iter(struct bench_run *r, 
 {
 	unsigned int me = this_cpu()->cpu;
 	const uint32_t *count = bench_count_word(me);
-	uint32_t want = READ_ONCE(*count) + 1;
+	uint32_t want = bench_read(count) + 1;
 	void (*send)(uint8_t vector) = self_fn;
 	bool hlt = sh == SELF_STI_HLT || sh == SELF_TPR_STI_HLT;
 	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us), t0;

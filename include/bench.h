@@ -152,9 +152,15 @@ static inline const uint32_t *bench_count_word(unsigned int cpu)
 	return &percpu_of[cpu]->irq.count[BENCH_VEC - IPI_VEC_FIRST];
 }
 
+/* One read of an acknowledgement word another CPU writes. */
+static inline __attribute__((always_inline)) uint32_t bench_read(const uint32_t *word)
+{
+	return *(const volatile uint32_t *)word;
+}
+
 static inline uint32_t bench_count(unsigned int cpu)
 {
-	return READ_ONCE(*bench_count_word(cpu));
+	return bench_read(bench_count_word(cpu));
 }
 
 static inline uint64_t bench_entry_tsc(unsigned int cpu)
@@ -189,7 +195,7 @@ static inline __attribute__((always_inline)) int bench_poll(const uint32_t *word
 
 	for (;;) {
 		for (unsigned int i = 0; i < polls; i++) {
-			if ((int32_t)(READ_ONCE(*word) - want) >= 0)
+			if ((int32_t)(bench_read(word) - want) >= 0)
 				return 0;
 		}
 		if (tsc_expired(deadline))
