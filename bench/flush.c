@@ -1,37 +1,68 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The `flush` benchmark family: what a remote TLB shootdown costs, done
- * natively over the IPI backend in force and by Hyper-V hypercall, and from
- * how many targets and pages the hypercall wins.
+ * natively over the IPI backend in force and by Hyper-V hypercall, to the
+ * sender and to the targets, and from how many targets and pages the
+ * hypercall wins.
  *
- * A run of 4 KiB pages is mapped at FLUSH_VA in the page tables every CPU
- * shares; the targets (the first k CPUs after the sender, for k = 1, half
- * and all of the others) spin with interrupts on, touching every page, so
- * their TLBs hold the translations when a flush comes.
+ * FLUSH_CEILING 4 KiB pages are mapped at FLUSH_VA in the page tables every
+ * CPU shares; the targets (the first k CPUs after the sender, for k = 1,
+ * half and all of the others) run a loop with interrupts on that touches
+ * every page, so their TLBs hold the translations when a flush comes, and
+ * times each pass of it. Page counts: 1, 8 and FLUSH_CEILING, Linux's
+ * tlb_single_page_flush_ceiling (arch/x86/mm/tlb.c: flush_tlb_mm_range()
+ * flushes a range of at most that many pages with one INVLPG per page in
+ * flush_tlb_func(), a larger one in full).
  *
  *  native  the sender sends BENCH_VEC to the targets over the backend in
- *          force; each target's handler flushes (INVLPG for one page, a CR3
- *          reload for many, as Linux does above its single-page ceiling)
- *          and then acknowledges by counting on its own cache line; the
- *          sample ends when every target has. Measured on every backend.
- *  call    HvCallFlushVirtualAddressSpace, ...List (one element, one rep,
- *          per page) and their Ex forms, slow and XMM-fast (the flush calls
- *          have no register-only form), to the same targets. KVM returns
- *          once every running target has flushed (KVM_REQUEST_WAIT), so the
- *          call is the whole shootdown. The call does not use the IPI
- *          backend: measured once per boot, backend "none"; encoding is
- *          done before the timed region, the result checked inside it.
+ *          force; each target's handler flushes and then acknowledges by
+ *          counting on its own cache line; the sample ends when every target
+ *          has. native-invlpg-Np: one INVLPG per page, as Linux does up to
+ *          its ceiling; native-cr3-Np (8 and 33 pages): a CR3 reload instead,
+ *          Linux's choice only above the ceiling, reported for comparison
+ *          and left out of the crossover. Measured on every backend.
+ *  call    HvCallFlushVirtualAddressSpace, ...List and their Ex forms, slow
+ *          and XMM-fast (the flush calls have no register-only form), to the
+ *          same targets. Each sample does what Linux's hyperv_flush_tlb_multi()
+ *          (arch/x86/hyperv/mmu.c) does per call inside the timed region:
+ *          the targets' VP indices, the input (a List call names the run of
+ *          pages as one element, fill_gva_list), the call and its status
+ *          check. The call does not use the IPI backend: measured once per
+ *          boot, backend "none".
  *
- * Then, per backend, the crossover: at each page count, from how many
- * targets on the best call beats the native shootdown, and at each target
- * count, from how many pages on; as a line and as records
- * (crossover-targets / crossover-pages: the call's p50 at the crossover,
- * or SKIP with the reason when the native path stays cheaper throughout).
+ * What KVM does with a flush call (arch/x86/kvm/hyperv.c kvm_hv_flush_tlb,
+ * virt/kvm/kvm_main.c kvm_make_vcpus_request_mask): it queues the ranges on
+ * each target vCPU's flush FIFO and raises KVM_REQ_HV_TLB_FLUSH, a request
+ * flagged KVM_REQUEST_WAIT | KVM_REQUEST_NO_WAKEUP; a target in guest mode
+ * is kicked by a host IPI and, because of KVM_REQUEST_WAIT, the call waits
+ * for that IPI's acknowledgement (smp_call_function_many(..., wait)), i.e.
+ * until the target has left guest mode, not until it has flushed; a halted
+ * or preempted target is neither woken nor waited for. Each target flushes
+ * before its next VM entry (vcpu_enter_guest ->
+ * kvm_service_local_tlb_flush_requests -> kvm_hv_vcpu_flush_tlb), so it
+ * pays an exit, the flush and a re-entry that the sender's figure does not
+ * contain. Hence the second metric.
+ *
+ *  target-loss  per sample, the longest single pass of the targets' loop
+ *          (the worst target), in cycles, over the passes completed since
+ *          the previous sample's collection: the interrupt and handler, or
+ *          the exit, flush and re-entry, and the TLB refills they cause,
+ *          plus one undisturbed pass. The sender collects it after its timed
+ *          region through a handshake on lines of their own, so none of it
+ *          is in the sender's figure. The `undisturbed` rows are the same
+ *          handshake with no flush: the loop's own longest pass.
+ *
+ * Then, per backend, the crossover of the sender's figures: at each page
+ * count, from how many targets on the best call beats the native INVLPG
+ * shootdown, and at each target count, from how many pages on; as a line
+ * (with both sides' target-loss medians) and as records (crossover-targets /
+ * crossover-pages: the call's p50 at the crossover, or SKIP with the reason
+ * when the native path stays cheaper throughout).
  *
  * Every call's status is checked; one that fails is a FAILURE naming the
  * call, form and status. The Hyper-V interface is switched on for the calls
  * and back off if it was off (the backend in force may be kvm-pv-ipi); no
- * target makes a hypercall meanwhile, they only spin.
+ * target makes a hypercall meanwhile, they only run their loop.
  */
 #include "include/bench.h"
 #include "include/console.h"
@@ -48,41 +79,66 @@
 /* Above the 4 GiB identity map, in a PML4 slot of its own: 4 KiB pages to flush. */
 #define FLUSH_VA   0x00007f0000400000ull
 #define FLUSH_PAGE 4096u
-/* Many pages: a List call of 8 elements still fits XMM-fast (11, or 9 beside one bank). */
-#define FLUSH_PAGES_MANY 8u
-#define FLUSH_NP	 2u /* page counts: 1, FLUSH_PAGES_MANY */
-#define FLUSH_MAX_K	 3u /* target counts: 1, half, all */
-#define PTE_P		 (1ull << 0)
-#define PTE_RW		 (1ull << 1)
-#define VARIANT_LEN	 32
+/* Linux's tlb_single_page_flush_ceiling (arch/x86/mm/tlb.c), in pages. */
+#define FLUSH_CEILING 33u
+#define FLUSH_NP      3u /* page counts: 1, 8, FLUSH_CEILING */
+#define FLUSH_MAX_K   3u /* target counts: 1, half, all */
+#define PTE_P	      (1ull << 0)
+#define PTE_RW	      (1ull << 1)
+#define VARIANT_LEN   32
 
 #define VA_INDEX(va, level) (((va) >> (12 + 9 * (level))) & 511u)
-_Static_assert(VA_INDEX(FLUSH_VA, 0) + FLUSH_PAGES_MANY <= 512, "the pages share one table");
-_Static_assert(FLUSH_PAGES_MANY <= HV_FLUSH_MAX_GVAS, "a List call names every page");
+_Static_assert(VA_INDEX(FLUSH_VA, 0) + FLUSH_CEILING <= 512, "the pages share one table");
+/* A List call names the run as one element (at most 4096 pages): it fits XMM-fast. */
+_Static_assert(FLUSH_CEILING <= HV_GVA_EXTRA_PAGES_MAX + 1, "one GVA element per run");
 
 extern uint64_t boot_pml4[];
 
-static const unsigned int flush_pages[FLUSH_NP] = {1, FLUSH_PAGES_MANY};
+static const unsigned int flush_pages[FLUSH_NP] = {1, 8, FLUSH_CEILING};
 static const enum hv_form flush_forms[] = {HV_FORM_SLOW, HV_FORM_XMM};
+static const char *const flush_names[] = {"shootdown", "target-loss"};
+static const char *const call_names[] = {"call", "target-loss"};
+/* The records' words after the backend's flags (docs/results.md). */
+static const char native_words[] = "ack=count-before-eoi next-send=after-loop-answer";
+static const char call_words[] = "input=encoded-in-region next-send=after-loop-answer";
 
-/* p50 cycles at each (page count, target count): native for this backend, best call per boot. */
-static uint64_t native_p50[FLUSH_NP][FLUSH_MAX_K];
-static struct {
-	uint64_t p50;
+/* p50 cycles at each (page count, target count): native INVLPG for this backend, best call. */
+static struct flush_point {
+	uint64_t p50, loss; /* the sender's and target-loss medians */
 	char variant[VARIANT_LEN];
-} call_best[FLUSH_NP][FLUSH_MAX_K];
+} native_best[FLUSH_NP][FLUSH_MAX_K], call_best[FLUSH_NP][FLUSH_MAX_K];
 static bool calls_measured, calls_tried;
 
 static unsigned int flush_k[FLUSH_MAX_K], flush_nk;
 static struct cpuset flush_set;
 static char flush_set_text[64];
 static char flush_variant[VARIANT_LEN];
-static unsigned int flush_pages_now; /* what the handler flushes */
-static uint32_t flush_stop __cacheline_aligned;
-static uint32_t flush_want[MAX_CPUS];
+static char flush_why[256];
+
+/*
+ * What a sample does, set between points (the handler reads the first two):
+ * on its own line, away from what the sender writes per sample.
+ */
+static struct {
+	unsigned int pages;
+	bool by_cr3;
+	enum hv_flush_call call;
+	enum hv_form form;
+	uint64_t cr3;
+} flush_now __cacheline_aligned;
 static irq_handler_t flush_chained;
 static struct hv_call *flush_call;
-static char flush_why[192];
+static uint32_t flush_want[MAX_CPUS];
+
+/* The sender's words to the targets' loops, each on a line no target writes. */
+static uint32_t flush_stop __cacheline_aligned;
+static uint32_t flush_req __cacheline_aligned; /* collection number */
+/* Each target's answer, on a line of its own. */
+static struct flush_seen {
+	uint32_t ack;	  /* the collection answered last */
+	uint64_t longest; /* the longest pass before it */
+} __cacheline_aligned flush_seen[MAX_CPUS];
+_Static_assert(sizeof(struct flush_seen) == CACHELINE, "one line per target");
 
 /* --- the pages and the targets --------------------------------------------------------------- */
 
@@ -108,7 +164,7 @@ static int flush_map(void)
 	pdpt = flush_table();
 	pd = flush_table();
 	pt = flush_table();
-	for (unsigned int i = 0; i < FLUSH_PAGES_MANY; i++)
+	for (unsigned int i = 0; i < FLUSH_CEILING; i++)
 		((uint64_t *)(uintptr_t)(pt & ~0xfffull))[VA_INDEX(FLUSH_VA, 0) + i] =
 		    flush_table();
 	((uint64_t *)(uintptr_t)(pd & ~0xfffull))[VA_INDEX(FLUSH_VA, 1)] = pt;
@@ -118,27 +174,61 @@ static int flush_map(void)
 	return 0;
 }
 
-/* A target: touch every page (filling the TLB again after each flush) until stopped. */
+/*
+ * A target: touch every page (filling the TLB again after each flush) and
+ * time each pass, until stopped. A pass ends with LFENCE;RDTSC, after its
+ * loads. When the sender asks (flush_req changed) the loop answers with its
+ * longest pass since the last answer and starts over: the answer is written
+ * at a pass boundary, so a pass that an interrupt or VM exit stretched is
+ * always in the answer that follows it, and the loop is back from the
+ * handler (EOI, IRET) when the sender sees it. No PAUSE on a hypervisor:
+ * pause-loop exiting would interrupt the loop being measured; under an
+ * emulator PAUSE is what hands single-threaded TCG to the next vCPU, and
+ * figures mean nothing there.
+ */
 static void flush_spin(void *arg)
 {
 	const volatile uint8_t *va = (const volatile uint8_t *)(uintptr_t)FLUSH_VA;
+	struct flush_seen *me = &flush_seen[this_cpu()->cpu];
+	uint32_t seen = READ_ONCE(me->ack); /* a request made before the loop started counts */
+	uint64_t prev, longest = 0;
+	bool yield = bench_yield;
 
 	(void)arg;
 	irq_enable();
+	prev = tsc_begin();
 	while (!load_acquire(&flush_stop)) {
-		for (unsigned int i = 0; i < FLUSH_PAGES_MANY; i++)
+		uint64_t now;
+		uint32_t req;
+
+		for (unsigned int i = 0; i < FLUSH_CEILING; i++)
 			(void)va[(size_t)i * FLUSH_PAGE];
-		cpu_relax();
+		now = tsc_begin();
+		longest = now - prev > longest ? now - prev : longest;
+		prev = now;
+		req = load_acquire(&flush_req);
+		if (req != seen) {
+			seen = req;
+			WRITE_ONCE(me->longest, longest);
+			store_release(&me->ack, req);
+			longest = 0;
+		}
+		if (yield) /* bench_yield: under TCG only (bench.h) */
+			cpu_relax();
 	}
 }
 
 /* BENCH_VEC while this benchmark runs: flush, then count (the acknowledgment) and EOI. */
 static void flush_irq(unsigned int vector, uint64_t tsc)
 {
-	if (READ_ONCE(flush_pages_now) == 1)
-		invlpg((const void *)(uintptr_t)FLUSH_VA);
-	else
+	if (READ_ONCE(flush_now.by_cr3)) {
 		write_cr3(read_cr3());
+	} else {
+		unsigned int n = READ_ONCE(flush_now.pages);
+
+		for (unsigned int i = 0; i < n; i++)
+			invlpg((const void *)(uintptr_t)(FLUSH_VA + (uint64_t)i * FLUSH_PAGE));
+	}
 	flush_chained(vector, tsc);
 }
 
@@ -165,6 +255,42 @@ static void flush_finish(unsigned int sender)
 		}
 	}
 	irq_set_handler(BENCH_VEC, flush_chained);
+}
+
+static int flush_stuck(struct bench_run *r, unsigned int cpu_nr)
+{
+	bench_fail(r, "CPU %u (APIC ID %u) was not back in its loop within %lu us of the flush",
+		   cpu_nr, percpu_of[cpu_nr]->apic_id, bench_params.deadline_us);
+	return -E_TIMEDOUT;
+}
+
+/*
+ * After the timed region: ask the targets' loops for their longest pass
+ * since the last collection and wait for every target's answer (PAUSE is
+ * harmless here, outside the region). Each answer also says that target is
+ * back in its loop before the next sample sends to it. 0 or -E_TIMEDOUT.
+ */
+static int flush_collect(struct bench_run *r, uint64_t *worst)
+{
+	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us);
+	uint32_t req = READ_ONCE(flush_req) + 1;
+
+	store_release(&flush_req, req);
+	*worst = 0;
+	cpuset_for_each(c, &flush_set)
+	{
+		const struct flush_seen *seen = &flush_seen[c];
+		uint64_t longest;
+
+		while (load_acquire(&seen->ack) != req) {
+			if (tsc_expired(deadline))
+				return flush_stuck(r, (unsigned int)c);
+			cpu_relax();
+		}
+		longest = READ_ONCE(seen->longest);
+		*worst = longest > *worst ? longest : *worst;
+	}
+	return 0;
 }
 
 /* Target counts 1, half and all of the others, without repeats. */
@@ -197,11 +323,19 @@ static void flush_targets(struct bench_run *r, unsigned int k)
 	r->ntargets = k;
 }
 
-static uint64_t flush_p50(struct bench_run *r)
+static uint64_t flush_p50(struct bench_run *r, unsigned int m)
 {
 	struct stats st;
 
-	return stats_compute_samples(&st, &r->m[0].s) ? 0 : st.p50;
+	return stats_compute_samples(&st, &r->m[m].s) ? 0 : st.p50;
+}
+
+/* Both medians of the point just measured, under the variant in force. */
+static void flush_keep(struct flush_point *pt, struct bench_run *r)
+{
+	pt->p50 = flush_p50(r, 0);
+	pt->loss = flush_p50(r, 1);
+	fmt_snprintf(pt->variant, VARIANT_LEN, "%s", flush_variant);
 }
 
 /* --- native shootdown ---------------------------------------------------------------------- */
@@ -213,15 +347,16 @@ static int flush_lost(struct bench_run *r, unsigned int cpu_nr)
 	bench_fail(r,
 		   "shootdown of %u page(s) from CPU %u: CPU %u (APIC ID %u) did not acknowledge "
 		   "within %lu us%s%s",
-		   flush_pages_now, r->sender, cpu_nr, percpu_of[cpu_nr]->apic_id,
+		   flush_now.pages, r->sender, cpu_nr, percpu_of[cpu_nr]->apic_id,
 		   bench_params.deadline_us, failed ? "; a send failed: " : "",
 		   failed ? flush_why : "");
 	return -E_TIMEDOUT;
 }
 
+/* Timed: the send and every target's acknowledgement. Then the targets' loss. */
 static int flush_native_iter(struct bench_run *r, uint64_t *out)
 {
-	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us), t0;
+	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us), t0, t1;
 
 	cpuset_for_each(c, &flush_set) flush_want[c] = bench_count((unsigned int)c) + 1;
 	irq_disable();
@@ -234,47 +369,94 @@ static int flush_native_iter(struct bench_run *r, uint64_t *out)
 			return flush_lost(r, (unsigned int)c);
 		}
 	}
-	out[0] = bench_tsc_end() - t0;
+	t1 = bench_tsc_end();
 	irq_enable();
+	out[0] = t1 - t0;
+	return flush_collect(r, &out[1]);
+}
+
+/* No flush: the targets' loop's own longest pass under the same collection. */
+static int flush_idle_iter(struct bench_run *r, uint64_t *out)
+{
+	return flush_collect(r, &out[0]);
+}
+
+static int flush_undisturbed(struct bench_run *r)
+{
+	static const char *const names[] = {"target-loss"};
+
+	r->variant = "undisturbed";
+	r->words = native_words;
+	for (unsigned int i = 0; i < flush_nk; i++) {
+		flush_targets(r, flush_k[i]);
+		bench_metrics(r, 1, names);
+		if (bench_sample(r, flush_idle_iter))
+			return -E_TIMEDOUT;
+		bench_emit(r);
+	}
+	return 0;
+}
+
+/* One native variant at every target count; by_cr3: a CR3 reload instead of INVLPGs. */
+static int flush_native_variant(struct bench_run *r, unsigned int p, bool by_cr3)
+{
+	WRITE_ONCE(flush_now.pages, flush_pages[p]);
+	WRITE_ONCE(flush_now.by_cr3, by_cr3);
+	fmt_snprintf(flush_variant, sizeof(flush_variant), "native-%s-%up",
+		     by_cr3 ? "cr3" : "invlpg", flush_pages[p]);
+	r->variant = flush_variant;
+	r->words = native_words;
+	for (unsigned int i = 0; i < flush_nk; i++) {
+		flush_targets(r, flush_k[i]);
+		bench_metrics(r, 2, flush_names);
+		if (bench_sample(r, flush_native_iter))
+			return -E_TIMEDOUT;
+		bench_emit(r);
+		if (!by_cr3)
+			flush_keep(&native_best[p][i], r);
+	}
 	return 0;
 }
 
 static int flush_native(struct bench_run *r)
 {
-	static const char *const names[] = {"shootdown"};
+	int err = flush_undisturbed(r);
 
-	for (unsigned int p = 0; p < FLUSH_NP; p++) {
-		WRITE_ONCE(flush_pages_now, flush_pages[p]);
-		fmt_snprintf(flush_variant, sizeof(flush_variant),
-			     p ? "native-cr3-%up" : "native-invlpg-%up", flush_pages[p]);
-		r->variant = flush_variant;
-		for (unsigned int i = 0; i < flush_nk; i++) {
-			flush_targets(r, flush_k[i]);
-			bench_metrics(r, 1, names);
-			if (bench_sample(r, flush_native_iter))
-				return -E_TIMEDOUT;
-			bench_emit(r);
-			native_p50[p][i] = flush_p50(r);
-		}
+	for (unsigned int p = 0; !err && p < FLUSH_NP; p++) {
+		err = flush_native_variant(r, p, false);
+		if (!err && flush_pages[p] > 1)
+			err = flush_native_variant(r, p, true);
 	}
-	return 0;
+	return err;
 }
 
 /* --- flush hypercalls ------------------------------------------------------------------------ */
 
+/* Timed: what Linux does per call (VP indices, input, call, status check). Then the loss. */
 static int flush_call_iter(struct bench_run *r, uint64_t *out)
 {
-	uint64_t t0;
-	int err;
+	uint64_t t0, t1;
+	int enc, err = 0;
 
 	irq_disable();
 	t0 = tsc_begin();
-	err = hv_call_run(flush_call, flush_why, sizeof(flush_why));
-	out[0] = bench_tsc_end() - t0;
+	enc = hv_flush_encode_run(flush_call, flush_now.call, flush_now.form, flush_now.cr3,
+				  &flush_set, FLUSH_VA, flush_now.pages);
+	if (!enc)
+		err = hv_call_run(flush_call, flush_why, sizeof(flush_why));
+	t1 = bench_tsc_end();
 	irq_enable();
-	if (err)
+	if (enc) {
+		bench_emit_status(r, "call", "ERROR", error_name(enc));
+		status_report(STATUS_ERROR);
+		return enc;
+	}
+	if (err) {
 		bench_fail(r, "%s", flush_why);
-	return err;
+		return err;
+	}
+	out[0] = t1 - t0;
+	return flush_collect(r, &out[1]);
 }
 
 /* "list-ex-xmm-8p"; "-as-slow" when the input did not fit the registers. */
@@ -291,25 +473,29 @@ static void flush_call_variant(char *buf, enum hv_flush_call f, enum hv_form wan
 }
 
 /* The best call at page count p (a Space call counts for every p), target count i. */
-static void flush_call_keep(unsigned int p, unsigned int i, uint64_t p50)
+static void flush_call_keep(unsigned int p, unsigned int i, struct bench_run *r)
 {
-	if (call_best[p][i].p50 && call_best[p][i].p50 <= p50)
+	if (call_best[p][i].p50 && call_best[p][i].p50 <= flush_p50(r, 0))
 		return;
-	call_best[p][i].p50 = p50;
-	fmt_snprintf(call_best[p][i].variant, VARIANT_LEN, "%s", flush_variant);
+	flush_keep(&call_best[p][i], r);
 }
 
-/* One call, one form, k = flush_k[i] targets, flush_pages[p] pages (List) or all (p < 0). */
+/*
+ * One call, one form, k = flush_k[i] targets, flush_pages[p] pages (List)
+ * or all (p < 0). Encoded once first, outside any timed region, to check
+ * the input and learn the form it takes (the variant's name).
+ */
 static int flush_call_point(struct bench_run *r, enum hv_flush_call f, enum hv_form form,
 			    unsigned int i, int p)
 {
-	static const char *const names[] = {"call"};
 	unsigned int pages = p < 0 ? 1 : flush_pages[p];
-	uint64_t p50;
 	int err;
 
 	flush_targets(r, flush_k[i]);
-	err = hv_flush_encode(flush_call, f, form, read_cr3(), &flush_set, FLUSH_VA, pages);
+	flush_now.call = f;
+	flush_now.form = form;
+	flush_now.pages = pages;
+	err = hv_flush_encode_run(flush_call, f, form, flush_now.cr3, &flush_set, FLUSH_VA, pages);
 	if (err) {
 		bench_emit_status(r, "call", "ERROR", error_name(err));
 		status_report(STATUS_ERROR);
@@ -317,15 +503,15 @@ static int flush_call_point(struct bench_run *r, enum hv_flush_call f, enum hv_f
 	}
 	flush_call_variant(flush_variant, f, form, pages);
 	r->variant = flush_variant;
-	bench_metrics(r, 1, names);
+	r->words = call_words;
+	bench_metrics(r, 2, call_names);
 	err = bench_sample(r, flush_call_iter);
 	if (err)
 		return err;
 	bench_emit(r);
-	p50 = flush_p50(r);
 	for (unsigned int q = 0; q < FLUSH_NP; q++) {
 		if (p < 0 || q == (unsigned int)p)
-			flush_call_keep(q, i, p50);
+			flush_call_keep(q, i, r);
 	}
 	return 0;
 }
@@ -371,6 +557,7 @@ static void flush_calls(struct bench_run *r)
 	calls_tried = true;
 	r->ops = NULL; /* backend "none": no IPI is sent */
 	r->variant = "hv-flush";
+	r->words = NULL;
 	r->targets = NULL;
 	r->ntargets = 0;
 	if (why) {
@@ -387,6 +574,9 @@ static void flush_calls(struct bench_run *r)
 		return;
 	}
 	flush_call = hv_call_buf();
+	/* Linux reads the address space from its mm (memory), not CR3, per call. */
+	flush_now.cr3 = read_cr3();
+	flush_now.by_cr3 = false;
 	calls_measured = !flush_calls_all(r);
 	if (!was_on)
 		hv_calls_off("after the flush calls, as they found it");
@@ -406,35 +596,46 @@ static void flush_emit_value(struct bench_run *r, const char *metric, uint64_t c
 	bench_emit(r);
 }
 
-/* At page count p: from which target count on the best call beats the native shootdown. */
+/* "(list-xmm-8p 1234 vs native-invlpg-8p 2345 cycles p50; target-loss p50 345 vs 456)" */
+static void flush_compare(char *buf, size_t size, const struct flush_point *call,
+			  const struct flush_point *native)
+{
+	fmt_snprintf(buf, size, "%s %lu vs %s %lu cycles p50; target-loss p50 %lu vs %lu",
+		     call->variant, call->p50, native->variant, native->p50, call->loss,
+		     native->loss);
+}
+
+/* At page count p: from which target count on the best call beats the native INVLPG path. */
 static void flush_cross_targets(struct bench_run *r, unsigned int p)
 {
-	uint64_t hv[FLUSH_MAX_K];
+	uint64_t native[FLUSH_MAX_K], hv[FLUSH_MAX_K];
 	unsigned int last = flush_nk - 1;
+	char cmp[128];
 	int x;
 
-	for (unsigned int i = 0; i < flush_nk; i++)
+	for (unsigned int i = 0; i < flush_nk; i++) {
+		native[i] = native_best[p][i].p50;
 		hv[i] = call_best[p][i].p50;
-	x = crossover_index(native_p50[p], hv, flush_nk);
+	}
+	x = crossover_index(native, hv, flush_nk);
 	fmt_snprintf(flush_variant, sizeof(flush_variant), "%up", flush_pages[p]);
 	r->variant = flush_variant;
 	if (x < 0 || (unsigned int)x >= flush_nk) {
 		flush_targets(r, flush_k[last]);
+		flush_compare(cmp, sizeof(cmp), &call_best[p][last], &native_best[p][last]);
 		fmt_snprintf(flush_why, sizeof(flush_why),
-			     "the native shootdown over %s stays cheaper up to %u targets at %u "
-			     "page(s) (best call %s %lu vs native %lu cycles p50)",
-			     r->ops->name, flush_k[last], flush_pages[p],
-			     call_best[p][last].variant, call_best[p][last].p50,
-			     native_p50[p][last]);
+			     "the native INVLPG shootdown over %s stays cheaper for the sender up "
+			     "to %u targets at %u page(s) (%s)",
+			     r->ops->name, flush_k[last], flush_pages[p], cmp);
 		kprintf("flush: crossover: %s\n", flush_why);
 		bench_emit_status(r, "crossover-targets", "SKIP", flush_why);
 		return;
 	}
 	flush_targets(r, flush_k[x]);
-	kprintf("flush: crossover: over %s at %u page(s) the hypercall beats the native shootdown "
-		"from %u target(s) on (%s %lu vs native %lu cycles p50)\n",
-		r->ops->name, flush_pages[p], flush_k[x], call_best[p][x].variant,
-		call_best[p][x].p50, native_p50[p][x]);
+	flush_compare(cmp, sizeof(cmp), &call_best[p][x], &native_best[p][x]);
+	kprintf("flush: crossover: over %s at %u page(s) the hypercall beats the native INVLPG "
+		"shootdown for the sender from %u target(s) on (%s)\n",
+		r->ops->name, flush_pages[p], flush_k[x], cmp);
 	flush_emit_value(r, "crossover-targets", call_best[p][x].p50);
 }
 
@@ -442,33 +643,34 @@ static void flush_cross_targets(struct bench_run *r, unsigned int p)
 static void flush_cross_pages(struct bench_run *r, unsigned int i)
 {
 	uint64_t native[FLUSH_NP], hv[FLUSH_NP];
+	char cmp[128];
 	int x;
 
 	for (unsigned int p = 0; p < FLUSH_NP; p++) {
-		native[p] = native_p50[p][i];
+		native[p] = native_best[p][i].p50;
 		hv[p] = call_best[p][i].p50;
 	}
 	x = crossover_index(native, hv, FLUSH_NP);
 	flush_targets(r, flush_k[i]);
 	if (x < 0 || (unsigned int)x >= FLUSH_NP) {
-		fmt_snprintf(flush_variant, sizeof(flush_variant), "%up", FLUSH_PAGES_MANY);
+		fmt_snprintf(flush_variant, sizeof(flush_variant), "%up", FLUSH_CEILING);
 		r->variant = flush_variant;
+		flush_compare(cmp, sizeof(cmp), &call_best[FLUSH_NP - 1][i],
+			      &native_best[FLUSH_NP - 1][i]);
 		fmt_snprintf(flush_why, sizeof(flush_why),
-			     "the native shootdown over %s stays cheaper up to %u pages at %u "
-			     "target(s) (best call %s %lu vs native %lu cycles p50)",
-			     r->ops->name, FLUSH_PAGES_MANY, flush_k[i],
-			     call_best[FLUSH_NP - 1][i].variant, call_best[FLUSH_NP - 1][i].p50,
-			     native_p50[FLUSH_NP - 1][i]);
+			     "the native INVLPG shootdown over %s stays cheaper for the sender up "
+			     "to %u pages at %u target(s) (%s)",
+			     r->ops->name, FLUSH_CEILING, flush_k[i], cmp);
 		kprintf("flush: crossover: %s\n", flush_why);
 		bench_emit_status(r, "crossover-pages", "SKIP", flush_why);
 		return;
 	}
 	fmt_snprintf(flush_variant, sizeof(flush_variant), "%up", flush_pages[x]);
 	r->variant = flush_variant;
-	kprintf("flush: crossover: over %s at %u target(s) the hypercall beats the native "
-		"shootdown from %u page(s) on (%s %lu vs native %lu cycles p50)\n",
-		r->ops->name, flush_k[i], flush_pages[x], call_best[x][i].variant,
-		call_best[x][i].p50, native_p50[x][i]);
+	flush_compare(cmp, sizeof(cmp), &call_best[x][i], &native_best[x][i]);
+	kprintf("flush: crossover: over %s at %u target(s) the hypercall beats the native INVLPG "
+		"shootdown for the sender from %u page(s) on (%s)\n",
+		r->ops->name, flush_k[i], flush_pages[x], cmp);
 	flush_emit_value(r, "crossover-pages", call_best[x][i].p50);
 }
 
@@ -493,6 +695,7 @@ static void flush_run(struct bench_run *r)
 	if (!err)
 		flush_calls(r);
 	if (!err && calls_measured) {
+		r->words = NULL;
 		for (unsigned int p = 0; p < FLUSH_NP; p++)
 			flush_cross_targets(r, p);
 		for (unsigned int i = 0; i < flush_nk; i++)
@@ -509,7 +712,8 @@ static const char *flush_valid(const struct ipi_ops *ops)
 
 static const struct bench bench_flush = {
     .name = "flush",
-    .summary = "TLB shootdown: native IPI + INVLPG/CR3 against the Hyper-V flush hypercalls",
+    .summary = "TLB shootdown: native IPI + INVLPG per page (or CR3) against the Hyper-V flush "
+	       "hypercalls, the sender's time and the targets' loss",
     .min_cpus = 2,
     .per_backend = true,
     .valid = flush_valid,

@@ -7,9 +7,11 @@
  * None has a register-only fast form: the processor mask or VP set follows
  * RDX (address space) and R8 (flags) in XMM0, so "fast" means XMM-fast here
  * and needs CPUID 0x40000003 EDX[4]. The non-Ex calls address VP indices
- * 0-63 only. List calls carry one element (one rep) per page, as a caller
- * flushing scattered pages would; the extended range format (hv-tlbflush-ext,
- * EDX[14]) is not used, since KVM decodes no difference.
+ * 0-63 only. hv_flush_encode() lists one element (one rep) per page, as a
+ * caller flushing scattered pages would (the suite's checks: several reps);
+ * hv_flush_encode_run() lists a run of pages as Linux does, one element per
+ * 4096 pages (the flush benchmark). The extended range format
+ * (hv-tlbflush-ext, EDX[14]) is not used, since KVM decodes no difference.
  */
 #include "include/hyperv.h"
 #include "include/percpu.h"
@@ -67,10 +69,11 @@ const char *hv_flush_probe(enum hv_flush_call f, enum hv_form form)
 	return hv_vp_check(d->ex ? HV_VPSET_MAX_VP : HV_SEND_IPI_MAX_VP, hv_call_name(d->code));
 }
 
-int hv_flush_encode(struct hv_call *c, enum hv_flush_call f, enum hv_form form, uint64_t cr3,
-		    const struct cpuset *targets, uint64_t va, unsigned int pages)
+/* Encodes f with the GVA list given (List calls) or none (Space calls). */
+static int hv_flush_encode_gvas(struct hv_call *c, enum hv_flush_call f, enum hv_form form,
+				uint64_t cr3, const struct cpuset *targets, const uint64_t *gvas,
+				const uint32_t *extra, size_t ngva)
 {
-	uint64_t gvas[HV_FLUSH_MAX_GVAS];
 	size_t n = hv_vps_of(targets, flush_vps);
 
 	switch (f) {
@@ -79,16 +82,44 @@ int hv_flush_encode(struct hv_call *c, enum hv_flush_call f, enum hv_form form, 
 	case HV_FLUSH_SPACE_EX:
 		return hv_encode_flush_space_ex(c, form, cr3, 0, flush_vps, n);
 	case HV_FLUSH_LIST:
+		return hv_encode_flush_list(c, form, cr3, 0, flush_vps, n, gvas, extra, ngva);
 	case HV_FLUSH_LIST_EX:
-		break;
+		return hv_encode_flush_list_ex(c, form, cr3, 0, flush_vps, n, gvas, extra, ngva);
 	default:
 		return -E_INVAL;
 	}
-	if (pages == 0 || pages > HV_FLUSH_MAX_GVAS)
+}
+
+int hv_flush_encode(struct hv_call *c, enum hv_flush_call f, enum hv_form form, uint64_t cr3,
+		    const struct cpuset *targets, uint64_t va, unsigned int pages)
+{
+	uint64_t gvas[HV_FLUSH_MAX_GVAS];
+
+	if (hv_flush_is_list(f) && (pages == 0 || pages > HV_FLUSH_MAX_GVAS))
 		return -E_RANGE;
-	for (unsigned int i = 0; i < pages; i++)
+	for (unsigned int i = 0; hv_flush_is_list(f) && i < pages; i++)
 		gvas[i] = va + i * HV_GVA_PAGE;
-	if (f == HV_FLUSH_LIST)
-		return hv_encode_flush_list(c, form, cr3, 0, flush_vps, n, gvas, NULL, pages);
-	return hv_encode_flush_list_ex(c, form, cr3, 0, flush_vps, n, gvas, NULL, pages);
+	return hv_flush_encode_gvas(c, f, form, cr3, targets, gvas, NULL, pages);
+}
+
+/*
+ * As Linux's fill_gva_list() (arch/x86/hyperv/mmu.c) lists [start, end):
+ * one element per 4096 pages, the page-aligned GVA with the number of
+ * additional pages in its low 12 bits.
+ */
+int hv_flush_encode_run(struct hv_call *c, enum hv_flush_call f, enum hv_form form, uint64_t cr3,
+			const struct cpuset *targets, uint64_t va, unsigned int pages)
+{
+	const unsigned int unit = HV_GVA_EXTRA_PAGES_MAX + 1;
+	uint64_t gvas[HV_FLUSH_MAX_GVAS];
+	uint32_t extra[HV_FLUSH_MAX_GVAS];
+	size_t n = 0;
+
+	if (hv_flush_is_list(f) && (pages == 0 || pages > HV_FLUSH_MAX_GVAS * unit))
+		return -E_RANGE;
+	for (unsigned int done = 0; hv_flush_is_list(f) && done < pages; done += unit, n++) {
+		gvas[n] = va + (uint64_t)done * HV_GVA_PAGE;
+		extra[n] = (pages - done < unit ? pages - done : unit) - 1;
+	}
+	return hv_flush_encode_gvas(c, f, form, cr3, targets, gvas, extra, n);
 }

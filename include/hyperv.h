@@ -124,4 +124,13 @@ const char *hv_flush_probe(enum hv_flush_call f, enum hv_form form);
 int hv_flush_encode(struct hv_call *c, enum hv_flush_call f, enum hv_form form, uint64_t cr3,
 		    const struct cpuset *targets, uint64_t va, unsigned int pages);
 
+/*
+ * The same, but a List call names the run of `pages` pages from va as Linux's
+ * hyperv_flush_tlb_multi() does (fill_gva_list): one element per 4096 pages,
+ * each carrying its additional pages in the low 12 bits. One call's whole
+ * per-call work, done inside the flush benchmark's timed region.
+ */
+int hv_flush_encode_run(struct hv_call *c, enum hv_flush_call f, enum hv_form form, uint64_t cr3,
+			const struct cpuset *targets, uint64_t va, unsigned int pages);
+
 #endif

@@ -364,6 +364,22 @@ def scenarios():
                  append="plan=bench bench=single-halt backends=x2apic halt_gap=0",
                  checks=[contains(r"^ipi +\d+$"), lacks(r"^ipi_halt", r"^self_ipi"),
                          records_valid("env", "result", "end"), final_status("SUCCESS")]),
+        # Issue 15 item 6: INVLPG per page up to Linux's 33-page ceiling, CR3 only as its
+        # own variant, and the targets' loss beside the sender's time in every flush row.
+        Scenario("flush: INVLPG per page to 33 pages, labelled CR3 variants, targets' loss",
+                 smp="4", accel="tcg-single", append="plan=bench bench=flush backends=x2apic",
+                 checks=[contains(*[rf'"bench":"flush","metric":"{m}","variant":"native-{v}",'
+                                    rf'"backend":"x2apic",.*"targets":"{t}",.*"status":"SUCCESS"'
+                                    for v in ("invlpg-1p", "invlpg-8p", "invlpg-33p", "cr3-8p",
+                                              "cr3-33p")
+                                    for m in ("shootdown", "target-loss")
+                                    for t in ("1", "1-2", "1-3")]),
+                         contains(r'"metric":"target-loss","variant":"undisturbed",'
+                                  r'"backend":"x2apic",.*"targets":"1-3",.*"status":"SUCCESS"',
+                                  r'"metric":"call","variant":"hv-flush","backend":"none",'
+                                  r'.*"status":"SKIP"'),
+                         lacks(r'"variant":"native-cr3-1p"', r'"bench":"flush".*"FAILURE"'),
+                         records_valid("env", "result", "end"), final_status("SKIP")]),
         Scenario("deliberate fault on the BSP dumps registers and ends in CRASH",
                  smp="2", append="plan=boot debug=fault-bsp", expect=CRASH,
                  checks=[contains(r"^CPU 0 \(APIC ID 0\): exception #UD invalid opcode \(vector 6\)",
