@@ -124,6 +124,12 @@ bool bench_one_way_valid(uint64_t skew_bound, uint64_t p50_cycles)
 
 unsigned int bench_late_cpu = ~0u;	/* expire-deadline: the target that answers late */
 
+/* Each target's "in my loop now" for the latest bench_targets_spin(), one line each. */
+static struct {
+	uint32_t epoch;
+} __cacheline_aligned spin_ready[MAX_CPUS];
+static uint32_t spin_epoch;
+
 /* Fault injection on a spinning target (debug keys, README). */
 static void spin_debug(void)
 {
@@ -132,23 +138,29 @@ static void spin_debug(void)
 
 	if (debug_on(DEBUG_FAULT_AP_BENCH) && me == victim)
 		asm volatile("ud2");
-	if (me == READ_ONCE(bench_late_cpu)) {
-		/* Late, not lost: the IPI is taken once interrupts are back on. */
-		irq_disable();
-		tsc_delay_us(20000);
-	}
 }
 
 /*
  * A spinning target: IF=1, polling bare (bench_poll says why; PAUSE only
  * under an emulator), acknowledging each benchmark-vector interrupt a
- * second time from the loop (bench_target_ack).
+ * second time from the loop (bench_target_ack). It says when it is in the
+ * loop, so that no first iteration finds it still idle in HLT.
  */
 static void spin_until_stopped(void *arg)
 {
+	unsigned int me = this_cpu()->cpu;
+	bool late = me == READ_ONCE(bench_late_cpu);
+
 	(void)arg;
 	spin_debug();
-	irq_enable();
+	/* debug=expire-deadline: late, not lost: the IPI is taken once IF is back on. */
+	late ? irq_disable() : irq_enable();
+	bench_target_ack();
+	store_release(&spin_ready[me].epoch, load_acquire(&spin_epoch));
+	if (late) {
+		tsc_delay_us(20000);
+		irq_enable();
+	}
 	while (!load_acquire(&spin_stop)) {
 		bench_target_ack();
 		if (bench_yield)
@@ -158,11 +170,25 @@ static void spin_until_stopped(void *arg)
 
 void bench_targets_spin(const struct cpuset *cpus)
 {
+	uint64_t deadline;
+	uint32_t epoch = spin_epoch + 1;
+
 	store_release(&spin_stop, 0);
+	store_release(&spin_epoch, epoch);
 	spinning = *cpus;
 	cpuset_for_each(c, cpus) {
 		if ((unsigned int)c != this_cpu()->cpu)
 			smp_post((unsigned int)c, spin_until_stopped, NULL);
+	}
+	deadline = tsc_deadline_us(bench_params.deadline_us);
+	cpuset_for_each(c, cpus) {
+		if ((unsigned int)c == this_cpu()->cpu)
+			continue;
+		if (bench_poll(&spin_ready[c].epoch, epoch, deadline)) {
+			kprintf("bench: CPU %d did not start spinning within %lu us\n", c,
+				bench_params.deadline_us);
+			status_report(STATUS_ERROR);
+		}
 	}
 }
 

@@ -51,11 +51,16 @@ static int point_lost(struct bench_run *r, const char *what)
 	return -E_TIMEDOUT;
 }
 
-/* After the region: the handler counted, and (spinning) the loop has it too. */
+/*
+ * After the region: the handler counted, and (spinning) the loop has it
+ * too. The loop's acknowledgement has a deadline of its own: the count may
+ * have been seen at the last moment of the first one.
+ */
 static int point_settle(struct bench_run *r, uint32_t want, uint64_t deadline)
 {
 	if (bench_wait_count(r->target, want, deadline))
 		return point_lost(r, "not handled");
+	deadline = tsc_deadline_us(bench_params.deadline_us);
 	if (!point_halt && bench_wait_back(r->target, want, deadline))
 		return point_lost(r, "handled, but its spin loop did not resume");
 	return 0;
