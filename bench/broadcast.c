@@ -66,8 +66,12 @@ static int bcast_lost(struct bench_run *r, unsigned int cpu_nr)
 static int bcast_settle(struct bench_run *r, uint64_t deadline)
 {
 	cpuset_for_each(c, &targets) {
-		if (bench_wait_back((unsigned int)c, want[c], deadline))
-			return bcast_lost(r, (unsigned int)c);
+		if (!bench_wait_back((unsigned int)c, want[c], deadline))
+			continue;
+		bench_fail(r, "%s broadcast of vector 0x%x from CPU %u: CPU %u (APIC ID %u) handled it, but its spin loop did not resume within %lu us",
+			   shape_names[shape], BENCH_VEC, r->sender, c, percpu_of[c]->apic_id,
+			   bench_params.deadline_us);
+		return -E_TIMEDOUT;
 	}
 	return 0;
 }
@@ -123,14 +127,20 @@ static void bcast_emit(struct bench_run *r)
 	struct bench_metric first = r->m[1], last = r->m[2];
 	struct stats st;
 
-	if (stats_compute_samples(&st, &first.s) || bench_one_way_valid(skew, st.p50)) {
-		bench_emit(r);	/* all-invalid first/last become SKIPs there */
+	if (first.invalid) {
+		fmt_snprintf(why, sizeof(why),
+			     "one-way not reported: in %lu of %lu iterations a target's entry TSC read "
+			     "before the send's: the TSCs disagree by more than the latency",
+			     first.invalid, r->iterations);
+	} else if (stats_compute_samples(&st, &first.s) || bench_one_way_valid(skew, st.p50)) {
+		bench_emit(r);
 		return;
+	} else {
+		fmt_snprintf(why, sizeof(why),
+			     "one-way not reported: TSC skew bound %lu cycles (CPU %u to the targets) "
+			     "is not under a tenth of the first entry's p50 %lu",
+			     skew, r->sender, st.p50);
 	}
-	fmt_snprintf(why, sizeof(why),
-		     "one-way not reported: TSC skew bound %lu cycles (CPU %u to the targets) is "
-		     "not under a tenth of the first entry's p50 %lu",
-		     skew, r->sender, st.p50);
 	r->m[1] = r->m[3];
 	r->nmetrics = 2;
 	bench_emit(r);

@@ -522,17 +522,17 @@ static struct {
 
 static void pending_read(void *arg)
 {
-	unsigned int cpu = this_cpu()->cpu;
+	unsigned int me = this_cpu()->cpu;
 	bool irq_was_on = irq_enabled();
 
 	(void)arg;
 	irq_disable();
-	pending[cpu].irr = pending[cpu].isr = 0;
+	pending[me].irr = pending[me].isr = 0;
 	for (unsigned int v = IPI_VEC_FIRST; v < IPI_VEC_FIRST + IPI_VEC_COUNT; v += 32) {
 		uint32_t reg = (v / 32) * 0x10;
 
-		pending[cpu].irr |= (uint64_t)lapic_read(LAPIC_IRR + reg) << (v - IPI_VEC_FIRST);
-		pending[cpu].isr |= (uint64_t)lapic_read(LAPIC_ISR + reg) << (v - IPI_VEC_FIRST);
+		pending[me].irr |= (uint64_t)lapic_read(LAPIC_IRR + reg) << (v - IPI_VEC_FIRST);
+		pending[me].isr |= (uint64_t)lapic_read(LAPIC_ISR + reg) << (v - IPI_VEC_FIRST);
 	}
 	if (irq_was_on)
 		irq_enable();

@@ -67,11 +67,6 @@ void bench_params_for_emulation(void)
 		bench_params.norov_iters, bench_params.deadline_us);
 }
 
-uint64_t bench_tsc_end(void)
-{
-	return cpu.rdtscp ? tsc_end() : tsc_end_nop();
-}
-
 uint32_t bench_expected[MAX_CPUS];
 static uint32_t count_at_begin[MAX_CPUS];
 
@@ -223,10 +218,11 @@ int bench_on_sender(unsigned int sender, void (*fn)(void *), void *arg)
 	while (smp_busy(sender)) {
 		bench_target_ack();
 		if (tsc_expired(deadline)) {
-			kprintf("bench: sender CPU %u did not finish within %u s\n", sender,
-				BENCH_SENDER_TIMEOUT_US / 1000000);
-			status_report(STATUS_ERROR);
-			return -E_TIMEDOUT;
+			/* It may still be running on our stack and our sample buffers:
+			 * nothing after this can be trusted, so the plan ends here. */
+			kprintf("bench: sender CPU %u did not finish within %u s; stopping the plan\n",
+				sender, BENCH_SENDER_TIMEOUT_US / 1000000);
+			status_exit(STATUS_ERROR);
 		}
 		if (bench_yield)
 			cpu_relax();

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "include/compiler.h"
+#include "include/cpu.h"
 #include "include/ipi.h"
 #include "include/percpu.h"
 #include "include/status.h"
@@ -147,9 +148,9 @@ int bench_sample_on_sender(struct bench_run *r, bench_iter_fn fn);
  * its entry TSC, and `back`, the spin loop's copy of the count, written once
  * the handler has done its EOI and IRET.
  */
-static inline const uint32_t *bench_count_word(unsigned int cpu)
+static inline const uint32_t *bench_count_word(unsigned int cpu_nr)
 {
-	return &percpu_of[cpu]->irq.count[BENCH_VEC - IPI_VEC_FIRST];
+	return &percpu_of[cpu_nr]->irq.count[BENCH_VEC - IPI_VEC_FIRST];
 }
 
 /* One read of an acknowledgement word another CPU writes. */
@@ -158,14 +159,14 @@ static inline __attribute__((always_inline)) uint32_t bench_read(const uint32_t 
 	return *(const volatile uint32_t *)word;
 }
 
-static inline uint32_t bench_count(unsigned int cpu)
+static inline uint32_t bench_count(unsigned int cpu_nr)
 {
-	return bench_read(bench_count_word(cpu));
+	return bench_read(bench_count_word(cpu_nr));
 }
 
-static inline uint64_t bench_entry_tsc(unsigned int cpu)
+static inline uint64_t bench_entry_tsc(unsigned int cpu_nr)
 {
-	return READ_ONCE(percpu_of[cpu]->irq.entry_tsc);
+	return READ_ONCE(percpu_of[cpu_nr]->irq.entry_tsc);
 }
 
 /*
@@ -206,10 +207,11 @@ static inline __attribute__((always_inline)) int bench_poll(const uint32_t *word
 }
 
 /* Until cpu's count of BENCH_VEC reaches want; 0 or -E_TIMEDOUT. */
-static inline __attribute__((always_inline)) int bench_wait_count(unsigned int cpu, uint32_t want,
+static inline __attribute__((always_inline)) int bench_wait_count(unsigned int cpu_nr,
+								     uint32_t want,
 								     uint64_t deadline)
 {
-	return bench_poll(bench_count_word(cpu), want, deadline);
+	return bench_poll(bench_count_word(cpu_nr), want, deadline);
 }
 
 /*
@@ -217,7 +219,7 @@ static inline __attribute__((always_inline)) int bench_wait_count(unsigned int c
  * has done EOI and IRET and the next IPI finds it in guest mode, spinning.
  * Outside every timed region; 0 or -E_TIMEDOUT.
  */
-int bench_wait_back(unsigned int cpu, uint32_t want, uint64_t deadline);
+int bench_wait_back(unsigned int cpu_nr, uint32_t want, uint64_t deadline);
 
 /*
  * Exactly-once accounting across a whole benchmark: snapshot every CPU's
@@ -241,8 +243,15 @@ static inline unsigned int bench_default_target(unsigned int sender)
 	return sender == ncpus - 1 ? 0 : ncpus - 1;
 }
 
-/* End of a timed region: RDTSCP;LFENCE, or MFENCE;LFENCE;RDTSC without RDTSCP. */
-uint64_t bench_tsc_end(void);
+/*
+ * End of a timed region: RDTSCP;LFENCE, or MFENCE;LFENCE;RDTSC without
+ * RDTSCP. Inline everywhere, the dry-run included, so every region closes
+ * with the same code (the load of cpu.rdtscp among it).
+ */
+static inline __attribute__((always_inline)) uint64_t bench_tsc_end(void)
+{
+	return cpu.rdtscp ? tsc_end() : tsc_end_nop();
+}
 
 /* Harness cost: median cycles of an empty timed region (measured once). */
 extern uint64_t bench_dryrun_cycles;

@@ -13,8 +13,7 @@
  * ping and pong live on separate lines, each written by one side only.
  *
  * Each AP's interval is kept, so that a pair of APs gets a sound bound of
- * its own (lib/skew.h): never tighter than either AP's bound against the
- * BSP, at most their sum.
+ * its own (lib/skew.h), at most the sum of their bounds against the BSP.
  */
 #include "include/console.h"
 #include "include/percpu.h"

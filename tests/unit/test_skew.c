@@ -14,7 +14,7 @@ TEST(bsp_pair_is_the_ap_bound)
 /*
  * Two APs: a in [-30, 50], b in [100, 120] (cycles ahead of the BSP). b runs
  * ahead of a by [100 - 50, 120 + 30] = [50, 150]: bound 150, wider than
- * either AP's own (50 and 120), as AP-to-AP pairs must be.
+ * either AP's own (50 and 120), at most their sum (170).
  */
 TEST(ap_pair_adds_both_intervals)
 {
@@ -22,6 +22,8 @@ TEST(ap_pair_adds_both_intervals)
 	CHECK(skew_pair_bound(100, 120, -30, 50) == 150);
 	/* Same interval on both sides: the width of the interval, not 0. */
 	CHECK(skew_pair_bound(-10, 10, -10, 10) == 20);
+	/* Two APs alike against the BSP: tighter than either's own bound (110). */
+	CHECK(skew_pair_bound(100, 110, 100, 110) == 10);
 }
 
 /* Extremes do not overflow into a small bound. */
