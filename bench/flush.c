@@ -357,11 +357,12 @@ static int flush_lost(struct bench_run *r, unsigned int cpu_nr)
 static int flush_native_iter(struct bench_run *r, uint64_t *out)
 {
 	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us), t0, t1;
+	const struct ipi_ops *ops = r->ops; /* a local: the region's clobber would reload it */
 
 	cpuset_for_each(c, &flush_set) flush_want[c] = bench_count((unsigned int)c) + 1;
 	irq_disable();
 	t0 = tsc_begin();
-	ipi_send_set(r->ops, &flush_set, BENCH_VEC);
+	ipi_send_set(ops, &flush_set, BENCH_VEC);
 	cpuset_for_each(c, &flush_set)
 	{
 		if (bench_wait_count((unsigned int)c, flush_want[c], deadline)) {
@@ -435,13 +436,17 @@ static int flush_native(struct bench_run *r)
 /* Timed: what Linux does per call (VP indices, input, call, status check). Then the loss. */
 static int flush_call_iter(struct bench_run *r, uint64_t *out)
 {
+	/* Locals: what Linux has at hand when it starts (its flush_tlb_info, cpumask). */
+	const enum hv_flush_call f = flush_now.call;
+	const enum hv_form form = flush_now.form;
+	const uint64_t cr3 = flush_now.cr3;
+	const unsigned int pages = flush_now.pages;
 	uint64_t t0, t1;
 	int enc, err = 0;
 
 	irq_disable();
 	t0 = tsc_begin();
-	enc = hv_flush_encode_run(flush_call, flush_now.call, flush_now.form, flush_now.cr3,
-				  &flush_set, FLUSH_VA, flush_now.pages);
+	enc = hv_flush_encode_run(flush_call, f, form, cr3, &flush_set, FLUSH_VA, pages);
 	if (!enc)
 		err = hv_call_run(flush_call, flush_why, sizeof(flush_why));
 	t1 = bench_tsc_end();
