@@ -204,20 +204,34 @@ int bench_targets_stop(void)
 	return err;
 }
 
+/*
+ * The BSP's spin loop while an AP sender runs: the APs' loop (one load of a
+ * line the stopper writes once, the second acknowledgement, PAUSE only
+ * under TCG), with the deadline read every BENCH_POLLS passes. The late
+ * injection of debug=expire-deadline applies here too, IF off from before
+ * the sender starts.
+ */
 int bench_on_sender(unsigned int sender, void (*fn)(void *), void *arg)
 {
+	struct percpu *me = this_cpu();
+	bool late = me->cpu == READ_ONCE(bench_late_cpu);
 	uint64_t deadline;
+	unsigned int pass = 0;
 
-	if (sender == this_cpu()->cpu) {
+	if (sender == me->cpu) {
 		fn(arg);
 		return 0;
 	}
+	late ? irq_disable() : irq_enable();
 	smp_post(sender, fn, arg);
+	if (late) {
+		tsc_delay_us(20000);
+		irq_enable();
+	}
 	deadline = tsc_deadline_us(BENCH_SENDER_TIMEOUT_US);
-	irq_enable();
 	while (smp_busy(sender)) {
 		bench_target_ack();
-		if (tsc_expired(deadline)) {
+		if (++pass % BENCH_POLLS == 0 && tsc_expired(deadline)) {
 			/* It may still be running on our stack and our sample buffers:
 			 * nothing after this can be trusted, so the plan ends here. */
 			kprintf("bench: sender CPU %u did not finish within %u s; stopping the plan\n",
@@ -443,6 +457,19 @@ static int dryrun_iter(struct bench_run *r, uint64_t *out)
 	(void)r;
 	out[0] = dryrun_once();
 	return 0;
+}
+
+static void dryrun_measure_here(void *arg)
+{
+	(void)arg;
+	bench_measure_dryrun();
+}
+
+void bench_measure_dryrun_on_sender(void)
+{
+	if (bench_params.sender == this_cpu()->cpu || bench_params.sender >= ncpus)
+		return;
+	bench_on_sender(bench_params.sender, dryrun_measure_here, NULL);
 }
 
 void bench_measure_dryrun(void)

@@ -149,8 +149,9 @@ void bench_run_all(const struct ipi_ops *const *backends, unsigned int n)
 
 	bench_registry(&list);
 	record_table_header(header, sizeof(header));
-	kprintf("bench: harness cost %lu cycles (median empty timed region)\n",
-		bench_dryrun_cycles);
+	bench_measure_dryrun_on_sender();
+	kprintf("bench: harness cost %lu cycles on CPU %u (median empty timed region)\n",
+		bench_dryrun_cycles, bench_params.sender < ncpus ? bench_params.sender : 0);
 	kprintf("%s\n", header);
 	for (unsigned int i = 0; i < nbench; i++) {
 		if ((bench_selected & (1ull << i)) && !sorted[i]->per_backend)

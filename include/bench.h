@@ -257,6 +257,8 @@ static inline __attribute__((always_inline)) uint64_t bench_tsc_end(void)
 extern uint64_t bench_dryrun_cycles;
 
 void bench_measure_dryrun(void);
+/* With sender= an AP: measure it again there, where the figures are taken. */
+void bench_measure_dryrun_on_sender(void);
 
 /*
  * One-way figures compare two CPUs' TSCs. The bound on the skew between the
