@@ -10,7 +10,7 @@
  * APIC IDs or reads a register back.
  *
  * Vectors are fixed-delivery, edge-triggered; a handler must EOI through
- * ops->eoi (apic/irq.c does that for IPI_VEC_FIRST .. IPI_VEC_FIRST +
+ * ops->eoi (ipi/irq.c does that for IPI_VEC_FIRST .. IPI_VEC_FIRST +
  * IPI_VEC_COUNT - 1).
  *
  * Paravirtual backends (hyperv/, kvm/) implement the same table. Their send

@@ -23,7 +23,7 @@ static const char *const debug_names[] = { "fault-bsp", "fault-ap", "skip-sipi",
 					    "double-ipi", "corrupt-vpset", "fault-ap-bench",
 					    "expire-deadline", "triple-fault", NULL };
 _Static_assert(ARRAY_SIZE(debug_names) == DEBUG_COUNT + 1, "one name per debug key");
-/* Order = enum ipi_backend_id; apic/ipi.c's table gives the same names. */
+/* Order = enum ipi_backend_id; ipi/core.c's table gives the same names. */
 static const char *const backend_names[] = { "xapic", "xapic-logical", "x2apic",
 					     "x2apic-cluster", "hv-icr", "hv-ipi", "hv-ipi-slow",
 					     "hv-ipi-ex", "hv-ipi-ex-xmm", "kvm-pv-ipi", NULL };

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The backend registry, the delivery flags of a backend as text, the checks
- * shared by the backends' per-CPU enables, and the note a send path leaves
- * when its hypercall failed.
+ * The IPI core's registry: the backend table (apic/, hyperv/ and kvm/ each
+ * implement struct ipi_ops; this is the one place that lists them), the
+ * delivery flags of a backend as text, and the note a send path leaves when
+ * its hypercall failed.
  */
 #include <stdarg.h>
-#include "apic/apic.h"
 #include "include/console.h"
 #include "include/ipi.h"
 #include "include/percpu.h"
@@ -91,24 +91,4 @@ unsigned int ipi_take_failures(char *buf, size_t size)
 		fmt_snprintf(buf, size, "(its description is still being written)");
 	}
 	return n;
-}
-
-int apic_check_id(const char *backend, uint32_t id)
-{
-	const struct percpu *p = this_cpu();
-
-	if (id == p->apic_id)
-		return 0;
-	kprintf("%s: CPU %u reports APIC ID %u, the MADT said %u\n", backend, p->cpu, id,
-		p->apic_id);
-	return -E_PROTO;
-}
-
-int apic_check_reg(const char *backend, const char *reg, uint32_t got, uint32_t want)
-{
-	if (got == want)
-		return 0;
-	kprintf("%s: CPU %u %s reads 0x%08x, expected 0x%08x\n", backend, this_cpu()->cpu, reg, got,
-		want);
-	return -E_PROTO;
 }
