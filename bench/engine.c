@@ -39,7 +39,6 @@ struct bench_params bench_params = {
 
 uint64_t bench_dryrun_cycles;
 unsigned int bench_results_printed;
-bool bench_yield;
 static uint64_t *sample_bufs[BENCH_MAX_METRICS];
 static uint32_t spin_stop __cacheline_aligned;
 static struct cpuset spinning;
@@ -48,7 +47,6 @@ void bench_params_for_emulation(void)
 {
 	if (__builtin_memcmp(cpu.hv_vendor, "TCGTCGTCGTCG", 12) != 0)
 		return;
-	bench_yield = true;
 	if (!(bench_params.explicit_keys & BENCH_KEY_ITERS))
 		bench_params.min_iters = 10;
 	if (!(bench_params.explicit_keys & BENCH_KEY_WARMUP))
@@ -158,7 +156,7 @@ static void spin_until_stopped(void *arg)
 	}
 	while (!load_acquire(&spin_stop)) {
 		bench_target_ack();
-		if (bench_yield)
+		if (poll_yield)
 			cpu_relax();
 	}
 }
@@ -238,7 +236,7 @@ int bench_on_sender(unsigned int sender, void (*fn)(void *), void *arg)
 				sender, BENCH_SENDER_TIMEOUT_US / 1000000);
 			status_exit(STATUS_ERROR);
 		}
-		if (bench_yield)
+		if (poll_yield)
 			cpu_relax();
 	}
 	return 0;

@@ -192,7 +192,7 @@ static void flush_spin(void *arg)
 	struct flush_seen *me = &flush_seen[this_cpu()->cpu];
 	uint32_t seen = READ_ONCE(me->ack); /* a request made before the loop started counts */
 	uint64_t prev, longest = 0;
-	bool yield = bench_yield;
+	bool yield = poll_yield;
 
 	(void)arg;
 	irq_enable();
@@ -213,7 +213,7 @@ static void flush_spin(void *arg)
 			store_release(&me->ack, req);
 			longest = 0;
 		}
-		if (yield) /* bench_yield: under TCG only (bench.h) */
+		if (yield) /* poll_yield: under TCG only (include/poll.h) */
 			cpu_relax();
 	}
 }

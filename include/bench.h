@@ -20,6 +20,7 @@
 #include "include/cpu.h"
 #include "include/ipi.h"
 #include "include/percpu.h"
+#include "include/poll.h"
 #include "include/status.h"
 #include "include/tsc.h"
 #include "lib/error.h"
@@ -156,7 +157,7 @@ static inline const uint32_t *bench_count_word(unsigned int cpu_nr)
 /* One read of an acknowledgement word another CPU writes. */
 static inline __attribute__((always_inline)) uint32_t bench_read(const uint32_t *word)
 {
-	return *(const volatile uint32_t *)word;
+	return poll_read(word);
 }
 
 static inline uint32_t bench_count(unsigned int cpu_nr)
@@ -169,41 +170,13 @@ static inline uint64_t bench_entry_tsc(unsigned int cpu_nr)
 	return READ_ONCE(percpu_of[cpu_nr]->irq.entry_tsc);
 }
 
-/*
- * Timed waits poll bare: no PAUSE, which costs about 140 cycles on Intel
- * since Skylake and is what pause-loop exiting (PLE, AMD's pause filter)
- * counts, so a paused wait is both quantised and liable to leave guest
- * mode. The deadline is read every BENCH_POLLS polls. Under an emulator
- * PAUSE is the one way a spinning vCPU hands its host thread to the others
- * (QEMU TCG's helper_pause: "let another CPU run"), so there, and only
- * there, every poll is followed by the deadline check and a PAUSE
- * (bench_yield, set for TCG), as before this change: TCG figures, -icount
- * ones included, then still follow the harness and not its poll batching.
- */
-#define BENCH_POLLS 64
-extern bool bench_yield;
+/* Timed waits: include/poll.h (bare polls, PAUSE only under TCG). */
+#define BENCH_POLLS POLL_BATCH
 
 static inline __attribute__((always_inline)) int bench_poll(const uint32_t *word, uint32_t want,
 							       uint64_t deadline)
 {
-	/*
-	 * Under TCG every poll yields: in round-robin TCG the awaited vCPU runs
-	 * only then. The load of bench_yield falls inside a timed region (the
-	 * TSC reads clobber memory); the dry-run has it too, so the harness
-	 * cost beside each figure includes it.
-	 */
-	const unsigned int polls = bench_yield ? 1 : BENCH_POLLS;
-
-	for (;;) {
-		for (unsigned int i = 0; i < polls; i++) {
-			if ((int32_t)(bench_read(word) - want) >= 0)
-				return 0;
-		}
-		if (tsc_expired(deadline))
-			return -E_TIMEDOUT;
-		if (bench_yield)
-			cpu_relax();
-	}
+	return poll_until(word, want, deadline);
 }
 
 /* Until cpu's count of BENCH_VEC reaches want; 0 or -E_TIMEDOUT. */

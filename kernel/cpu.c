@@ -6,6 +6,7 @@
  * them to 0x40000100 when Hyper-V enlightenments occupy 0x40000000.
  */
 #include "include/cpu.h"
+#include "include/poll.h"
 #include "include/x86.h"
 #include "lib/hv_abi.h"
 #include "lib/kvm_pvipi.h"
@@ -58,6 +59,8 @@ static void cpu_identify_model(void)
 		cpu.invariant_tsc = cpuid(0x80000007u, 0).edx & CPUID80000007_EDX_INVTSC;
 }
 
+bool poll_yield;
+
 static void cpu_identify_hypervisor(void)
 {
 	struct cpuid_regs r;
@@ -67,6 +70,8 @@ static void cpu_identify_hypervisor(void)
 	r = cpuid(HV_CPUID_VENDOR, 0);
 	cpu.hv_max_leaf = r.eax;
 	regs_to_string(cpu.hv_vendor, r.ebx, r.ecx, r.edx);
+	/* QEMU TCG: PAUSE is how a polling vCPU lets the others run (include/poll.h). */
+	poll_yield = __builtin_memcmp(cpu.hv_vendor, "TCGTCGTCGTCG", 12) == 0;
 	if (r.eax >= HV_CPUID_INTERFACE &&
 	    cpuid(HV_CPUID_INTERFACE, 0).eax == HV_INTERFACE_SIGNATURE) {
 		cpu.hyperv = true;
