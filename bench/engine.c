@@ -25,17 +25,6 @@
 
 extern const struct bench *const __bench_registry_start[], *const __bench_registry_end[];
 
-struct bench_params bench_params = {
-	.max_iters = 20000,
-	.min_iters = 50,
-	.warmup = 20,
-	.budget_us = 20000,
-	.deadline_us = 1000000,
-	.sender = 0,
-	.target = 0,	/* 0: the last CPU */
-	.halt_gap_us = 50,
-	.norov_iters = 10000,	/* Norov used 100000; the record states the count */
-};
 
 uint64_t bench_dryrun_cycles;
 unsigned int bench_results_printed;
@@ -43,27 +32,6 @@ static uint64_t *sample_bufs[BENCH_MAX_METRICS];
 static uint32_t spin_stop __cacheline_aligned;
 static struct cpuset spinning;
 
-void bench_params_for_emulation(void)
-{
-	if (__builtin_memcmp(cpu.hv_vendor, "TCGTCGTCGTCG", 12) != 0)
-		return;
-	if (!(bench_params.explicit_keys & BENCH_KEY_ITERS))
-		bench_params.min_iters = 10;
-	if (!(bench_params.explicit_keys & BENCH_KEY_WARMUP))
-		bench_params.warmup = 5;
-	if (!(bench_params.explicit_keys & BENCH_KEY_BUDGET))
-		bench_params.budget_us = 2000;
-	if (!(bench_params.explicit_keys & BENCH_KEY_NOROV))
-		bench_params.norov_iters = 100;
-	/* TCG runs each vCPU as a host thread: on a loaded host a spinning
-	 * target can wait seconds for a core. Late is not lost. */
-	if (!(bench_params.explicit_keys & BENCH_KEY_DEADLINE))
-		bench_params.deadline_us = 10000000;
-	kprintf("bench: QEMU TCG: timings are emulated and mean nothing; short defaults "
-		"(min %lu iterations, warm-up %lu, budget %lu us, norov_iters %lu, deadline %lu us)\n",
-		bench_params.min_iters, bench_params.warmup, bench_params.budget_us,
-		bench_params.norov_iters, bench_params.deadline_us);
-}
 
 uint32_t bench_expected[MAX_CPUS];
 static uint32_t count_at_begin[MAX_CPUS];

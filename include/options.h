@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The kernel command line, parsed once on the BSP into struct options.
- * Keys and their accepted values live in one table in kernel/options.c;
- * `help=1` prints it.
+ * The kernel command line, parsed once on the BSP. Each unit with keys
+ * contributes them as an option group (OPTION_GROUP: its specs and the
+ * function that takes their values): the kernel's own keys fill struct
+ * options (kernel/options.c), the IPI core's `backends` (ipi/core.c), the
+ * benchmarks' keys their parameters (bench/params.c). kernel/options.c
+ * parses the line against every group at once and knows none of them, so
+ * the command-line layer imports no benchmark and no backend. `help=1`
+ * prints every key, groups in their `order`.
  */
 #ifndef INCLUDE_OPTIONS_H
 #define INCLUDE_OPTIONS_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "include/compiler.h"
+#include "lib/cmdline.h"
 
 enum plan { PLAN_DEFAULT, PLAN_BOOT, PLAN_CHECK, PLAN_BENCH };
 
@@ -39,6 +46,21 @@ struct options {
 };
 
 extern struct options options;
+
+/* One unit's keys. */
+struct option_group {
+	unsigned int order;		/* place of its keys in help=1, ascending */
+	const struct opt_spec *specs;
+	unsigned int n;
+	void (*prepare)(void);		/* before parsing (fill choice lists); may be NULL */
+	void (*apply)(const struct opt_value *v); /* after parsing: v[i] belongs to specs[i] */
+};
+
+#define OPTION_GROUP(g)                                                                            \
+	static const struct option_group *const option_group_ptr_##g __section(".option_groups")  \
+	    __used = &(g)
+
+#define OPTIONS_MAX 32	/* keys of all groups together */
 
 /* 0, or -E_INVAL after printing the one-line reason. */
 int options_parse(const char *line);

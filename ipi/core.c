@@ -8,12 +8,13 @@
 #include <stdarg.h>
 #include "include/console.h"
 #include "include/ipi.h"
+#include "include/options.h"
 #include "include/percpu.h"
 #include "include/status.h"
 #include "lib/error.h"
 #include "lib/fmt.h"
 
-/* Order = enum ipi_backend_id = the `backends=` choices of kernel/options.c. */
+/* Order = enum ipi_backend_id = the `backends=` choices below. */
 const struct ipi_ops *const ipi_backends[IPI_BACKEND_COUNT] = {
     [IPI_BACKEND_XAPIC] = &ipi_xapic,
     [IPI_BACKEND_XAPIC_LOGICAL] = &ipi_xapic_logical,
@@ -26,6 +27,30 @@ const struct ipi_ops *const ipi_backends[IPI_BACKEND_COUNT] = {
     [IPI_BACKEND_HV_IPI_EX_XMM] = &ipi_hv_ipi_ex_xmm,
     [IPI_BACKEND_KVM_PV_IPI] = &ipi_kvm_pv_ipi,
 };
+
+/* backends=: the table's names, in its order (options.backends has a bit per entry). */
+static const char *backend_names[IPI_BACKEND_COUNT + 1];
+
+static const struct opt_spec backends_spec[] = {
+	{ "backends", OPT_LIST, 0, 0, backend_names,
+	  "IPI backends to check and measure (default: all)" },
+};
+
+static void backends_prepare(void)
+{
+	for (unsigned int i = 0; i < IPI_BACKEND_COUNT; i++)
+		backend_names[i] = ipi_backends[i]->name;
+}
+
+static void backends_apply(const struct opt_value *v)
+{
+	if (v[0].set)
+		options.backends = v[0].u;
+}
+
+static const struct option_group backends_group = { 10, backends_spec, ARRAY_SIZE(backends_spec),
+						    backends_prepare, backends_apply };
+OPTION_GROUP(backends_group);
 
 const char *ipi_mode_name(enum lapic_mode mode)
 {

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The benchmarks' parameters and their command-line keys (an option group,
+ * include/options.h): what bench= may name comes from the registry itself,
+ * so the command-line layer knows no benchmark.
+ */
+#include "include/bench.h"
+#include "include/console.h"
+#include "include/cpu.h"
+#include "include/options.h"
+
+struct bench_params bench_params = {
+	.max_iters = 20000,
+	.min_iters = 50,
+	.warmup = 20,
+	.budget_us = 20000,
+	.deadline_us = 1000000,
+	.sender = 0,
+	.target = 0,	/* 0: the last CPU */
+	.halt_gap_us = 50,
+	.norov_iters = 10000,	/* Norov used 100000; the record states the count */
+};
+
+/* bench= offers the registry's names, in name order (bench_selected has a bit per entry). */
+static const char *bench_names[CMDLINE_MAX_CHOICES + 1];
+
+enum {
+	K_BENCH,
+	K_ITERS,
+	K_WARMUP,
+	K_BUDGET,
+	K_SENDER,
+	K_TARGET,
+	K_MATRIX,
+	K_HALT_GAP,
+	K_NOROV_ITERS,
+	K_DEADLINE,
+	K_COUNT
+};
+
+static const struct opt_spec specs[K_COUNT] = {
+	[K_BENCH] = { "bench", OPT_LIST, 0, 0, bench_names, "benchmarks to run (default: all)" },
+	[K_ITERS] = { "iters", OPT_UINT, 1, 10000000, NULL,
+		      "most measured iterations per result (the budget calibrates below it)" },
+	[K_WARMUP] = { "warmup", OPT_UINT, 0, 1000000, NULL, "iterations run before measuring" },
+	[K_BUDGET] = { "budget", OPT_UINT, 1, 60000, NULL,
+		       "ms of measuring per result that calibrates the iteration count" },
+	[K_SENDER] = { "sender", OPT_UINT, 0, 1023, NULL,
+		       "the CPU every benchmark sends from (default: 0, the BSP)" },
+	[K_TARGET] = { "target", OPT_UINT, 0, 1023, NULL,
+		       "target CPU of point-to-point benchmarks (default: the last)" },
+	[K_MATRIX] = { "matrix", OPT_BOOL, 0, 0, NULL,
+		       "single: every sender/target pair (up to 8 CPUs)" },
+	[K_HALT_GAP] = { "halt_gap", OPT_UINT, 0, 1000000, NULL,
+			 "us single-halt waits before each send so the target is back in HLT" },
+	[K_NOROV_ITERS] = { "norov_iters", OPT_UINT, 1, 10000000, NULL,
+			    "fixed loop of the ipi_benchmark view (Norov used 100000)" },
+	[K_DEADLINE] = { "deadline", OPT_UINT, 1, 600000, NULL,
+			 "ms after which an IPI not yet handled counts as lost (default 1000; 10000 under TCG)" },
+};
+
+static void params_prepare(void)
+{
+	const struct bench *const *list;
+	unsigned int nb = bench_registry(&list);
+
+	for (unsigned int i = 0; i < nb && i < CMDLINE_MAX_CHOICES; i++)
+		bench_names[i] = list[i]->name;
+}
+
+/* A key given on the command line: TCG's short defaults leave it alone. */
+static bool given(const struct opt_value *v, unsigned int key, uint32_t flag)
+{
+	if (v[key].set)
+		bench_params.explicit_keys |= flag;
+	return v[key].set;
+}
+
+static void params_apply(const struct opt_value *v)
+{
+	if (v[K_BENCH].set)
+		bench_selected = v[K_BENCH].u;
+	if (given(v, K_ITERS, BENCH_KEY_ITERS)) {
+		bench_params.max_iters = v[K_ITERS].u;
+		if (bench_params.min_iters > bench_params.max_iters)
+			bench_params.min_iters = bench_params.max_iters;
+	}
+	if (given(v, K_WARMUP, BENCH_KEY_WARMUP))
+		bench_params.warmup = v[K_WARMUP].u;
+	if (given(v, K_BUDGET, BENCH_KEY_BUDGET))
+		bench_params.budget_us = v[K_BUDGET].u * 1000;
+	if (v[K_SENDER].set)
+		bench_params.sender = (uint32_t)v[K_SENDER].u;
+	if (v[K_TARGET].set) {
+		bench_params.target = (uint32_t)v[K_TARGET].u;
+		bench_params.target_set = true;
+	}
+	if (v[K_MATRIX].set)
+		bench_params.matrix = v[K_MATRIX].u;
+	if (v[K_HALT_GAP].set)
+		bench_params.halt_gap_us = (uint32_t)v[K_HALT_GAP].u;
+	if (given(v, K_NOROV_ITERS, BENCH_KEY_NOROV))
+		bench_params.norov_iters = v[K_NOROV_ITERS].u;
+	if (given(v, K_DEADLINE, BENCH_KEY_DEADLINE))
+		bench_params.deadline_us = v[K_DEADLINE].u * 1000;
+}
+
+static const struct option_group params_group = { 20, specs, K_COUNT, params_prepare,
+						  params_apply };
+OPTION_GROUP(params_group);
+
+void bench_params_for_emulation(void)
+{
+	if (__builtin_memcmp(cpu.hv_vendor, "TCGTCGTCGTCG", 12) != 0)
+		return;
+	if (!(bench_params.explicit_keys & BENCH_KEY_ITERS))
+		bench_params.min_iters = 10;
+	if (!(bench_params.explicit_keys & BENCH_KEY_WARMUP))
+		bench_params.warmup = 5;
+	if (!(bench_params.explicit_keys & BENCH_KEY_BUDGET))
+		bench_params.budget_us = 2000;
+	if (!(bench_params.explicit_keys & BENCH_KEY_NOROV))
+		bench_params.norov_iters = 100;
+	/* TCG runs each vCPU as a host thread: on a loaded host a spinning
+	 * target can wait seconds for a core. Late is not lost. */
+	if (!(bench_params.explicit_keys & BENCH_KEY_DEADLINE))
+		bench_params.deadline_us = 10000000;
+	kprintf("bench: QEMU TCG: timings are emulated and mean nothing; short defaults "
+		"(min %lu iterations, warm-up %lu, budget %lu us, norov_iters %lu, deadline %lu us)\n",
+		bench_params.min_iters, bench_params.warmup, bench_params.budget_us,
+		bench_params.norov_iters, bench_params.deadline_us);
+}
