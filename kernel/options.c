@@ -81,7 +81,10 @@ static unsigned int ngroups, nspecs;
 /* The groups in `order`, their specs concatenated; once. */
 static void options_collect(void)
 {
-	unsigned int n = (unsigned int)(__option_groups_end - __option_groups_start);
+	/* Linker symbols: as addresses, not as pointers into one C object. */
+	unsigned int n = (unsigned int)(((uintptr_t)__option_groups_end -
+					 (uintptr_t)__option_groups_start) /
+					sizeof(__option_groups_start[0]));
 
 	if (ngroups)
 		return;
