@@ -84,7 +84,7 @@ static void options_collect(void)
 	/* Linker symbols: as addresses, not as pointers into one C object. */
 	unsigned int n = (unsigned int)(((uintptr_t)__option_groups_end -
 					 (uintptr_t)__option_groups_start) /
-					sizeof(__option_groups_start[0]));
+					sizeof(const struct option_group *));
 
 	if (ngroups)
 		return;
