@@ -6,11 +6,11 @@
  * its source, skew bound, CPUs and APIC IDs — printed once before any result.
  */
 #include "include/bench.h"
+#include "include/boot.h"
 #include "include/console.h"
 #include "include/cpu.h"
 #include "include/topology.h"
 #include "include/tsc.h"
-#include "kernel/multiboot.h"
 #include "lib/json.h"
 #include "lib/record.h"
 

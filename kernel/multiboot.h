@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "include/boot.h"
 #include "include/compiler.h"
 
 #define MULTIBOOT_BOOTLOADER_MAGIC 0x2badb002
@@ -37,9 +38,7 @@ struct multiboot_mmap_entry {
 
 #define MULTIBOOT_MEMORY_AVAILABLE 1
 
-/* Copies of what the loader handed us, taken before memory is reused. */
-extern char boot_cmdline[2048];
-extern char boot_loader_name[64];
+/* boot_cmdline and boot_loader_name: include/boot.h. */
 
 int multiboot_take(uint32_t magic, const struct multiboot_info *mbi);
 
