@@ -282,6 +282,23 @@ static int bench_calibrate(struct bench_run *r, bench_iter_fn fn, uint64_t *iter
 	return 0;
 }
 
+static uint32_t mark_seq;
+
+static void bench_mark_begin(struct bench_run *r)
+{
+	r->mark = 0;
+	if (!bench_params.markers)
+		return;
+	r->mark = ++mark_seq;
+	outl(BENCH_MARK_PORT, r->mark << 1);
+}
+
+static void bench_mark_end(const struct bench_run *r)
+{
+	if (r->mark)
+		outl(BENCH_MARK_PORT, r->mark << 1 | 1);
+}
+
 int bench_sample(struct bench_run *r, bench_iter_fn fn)
 {
 	uint64_t out[BENCH_MAX_METRICS] = { 0 }, iters;
@@ -295,14 +312,15 @@ int bench_sample(struct bench_run *r, bench_iter_fn fn)
 	err = bench_calibrate(r, fn, &iters);
 	if (err)
 		return err;
-	for (uint64_t i = 0; i < iters; i++) {
+	bench_mark_begin(r);
+	for (uint64_t i = 0; i < iters && !err; i++) {
 		err = fn(r, out);
-		if (err)
-			return err;
-		bench_keep(r, out);
+		if (!err)
+			bench_keep(r, out);
 	}
+	bench_mark_end(r);
 	r->iterations = iters;
-	return 0;
+	return err;
 }
 
 /* The backend's delivery flags, then the benchmark's own words. */
@@ -347,6 +365,7 @@ static struct result bench_result(const struct bench_run *r, const char *metric,
 		.targets = r->targets,
 		.ntargets = r->ntargets,
 		.iterations = r->iterations,
+		.mark = r->mark,
 		.tsc_khz = tsc_khz,
 		.dryrun_cycles = bench_dryrun_cycles,
 	};

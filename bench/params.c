@@ -35,6 +35,7 @@ enum {
 	K_HALT_GAP,
 	K_NOROV_ITERS,
 	K_DEADLINE,
+	K_MARKERS,
 	K_COUNT
 };
 
@@ -57,6 +58,9 @@ static const struct opt_spec specs[K_COUNT] = {
 			    "fixed loop of the ipi_benchmark view (Norov used 100000)" },
 	[K_DEADLINE] = { "deadline", OPT_UINT, 1, 600000, NULL,
 			 "ms after which an IPI not yet handled counts as lost (default 1000; 10000 under TCG)" },
+	[K_MARKERS] = { "markers", OPT_BOOL, 0, 0, NULL,
+			"phase markers for host exit accounting: OUT to port 0xed around each "
+			"sampling's measured iterations (run.sh --exits sets it)" },
 };
 
 static void params_prepare(void)
@@ -103,6 +107,8 @@ static void params_apply(const struct opt_value *v)
 		bench_params.norov_iters = v[K_NOROV_ITERS].u;
 	if (given(v, K_DEADLINE, BENCH_KEY_DEADLINE))
 		bench_params.deadline_us = v[K_DEADLINE].u * 1000;
+	if (v[K_MARKERS].set)
+		bench_params.markers = v[K_MARKERS].u;
 }
 
 static const struct option_group params_group = { 20, specs, K_COUNT, params_prepare,

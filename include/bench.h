@@ -60,6 +60,7 @@ struct bench_params {
 	uint64_t norov_iters;	/* ipi_benchmark view: fixed loop length */
 	bool target_set;	/* target= given */
 	bool matrix;		/* single: all sender/target pairs */
+	bool markers;		/* phase markers around measured iterations (bench_mark) */
 	uint32_t explicit_keys;	/* BENCH_KEY_* given on the command line */
 };
 
@@ -95,11 +96,24 @@ struct bench_run {
 	unsigned int nmetrics;
 	struct bench_metric m[BENCH_MAX_METRICS];
 	uint64_t iterations;
+	uint32_t mark;			/* phase marker number of the last sampling, 0: none */
 	void *priv;
 };
 
 /* One iteration: writes r->nmetrics samples (cycles); 0 or -E_TIMEDOUT. */
 typedef int (*bench_iter_fn)(struct bench_run *r, uint64_t *out);
+
+/*
+ * Phase markers (markers=1): an OUT of one 32-bit word to BENCH_MARK_PORT
+ * just before a sampling's first measured iteration (mark << 1) and just
+ * after its last (mark << 1 | 1), on the CPU that measures, outside every
+ * timed region. A hypervisor that traps the port (KVM traces it as
+ * kvm_pio and kvm_exit IOIO) lets a host trace attribute every exit in
+ * between to the records that carry the same "mark", and divide by their
+ * iterations. The port is one no QEMU machine decodes (Linux knows 0xed as
+ * an alternative io_delay port: a write there does nothing).
+ */
+#define BENCH_MARK_PORT 0xed
 
 /* Declares the metrics and resets their samples. */
 void bench_metrics(struct bench_run *r, unsigned int n, const char *const *names);

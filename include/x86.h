@@ -46,6 +46,11 @@ static inline void outb(uint16_t port, uint8_t v)
 	asm volatile("outb %0, %1" : : "a"(v), "Nd"(port));
 }
 
+static inline void outl(uint16_t port, uint32_t v)
+{
+	asm volatile("outl %0, %1" : : "a"(v), "Nd"(port));
+}
+
 static inline uint8_t inb(uint16_t port)
 {
 	uint8_t v;

@@ -68,6 +68,8 @@ int record_result(char *buf, size_t cap, const struct result *r)
 	if (r->reason)
 		json_str(&j, "reason", r->reason);
 	json_u64(&j, "iterations", r->iterations);
+	if (r->mark)
+		json_u64(&j, "mark", r->mark);
 	if (r->st && r->st->n) {
 		json_u64(&j, "samples", r->st->n);
 		json_u64(&j, "invalid", r->invalid);

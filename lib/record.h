@@ -28,6 +28,7 @@ struct result {
 	uint32_t ntargets;
 	uint64_t iterations;	  /* measured iterations (after warm-up) */
 	uint64_t invalid;	  /* of those, the ones whose sample was invalid (not summarised) */
+	uint32_t mark;		  /* phase marker of the sampling (markers=1), 0: none */
 	const struct stats *st;	  /* cycles; NULL for a SKIP or FAILURE without samples */
 	const struct histo *histo; /* may be NULL */
 	uint64_t tsc_khz;

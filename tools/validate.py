@@ -81,6 +81,8 @@ def check_result(rec, problems):
     if "ns" in rec:
         check_stats(rec["ns"], "ns", problems)
     need(rec, "dryrun_cycles", int, problems)
+    if "mark" in rec and (not isinstance(rec["mark"], int) or rec["mark"] < 1):
+        problems.append(f"mark {rec['mark']!r} is not a positive marker number")
     invalid = rec.get("invalid", 0)
     if not isinstance(invalid, int) or invalid < 0:
         problems.append(f"invalid {invalid!r} is not a count")

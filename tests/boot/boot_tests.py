@@ -244,6 +244,24 @@ def honest_records(sc, log):
     return problems
 
 
+def marked(sc, log):
+    """Issue 11: with markers=1 every measured record names its sampling's phase marker."""
+    recs, problems = [r for r in result_records(log) if r["status"] == "SUCCESS"], []
+    marks = [r.get("mark") for r in recs if r["bench"] != "flush" or r["iterations"] > 1]
+    if not recs or any(not isinstance(m, int) or m < 1 for m in marks):
+        problems.append(f"records without a mark: {marks[:8]}")
+    by_mark = {}
+    for r in recs:
+        by_mark.setdefault(r.get("mark"), set()).add((r["bench"], r["variant"], r["backend"],
+                                                      r["targets"]))
+    shared = {m: v for m, v in by_mark.items() if len(v) > 1}
+    if shared:
+        problems.append(f"one mark over several samplings: {list(shared.items())[:2]}")
+    if len(by_mark) < 10:
+        problems.append(f"only {len(by_mark)} distinct marks")
+    return problems
+
+
 # Shapes that also run every benchmark (the rest run the suite only, which
 # keeps the group within a few minutes on two host cores under TCG).
 SMALL = "iters=5 warmup=1 budget=1 norov_iters=10"
@@ -319,6 +337,11 @@ def scenarios():
                  smp="4", accel="tcg-single", append=f"plan=bench sender=3 target=1 {SMALL}",
                  checks=[sent_from(3, halt_ran=True), honest_records,
                          records_valid("env", "result", "norov", "end"),
+                         final_status("SKIP")]),
+        Scenario("markers=1: every measured record carries its sampling's phase marker",
+                 smp="2", accel="tcg-single",
+                 append=f"plan=bench bench=dry-run,self,single,broadcast markers=1 {SMALL}",
+                 checks=[marked, records_valid("env", "result", "end"),
                          final_status("SKIP")]),
         Scenario("an exception on an AP in the middle of a benchmark names CPU and benchmark",
                  smp="3", accel="tcg-single", append="plan=bench bench=single debug=fault-ap-bench",

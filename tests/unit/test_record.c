@@ -62,6 +62,20 @@ TEST(result_counts_invalid_samples)
 	CHECK(strstr(buf, "\"iterations\":5,\"samples\":3,\"invalid\":2,") != NULL);
 }
 
+/* A phase marker is in the record when there is one, and absent otherwise. */
+TEST(result_mark)
+{
+	struct stats st = st3();
+	char buf[RECORD_MAX];
+	struct result r = base(&st, NULL);
+
+	CHECK(record_result(buf, sizeof(buf), &r) > 0);
+	CHECK(strstr(buf, "\"mark\"") == NULL);
+	r.mark = 7;
+	CHECK(record_result(buf, sizeof(buf), &r) > 0);
+	CHECK(strstr(buf, "\"iterations\":3,\"mark\":7,") != NULL);
+}
+
 TEST(skip_has_reason_and_no_stats)
 {
 	char buf[RECORD_MAX];
@@ -153,5 +167,5 @@ TEST(check_exact)
 }
 
 TEST_MAIN(T(norov_exact), T(norov_delivery_note), T(check_exact), T(result_exact),
-	  T(result_counts_invalid_samples), T(skip_has_reason_and_no_stats), T(unknown_tsc_has_no_ns),
+	  T(result_counts_invalid_samples), T(result_mark), T(skip_has_reason_and_no_stats), T(unknown_tsc_has_no_ns),
 	  T(overflow_leaves_no_partial_record), T(table_row_columns))
