@@ -1,6 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """KVM-host helpers of run.sh (docs/host-tools.md, "--pin" and "--perf-kvm").
 
+check_extras: whether --pin and --perf-kvm can work here (exit 29 if not).
+
+PausedStart: a boot started paused (-S) with a QMP socket; attach perf to
+QEMU while the guest has not run, pin (qmp_start), let it run; after QEMU
+ended, stop perf and keep its report. A later tracer (issue 11) attaches
+the same way.
+
 qmp_start: QEMU was started paused (-S) with a QMP socket. Ask it for the
 vCPU thread ids (query-cpus-fast), pin each thread to one host CPU with
 sched_setaffinity (what taskset -p does), record the map, then let the guest
@@ -9,13 +16,37 @@ every measurement runs pinned.
 
 perf_parse: the VM-exit table of `perf kvm stat report`, as records.
 """
+import argparse
 import json
 import os
 import re
+import shutil
+import signal
 import socket
+import subprocess
 import time
 
 import ipibench_results as R
+from ipibench_jobs import say
+
+TRACEFS = ("/sys/kernel/tracing", "/sys/kernel/debug/tracing")
+
+
+def check_extras(accel, pin, perf, any_accel=False):
+    """--pin (pin not None) and --perf-kvm need a real KVM, QMP, and for perf
+    its tracepoints. any_accel: IPIBENCH_PIN_ANY_ACCEL, for the tests only."""
+    if (pin is not None or perf) and accel != "kvm" and not any_accel:
+        what = " and ".join(n for n, on in (("--pin", pin is not None), ("--perf-kvm", perf)) if on)
+        raise R.ToolError(R.EX_UNAVAILABLE, f"{what} needs KVM (accel is {accel}): under TCG "
+                          "vCPU threads emulate and their placement measures nothing; use "
+                          "--accel kvm on a host with /dev/kvm")
+    if perf:
+        if not shutil.which("perf"):
+            raise R.ToolError(R.EX_UNAVAILABLE,
+                              "--perf-kvm: perf is missing (Debian package linux-perf)")
+        if not any(os.path.exists(f"{t}/events/kvm/kvm_exit") for t in TRACEFS):
+            raise R.ToolError(R.EX_UNAVAILABLE, "--perf-kvm: no kvm:kvm_exit tracepoint "
+                              "(tracefs not mounted, kvm not loaded, or not root)")
 
 
 def parse_cpu_list(text):
@@ -54,7 +85,7 @@ class Qmp:
                 break
             except OSError as e:
                 self.sock.close()
-                if watch and not _alive(watch):
+                if watch and not (watch() if callable(watch) else _alive(watch)):
                     raise R.ToolError(R.EX_UNAVAILABLE, "QEMU ended before its QMP socket "
                                       "answered (its own message is in the console log)")
                 if time.monotonic() > deadline:
@@ -89,6 +120,87 @@ class Qmp:
             if "error" in msg:
                 raise R.ToolError(R.EX_UNAVAILABLE, f"QMP {command}: {msg['error'].get('desc')}")
             return msg.get("return")
+
+
+class PausedStart:
+    """QEMU started paused (-S, -qmp in runtime_dir, -pidfile there with perf):
+    attach perf, pin (pin: None, "" for the CPUs run.sh may use, or a list),
+    then let the guest run; pinmap: where the vCPU -> host CPU map goes."""
+
+    def __init__(self, runtime_dir, pin, perf, pinmap):
+        self.dir, self.pin, self.perf, self.pinmap = runtime_dir, pin, perf, pinmap
+        self.perf_job = None
+
+    def start(self, job):
+        """0 once the guest runs, else an exit code (its messages printed);
+        job: the Popen of QEMU (under timeout), watched while QMP is awaited."""
+        if self.perf:
+            code = self._attach_perf()
+            if code:
+                return code
+        a = argparse.Namespace(qmp=os.path.join(self.dir, "qmp.sock"), pin=self.pin,
+                               out=self.pinmap if self.pin is not None else None, wait=20,
+                               watch=lambda: job.poll() is None)
+        try:
+            return qmp_start(a)
+        except R.ToolError as e:
+            say(f"qmp-start: {e.message}")
+            return e.code
+
+    def _attach_perf(self):
+        pidfile = os.path.join(self.dir, "qemu.pid")
+        for _ in range(100):
+            if os.path.exists(pidfile) and os.path.getsize(pidfile) > 0:
+                break
+            time.sleep(0.1)
+        try:
+            with open(pidfile) as f:
+                qpid = int(f.read().strip())
+        except (OSError, ValueError):
+            say("run.sh: --perf-kvm: QEMU wrote no pid file")
+            return R.EX_UNAVAILABLE
+        log = os.path.join(self.dir, "perf.log")
+        with open(log, "wb") as out:
+            self.perf_job = subprocess.Popen(["perf", "kvm", "stat", "record", "-o",
+                                              os.path.join(self.dir, "perf.data"), "-p",
+                                              str(qpid)], stdout=out, stderr=subprocess.STDOUT)
+        time.sleep(1)  # perf attaches its tracepoints before the guest runs
+        if self.perf_job.poll() is not None:
+            with open(log, errors="replace") as f:
+                for line in f.read().splitlines():
+                    say(f"perf: {line}")
+            say("run.sh: --perf-kvm: perf kvm stat record failed")
+            return R.EX_UNAVAILABLE
+        return 0
+
+    def stop(self, save_dir):
+        """After QEMU ended: stop perf; with save_dir, keep its report there."""
+        if self.perf_job is None:
+            return
+        # perf record ends cleanly on SIGTERM.
+        try:
+            self.perf_job.send_signal(signal.SIGTERM)
+        except OSError:
+            pass
+        self.perf_job.wait()
+        self.perf_job = None
+        if not save_dir:
+            return
+        tmp = os.path.join(save_dir, ".perf-kvm.txt.tmp")
+        with open(tmp, "wb") as out:
+            rc = subprocess.call(["perf", "kvm", "stat", "report", "-i",
+                                  os.path.join(self.dir, "perf.data"), "--stdio"],
+                                 stdout=out, stderr=subprocess.STDOUT)
+        if rc == 0:
+            final = os.path.join(save_dir, "perf-kvm.txt")
+            if not os.path.lexists(final):  # mv -n: never over an existing file
+                os.rename(tmp, final)
+            return
+        say("run.sh: warning: perf kvm stat report failed:")
+        with open(tmp, errors="replace") as f:
+            for line in f.read().splitlines()[-3:]:
+                say(f"  {line}")
+        os.unlink(tmp)
 
 
 def pin_vcpus(qmp, cpus):

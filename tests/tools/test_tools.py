@@ -3,7 +3,8 @@
 """Host tests of the results tools on synthetic result sets (tests/tools/synth.py):
 save, compare, gate (with TAP and JUnit), report, the statistics against
 hand-checked values, the configuration table, and every bad-input error with
-its documented exit code (docs/exit-codes.md). One TAP line per case,
+its documented exit code (docs/exit-codes.md); then run.sh's own logic
+without QEMU (tests/tools/test_runner.py). One TAP line per case,
 "ok - tools: ..."; problems follow on '#' lines."""
 import json
 import os
@@ -20,6 +21,7 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 import ipibench_kvm as K  # noqa: E402
 import ipibench_results as R  # noqa: E402
 import synth  # noqa: E402
+import test_runner  # noqa: E402  (run.sh's own logic; its cases run here too)
 from harness import Fail, check, expect, png_ok, registry, run_cmd, svg_ok  # noqa: E402
 
 TOOL = [sys.executable, os.path.join(REPO, "tools", "ipibench.py")]
@@ -504,6 +506,7 @@ def main():
             sys.stdout.flush()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    bad += test_runner.run_cases()
     return 1 if bad else 0
 
 

@@ -1,0 +1,337 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Host unit tests of run.sh's logic (tools/ipibench_run.py and its modules),
+none of which boots the guest: the QEMU command line of every preset under
+every accelerator and machine, the status decoding table, the accelerator
+and fallback rules against a stand-in KVM, the option parsers and their
+errors.
+One TAP line per case, "ok - tools: run.sh ..."; test_tools.py runs them too."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(REPO, "tools"))
+
+import ipibench_accel as A  # noqa: E402
+import ipibench_jobs as J  # noqa: E402
+import ipibench_kvm as K  # noqa: E402
+import ipibench_options as O  # noqa: E402
+import ipibench_qemu as Q  # noqa: E402
+import ipibench_results as R  # noqa: E402
+from harness import Fail, check, expect, registry, run_cmd  # noqa: E402
+
+CASES, case = registry()
+RUN = os.path.join(REPO, "run.sh")
+PRESETS = R.load_presets(os.path.join(REPO, "tools", "presets.conf"))
+
+
+def raises(code, fn, *args, **kw):
+    """fn(*args) raises a ToolError or UsageError with code: its message."""
+    try:
+        fn(*args, **kw)
+    except (R.ToolError, O.UsageError) as e:
+        check(e.code == code, f"{fn.__name__}{args}: exit {e.code}, expected {code}: {e.message}")
+        return e.message
+    raise Fail(f"{fn.__name__}{args}: no error, expected exit {code}")
+
+
+class FakeKvm:
+    """A stand-in for HostKvm: usable or not; probe refuses what matches."""
+
+    def __init__(self, usable=True, refuse=None, why="kernel doesn't allow setting HyperV VP_INDEX"):
+        self._usable, self.refuse, self.why, self.probed = usable, refuse, why, []
+
+    def usable(self):
+        return self._usable
+
+    def probe(self, model, machine):
+        self.probed.append((model, machine))
+        return self.why if self.refuse and self.refuse(model) else None
+
+
+# --- the QEMU command line
+
+
+def compose(preset, accel, machine, kvm=None, cpu="", **kw):
+    p = PRESETS[preset]
+    accel, cpu, _ = A.choose(accel, cpu, preset, p["cpu"], machine, True, kvm or FakeKvm())
+    return accel, Q.command_line("qemu-system-x86_64", accel, machine, cpu, str(p["smp"]), "256M",
+                                 "plan=check", preset_extra=p["extra"], **kw)
+
+
+@case("run.sh command line: every preset x kvm, tcg, tcg-single x pc, q35")
+def _(_s):
+    for name, p in PRESETS.items():
+        for accel, arg, base in (("kvm", "kvm", "host"), ("tcg", "tcg", "max"),
+                                 ("tcg-single", "tcg,thread=single", "max")):
+            for machine in ("pc", "q35"):
+                got, cmd = compose(name, accel, machine)
+                where = f"{name}/{accel}/{machine}: {cmd}"
+                want_cpu = base + ("," + p["cpu"] if p["cpu"] else "")
+                check(got == accel, where)
+                check(cmd[:13] == ["qemu-system-x86_64", "-accel", arg, "-M", machine, "-cpu",
+                                   want_cpu, "-smp", str(p["smp"]), "-m", "256M", "-nodefaults",
+                                   "-display"], where)
+                tail = ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", *p["extra"],
+                        "-kernel", "build/ipibench.elf32", "-append", "plan=check"]
+                check(cmd[-len(tail):] == tail, where)
+                check("-S" not in cmd and "-qmp" not in cmd, where)
+
+
+@case("run.sh command line: one exactly; --iso, extra QEMU arguments, paused for --pin/--perf-kvm")
+def _(_s):
+    cmd = Q.command_line("/q", "tcg-single", "q35", "max,x2apic=on", "2", "256M", "")
+    check(cmd == ["/q", "-accel", "tcg,thread=single", "-M", "q35", "-cpu", "max,x2apic=on",
+                  "-smp", "2", "-m", "256M", "-nodefaults", "-display", "none", "-no-reboot",
+                  "-serial", "stdio", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
+                  "-kernel", "build/ipibench.elf32", "-append", ""], f"{cmd}")
+    cmd = Q.command_line("q", "kvm", "pc", "host", "4", "1G", "", iso=True, preset_extra=["-a"],
+                         extra=["-device", "x"], runtime_dir="/tmp/r", pidfile=True)
+    check(cmd[-12:] == ["-a", "-device", "x", "-cdrom", "build/ipibench.iso", "-boot", "d", "-S",
+                        "-qmp", "unix:/tmp/r/qmp.sock,server=on,wait=off", "-pidfile",
+                        "/tmp/r/qemu.pid"] and "-kernel" not in cmd, f"{cmd}")
+    cmd = Q.command_line("q", "kvm", "pc", "host", "4", "1G", "", runtime_dir="/tmp/r")
+    check(cmd[-3:] == ["-S", "-qmp", "unix:/tmp/r/qmp.sock,server=on,wait=off"], f"{cmd}")
+    check(Q.cpu_value("max", "") == "max" and Q.cpu_value("host", "a,b") == "host,a,b", "cpu_value")
+
+
+# --- decoding QEMU's status
+
+
+@case("run.sh status decoding: every row of docs/exit-codes.md")
+def _(_s):
+    rows = [(65, "1.0", 0, "SUCCESS"), (67, "1.0", 0, "SKIP"), (69, "1.0", 3, "ERROR"),
+            (71, "1.0", 4, "FAILURE"), (73, "1.0", 5, "CRASH"), (75, "1.0", 6, "BAD-CMDLINE"),
+            (124, "300.5", 7, "TIMEOUT"), (137, "300.001", 7, "TIMEOUT"),
+            (137, "12.999", 8, "QEMU-KILLED (signal 9)"), (143, "1.0", 8, "QEMU-KILLED (signal 15)"),
+            (134, "1.0", 8, "QEMU-KILLED (signal 6)"),
+            (1, "1.0", 8, "QEMU-FAILED (QEMU could not start or load the image)"),
+            (0, "1.0", 8, "QEMU-EXITED (guest reset or powered off without a status: "
+             "triple fault?)"), (2, "1.0", 8, "QEMU-UNKNOWN (exit 2)"),
+            (126, "1.0", 8, "QEMU-UNKNOWN (exit 126)"), (66, "1.0", 8, "QEMU-UNKNOWN (exit 66)")]
+    for rc, secs, code, what in rows:
+        got = Q.decode_status(rc, secs, 300 if rc in (124, 137) else 10)
+        check(got == (code, what), f"QEMU exit {rc} after {secs} s: {got}, expected {code} {what}")
+    log = ("qemu-system-x86_64: terminating on signal 2 from pid 9 (bash)\nguest text\n"
+           "qemu-system-x86_64: terminating on signal 15 from pid 10 (timeout)\n")
+    check(Q.decode_status(0, "1.0", 10, log) ==
+          (8, "QEMU-KILLED (signal 15: QEMU was told to terminate)"), "the last signal line")
+    check(Q.terminating_signal("no such line\n") == "", "no signal line")
+    # The guest's statuses are (b << 1) | 1 of b = 0x20 + status: never 0 or 1.
+    for n, (rc, _, code, word) in enumerate(rows[:6]):
+        check(rc == ((0x20 + n) << 1) | 1, f"{word}: QEMU exit {rc}")
+    check(Q.exit_word(0) == "SUCCESS or SKIP" and Q.exit_word(7) == "TIMEOUT" and
+          Q.exit_word(31) == "see docs/exit-codes.md", "exit words")
+
+
+# --- the accelerator and the fallback rules
+
+
+def hv_refused(model):
+    return "hv-" in model
+
+
+@case("run.sh --accel auto: KVM when it runs the model, else TCG or exit 31 by the model's flags")
+def _(_s):
+    x2 = PRESETS["x2apic"]["cpu"]
+    kvm = FakeKvm()
+    check(A.choose("auto", "", "x2apic", x2, "q35", False, kvm) == ("kvm", "host," + x2, []),
+          "a KVM that runs the model")
+    check(kvm.probed == [("host," + x2, "q35")], f"probed {kvm.probed}")
+    # No /dev/kvm: TCG for what TCG offers as well, without a notice of its own.
+    for kvm in (FakeKvm(usable=False), ):
+        check(A.choose("auto", "", "x2apic", x2, "pc", False, kvm) ==
+              ("tcg-single", "max," + x2, []), "no /dev/kvm, x2apic")
+        check(kvm.probed == [], "probed without /dev/kvm")
+    # A /dev/kvm that refuses the model: a notice, then TCG; --cpu host,... becomes max,...
+    acc, cpu, notes = A.choose("auto", "host,+x2apic", "", "", "q35", False,
+                               FakeKvm(refuse=lambda m: True, why="failed to set MSR"))
+    check((acc, cpu) == ("tcg-single", "max,+x2apic"), f"{acc} {cpu}")
+    check(notes == ["run.sh: /dev/kvm cannot run -cpu host,+x2apic here (failed to set MSR); "
+                    "using TCG"], f"{notes}")
+    # Flags only KVM offers: exit 31 naming the preset, the flags, why, and the ways on.
+    hv = PRESETS["hv"]["cpu"]
+    msg = raises(31, A.choose, "auto", "", "hv", hv, "q35", False, FakeKvm(refuse=hv_refused))
+    for needle in ("preset hv needs KVM, the only accelerator that offers " + hv,
+                   "but /dev/kvm cannot run -cpu host," + hv + " here (kernel doesn't allow",
+                   "./run.sh --accel kvm-in-tcg --preset hv,", "--allow-fallback (or --accel tcg)"):
+        check(needle in msg, f"lacks {needle!r}: {msg}")
+    msg = raises(31, A.choose, "auto", "max,hv-vpindex,-hv-ipi", "", "", "q35", False,
+                 FakeKvm(usable=False))
+    check(msg.startswith("-cpu max,hv-vpindex,-hv-ipi needs KVM, the only accelerator that "
+                         "offers hv-vpindex, but there is no usable /dev/kvm.") and
+          "--preset NAME (the lane boots presets only: ./run.sh list)" in msg, msg)
+    # --allow-fallback: TCG with a warning that says what will SKIP.
+    acc, cpu, notes = A.choose("auto", "", "kvm-pv", "kvm-pv-ipi=on", "q35", True,
+                               FakeKvm(usable=False))
+    check((acc, cpu) == ("tcg-single", "max,kvm-pv-ipi=on") and len(notes) == 1 and
+          notes[0].startswith("run.sh: warning: there is no usable /dev/kvm; running preset "
+                              "kvm-pv under TCG as --allow-fallback asks: only KVM offers "
+                              "kvm-pv-ipi=on, so every backend these add will SKIP"), f"{notes}")
+
+
+@case("run.sh --accel kvm, tcg, tcg-single, kvm-in-tcg: as asked; never a probe")
+def _(_s):
+    kvm = FakeKvm(refuse=lambda m: True)
+    hv = PRESETS["hv"]["cpu"]
+    check(A.choose("kvm", "", "hv", hv, "q35", False, kvm) == ("kvm", "host," + hv, []), "kvm")
+    check(A.choose("tcg", "", "hv", hv, "q35", False, kvm) == ("tcg", "max," + hv, []), "tcg")
+    check(A.choose("tcg-single", "qemu64", "", "", "pc", False, kvm) ==
+          ("tcg-single", "qemu64", []), "tcg-single with --cpu")
+    check(A.choose("kvm-in-tcg", "", "x2apic", "x", "q35", False, kvm)[0] == "kvm-in-tcg", "lane")
+    check(kvm.probed == [], f"probed {kvm.probed}")
+    msg = raises(2, A.choose, "kvm", "", "", "", "q35", False, FakeKvm(usable=False))
+    check(msg == "--accel kvm: /dev/kvm is missing or not accessible", msg)
+    raises(2, A.choose, "kvmm", "", "", "", "q35", False, kvm)
+
+
+@case("run.sh --pin and --perf-kvm: KVM only (exit 29), unless the tests' switch")
+def _(_s):
+    msg = raises(29, K.check_extras, "tcg-single", "", False)
+    check(msg.startswith("--pin needs KVM (accel is tcg-single): under TCG"), msg)
+    msg = raises(29, K.check_extras, "tcg", "1,2", True)
+    check(msg.startswith("--pin and --perf-kvm needs KVM (accel is tcg)"), msg)
+    check(K.check_extras("tcg", "", False, any_accel=True) is None, "IPIBENCH_PIN_ANY_ACCEL")
+    check(K.check_extras("kvm", "", False) is None and K.check_extras("tcg", None, False) is None,
+          "nothing asked")
+
+
+# --- options
+
+
+@case("run.sh run options: values, flags, --pin forms, -- and --help")
+def _(_s):
+    o = O.parse_run(["--preset", "hv", "--smp", "6,sockets=2,cores=3", "--cpu", "max",
+                     "--machine", "pc", "--memory", "1G", "--append", "", "--accel", "tcg",
+                     "--timeout", "0", "--label", "x", "--results-dir", "out/d", "--pin=2-3",
+                     "--perf-kvm", "--allow-fallback", "--quiet", "--no-save", "--", "-device",
+                     "--bogus"], "/c")
+    got = (o.preset, o.smp, o.cpu, o.machine, o.memory, o.append, o.accel, o.timeout, o.label,
+           o.results_dir, o.pin, o.perf_kvm, o.allow_fallback, o.quiet, o.save, o.qemu_args)
+    check(got == ("hv", "6,sockets=2,cores=3", "max", "pc", "1G", "", "tcg", "0", "x", "/c/out/d",
+                  "2-3", True, True, True, False, ["-device", "--bogus"]), f"{got}")
+    d = O.parse_run([], "/c")
+    check((d.machine, d.memory, d.accel, d.timeout, d.pin, d.save, d.iso) ==
+          ("q35", "256M", "auto", "300", None, True, False), "defaults")
+    check(O.parse_run(["--pin"], "/").pin == "" and O.parse_run(["--pin="], "/").pin == "",
+          "--pin alone: every CPU run.sh may use")
+    check(O.parse_run(["--results-dir", "/abs"], "/c").results_dir == "/abs", "absolute dir")
+    check(O.parse_run(["--append"], "/").append == "", "--append at the end")
+    check(O.parse_run(["--smp", "2", "--smp", "3"], "/").smp == "3", "the last one wins")
+    # --help ends the parsing: what follows it is not checked, what precedes it is.
+    check(O.parse_run(["--machine", "foo", "--help", "--bogus"], "/").help, "--help")
+    raises(2, O.parse_run, ["--bogus", "--help"], "/")
+
+
+@case("run.sh run options: every bad one exits 2 with its message")
+def _(_s):
+    for argv, msg, usage in ((["--bogus"], "unknown option '--bogus'", True),
+                             (["--smp"], "--smp needs a value", False),
+                             (["--preset", ""], "--preset needs a value", False),
+                             (["--machine", "foo"], "--machine takes pc or q35, not 'foo'", False),
+                             (["--timeout", "12x"], "--timeout takes whole seconds, not '12x'",
+                              False),
+                             (["--iso", "--append", "x"], "--iso boots with the ISO's own command "
+                              "line; --append needs -kernel", False),
+                             (["--accel", "hvf"], "--accel takes kvm, tcg, tcg-single, kvm-in-tcg "
+                              "or auto, not 'hvf'", False)):
+        try:
+            O.parse_run(argv, "/")
+            raise Fail(f"{argv} accepted")
+        except O.UsageError as e:
+            check(e.code == 2 and e.message == msg, f"{argv}: {e.code} {e.message!r}")
+            check((e.usage == O.USAGE_RUN) == usage, f"{argv}: usage {e.usage is not None}")
+    # Every option the parser takes is in the help text, and the other way round.
+    listed = {w.split("[")[0] for line in O.USAGE_RUN.splitlines() for w in line.split()
+              if w.startswith("--") and line.startswith("  -")}
+    taken = set(O.RUN_VALUES) | set(O.RUN_FLAGS) | {"--append", "--pin", "--help", "--"}
+    check(listed | {"--"} == taken, f"help {sorted(listed)}, parser {sorted(taken)}")
+
+
+@case("run.sh matrix options: lists, counts, what every boot is passed, and the errors")
+def _(_s):
+    o = O.parse_matrix(["--presets", "xapic,x2apic,", "--smp", "2,4", "--boots", "3", "--label",
+                        "l", "--accel", "tcg", "--machine", "pc", "--append", "plan=boot",
+                        "--memory", "1G", "--timeout", "60", "--allow-fallback", "--pin=1",
+                        "--perf-kvm", "--verbose"])
+    check((o.names, o.counts, o.boots, o.label, o.accel, o.machine, o.allow_fallback, o.verbose)
+          == (["xapic", "x2apic"], ["2", "4"], "3", "l", "tcg", "pc", True, True), f"{vars(o)}")
+    check(o.passed == ["--accel", "tcg", "--machine", "pc", "--append", "plan=boot", "--memory",
+                       "1G", "--timeout", "60", "--allow-fallback", "--pin=1", "--perf-kvm"],
+          f"{o.passed}")
+    check(O.parse_matrix(["--presets", "x"]).boots == "5", "5 boots by default")
+    check(O.split_list("") == [] and O.split_list("a,,b") == ["a", "", "b"] and
+          O.split_list(",a,") == ["", "a"], "split as bash's read -a")
+    for argv, msg in ((["--presets", "x", "--boots", "0"], "matrix: --boots takes a positive "
+                       "count, not '0'"),
+                      (["--presets", "x", "--boots", "00"], "count, not '00'"),
+                      (["--presets", "x", "--boots", "-1"], "count, not '-1'"),
+                      (["--presets", "x", "--smp", "2,,4"], "matrix: --smp takes vCPU counts, "
+                       "not ''"),
+                      (["--presets", "x", "--smp", "two"], "counts, not 'two'"),
+                      (["--presets"], "matrix: --presets needs a value"),
+                      (["--boots", "2"], "matrix: --presets is required"),
+                      (["--presets", "x", "--frob"], "matrix: unknown option '--frob'")):
+        msg_got = raises(2, O.parse_matrix, argv)
+        check(msg_got.endswith(msg), f"{argv}: {msg_got!r}")
+    check(O.parse_matrix(["--help", "--frob"]).help, "--help")
+
+
+# --- small rules
+
+
+@case("run.sh labels, QEMU's version, exit statuses of signals, the matrix's setup codes")
+def _(_s):
+    check(Q.sanitize("a b/c") == "a_b_c" and Q.sanitize(".hidden") == "hidden" and
+          Q.sanitize("..x") == ".x" and Q.sanitize("6,sockets=2") == "6_sockets_2", "sanitize")
+    check(Q.default_label("hv", "kvm", "q35", "4") == "hv-kvm-q35-smp4" and
+          Q.default_label("", "tcg", "pc", "2") == "tcg-pc-smp2", "default label")
+    check(Q.parse_version("QEMU emulator version 10.0.2 (Debian 1:10.0.2+ds-2)\nCopyright")
+          == "10.0", "10.0.2")
+    check(Q.parse_version("something else") is None, "no version")
+    check(Q.older("7.2") and not Q.older("8.1") and not Q.older("10.0") and Q.older("8.0"),
+          "against 8.1")
+    msg = Q.too_old("q", "/usr/bin/q", "QEMU emulator version 7.2.0 (Debian 1:7.2+dfsg-7)")
+    check(msg.startswith("QEMU 7.2 (/usr/bin/q) is too old: ipibench needs 8.1 or later"), msg)
+    check(Q.too_old("q", "/q", "QEMU emulator version 8.1.0") is None, "8.1 is enough")
+    check("cannot tell the version of q ('q --version' names none)" in Q.too_old("q", "", ""),
+          "no version")
+    check(J.exit_status(-9) == 137 and J.exit_status(65) == 65, "exit_status")
+    check(sorted(Q.SETUP_CODES) == [2, 9, 10, 11, 26, 27, 28, 29, 31], "setup codes")
+    check("or at once 2, 9, 10, 11, 26, 27, 28, 29 or 31." in O.USAGE_MATRIX, "matrix help")
+
+
+class Ctx:
+    pass
+
+
+def run_cases(cases=CASES):
+    """Run the cases with one context; the count of failures."""
+    ctx = Ctx()
+    ctx.tmp = tempfile.mkdtemp(prefix="ipibench-runner-")
+    bad = 0
+    try:
+        for name, fn in cases:
+            try:
+                fn(ctx)
+                print(f"ok - tools: {name}")
+            except (Fail, subprocess.TimeoutExpired) as e:
+                bad += 1
+                print(f"not ok - tools: {name}")
+                for line in str(e).splitlines():
+                    print(f"#   {line}")
+            sys.stdout.flush()
+    finally:
+        subprocess.run(["rm", "-rf", ctx.tmp])
+    return bad
+
+
+if __name__ == "__main__":
+    sys.exit(1 if run_cases() else 0)

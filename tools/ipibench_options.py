@@ -1,0 +1,254 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""run.sh's options: the help texts and the parsers of `run` and `matrix`.
+
+Pure code (no process, no file): each parser takes the argument list and
+returns what it asked for, or raises UsageError with the message and exit
+code 2 (docs/exit-codes.md). tests/tools/test_runner.py holds its cases."""
+import os
+
+EX_USAGE = 2
+
+USAGE = """usage: ./run.sh [run] [options]         boot one configuration (the default)
+       ./run.sh matrix --presets A,B ... boot configurations x -smp values x N boots
+       ./run.sh compare A B             A/B table: medians, change, significance
+       ./run.sh gate --baseline B C     fail on a regression or incorrect run (TAP, JUnit)
+       ./run.sh report INPUT...         plots (SVG, PNG) and an HTML/Markdown page
+       ./run.sh list                    the named configurations (tools/presets.conf)
+       ./run.sh SUBCOMMAND --help       the options of each
+
+Results land in results/<UTC date>-<label>/ (console.log, results.json,
+summary.txt); docs/host-tools.md describes the files and the statistics.
+Exit codes: docs/exit-codes.md.
+"""
+
+USAGE_RUN = """usage: ./run.sh [run] [options]
+
+Boots ipibench once and prints its console. Unless --no-save, it lands in
+results/<UTC date>-<label>/: console.log, results.json (the guest's records
+and the host's facts) and summary.txt.
+
+options:
+  --preset NAME     a named configuration of tools/presets.conf (./run.sh list):
+                    its -cpu flags, -smp and QEMU arguments
+  --smp SPEC        QEMU -smp value (default: the preset's, else 4), e.g. 8 or 6,sockets=2,cores=3
+  --cpu MODEL[,F]   QEMU -cpu value (default: host under KVM, max under TCG); with
+                    --preset, the base model its flags are appended to
+  --machine M       pc or q35 (default q35)
+  --memory SIZE     guest RAM (default 256M)
+  --append ARGS     kernel command line, e.g. 'plan=check' (help=1 lists keys)
+  --accel A         kvm, tcg, tcg-single, kvm-in-tcg or auto (default auto: kvm when
+                    /dev/kvm can run the vCPU model, else tcg-single, except for a
+                    model with hv-* or kvm-pv-* flags: exit 31). tcg is QEMU's
+                    multi-threaded TCG (vCPUs really in parallel, but spinning vCPUs
+                    starve each other on a small host); tcg-single runs them in turn
+                    in one thread, much faster here. kvm-in-tcg boots the preset (default
+                    x2apic) under real KVM nested inside a TCG VM, the KVM lane: for
+                    machines without /dev/kvm, to exercise the Hyper-V and KVM PV
+                    paths; timings are then doubly emulated
+  --allow-fallback  with --accel auto, run a preset or -cpu flags that need KVM (hv-*,
+                    kvm-pv-*) under TCG when KVM cannot: each backend they add SKIPs
+  --timeout S       seconds before the boot is killed (default 300)
+  --iso             boot the GRUB ISO (build/ipibench.iso) instead of -kernel
+  --label NAME      name of the results directory (default: preset, accel, machine, smp)
+  --results-dir DIR save into DIR exactly (must not exist; matrix uses it)
+  --pin[=CPUS]      KVM only: pin vCPU i to the i-th host CPU of CPUS (default: the
+                    CPUs run.sh may use), before the guest starts; recorded
+  --perf-kvm        KVM only: record `perf kvm stat` during the boot and attach the
+                    VM-exit breakdown to the results
+  -- ARGS...        everything after -- goes to QEMU as it is (e.g. -device ...)
+  --quiet           do not stream the console, print only the final line
+  --no-save         do not keep anything under results/
+  -h, --help        this text
+
+environment: QEMU=/path/to/qemu-system-x86_64 boots another QEMU build;
+IPIBENCH_RESULTS=DIR puts results/ elsewhere.
+
+exit status: 0 success (guest SUCCESS or SKIP), 2 usage, 3 guest ERROR,
+4 guest FAILURE, 5 guest CRASH, 6 bad kernel command line, 7 timeout,
+8 QEMU failed, died without a status or was killed by a signal, 9 missing
+dependency, 10 build failed, 11 interrupted, 26 unknown configuration,
+27 QEMU too old, 28 results could not be saved, 29 --pin or --perf-kvm
+unavailable here, 31 the configuration needs KVM and KVM cannot run it here.
+"""
+
+USAGE_MATRIX = """usage: ./run.sh matrix --presets NAME[,NAME...] [options]
+
+Boots every named configuration at every -smp value, each --boots times, one
+after the other. Each boot is a full run saved under
+results/<UTC date>-<label>/<preset>-smp<N>/boot<i>/; summary.txt beside them
+lists the boots. Compare two configurations with
+  ./run.sh compare DIR/xapic-smp2 DIR/x2apic-smp2
+
+options:
+  --presets LIST    configurations (./run.sh list), comma-separated
+  --smp LIST        vCPU counts, comma-separated (default: each preset's own)
+  --boots N         boots of each configuration (default 5; the rank test needs
+                    4 or more a side to reach p < 0.05)
+  --label NAME      name of the matrix directory (default matrix)
+  --append, --accel, --machine, --memory, --timeout, --pin[=CPUS], --perf-kvm,
+  --allow-fallback  passed to every boot (./run.sh run --help); under --accel auto
+                    a preset that needs KVM it cannot have stops the matrix at once
+  --verbose         stream every console
+  -h, --help        this text
+
+exit status: 0 every boot succeeded; otherwise the run exit code of the first
+boot that did not (3..8), or at once 2, 9, 10, 11, 26, 27, 28, 29 or 31.
+"""
+
+USAGE_LIST = """usage: ./run.sh list [--names]
+
+Lists the named configurations of tools/presets.conf with the QEMU options
+each adds; --names prints the names only.
+"""
+
+ACCELS = ("kvm", "tcg", "tcg-single", "kvm-in-tcg", "auto")
+
+
+class UsageError(Exception):
+    """A bad option: exit 2, the message after "run.sh: ", and the help text
+    printed first (on stderr) when usage is given."""
+
+    def __init__(self, message, usage=None):
+        super().__init__(message)
+        self.code, self.message, self.usage = EX_USAGE, message, usage
+
+
+class RunOptions:
+    """What `./run.sh [run]` was asked (defaults as its help text says)."""
+
+    def __init__(self):
+        self.preset = self.smp = self.cpu = self.append = self.label = ""
+        self.machine, self.memory, self.accel, self.timeout = "q35", "256M", "auto", "300"
+        self.results_dir = ""  # --results-dir, made absolute
+        self.pin = None  # None: no --pin; "": the CPUs run.sh may use; else a CPU list
+        self.iso = self.perf_kvm = self.allow_fallback = self.quiet = self.help = False
+        self.save = True
+        self.qemu_args = []  # after --
+
+
+class MatrixOptions:
+    def __init__(self):
+        self.presets = self.smps = ""
+        self.boots, self.label, self.accel, self.machine = "5", "matrix", "auto", "q35"
+        self.allow_fallback = self.verbose = self.help = False
+        self.passed = []  # options every boot gets
+        self.names = self.counts = []
+
+
+# Options that take a value the run cannot do without (bash's ${2:?}).
+RUN_VALUES = {"--preset": "preset", "--smp": "smp", "--cpu": "cpu", "--machine": "machine",
+              "--memory": "memory", "--accel": "accel", "--timeout": "timeout",
+              "--label": "label", "--results-dir": "results_dir"}
+RUN_FLAGS = {"--iso": ("iso", True), "--perf-kvm": ("perf_kvm", True),
+             "--allow-fallback": ("allow_fallback", True), "--quiet": ("quiet", True),
+             "--no-save": ("save", False)}
+
+
+def _value(argv, i, prefix=""):
+    """The value after argv[i]; one that is missing or empty is a usage error."""
+    if i + 1 >= len(argv) or not argv[i + 1]:
+        raise UsageError(f"{prefix}{argv[i]} needs a value")
+    return argv[i + 1]
+
+
+def _digits(text):
+    return bool(text) and all("0" <= c <= "9" for c in text)
+
+
+def _count(text):
+    """A positive whole number (bash's check let 00 through; this does not)."""
+    return _digits(text) and text.strip("0") != ""
+
+
+def parse_run(argv, caller_dir):
+    """`run`'s options -> RunOptions; paths are taken relative to caller_dir."""
+    o = RunOptions()
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in RUN_VALUES:
+            setattr(o, RUN_VALUES[a], _value(argv, i))
+            i += 1
+        elif a == "--append":  # may be empty: the guest's defaults
+            o.append = argv[i + 1] if i + 1 < len(argv) else ""
+            i += 1
+        elif a in RUN_FLAGS:
+            setattr(o, *RUN_FLAGS[a])
+        elif a == "--pin" or a.startswith("--pin="):
+            o.pin = a[len("--pin="):]
+        elif a in ("-h", "--help"):
+            o.help = True
+            return o
+        elif a == "--":
+            o.qemu_args = list(argv[i + 1:])
+            break
+        else:
+            raise UsageError(f"unknown option '{a}'", USAGE_RUN)
+        i += 1
+    if o.results_dir:
+        o.results_dir = os.path.join(caller_dir, o.results_dir)
+    check_run(o)
+    return o
+
+
+def check_run(o):
+    if o.machine not in ("pc", "q35"):
+        raise UsageError(f"--machine takes pc or q35, not '{o.machine}'")
+    if not _digits(o.timeout):
+        raise UsageError(f"--timeout takes whole seconds, not '{o.timeout}'")
+    if o.iso and o.append:
+        raise UsageError("--iso boots with the ISO's own command line; --append needs -kernel")
+    if o.accel not in ACCELS:
+        raise UsageError("--accel takes kvm, tcg, tcg-single, kvm-in-tcg or auto, "
+                         f"not '{o.accel}'")
+
+
+def split_list(text):
+    """A comma-separated list as bash's `IFS=, read -a` splits it: a last empty
+    field is dropped, the others are kept (and refused by their checks)."""
+    parts = text.split(",")
+    if parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+def parse_matrix(argv):
+    """`matrix`'s options -> MatrixOptions (names and counts split)."""
+    o = MatrixOptions()
+    own = {"--presets": "presets", "--smp": "smps", "--boots": "boots", "--label": "label"}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in own:
+            setattr(o, own[a], _value(argv, i, "matrix: "))
+            i += 1
+        elif a in ("--accel", "--machine"):
+            setattr(o, a[2:], _value(argv, i, "matrix: "))
+            o.passed += [a, argv[i + 1]]
+            i += 1
+        elif a in ("--append", "--memory", "--timeout"):
+            o.passed += [a, argv[i + 1] if i + 1 < len(argv) else ""]
+            i += 1
+        elif a == "--allow-fallback":
+            o.allow_fallback = True
+            o.passed.append(a)
+        elif a in ("--pin", "--perf-kvm") or a.startswith("--pin="):
+            o.passed.append(a)
+        elif a == "--verbose":
+            o.verbose = True
+        elif a in ("-h", "--help"):
+            o.help = True
+            return o
+        else:
+            raise UsageError(f"matrix: unknown option '{a}'", USAGE_MATRIX)
+        i += 1
+    if not o.presets:
+        raise UsageError("matrix: --presets is required", USAGE_MATRIX)
+    if not _count(o.boots):
+        raise UsageError(f"matrix: --boots takes a positive count, not '{o.boots}'")
+    o.names = split_list(o.presets)
+    o.counts = split_list(o.smps) if o.smps else []
+    for s in o.counts:
+        if not _count(s):
+            raise UsageError(f"matrix: --smp takes vCPU counts, not '{s}'")
+    return o

@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""QEMU as run.sh drives it, in pure functions: the command line of a boot,
+the one table that turns QEMU's exit status into run.sh's exit code
+(docs/exit-codes.md), the version check and the results directory's label.
+tests/tools/test_runner.py holds their cases."""
+import re
+
+# run.sh's exit codes (docs/exit-codes.md).
+EX_OK, EX_USAGE, EX_ERROR, EX_FAILURE, EX_CRASH, EX_BADCMD, EX_TIMEOUT = 0, 2, 3, 4, 5, 6, 7
+EX_QEMU, EX_DEPS, EX_BUILD, EX_INTERRUPTED = 8, 9, 10, 11
+EX_PRESET, EX_QEMU_OLD, EX_SAVE, EX_UNAVAILABLE, EX_NEEDS_KVM = 26, 27, 28, 29, 31
+
+# Codes that stop a matrix at once: they would fail every boot after it too.
+SETUP_CODES = (EX_USAGE, EX_DEPS, EX_BUILD, EX_INTERRUPTED, EX_PRESET, EX_QEMU_OLD, EX_SAVE,
+               EX_UNAVAILABLE, EX_NEEDS_KVM)
+
+MIN_QEMU = "8.1"
+IMAGE, ISO = "build/ipibench.elf32", "build/ipibench.iso"
+
+
+def command_line(qemu, accel, machine, cpu, smp, memory, append, iso=False, preset_extra=(),
+                 extra=(), runtime_dir=None, pidfile=False):
+    """The QEMU command line of one boot. runtime_dir: start paused (-S) with a
+    QMP socket there (--pin, --perf-kvm); pidfile: and write QEMU's pid there."""
+    boot = ["-cdrom", ISO, "-boot", "d"] if iso else ["-kernel", IMAGE, "-append", append]
+    # One host thread running every vCPU in turn: spinning vCPUs then cost
+    # nothing to the others (40x faster at -smp 6 on two host cores).
+    accel_arg = "tcg,thread=single" if accel == "tcg-single" else accel
+    cmd = [qemu, "-accel", accel_arg, "-M", machine, "-cpu", cpu, "-smp", smp, "-m", memory,
+           "-nodefaults", "-display", "none", "-no-reboot", "-serial", "stdio",
+           "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
+           *preset_extra, *extra, *boot]
+    if runtime_dir:
+        cmd += ["-S", "-qmp", f"unix:{runtime_dir}/qmp.sock,server=on,wait=off"]
+        if pidfile:
+            cmd += ["-pidfile", f"{runtime_dir}/qemu.pid"]
+    return cmd
+
+
+def cpu_value(base, preset_cpu):
+    """A preset's -cpu flags appended to the base model."""
+    return base + ("," + preset_cpu if preset_cpu else "")
+
+
+# The guest writes byte b = 0x20 + status to isa-debug-exit; QEMU exits
+# (b << 1) | 1. This is the only place that knows the mapping.
+GUEST = {65: (EX_OK, "SUCCESS"), 67: (EX_OK, "SKIP"), 69: (EX_ERROR, "ERROR"),
+         71: (EX_FAILURE, "FAILURE"), 73: (EX_CRASH, "CRASH"), 75: (EX_BADCMD, "BAD-CMDLINE")}
+
+
+def terminating_signal(console):
+    """N of QEMU's last "terminating on signal N" line, or ''."""
+    sig = None
+    for line in console.split("\n"):
+        m = re.match(r".*terminating on signal ([0-9]*)", line)
+        if m:
+            sig = m.group(1)
+    return sig or ""
+
+
+def decode_status(rc, seconds, timeout, console=""):
+    """(run.sh exit code, status text) of a boot whose QEMU (under timeout(1))
+    exited rc after seconds (text, "12.345") of timeout; console: its log.
+
+    timeout(1) exits 124 when it stopped QEMU, 137 when it had to kill it, and
+    128 + N when QEMU died of signal N (it re-raises the signal); QEMU itself
+    exits 0 after SIGTERM, SIGINT or SIGHUP and says so on stderr, which goes
+    to the log; QEMU's own failures (cannot start, cannot load) exit 1."""
+    if rc in GUEST:
+        return GUEST[rc]
+    if rc == 124:
+        return EX_TIMEOUT, "TIMEOUT"
+    if rc == 0:
+        sig = terminating_signal(console)
+        if sig:
+            return EX_QEMU, f"QEMU-KILLED (signal {sig}: QEMU was told to terminate)"
+        return EX_QEMU, "QEMU-EXITED (guest reset or powered off without a status: triple fault?)"
+    if rc == 1:
+        return EX_QEMU, "QEMU-FAILED (QEMU could not start or load the image)"
+    if rc == 137 and int(str(seconds).split(".")[0]) >= int(timeout):
+        return EX_TIMEOUT, "TIMEOUT"
+    if rc > 128:
+        return EX_QEMU, f"QEMU-KILLED (signal {rc - 128})"
+    return EX_QEMU, f"QEMU-UNKNOWN (exit {rc})"
+
+
+def exit_word(code):
+    """What a run.sh exit code means, for a matrix's summary."""
+    return {0: "SUCCESS or SKIP", 3: "ERROR", 4: "FAILURE", 5: "CRASH", 6: "BAD-CMDLINE",
+            7: "TIMEOUT", 8: "QEMU failed or was killed"}.get(code, "see docs/exit-codes.md")
+
+
+def parse_version(text):
+    """"8.1" from the first line of `qemu-system-x86_64 --version`, or None."""
+    first = text.split("\n", 1)[0]
+    m = re.match(r".*version ([0-9]+\.[0-9]+)", first)
+    return m.group(1) if m else None
+
+
+def older(version, minimum=MIN_QEMU):
+    """version < minimum, both "major.minor"."""
+    return tuple(map(int, version.split("."))) < tuple(map(int, minimum.split(".")))
+
+
+def too_old(binary, path, version_text):
+    """Why this QEMU cannot be used (None when it can): binary as named, path
+    where it was found, version_text what --version printed."""
+    v = parse_version(version_text)
+    if v is None:
+        return (f"cannot tell the version of {binary} ('{binary} --version' names none); "
+                f"ipibench needs QEMU {MIN_QEMU} or later")
+    if not older(v):
+        return None
+    return (f"QEMU {v} ({path}) is too old: ipibench needs {MIN_QEMU} or later (x2APIC under "
+            "TCG); tools/deps.sh build installs it (from bookworm-backports on Debian 12), or "
+            "point QEMU= at a newer build")
+
+
+def sanitize(label):
+    """A label as a directory name: only [A-Za-z0-9_.-], no leading dot."""
+    s = re.sub(r"[^A-Za-z0-9_.-]", "_", label)
+    return s[1:] if s.startswith(".") else s
+
+
+def default_label(preset, accel, machine, smp):
+    return f"{preset + '-' if preset else ''}{accel}-{machine}-smp{smp}"
