@@ -4,7 +4,8 @@
 none of which boots the guest: the QEMU command line of every preset under
 every accelerator and machine, the status decoding table, the accelerator
 and fallback rules against a stand-in KVM, the option parsers and their
-errors.
+errors, and the boot and matrix drivers end to end against a stand-in QEMU
+(a shell script): timeout -k, a second Ctrl-C, streaming, the summary.
 One TAP line per case, "ok - tools: run.sh ..."; test_tools.py runs them too."""
 import json
 import os
@@ -308,6 +309,138 @@ def _(_s):
     check("or at once 2, 9, 10, 11, 26, 27, 28, 29 or 31." in O.USAGE_MATRIX, "matrix help")
 
 
+# --- the drivers against a stand-in QEMU
+
+
+FAKE_QEMU = r"""#!/bin/sh
+case "$1" in --version) echo 'QEMU emulator version 9.2.0 (stand-in)'; exit 0 ;; esac
+case " $* " in *" -accel kvm "*) echo "fake: no KVM here" >&2; exit 1 ;; esac
+echo "fake qemu: $*"
+case "$FAKE_MODE" in
+exit:*) echo "ipibench: status from $FAKE_MODE"; exit "${FAKE_MODE#exit:}" ;;
+sigterm) echo "qemu-system-x86_64: terminating on signal 15 from pid 1 (x)" >&2; exit 0 ;;
+kill) kill -KILL $$ ;;
+stubborn) trap '' TERM; echo started; exec sleep 60 ;;
+esac
+"""
+
+
+class Fake:
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.qemu = os.path.join(tmp, "qemu-fake")
+        with open(self.qemu, "w") as f:
+            f.write(FAKE_QEMU)
+        os.chmod(self.qemu, 0o755)
+
+    def env(self, mode, **more):
+        return dict({"QEMU": self.qemu, "FAKE_MODE": mode, "IPIBENCH_PREPARED": "1",
+                     "IPIBENCH_RESULTS": os.path.join(self.tmp, "results")}, **more)
+
+    def run(self, mode, *args, timeout=60):
+        return run_cmd([RUN, "--accel", "tcg", *args], self.env(mode), timeout)
+
+
+@case("run.sh against a stand-in QEMU: statuses decoded, console streamed, results saved")
+def _(s):
+    f = s.fake
+    _, out, err = expect(f.run("exit:65", "--no-save", "--append", "plan=boot"), 0,
+                         "run.sh: SUCCESS (QEMU exit 65)")
+    check("fake qemu: " in out and "ipibench: status from exit:65" in out, f"streamed: {out}")
+    check("-accel tcg -M q35 -cpu max -smp 4 -m 256M" in out, f"command line: {out}")
+    _, out, _ = expect(f.run("exit:71", "--no-save", "--quiet"), 4, "FAILURE (QEMU exit 71)")
+    check(out == "", f"--quiet printed {out!r}")
+    expect(f.run("sigterm", "--no-save", "--quiet"), 8,
+           "QEMU-KILLED (signal 15: QEMU was told to terminate) (QEMU exit 0)")
+    expect(f.run("kill", "--no-save", "--quiet"), 8, "QEMU-KILLED (signal 9) (QEMU exit 137)")
+    expect(f.run("exit:3", "--no-save", "--quiet"), 8, "QEMU-UNKNOWN (exit 3)")
+    _, _, err = expect(f.run("exit:67", "--quiet", "--label", "saved", "--preset", "hv"), 0,
+                       "run.sh: SKIP (QEMU exit 67); results: ")
+    d = err.rsplit("results: ", 1)[1].split()[0]
+    check(os.path.basename(d).endswith("-saved"), d)
+    doc = json.load(open(os.path.join(d, "results.json")))
+    run, host = doc["run"], doc["host"]
+    check((run["status"], run["exit"], run["qemu_exit"], run["preset"], host["accel"]) ==
+          ("SKIP", 0, 67, "hv", "tcg"), f"{run} {host['accel']}")
+    check(host["qemu_cmdline"][0] == f.qemu and "max,hv-relaxed,hv-vpindex,hv-ipi,hv-tlbflush,"
+          "hv-tlbflush-ext" in host["qemu_cmdline"] and "QEMU emulator version 9.2.0" in
+          host["qemu_version"], f"{host}")
+    check(sorted(os.listdir(d)) == ["console.log", "results.json", "summary.txt"], f"{d}")
+
+
+@case("run.sh timeout -k: a QEMU deaf to SIGTERM is killed 5 s after --timeout; exit 7")
+def _(s):
+    t0 = time.monotonic()
+    expect(s.fake.run("stubborn", "--no-save", "--quiet", "--timeout", "1"), 7,
+           "TIMEOUT (QEMU exit 137)")
+    secs = time.monotonic() - t0
+    check(5.5 < secs < 20, f"ended after {secs:.1f} s, expected 1 + 5")
+
+
+@case("run.sh signals: SIGTERM to a deaf QEMU, a second signal kills it at once; exit 11")
+def _(s):
+    f = s.fake
+    root = os.path.join(s.tmp, "sig")
+    p = subprocess.Popen([RUN, "--accel", "tcg", "--quiet"], cwd=REPO, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, **f.env("stubborn", IPIBENCH_RESULTS=root)))
+    log, end = None, time.monotonic() + 20
+    while time.monotonic() < end and not log:
+        for r, _, files in os.walk(root):
+            if "console.log" in files and "started" in open(os.path.join(r, "console.log")).read():
+                log = os.path.join(r, "console.log")
+        time.sleep(0.1)
+    check(log is not None, "the stand-in never started")
+    p.send_signal(signal.SIGHUP)
+    time.sleep(1)
+    check(p.poll() is None, "ended on SIGTERM though QEMU ignores it")
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise Fail("a second signal did not end it")
+    check(p.returncode == 11 and time.monotonic() - t0 < 3, f"exit {p.returncode}: {err}")
+    check("run.sh: interrupted by SIGINT; incomplete log: " in err, err)
+    last = open(log).read().rstrip().splitlines()[-1]
+    check(last.startswith("run.sh: INCOMPLETE: interrupted by SIGINT after "), last)
+    check(os.listdir(os.path.dirname(log)) == ["console.log"], "results saved")
+
+
+@case("run.sh matrix against a stand-in QEMU: boots, summary, the first failure's code")
+def _(s):
+    f = s.fake
+    root = os.path.join(s.tmp, "matrix")
+    rc, out, err = run_cmd([RUN, "matrix", "--presets", "xapic,x2apic", "--boots", "2",
+                            "--accel", "tcg", "--label", "m x"],
+                           f.env("exit:71", IPIBENCH_RESULTS=root), 60)
+    check(rc == 4, f"exit {rc}: {err[-300:]}")
+    (mdir,) = os.listdir(root)
+    check(mdir.endswith("-m_x"), mdir)
+    summary = open(os.path.join(root, mdir, "summary.txt")).read().splitlines()
+    check(summary == ["matrix m x: presets xapic,x2apic, -smp per preset, 2 boots",
+                      "xapic-smp2 boot1 exit 4 FAILURE", "xapic-smp2 boot2 exit 4 FAILURE",
+                      "x2apic-smp2 boot1 exit 4 FAILURE", "x2apic-smp2 boot2 exit 4 FAILURE"],
+          f"{summary}")
+    check("matrix: [4] x2apic-smp2 boot 2: exit 4 (" in err and
+          f"matrix: compare with: ./run.sh compare {root}/{mdir}/xapic-smp2 " in err, err)
+    doc = json.load(open(os.path.join(root, mdir, "x2apic-smp2", "boot2", "results.json")))
+    check(doc["run"]["label"] == "x2apic-smp2" and doc["run"]["exit"] == 4, f"{doc['run']}")
+    # A bad option for the boots stops the matrix before anything is made.
+    rc, _, err = run_cmd([RUN, "matrix", "--presets", "xapic", "--timeout", "x"],
+                         f.env("exit:65", IPIBENCH_RESULTS=os.path.join(s.tmp, "m2")), 60)
+    check(rc == 2 and "--timeout takes whole seconds, not 'x'" in err and
+          not os.path.exists(os.path.join(s.tmp, "m2")), f"exit {rc}: {err}")
+
+
+@case("run.sh without python3: compare says so (exit 9)")
+def _(_s):
+    rc, _, err = run_cmd(["/bin/bash", RUN, "compare", "a", "b"], {"PATH": "/nonexistent"}, 30)
+    check(rc == 9 and "run.sh: python3 is missing (tools/deps.sh build installs it)" in err,
+          f"exit {rc}: {err}")
+
+
 class Ctx:
     pass
 
@@ -316,6 +449,7 @@ def run_cases(cases=CASES):
     """Run the cases with one context; the count of failures."""
     ctx = Ctx()
     ctx.tmp = tempfile.mkdtemp(prefix="ipibench-runner-")
+    ctx.fake = Fake(ctx.tmp)
     bad = 0
     try:
         for name, fn in cases:

@@ -1,0 +1,383 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""One boot, `./run.sh [run]`: dependencies and build (prepare), the
+accelerator (ipibench_accel), the QEMU command line (ipibench_qemu), a new
+results directory and its console.log, QEMU under `timeout -k` with the
+console streamed (or the KVM lane for --accel kvm-in-tcg), the status
+decoded, results.json and summary.txt saved (ipibench.py save). Exit codes:
+docs/exit-codes.md; signals: ipibench_jobs."""
+import argparse
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import ipibench
+import ipibench_kvm as K
+import ipibench_qemu as Q
+import ipibench_results as R
+from ipibench_accel import HostKvm, choose
+from ipibench_jobs import Interrupted, elapsed, say
+from ipibench_options import USAGE_RUN, UsageError, parse_run
+
+ToolError = R.ToolError
+LANE = "tests/kvm-lane/lane.sh"
+
+
+class Env:
+    """What run.sh's place and environment say, read once. Paths the caller
+    gives are relative to where it ran run.sh (caller_dir); run.sh itself works
+    in the repository (repo)."""
+
+    def __init__(self, repo, caller_dir, environ):
+        self.repo, self.caller_dir = repo, caller_dir
+        # Another build of QEMU: QEMU=/path/to/qemu-system-x86_64.
+        qemu = environ.get("QEMU") or "qemu-system-x86_64"
+        self.qemu = os.path.join(caller_dir, qemu) if "/" in qemu else qemu
+        root = environ.get("IPIBENCH_RESULTS")
+        self.results_root = os.path.join(caller_dir, root) if root else "results"
+        # Set by whoever prepared already (a matrix did, for its boots).
+        self.prepared = environ.get("IPIBENCH_PREPARED") == "1"
+        self.pin_any_accel = environ.get("IPIBENCH_PIN_ANY_ACCEL") == "1"
+        self.presets = os.path.join(repo, "tools", "presets.conf")
+
+
+def usage_error(e):
+    if e.usage:
+        sys.stderr.write(e.usage)
+    say(f"run.sh: {e.message}")
+    return e.code
+
+
+def first_line(argv):
+    try:
+        out = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True, errors="replace").stdout
+    except OSError:
+        return ""
+    return out.split("\n", 1)[0]
+
+
+def qemu_too_old(binary):
+    """Why this QEMU is too old (or of no telling version), or None."""
+    return Q.too_old(binary, shutil.which(binary) or "", first_line([binary, "--version"]))
+
+
+def prepare(env, jobs):
+    """Dependencies, QEMU's version and the build, once per command."""
+    if env.prepared:
+        return
+    if subprocess.call(["tools/deps.sh", "build"]) != 0:
+        jobs.check()
+        if shutil.which("qemu-system-x86_64"):
+            why = qemu_too_old("qemu-system-x86_64")
+            if why:
+                raise ToolError(Q.EX_QEMU_OLD, why)
+        raise ToolError(Q.EX_DEPS, None)  # deps.sh printed what to do
+    if not shutil.which(env.qemu):
+        raise ToolError(Q.EX_DEPS, f"QEMU={env.qemu}: no such program")
+    why = qemu_too_old(env.qemu)
+    if why:
+        raise ToolError(Q.EX_QEMU_OLD, why)
+    os.makedirs("build", exist_ok=True)
+    # Two runs started at once must not build the same objects together.
+    make = ["make", "-s", "all"]
+    if shutil.which("flock"):
+        make = ["flock", "build/.run.lock"] + make
+    if subprocess.call(make) != 0:
+        jobs.check()
+        raise ToolError(Q.EX_BUILD, "build failed")
+    jobs.check()
+
+
+def load_preset(env, name):
+    return R.get_preset(R.load_presets(env.presets), name, env.presets)
+
+
+def new_results_dir(root, label):
+    """A new directory ROOT/<UTC date>-<label>[.N]: mkdir is atomic, so two
+    runs started in the same second still get one directory each."""
+    try:
+        os.makedirs(root, exist_ok=True)
+    except OSError:
+        raise ToolError(Q.EX_SAVE, f"cannot create {root}")
+    base = f"{root}/{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{label}"
+    for name in [base] + [f"{base}.{n}" for n in range(2, 1000)]:
+        try:
+            os.mkdir(name)
+            return name
+        except OSError:
+            continue
+    raise ToolError(Q.EX_SAVE, f"cannot create a new directory {base}.N")
+
+
+def read_text(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def utc_now():
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+class Follower:
+    """Streams a growing log to standard output until finish(), as
+    `tail -f --pid` would: what was written before the end is all shown."""
+
+    def __init__(self, path):
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, args=(path,), daemon=True)
+        self.thread.start()
+
+    def _run(self, path):
+        out, broken = sys.stdout.buffer, False
+        with open(path, "rb") as f:
+            while True:
+                last = self.done.is_set()
+                chunk = f.read(65536)
+                if chunk:
+                    if not broken:
+                        try:
+                            out.write(chunk)
+                            out.flush()
+                        except (OSError, ValueError):
+                            broken = True  # nobody reads: the boot goes on
+                    continue
+                if last:
+                    return
+                self.done.wait(0.1)
+
+    def finish(self):
+        self.done.set()
+        self.thread.join()
+
+
+class Boot:
+    """One `run`: its steps share what the options and the host decided."""
+
+    def __init__(self, opts, env, jobs, prepared=False):
+        self.o, self.env, self.jobs = opts, env, jobs
+        self.prepared = prepared or env.prepared
+        self.preset, self.preset_cpu, self.preset_extra = opts.preset, "", []
+        self.log, self.log_is_temp, self.runtime_dir, self.dir = None, False, None, ""
+        self.rc, self.seconds, self.started = 1, "0", ""
+
+    def run(self):
+        o = self.o
+        if o.accel == "kvm-in-tcg" and not self.preset:
+            self.preset = "x2apic"
+        preset_smp = 4
+        if self.preset:
+            p = load_preset(self.env, self.preset)
+            self.preset_cpu, preset_smp, self.preset_extra = p["cpu"], p["smp"], p["extra"]
+        self.smp = o.smp or str(preset_smp)
+        if not self.prepared:
+            prepare(self.env, self.jobs)
+        self.accel, self.cpu, notes = choose(o.accel, o.cpu, self.preset, self.preset_cpu,
+                                             o.machine, o.allow_fallback, HostKvm(self.env.qemu))
+        for n in notes:
+            say(n)
+        K.check_extras(self.accel, o.pin, o.perf_kvm, self.env.pin_any_accel)
+        if o.iso and subprocess.call(["make", "-s", "iso"]) != 0:
+            raise ToolError(Q.EX_BUILD, "ISO build failed")
+        if self.accel.startswith("tcg") and not self.prepared:
+            say("run.sh: no usable /dev/kvm: running under TCG; timings are emulated, only "
+                "behaviour counts")
+        self.compose()
+        self.open_log()
+        self.jobs.check()
+        if self.accel == "kvm-in-tcg":
+            if o.cpu or o.smp:
+                say(f"run.sh: --accel kvm-in-tcg takes -cpu and -smp from the preset "
+                    f"({self.preset})")
+            self.qemu = [LANE, "--presets", self.preset, "--append", o.append]
+            self.boot_lane()
+        else:
+            self.boot_qemu()
+        code, what = Q.decode_status(self.rc, self.seconds, o.timeout, read_text(self.log))
+        if o.save:
+            code = self.save(what.split(" ", 1)[0], code)
+            say(f"run.sh: {what} (QEMU exit {self.rc}); results: {self.dir}")
+        else:
+            say(f"run.sh: {what} (QEMU exit {self.rc})")
+        return code
+
+    def compose(self):
+        o, paused = self.o, self.o.pin is not None or self.o.perf_kvm
+        if paused:
+            try:
+                self.runtime_dir = tempfile.mkdtemp(prefix="ipibench-run.", dir="/tmp")
+            except OSError:
+                raise ToolError(Q.EX_SAVE, "cannot create a temporary directory")
+        self.qemu = Q.command_line(self.env.qemu, self.accel, o.machine, self.cpu, self.smp,
+                                   o.memory, o.append, o.iso, self.preset_extra, o.qemu_args,
+                                   self.runtime_dir, o.perf_kvm)
+
+    def open_log(self):
+        """Sets dir (the run's new directory) and log."""
+        o = self.o
+        self.label = Q.sanitize(o.label or Q.default_label(self.preset, self.accel, o.machine,
+                                                           self.smp))
+        if not o.save:
+            fd, self.log = tempfile.mkstemp()
+            os.close(fd)
+            self.log_is_temp = True
+            return
+        if o.results_dir:
+            try:
+                os.makedirs(os.path.dirname(o.results_dir.rstrip("/")) or "/", exist_ok=True)
+                os.mkdir(o.results_dir)
+            except OSError:
+                raise ToolError(Q.EX_SAVE, f"cannot create {o.results_dir} (it must not exist: "
+                                "results are never overwritten)")
+            self.dir = o.results_dir
+        else:
+            self.dir = new_results_dir(self.env.results_root, self.label)
+        self.log = os.path.join(self.dir, "console.log")
+        open(self.log, "wb").close()
+
+    def boot_qemu(self):
+        """QEMU under timeout(1), its console into the log and streamed."""
+        o = self.o
+        self.started = utc_now()
+        t0 = time.monotonic_ns()
+        with open(self.log, "wb") as out:
+            job = self.jobs.start(["timeout", "-k", "5", o.timeout, *self.qemu],
+                                  stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+        follow = None if o.quiet else Follower(self.log)
+        paused = None
+        try:
+            if self.runtime_dir:
+                paused = K.PausedStart(self.runtime_dir, o.pin, o.perf_kvm,
+                                       os.path.join(self.dir or self.runtime_dir, "pin.json"))
+                code = paused.start(job)
+                if code:
+                    job.send_signal(signal.SIGTERM)
+                    self.jobs.wait()
+                    paused.stop(None)
+                    self.jobs.check()  # a signal ended QEMU: the run was interrupted
+                    raise ToolError(code, "could not start the guest paused for --pin/--perf-kvm "
+                                    "(above)")
+            self.rc = self.jobs.wait()
+            self.seconds = elapsed(t0)
+        finally:
+            if follow:
+                follow.finish()
+        if paused:
+            paused.stop(self.dir)
+        self.jobs.check(self.seconds)
+
+    def boot_lane(self):
+        """--accel kvm-in-tcg: the preset under real KVM nested in a TCG VM (the
+        KVM lane, tests/kvm-lane/); sets rc and seconds like boot_qemu."""
+        o = self.o
+        try:
+            out = tempfile.mkdtemp(prefix="ipibench-lane.", dir="/tmp")
+        except OSError:
+            raise ToolError(Q.EX_SAVE, "cannot create a temporary directory")
+        try:
+            self.started = utc_now()
+            t0 = time.monotonic_ns()
+            say(f"run.sh: KVM nested inside QEMU TCG (preset {self.preset}): timings are doubly "
+                "emulated, only behaviour counts")
+            with open(os.path.join(out, "lane.txt"), "wb") as f:
+                lane_rc = self.jobs.run([LANE, "--image", Q.IMAGE, "--presets", self.preset,
+                                         "--append", o.append, "--out", out, "--inner-timeout",
+                                         o.timeout], stdout=f, stderr=subprocess.STDOUT)
+            self.seconds = elapsed(t0)
+            if lane_rc == Q.EX_INTERRUPTED:
+                self.jobs.check(self.seconds)
+            self.take_lane(out, lane_rc)
+            if not o.quiet:
+                sys.stdout.write(read_text(self.log))
+                sys.stdout.flush()
+        finally:
+            shutil.rmtree(out, ignore_errors=True)
+
+    def take_lane(self, out, lane_rc):
+        lane_txt = read_text(os.path.join(out, "lane.txt"))
+        if lane_rc == 77:
+            for line in lane_txt.splitlines()[-3:]:
+                say(line)
+            raise ToolError(Q.EX_DEPS, "the KVM lane cannot be prepared here")
+        if lane_rc != 0:
+            with open(self.log, "w") as f:
+                f.write(lane_txt)
+            self.rc = 1
+            return
+        with open(self.log, "w") as f:
+            f.write(read_text(os.path.join(out, f"{self.preset}.log")))
+        try:
+            self.rc = int(read_text(os.path.join(out, f"{self.preset}.status")).strip())
+        except ValueError:
+            self.rc = 1
+        if re.search(r"^@@@ lane-rerun ", read_text(os.path.join(out, "outer.log")), re.M):
+            say("run.sh: the first boot reset with the outer TCG's known SVM fault "
+                "(tests/kvm-lane/README.md); this is the second")
+
+    def save(self, status, code):
+        """results.json and summary.txt (ipibench.py save); code, or 28."""
+        a = argparse.Namespace(dir=self.dir, label=self.label, config=self.label,
+                               preset=self.preset, accel=self.accel,
+                               qemu_bin=shutil.which(self.env.qemu) or "",
+                               qemu_version=first_line([self.env.qemu, "--version"]),
+                               status=status, started=self.started,
+                               seconds=float(self.seconds), qemu_exit=self.rc, exit=code,
+                               qemu=self.qemu)
+        try:
+            ipibench.cmd_save(a)
+        except ToolError as e:
+            say(f"run.sh: {e.message}")
+            code = Q.EX_SAVE
+        # A signal during the save: it wrote nothing.
+        if not os.path.exists(os.path.join(self.dir, "results.json")):
+            self.jobs.check(self.seconds)
+        return code
+
+    def interrupted(self, seconds):
+        """An interrupted run: the console log says so on its last line, and no
+        results file is written."""
+        sig = self.jobs.interrupted
+        if self.log and not self.log_is_temp and os.path.isfile(self.log):
+            with open(self.log, "a") as f:
+                f.write(f"\nrun.sh: INCOMPLETE: interrupted by {sig} after {seconds} s; "
+                        "this log is incomplete and no results were saved\n")
+            say(f"run.sh: interrupted by {sig}; incomplete log: {self.log}")
+        else:
+            say(f"run.sh: interrupted by {sig}")
+        return Q.EX_INTERRUPTED
+
+    def cleanup(self):
+        if self.log_is_temp:
+            os.unlink(self.log)
+        if self.runtime_dir:
+            shutil.rmtree(self.runtime_dir, ignore_errors=True)
+
+
+def run(argv, env, jobs, prepared=False):
+    """`./run.sh [run] ARGS`: its exit code."""
+    try:
+        o = parse_run(argv, env.caller_dir)
+    except UsageError as e:
+        return usage_error(e)
+    if o.help:
+        sys.stdout.write(USAGE_RUN)
+        return 0
+    boot = Boot(o, env, jobs, prepared)
+    try:
+        return boot.run()
+    except ToolError as e:
+        if e.message:
+            say(f"run.sh: {e.message}")
+        return e.code
+    except Interrupted as e:
+        return boot.interrupted(e.seconds)
+    finally:
+        boot.cleanup()

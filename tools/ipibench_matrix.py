@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""`./run.sh matrix`: named configurations x -smp values x N boots, one boot
+at a time (parallel boots would disturb each other's timing), each a full
+`run` into DIR/<preset>-smp<N>/boot<i>/, and DIR/summary.txt listing them
+(docs/host-tools.md, "matrix")."""
+import os
+import sys
+import time
+
+import ipibench_boot as B
+import ipibench_qemu as Q
+import ipibench_results as R
+from ipibench_accel import HostKvm, choose
+from ipibench_jobs import Interrupted, elapsed, say
+from ipibench_options import USAGE_MATRIX, UsageError, parse_matrix, parse_run
+
+
+def boot_argv(preset, smp, cfg, boot_dir, verbose, passed):
+    """The `run` options of one boot of the matrix."""
+    return (["--preset", preset, "--smp", str(smp), "--label", cfg, "--results-dir", boot_dir]
+            + ([] if verbose else ["--quiet"]) + list(passed))
+
+
+def check_accel(env, o):
+    """Before the first boot: under --accel auto, a preset that needs KVM and
+    cannot have it stops the matrix at once (exit 31, the message naming it),
+    not after the presets before it have booted. Notices of presets that may
+    fall back are left to their boots."""
+    for name in o.names:
+        p = B.load_preset(env, name)
+        choose("auto", "", name, p["cpu"], o.machine, o.allow_fallback, HostKvm(env.qemu))
+
+
+def run(argv, env, jobs):
+    """`./run.sh matrix ARGS`: 0 when every boot succeeded, else the first
+    failing boot's code, or at once a setup code (Q.SETUP_CODES)."""
+    try:
+        o = parse_matrix(argv)
+        if not o.help:  # what every boot is passed, checked before anything is made
+            parse_run(boot_argv("x", 1, "x", "/", False, o.passed), env.caller_dir)
+    except UsageError as e:
+        return B.usage_error(e)
+    if o.help:
+        sys.stdout.write(USAGE_MATRIX)
+        return 0
+    try:
+        presets = {name: B.load_preset(env, name) for name in o.names}
+        B.prepare(env, jobs)
+        if o.accel == "auto":
+            check_accel(env, o)
+        mdir = B.new_results_dir(env.results_root, Q.sanitize(o.label))
+    except R.ToolError as e:
+        if e.message:
+            say(f"run.sh: {e.message}")
+        return e.code
+    except Interrupted:
+        say(f"run.sh: interrupted by {jobs.interrupted}")
+        return Q.EX_INTERRUPTED
+    smps = o.smps or "per preset"
+    say(f"matrix: {o.presets} at -smp {smps}, {o.boots} boots each, into {mdir}")
+
+    first_bad, n, lines, cfgs = 0, 0, [], []
+    for name in o.names:
+        for smp in o.counts or [presets[name]["smp"]]:
+            cfg = f"{name}-smp{smp}"
+            cfgs.append(cfg)
+            for i in range(1, int(o.boots) + 1):
+                n += 1
+                t0 = time.monotonic_ns()
+                rc = Q.EX_INTERRUPTED
+                if not jobs.interrupted:
+                    argv = boot_argv(name, smp, cfg, os.path.join(mdir, cfg, f"boot{i}"),
+                                     o.verbose, o.passed)
+                    rc = B.run(argv, env, jobs, prepared=True)
+                if jobs.interrupted:
+                    rc = Q.EX_INTERRUPTED
+                say(f"matrix: [{n}] {cfg} boot {i}: exit {rc} ({elapsed(t0)} s)")
+                lines.append(f"{cfg} boot{i} exit {rc} {Q.exit_word(rc)}")
+                if rc in Q.SETUP_CODES:
+                    return rc
+                if rc and not first_bad:
+                    first_bad = rc
+    text = "\n".join([f"matrix {o.label}: presets {o.presets}, -smp {smps}, {o.boots} boots"]
+                     + lines) + "\n"
+    try:
+        R.write_new(os.path.join(mdir, "summary.txt"), text)
+    except R.ToolError as e:
+        say(f"run.sh: warning: {e.message}")
+    say(f"matrix: done: {mdir}")
+    if len(cfgs) >= 2:
+        say(f"matrix: compare with: ./run.sh compare {mdir}/{cfgs[0]} {mdir}/{cfgs[1]}")
+    return first_bad
