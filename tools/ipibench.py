@@ -9,7 +9,10 @@
   report INPUT...     gnuplot plots and an HTML/Markdown page
   presets [NAME]      the named configurations of tools/presets.conf
   kvm-only CPU        the -cpu features only KVM offers (run.sh's fallback rule)
-  qmp-start, perf-parse  helpers of run.sh's --pin and --perf-kvm
+  qmp-start, perf-parse  --pin's and --perf-kvm's helpers, for use by hand
+
+run.sh itself is tools/ipibench_run.py, which calls save and the readers in
+its own process.
 
 Each error is one line on stderr and an exit code from docs/exit-codes.md."""
 import argparse
