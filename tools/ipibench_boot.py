@@ -355,7 +355,7 @@ class Boot:
         return Q.EX_INTERRUPTED
 
     def cleanup(self):
-        if self.log_is_temp:
+        if self.log_is_temp and os.path.lexists(self.log):
             os.unlink(self.log)
         if self.runtime_dir:
             shutil.rmtree(self.runtime_dir, ignore_errors=True)

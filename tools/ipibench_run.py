@@ -63,8 +63,15 @@ def cmd_tool(args, env):
     return ipibench.main(args)
 
 
+def caller_dir():
+    try:
+        return os.getcwd()
+    except OSError:  # the caller's directory was removed: as the shell saw it
+        return os.environ.get("PWD") or REPO
+
+
 def main(argv):
-    env = B.Env(REPO, os.getcwd(), os.environ)
+    env = B.Env(REPO, caller_dir(), os.environ)
     os.chdir(REPO)
     sub = argv[0] if argv else ""
     if sub in ("compare", "gate", "report"):

@@ -5,7 +5,9 @@ none of which boots the guest: the QEMU command line of every preset under
 every accelerator and machine, the status decoding table, the accelerator
 and fallback rules against a stand-in KVM, the option parsers and their
 errors, and the boot and matrix drivers end to end against a stand-in QEMU
-(a shell script): timeout -k, a second Ctrl-C, streaming, the summary.
+(a shell script): timeout -k, a second Ctrl-C, streaming, the summary; and
+the paused start of --pin and --perf-kvm against a stand-in QEMU that speaks
+QMP and a stand-in perf.
 One TAP line per case, "ok - tools: run.sh ..."; test_tools.py runs them too."""
 import json
 import os
@@ -432,6 +434,71 @@ def _(s):
                          f.env("exit:65", IPIBENCH_RESULTS=os.path.join(s.tmp, "m2")), 60)
     check(rc == 2 and "--timeout takes whole seconds, not 'x'" in err and
           not os.path.exists(os.path.join(s.tmp, "m2")), f"exit {rc}: {err}")
+
+
+FAKE_QMP_QEMU = r"""#!/usr/bin/env python3
+import json, os, socket, sys
+args = sys.argv[1:]
+path = args[args.index("-qmp") + 1].split(",")[0][len("unix:"):]
+if "-pidfile" in args:
+    with open(args[args.index("-pidfile") + 1], "w") as f:
+        f.write(f"{os.getpid()}\n")
+srv = socket.socket(socket.AF_UNIX)
+srv.bind(path)
+srv.listen(1)
+conn, _ = srv.accept()
+f = conn.makefile("rw")
+f.write(json.dumps({"QMP": {"version": {}}}) + "\n")
+f.flush()
+for line in f:
+    cmd = json.loads(line)["execute"]
+    ret = [{"cpu-index": 0, "thread-id": os.getpid()}] if cmd == "query-cpus-fast" else {}
+    f.write(json.dumps({"return": ret}) + "\n")
+    f.flush()
+    if cmd == "cont":
+        sys.exit(65)
+"""
+
+FAKE_PERF = """#!/bin/sh
+case "$3" in
+record) out=$5; trap 'echo data >"$out"; exit 0' TERM; while :; do sleep 0.1; done ;;
+report) [ -s "$5" ] || exit 1
+	echo '             VM-EXIT    Samples  Samples%     Time%    Min Time    Max Time         Avg time'
+	echo '     MSR_WRITE      10364    44.64%     1.28%      0.45us     48.25us      1.23us ( +-   0.78% )' ;;
+esac
+"""
+
+
+@case("run.sh --pin and --perf-kvm: paused start against a stand-in QEMU (QMP) and perf")
+def _(s):
+    d = os.path.join(s.tmp, "paused")
+    os.makedirs(os.path.join(d, "bin"))
+    os.makedirs(os.path.join(d, "save"))
+    for name, text in (("qemu", FAKE_QMP_QEMU), ("bin/perf", FAKE_PERF)):
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+        os.chmod(os.path.join(d, name), 0o755)
+    rt = tempfile.mkdtemp(dir=d)
+    cmd = Q.command_line(os.path.join(d, "qemu"), "kvm", "q35", "host", "1", "256M", "",
+                         runtime_dir=rt, pidfile=True)
+    old_path = os.environ["PATH"]
+    os.environ["PATH"] = os.path.join(d, "bin") + os.pathsep + old_path
+    try:
+        job = subprocess.Popen(cmd)
+        cpu = sorted(os.sched_getaffinity(0))[-1]
+        paused = K.PausedStart(rt, str(cpu), True, os.path.join(d, "save", "pin.json"))
+        code = paused.start(job)
+        rc = job.wait(timeout=20)
+        paused.stop(os.path.join(d, "save"))
+    finally:
+        os.environ["PATH"] = old_path
+    check(code == 0 and rc == 65, f"start {code}, the stand-in exited {rc}")
+    pins = json.load(open(os.path.join(d, "save", "pin.json")))
+    check(pins == [{"vcpu": 0, "thread_id": job.pid, "host_cpu": cpu}], f"{pins}")
+    report = open(os.path.join(d, "save", "perf-kvm.txt")).read()
+    check([x["reason"] for x in K.perf_parse(report)] == ["MSR_WRITE"], report)
+    check(sorted(os.listdir(os.path.join(d, "save"))) == ["perf-kvm.txt", "pin.json"],
+          f"{os.listdir(os.path.join(d, 'save'))}")
 
 
 @case("run.sh without python3: compare says so (exit 9)")
