@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Exit accounting from a KVM ftrace capture (issue 11): what the hypervisor
+did for each record of a run.
+
+Input: the text of the kernel's trace file (tracefs `trace`, or `trace-cmd
+report`, which prints the same lines) with the kvm events enabled, and the
+guest's console log with phase markers (markers=1). The guest writes
+mark << 1 to port 0xed just before a sampling's first measured iteration
+and mark << 1 | 1 just after its last, on the vCPU that measures; every
+result record of that sampling carries "mark". Each kvm_exit between the
+two markers belongs to the sampling: on the marking vCPU's thread to the
+sender, on any other vCPU thread to the targets. Exits outside every window
+(boot, backend switches, printing) are counted once, as "outside".
+
+An exit is labelled by its reason and, where a following event on the same
+thread says more, by what it touched: the local APIC register an NPF or
+APIC-access exit hit ("npf (ICR)"), the MSR ("msr (EOI)"), the port
+("io (0x80)"), the hypercall ("vmmcall (HvCallSendSyntheticClusterIpi fast)",
+"vmmcall (KVM_HC_SEND_IPI)"). The markers' own port writes are not counted.
+
+APICv/AVIC events (kvm_apicv_inhibit_changed, kvm_avic_*) are collected with
+their times, so a record can say whether the accelerated path was inhibited
+while it ran.
+
+usage: tools/kvm_trace.py TRACE CONSOLE_LOG [--json]
+Pure: no access to anything but the two files; host-tested on captured
+traces (tests/fixtures/traces) and fuzzed.
+"""
+import collections
+import json
+import re
+import sys
+
+MARK_PORT = 0xed
+# Threads are named like "qemu-system-x86-161" (comm-pid); the flags column
+# ("d..1.") is absent when the tracer prints no irq info.
+LINE = re.compile(r"^\s*(?P<comm>.*?)-(?P<tid>\d+)\s+(?:\(\s*[-\d]+\)\s+)?\[(?P<cpu>\d+)\]"
+                  r"(?:\s+(?P<flags>[^\s:]+))?\s+(?P<ts>\d+\.\d+):\s+(?P<event>[a-z0-9_]+):"
+                  r"\s*(?P<body>.*)$")
+EXIT = re.compile(r"^(?:vcpu (?P<vcpu>\d+) )?reason (?P<reason>\S+)(?: \S+)?\s+rip (?P<rip>0x[0-9a-f]+)"
+                  r"(?: info1 (?P<info1>0x[0-9a-f]+) info2 (?P<info2>0x[0-9a-f]+))?"
+                  r"(?: info (?P<i1>[0-9a-f]+) (?P<i2>[0-9a-f]+))?")
+MSR = re.compile(r"^msr_(?P<dir>read|write) (?P<msr>[0-9a-f]+) = (?P<val>0x[0-9a-f]+)")
+PIO = re.compile(r"^pio_(?P<dir>read|write) at (?P<port>0x[0-9a-f]+) size (?P<size>\d+) "
+                 r"count (?P<count>\d+)(?: val (?P<val>0x[0-9a-f]+))?")
+HYPERCALL = re.compile(r"^nr (?P<nr>0x[0-9a-f]+)")
+HV_HYPERCALL = re.compile(r"^code (?P<code>0x[0-9a-f]+) (?P<fast>fast|slow|[01])?")
+# "set reason=0, inhibits=0x1 DISABLED": the reason's number, then every inhibit now in force.
+INHIBIT = re.compile(r"^(?P<what>set|cleared) reason=(?P<reason>[^,\s]+),?"
+                     r"(?: inhibits=(?P<mask>0x[0-9a-f]+)\s*(?P<names>.*))?")
+
+# Local APIC registers by offset (SDM vol. 3A table 11-1).
+APIC_REGS = {0x20: "ID", 0x80: "TPR", 0xb0: "EOI", 0xd0: "LDR", 0xe0: "DFR", 0xf0: "SVR",
+             0x300: "ICR", 0x310: "ICR2", 0x320: "LVT timer", 0x380: "timer ICR",
+             0x390: "timer CCR", 0x3e0: "timer DCR"}
+# x2APIC MSRs (0x800 + offset >> 4) and the Hyper-V synthetic APIC MSRs.
+MSR_NAMES = {0x830: "ICR", 0x80b: "EOI", 0x83f: "SELF_IPI", 0x808: "TPR", 0x802: "ID",
+             0x80d: "LDR", 0x80f: "SVR", 0x832: "LVT timer", 0x838: "timer ICR",
+             0x83e: "timer DCR", 0x40000070: "HV_EOI", 0x40000071: "HV_ICR",
+             0x40000072: "HV_TPR", 0x40000000: "HV_GUEST_OS_ID", 0x40000001: "HV_HYPERCALL",
+             0x40000002: "HV_VP_INDEX", 0x6e0: "TSC_DEADLINE", 0x1b: "APIC_BASE"}
+HV_CALLS = {0x0002: "HvCallFlushVirtualAddressSpace", 0x0003: "HvCallFlushVirtualAddressList",
+            0x0013: "HvCallFlushVirtualAddressSpaceEx", 0x0014: "HvCallFlushVirtualAddressListEx",
+            0x000b: "HvCallSendSyntheticClusterIpi", 0x0015: "HvCallSendSyntheticClusterIpiEx"}
+KVM_HCS = {1: "KVM_HC_VAPIC_POLL_IRQ", 5: "KVM_HC_KICK_CPU", 9: "KVM_HC_CLOCK_PAIRING",
+           10: "KVM_HC_SEND_IPI", 11: "KVM_HC_SCHED_YIELD", 12: "KVM_HC_MAP_GPA_RANGE"}
+APIC_BASE = 0xfee00000
+
+
+class Exit:
+    __slots__ = ("tid", "ts", "reason", "detail", "window", "side")
+
+    def __init__(self, tid, ts, reason, detail):
+        self.tid, self.ts, self.reason, self.detail = tid, ts, reason, detail
+        self.window, self.side = None, None
+
+    def label(self):
+        return f"{self.reason} ({self.detail})" if self.detail else self.reason
+
+
+class Window:
+    def __init__(self, mark, tid, begin):
+        self.mark, self.tid, self.begin, self.end = mark, tid, begin, None
+        self.sender = collections.Counter()
+        self.targets = collections.Counter()
+
+
+class Trace:
+    """Everything read from one capture."""
+
+    def __init__(self):
+        self.windows = {}                    # mark -> Window
+        self.outside = collections.Counter()
+        self.markers = 0                     # the markers' own port exits
+        self.apicv = []                      # (ts, "set"|"cleared", reason)
+        self.avic = collections.Counter()    # AVIC events by name, whole capture
+        self.events = collections.Counter()  # every event name seen
+        self.unparsed = 0
+        self.vcpus = {}                      # tid -> vcpu number (when kvm_exit says)
+
+    def exits_for(self, mark):
+        return self.windows.get(mark)
+
+
+def _apic_reg(off, write):
+    name = APIC_REGS.get(off & 0xff0, f"APIC {off & 0xff0:#x}")
+    return name if write else f"{name} read"
+
+
+def _exit_detail(reason, info1, info2):
+    """The APIC register an MMIO exit touched; reads say so ("ICR read")."""
+    if reason == "npf" and info2 is not None and 0 <= info2 - APIC_BASE < 0x1000:
+        # SVM: info1 is the #PF error code, bit 1 = write (APM vol. 2 15.25.6).
+        return _apic_reg(info2 - APIC_BASE, bool((info1 or 0) & 2))
+    if reason == "APIC_ACCESS" and info1 is not None:
+        # VMX: exit qualification 11:0 offset, 15:12 access type, 1 = write (SDM 28.2.1).
+        return _apic_reg(info1 & 0xfff, (info1 >> 12) & 0xf == 1)
+    if reason == "avic_unaccelerated_access" and info1 is not None:
+        # AVIC: info1 bits 11:4 offset, info2 bit 32 = write (APM vol. 2 15.29.9.1).
+        return _apic_reg(info1 & 0xff0, bool((info2 or 0) >> 32 & 1))
+    return None
+
+
+def parse(lines):
+    """Reads the capture; returns a Trace with every exit attributed."""
+    t = Trace()
+    last = {}          # tid -> the latest Exit on that thread, awaiting detail
+    open_window = None
+    exits = []
+    for raw in lines:
+        m = LINE.match(raw)
+        if not m:
+            if raw.strip() and not raw.lstrip().startswith("#"):
+                t.unparsed += 1
+            continue
+        tid, ts, event, body = int(m["tid"]), float(m["ts"]), m["event"], m["body"]
+        t.events[event] += 1
+        if event == "kvm_exit":
+            e = EXIT.match(body)
+            if not e:
+                t.unparsed += 1
+                continue
+            if e["vcpu"] is not None:
+                t.vcpus[tid] = int(e["vcpu"])
+            info1 = int(e["info1"] or e["i1"] or "0", 16) if (e["info1"] or e["i1"]) else None
+            info2 = int(e["info2"] or e["i2"] or "0", 16) if (e["info2"] or e["i2"]) else None
+            x = Exit(tid, ts, e["reason"], _exit_detail(e["reason"], info1, info2))
+            if open_window is not None:
+                x.window = open_window
+                x.side = "sender" if tid == open_window.tid else "targets"
+            last[tid] = x
+            exits.append(x)
+        elif event == "kvm_pio":
+            p = PIO.match(body)
+            x = last.get(tid)
+            if not p:
+                t.unparsed += 1
+                continue
+            port = int(p["port"], 16)
+            if port == MARK_PORT and p["dir"] == "write" and p["val"] is not None:
+                if x is not None and x.reason in ("io", "IO_INSTRUCTION"):
+                    x.detail = "marker"
+                open_window = _marker(t, open_window, int(p["val"], 16), tid, ts)
+            elif x is not None and x.reason in ("io", "IO_INSTRUCTION") and x.detail is None:
+                x.detail = f"{port:#x}"
+        elif event == "kvm_msr":
+            p = MSR.match(body)
+            x = last.get(tid)
+            if p and x is not None and x.detail is None and x.reason.lower().startswith("msr"):
+                msr = int(p["msr"], 16)
+                x.detail = MSR_NAMES.get(msr, f"{msr:#x}")
+        elif event == "kvm_hypercall":
+            p = HYPERCALL.match(body)
+            x = last.get(tid)
+            if p and x is not None and x.detail is None:
+                nr = int(p["nr"], 16)
+                x.detail = KVM_HCS.get(nr, f"KVM hypercall {nr}")
+        elif event == "kvm_hv_hypercall":
+            p = HV_HYPERCALL.match(body)
+            x = last.get(tid)
+            if p and x is not None and x.detail is None:
+                code = int(p["code"], 16)
+                fast = "fast" if p["fast"] in ("fast", "1") else "slow"
+                x.detail = f"{HV_CALLS.get(code, f'Hyper-V call {code:#x}')} {fast}"
+        elif event == "kvm_apicv_inhibit_changed":
+            p = INHIBIT.match(body)
+            if p:
+                names = (p["names"] or "").replace("|", " ").split()
+                t.apicv.append((ts, p["what"], " ".join(names) or f"reason {p['reason']}"))
+        elif event.startswith("kvm_avic_"):
+            t.avic[event] += 1
+    for x in exits:
+        if x.detail == "marker":
+            t.markers += 1
+        elif x.window is None:
+            t.outside[x.label()] += 1
+        else:
+            (x.window.sender if x.side == "sender" else x.window.targets)[x.label()] += 1
+    return t
+
+
+def _marker(t, open_window, val, tid, ts):
+    mark, end = val >> 1, val & 1
+    if not end:
+        w = Window(mark, tid, ts)
+        t.windows[mark] = w
+        return w
+    if open_window is not None and open_window.mark == mark:
+        open_window.end = ts
+    return None
+
+
+def records(log_lines):
+    """The result records of a console log that carry a mark."""
+    out = []
+    for line in log_lines:
+        line = line.strip()
+        if not line.startswith('{"record":"result"'):
+            continue
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(r.get("mark"), int) and r.get("iterations"):
+            out.append(r)
+    return out
+
+
+def per_iteration(counter, iterations):
+    return {label: round(n / iterations, 4) for label, n in counter.most_common()}
+
+
+def attach(trace, recs):
+    """Adds "exits" to each record: per measured iteration, sender and targets."""
+    for r in recs:
+        w = trace.exits_for(r["mark"])
+        if w is None or w.end is None:
+            r["exits"] = {"status": "no complete marker window in the trace"}
+            continue
+        r["exits"] = {"sender": per_iteration(w.sender, r["iterations"]),
+                      "targets": per_iteration(w.targets, r["iterations"]),
+                      "window_s": round(w.end - w.begin, 6)}
+    return recs
+
+
+def _side_text(d):
+    if not d:
+        return "none"
+    return " ".join(f"{v:.2f} {k}" for k, v in d.items())
+
+
+def table(recs, trace):
+    """Lines a person reads: one per record, then what fell outside."""
+    out = []
+    for r in recs:
+        e = r.get("exits", {})
+        name = f"{r['backend']} {r['bench']} {r['metric']}"
+        if r.get("variant") not in (None, "none"):
+            name += f" {r['variant']}"
+        if "status" in e:
+            out.append(f"{name}: {e['status']}")
+            continue
+        out.append(f"{name}: sender {_side_text(e['sender'])} | targets "
+                   f"{_side_text(e['targets'])}")
+    total = sum(trace.outside.values())
+    top = ", ".join(f"{n} {k}" for k, n in trace.outside.most_common(6))
+    out.append(f"outside every record: {total} exits ({top}); markers {trace.markers}")
+    if trace.apicv:
+        out.append("APICv/AVIC inhibits for this VM: " + ", ".join(
+            f"{what} at {ts:.3f} s, now {reasons}" for ts, what, reasons in trace.apicv))
+    return out
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__.strip().splitlines()[-3], file=sys.stderr)
+        return 2
+    with open(argv[1], errors="replace") as f:
+        trace = parse(f)
+    with open(argv[2], errors="replace") as f:
+        recs = attach(trace, records(f))
+    if "--json" in argv[3:]:
+        json.dump({"records": [{k: r[k] for k in ("bench", "metric", "variant", "backend",
+                                                 "sender", "targets", "iterations", "mark",
+                                                 "exits")} for r in recs],
+                   "outside": dict(trace.outside), "markers": trace.markers,
+                   "apicv": trace.apicv, "events": dict(trace.events)}, sys.stdout, indent=1)
+        print()
+    else:
+        print("\n".join(table(recs, trace)))
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
