@@ -169,7 +169,8 @@ def parse(lines):
             x = last.get(tid)
             if p and x is not None and x.detail is None and x.reason.lower().startswith("msr"):
                 msr = int(p["msr"], 16)
-                x.detail = MSR_NAMES.get(msr, f"{msr:#x}")
+                name = MSR_NAMES.get(msr, f"{msr:#x}")
+                x.detail = name if p["dir"] == "write" else f"{name} read"
         elif event == "kvm_hypercall":
             p = HYPERCALL.match(body)
             x = last.get(tid)

@@ -17,7 +17,12 @@
 #   reset    debug=triple-fault must end x2apic in a reset that stands: the
 #            lane runs a preset again only on the outer TCG's own SVM fault
 #            (a guest RIP inside the L1 host's kvm_amd, see lane.sh), never
-#            on a guest's triple fault.
+#            on a guest's triple fault;
+#   exits    x2apic, hv-xmm and kvm-pv traced (lane.sh --exits) with the
+#            guest's phase markers on: exits per iteration of each backend's
+#            send, halted wake-up and self IPI as exits.expect states them
+#            (judge_exits.py); then debug=extra-exit (every send reads the
+#            APIC ID first) must fail that judgement.
 # Nested KVM under TCG costs ~100k cycles an exit, so the loops are short.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
@@ -127,6 +132,23 @@ outer-trace: qemu-system-x86-236 [000] d..1. 34.613240: kvm_exit: vcpu 0 reason 
 	fi
 }
 
+# exits_pass NAME PRESETS APPEND [judge_exits options...]
+exits_pass() {
+	local name=$1 presets=$2 append=$3 out=$base/$1 start
+	shift 3
+	rm -rf "$out"
+	mkdir -p "$out"
+	start=$(date +%s)
+	if ! tests/kvm-lane/lane.sh --image build/ipibench.elf32 --presets "$presets" --exits \
+		--append "$append" --inner-timeout 240 --out "$out" >"$out/lane.txt" 2>&1; then
+		echo "not ok - kvm-lane: $name: the outer VM did not run every preset"
+		tail -n 15 "$out/lane.txt" | sed 's/^/#   /'
+		return 1
+	fi
+	echo "# kvm-lane: $name: $presets in $(($(date +%s) - start)) s"
+	python3 tests/kvm-lane/judge_exits.py tests/kvm-lane/exits.expect "$out" ${presets//,/ } "$@"
+}
+
 rc=$early
 pass suite "$(IFS=,; echo "${all[*]}")" "plan=check" || rc=1
 rerun_split_test || rc=1
@@ -137,4 +159,11 @@ pass negative hv-xmm "plan=check backends=hv-ipi-ex-xmm debug=corrupt-vpset dead
 	--expect-failure "HvCallSendSyntheticClusterIpiEx \(XMM-fast\) returned INVALID_HYPERCALL_INPUT" ||
 	rc=1
 pass reset x2apic "plan=boot debug=triple-fault" --expect-reset || rc=1
+exits_pass exits x2apic,hv-xmm,kvm-pv \
+	"plan=bench bench=send-cost,single-halt,self backends=xapic,x2apic,hv-ipi,hv-ipi-slow,hv-ipi-ex-xmm,kvm-pv-ipi iters=50 warmup=2 budget=1 markers=1" ||
+	rc=1
+exits_pass exits-negative x2apic \
+	"plan=bench bench=send-cost backends=x2apic iters=50 warmup=2 budget=1 markers=1 debug=extra-exit" \
+	--expect-failure "x2apic send-cost send none sender: 2\.00 register/hypercall/HLT exits per iteration, expected 1\.00" ||
+	rc=1
 exit $rc

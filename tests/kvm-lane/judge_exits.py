@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The lane's exits pass: for each preset, the trace lane.sh --exits kept
+(DIR/<preset>.trace) and the guest's records (DIR/<preset>.log) go through
+tools/kvm_trace.py, and every line of an expectation file must hold within
+TOLERANCE exits per iteration. One TAP line per preset.
+
+Tolerance: exits per iteration are counts, not times; the noise is exits
+the host causes (timer interrupts, a kick that finds the vCPU already out),
+labelled "interrupt" or "vintr", which are not judged. 0.05 allows one
+stray access in 20 iterations and still fails a send that grew a second
+register access (1.00 -> 2.00) by a factor of 20.
+
+usage: judge_exits.py EXPECT DIR PRESET... [--expect-failure REGEX]
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import kvm_trace  # noqa: E402
+
+TOLERANCE = 0.05
+JUDGED = re.compile(r"^(npf|msr|hypercall|vmmcall|vmcall|hlt|APIC_ACCESS|MSR_|VMCALL|HLT|"
+                    r"EPT_|avic)")
+
+
+def expectations(path):
+    out = {}
+    with open(path) as f:
+        for line in f:
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            f_ = [x.strip() for x in line.split("|")]
+            preset, backend, bench, metric, variant, side, label, value = f_
+            out.setdefault(preset, {}).setdefault((backend, bench, metric, variant, side),
+                                                  {})[label] = float(value)
+    return out
+
+
+def judge(expect, trace_path, log_path):
+    with open(trace_path, errors="replace") as f:
+        trace = kvm_trace.parse(f)
+    with open(log_path, errors="replace") as f:
+        recs = kvm_trace.attach(trace, kvm_trace.records(f))
+    by_key = {(r["backend"], r["bench"], r["metric"], r["variant"]): r for r in recs}
+    problems, checks = [], 0
+    for (backend, bench, metric, variant, side), want in expect.items():
+        r = by_key.get((backend, bench, metric, variant))
+        where = f"{backend} {bench} {metric} {variant} {side}"
+        if r is None or "status" in r["exits"]:
+            problems.append(f"{where}: no record with exits"
+                            + (f" ({r['exits']['status']})" if r else ""))
+            continue
+        got = r["exits"][side]
+        for label, value in want.items():
+            checks += 1
+            if abs(got.get(label, 0.0) - value) > TOLERANCE:
+                problems.append(f"{where}: {got.get(label, 0.0):.2f} {label} per iteration, "
+                                f"expected {value:.2f}")
+        judged = sum(v for k, v in got.items() if JUDGED.match(k))
+        checks += 1
+        if abs(judged - sum(want.values())) > TOLERANCE:
+            extra = {k: v for k, v in got.items() if JUDGED.match(k) and k not in want}
+            problems.append(f"{where}: {judged:.2f} register/hypercall/HLT exits per iteration, "
+                            f"expected {sum(want.values()):.2f}; not expected: {extra}")
+    return checks, problems
+
+
+def main(argv):
+    fail_re = None
+    if "--expect-failure" in argv:
+        i = argv.index("--expect-failure")
+        fail_re = re.compile(argv[i + 1])
+        del argv[i:i + 2]
+    expect_path, out, presets = argv[1], argv[2], argv[3:]
+    expect = expectations(expect_path)
+    bad = 0
+    for preset in presets:
+        trace = os.path.join(out, preset + ".trace")
+        if not os.path.exists(trace):
+            print(f"not ok - kvm-lane: exits: {preset}: no trace (was the lane run with --exits?)")
+            bad += 1
+            continue
+        checks, problems = judge(expect.get(preset, {}), trace, os.path.join(out, preset + ".log"))
+        if fail_re is not None:
+            hit = [p for p in problems if fail_re.search(p)]
+            if hit:
+                print(f"ok - kvm-lane: exits: {preset}: the planted exit is caught: {hit[0]}")
+            else:
+                bad += 1
+                print(f"not ok - kvm-lane: exits: {preset}: expected a failure matching "
+                      f"/{fail_re.pattern}/")
+                for p in problems[:6]:
+                    print(f"#   {p}")
+            continue
+        if problems:
+            bad += 1
+            print(f"not ok - kvm-lane: exits: {preset}")
+            for p in problems:
+                print(f"#   {p}")
+        else:
+            print(f"ok - kvm-lane: exits: {preset} ({checks} checks, each within "
+                  f"{TOLERANCE} per iteration)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
