@@ -170,6 +170,19 @@ class Boot:
         self.rc, self.seconds, self.started = 1, "0", ""
 
     def run(self):
+        """The run's steps, in order; its exit code."""
+        self.decide()
+        self.compose()
+        self.open_log()
+        self.jobs.check()
+        if self.accel == "kvm-in-tcg":
+            self.boot_lane()
+        else:
+            self.boot_qemu()
+        return self.conclude()
+
+    def decide(self):
+        """The preset, dependencies and build, the accelerator and -cpu."""
         o = self.o
         if o.accel == "kvm-in-tcg" and not self.preset:
             self.preset = "x2apic"
@@ -190,19 +203,11 @@ class Boot:
         if self.accel.startswith("tcg") and not self.prepared:
             say("run.sh: no usable /dev/kvm: running under TCG; timings are emulated, only "
                 "behaviour counts")
-        self.compose()
-        self.open_log()
-        self.jobs.check()
-        if self.accel == "kvm-in-tcg":
-            if o.cpu or o.smp:
-                say(f"run.sh: --accel kvm-in-tcg takes -cpu and -smp from the preset "
-                    f"({self.preset})")
-            self.qemu = [LANE, "--presets", self.preset, "--append", o.append]
-            self.boot_lane()
-        else:
-            self.boot_qemu()
-        code, what = Q.decode_status(self.rc, self.seconds, o.timeout, read_text(self.log))
-        if o.save:
+
+    def conclude(self):
+        """The status decoded, the results saved, the last line said."""
+        code, what = Q.decode_status(self.rc, self.seconds, self.o.timeout, read_text(self.log))
+        if self.o.save:
             code = self.save(what.split(" ", 1)[0], code)
             say(f"run.sh: {what} (QEMU exit {self.rc}); results: {self.dir}")
         else:
@@ -278,6 +283,9 @@ class Boot:
         """--accel kvm-in-tcg: the preset under real KVM nested in a TCG VM (the
         KVM lane, tests/kvm-lane/); sets rc and seconds like boot_qemu."""
         o = self.o
+        if o.cpu or o.smp:
+            say(f"run.sh: --accel kvm-in-tcg takes -cpu and -smp from the preset ({self.preset})")
+        self.qemu = [LANE, "--presets", self.preset, "--append", o.append]  # what results keep
         try:
             out = tempfile.mkdtemp(prefix="ipibench-lane.", dir="/tmp")
         except OSError:
