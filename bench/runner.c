@@ -127,6 +127,9 @@ static void bench_backend(const struct ipi_ops *ops)
 		status_report(STATUS_ERROR);
 		return;
 	}
+	/* The table the switch installed: the backend's own, or a debug key's wrapper of it. */
+	if (!why)
+		ops = ipi_current();
 	for (unsigned int i = 0; i < nbench; i++) {
 		struct bench_run *r;
 
