@@ -338,6 +338,13 @@ def scenarios():
                  checks=[sent_from(3, halt_ran=True), honest_records,
                          records_valid("env", "result", "norov", "end"),
                          final_status("SKIP")]),
+        Scenario("debug=extra-exit adds a register read to each send and changes no result",
+                 smp="2", accel="tcg-single",
+                 append=f"plan=bench bench=send-cost,single backends=xapic,x2apic "
+                        f"debug=extra-exit {SMALL}",
+                 checks=[contains(r'"bench":"send-cost".*"backend":"x2apic".*"status":"SUCCESS"',
+                                  r'"bench":"single".*"backend":"xapic".*"status":"SUCCESS"'),
+                         records_valid("env", "result", "end"), final_status("SUCCESS")]),
         Scenario("markers=1: every measured record carries its sampling's phase marker",
                  smp="2", accel="tcg-single",
                  append=f"plan=bench bench=dry-run,self,single,broadcast markers=1 {SMALL}",
