@@ -220,7 +220,11 @@ static void sample_on_sender(void *arg)
 {
 	struct sender_job *job = arg;
 
+	if (job->r->sender_begin)
+		job->r->sender_begin();
 	job->err = bench_sample(job->r, job->fn);
+	if (job->r->sender_end)
+		job->r->sender_end();
 }
 
 int bench_sample_on_sender(struct bench_run *r, bench_iter_fn fn)

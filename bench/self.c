@@ -16,7 +16,9 @@
  * x2APIC SELF IPI register or the ICR's self shorthand, as its flags say;
  * where send_self is the SELF IPI register, the five shapes run again
  * through the ICR's self shorthand (variants icr-*).
- * HLT shapes arm the local APIC timer as a watchdog, outside the timed region.
+ * HLT shapes bound the HLT with the local APIC timer as a watchdog: armed
+ * once per sampling on the sender, restarted (one register write) before
+ * each iteration's region opens, stopped after the sampling.
  *
  * The timed region holds the shape, one call into the backend's send, and
  * one poll of the count the handler already stored (the dry-run has the
@@ -90,14 +92,12 @@ static inline __attribute__((always_inline)) int self_iter(struct bench_run *r, 
 
 	bench_expect(me);
 	if (hlt)
-		lapic_watchdog_arm();
+		lapic_watchdog_kick();
 	t0 = tsc_begin();
 	self_shape(sh, send);
 	/* Taken already in every shape but a slow self IPI; then this waits for it. */
 	err = bench_poll(count, want, deadline);
 	out[0] = bench_tsc_end() - t0;
-	if (hlt)
-		lapic_watchdog_disarm();
 	if (err) {
 		bench_fail(r, "self IPI vector 0x%x on CPU %u (%s) not handled within %lu us",
 			   BENCH_VEC, me, r->variant, bench_params.deadline_us);
@@ -123,6 +123,7 @@ static const bench_iter_fn shape_iters[] = { self_sti_nop, self_sti_hlt, self_tp
 static void self_run(struct bench_run *r)
 {
 	static const char *const names[] = { "send-to-handler" };
+	int err;
 
 	fmt_snprintf(self_text, sizeof(self_text), "%u", r->sender);
 	r->targets = self_text;
@@ -133,9 +134,15 @@ static void self_run(struct bench_run *r)
 		if (!self_fn)
 			continue;
 		for (unsigned int sh = SELF_STI_NOP; sh <= SELF_TPR_STI_HLT; sh++) {
+			bool hlt = sh == SELF_STI_HLT || sh == SELF_TPR_STI_HLT;
+
+			r->sender_begin = hlt ? lapic_watchdog_arm : NULL;
+			r->sender_end = hlt ? lapic_watchdog_disarm : NULL;
 			r->variant = path ? icr_shape_names[sh] : shape_names[sh];
 			bench_metrics(r, 1, names);
-			if (bench_sample_on_sender(r, shape_iters[sh]))
+			err = bench_sample_on_sender(r, shape_iters[sh]);
+			r->sender_begin = r->sender_end = NULL;
+			if (err)
 				return;
 			bench_emit(r);
 		}

@@ -97,6 +97,9 @@ struct bench_run {
 	struct bench_metric m[BENCH_MAX_METRICS];
 	uint64_t iterations;
 	uint32_t mark;			/* phase marker number of the last sampling, 0: none */
+	/* NULL, or run on the sender around bench_sample_on_sender's sampling. */
+	void (*sender_begin)(void);
+	void (*sender_end)(void);
 	void *priv;
 };
 

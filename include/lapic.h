@@ -66,9 +66,13 @@ bool lapic_irr_pending(unsigned int vector);
 /*
  * A HLT that waits for an interrupt which never comes would hang: the local
  * APIC timer, one-shot at its longest count, bounds it (seconds, at any bus
- * clock QEMU or hardware uses). Armed around such HLTs, outside timed regions.
+ * clock QEMU or hardware uses). Armed around such HLTs, outside timed regions:
+ * lapic_watchdog_arm() sets it up and starts it; lapic_watchdog_kick()
+ * restarts the count (one register write, where arming costs three) before
+ * each further HLT; lapic_watchdog_disarm() stops it.
  */
 void lapic_watchdog_arm(void);
+void lapic_watchdog_kick(void);
 void lapic_watchdog_disarm(void);
 bool lapic_isr_pending(unsigned int vector);
 

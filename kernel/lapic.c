@@ -151,6 +151,11 @@ void lapic_watchdog_arm(void)
 	lapic_write(LAPIC_TIMER_ICR, 0xffffffffu);
 }
 
+void lapic_watchdog_kick(void)
+{
+	lapic_write(LAPIC_TIMER_ICR, 0xffffffffu);
+}
+
 void lapic_watchdog_disarm(void)
 {
 	lapic_write(LAPIC_TIMER_ICR, 0);
