@@ -25,6 +25,7 @@ import xml.etree.ElementTree as ET
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import ipibench_results as R  # noqa: E402
+import kvm_trace  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PRESETS = os.path.join(HERE, "presets.conf")
@@ -112,9 +113,37 @@ def summary_text(doc):
                 lines.append(f"  {name}  {rec['status']}: {rec.get('reason', '')}")
     elif not doc["records"]:
         lines.append("the guest printed no records")
+    lines += exits_lines(doc)
     lines += [f"problem: {p}" for p in doc["problems"]]
     lines += [f"not correct: {p}" for p in R.correctness_failures(boot)]
     return "\n".join(lines) + "\n"
+
+
+def attach_exits(directory, records):
+    """With a KVM trace beside the log (run.sh --exits): "exits" on every record
+    that carries a phase marker, and what the run's summary keeps; else None."""
+    path = os.path.join(directory, kvm_trace.TRACE_FILE)
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        trace = kvm_trace.parse(f)
+    kvm_trace.attach(trace, [r for r in records if r.get("record") == "result"
+                             and isinstance(r.get("mark"), int) and r.get("iterations")])
+    return kvm_trace.summary(trace)
+
+
+def exits_lines(doc):
+    """summary.txt's 'What the hypervisor did' part (run.sh --exits)."""
+    ex = doc["run"].get("exits")
+    if not ex:
+        return []
+    marked = [r for r in doc["records"] if "exits" in r]
+    trace = kvm_trace.Trace()
+    trace.outside.update(ex["outside"])
+    trace.markers = ex["markers"]
+    trace.apicv = [(i["at_s"], i["change"], i["now"]) for i in ex["apicv_inhibits"]]
+    return ["what the hypervisor did (exits per measured iteration, from kvm-trace.txt):"] + \
+        ["  " + line for line in kvm_trace.table(marked, trace)]
 
 
 def cmd_save(a):
@@ -139,6 +168,7 @@ def cmd_save(a):
         import ipibench_kvm
         run["perf_kvm"] = {"report": "perf-kvm.txt",
                            "exits": ipibench_kvm.perf_parse(read_first(perf) or "")}
+    run["exits"] = attach_exits(a.dir, records)
     doc = {"format": R.RESULTS_FORMAT, "version": R.RESULTS_VERSION, "host": host, "run": run,
            "problems": problems, "records": records}
     R.write_new(os.path.join(a.dir, "results.json"), R.dump_results(doc))

@@ -20,6 +20,7 @@ import ipibench
 import ipibench_kvm as K
 import ipibench_qemu as Q
 import ipibench_results as R
+import kvm_trace as KT
 from ipibench_accel import HostKvm, choose
 from ipibench_jobs import Interrupted, elapsed, say
 from ipibench_options import USAGE_RUN, UsageError, parse_run
@@ -168,6 +169,7 @@ class Boot:
         self.preset, self.preset_cpu, self.preset_extra = opts.preset, "", []
         self.log, self.log_is_temp, self.runtime_dir, self.dir = None, False, None, ""
         self.rc, self.seconds, self.started = 1, "0", ""
+        self.trace = ""
 
     def run(self):
         """The run's steps, in order; its exit code."""
@@ -198,6 +200,10 @@ class Boot:
         for n in notes:
             say(n)
         K.check_extras(self.accel, o.pin, o.perf_kvm, self.env.pin_any_accel)
+        if o.exits and self.accel != "kvm-in-tcg":
+            raise ToolError(Q.EX_UNAVAILABLE, "--exits traces KVM's events, which this run "
+                            "has only through the lane: add --accel kvm-in-tcg (under "
+                            f"--accel {self.accel}, host tracing is not implemented yet)")
         if o.iso and subprocess.call(["make", "-s", "iso"]) != 0:
             raise ToolError(Q.EX_BUILD, "ISO build failed")
         if self.accel.startswith("tcg") and not self.prepared:
@@ -285,7 +291,9 @@ class Boot:
         o = self.o
         if o.cpu or o.smp:
             say(f"run.sh: --accel kvm-in-tcg takes -cpu and -smp from the preset ({self.preset})")
-        self.qemu = [LANE, "--presets", self.preset, "--append", o.append]  # what results keep
+        append = f"{o.append} markers=1".strip() if o.exits else o.append
+        exits = ["--exits"] if o.exits else []
+        self.qemu = [LANE, "--presets", self.preset, *exits, "--append", append]  # kept
         try:
             out = tempfile.mkdtemp(prefix="ipibench-lane.", dir="/tmp")
         except OSError:
@@ -297,8 +305,9 @@ class Boot:
                 "emulated, only behaviour counts")
             with open(os.path.join(out, "lane.txt"), "wb") as f:
                 lane_rc = self.jobs.run([LANE, "--image", Q.IMAGE, "--presets", self.preset,
-                                         "--append", o.append, "--out", out, "--inner-timeout",
-                                         o.timeout], stdout=f, stderr=subprocess.STDOUT)
+                                         *exits, "--append", append, "--out", out,
+                                         "--inner-timeout", o.timeout],
+                                        stdout=f, stderr=subprocess.STDOUT)
             self.seconds = elapsed(t0)
             if lane_rc == Q.EX_INTERRUPTED:
                 self.jobs.check(self.seconds)
@@ -322,6 +331,9 @@ class Boot:
             return
         with open(self.log, "w") as f:
             f.write(read_text(os.path.join(out, f"{self.preset}.log")))
+        self.trace = os.path.join(out, f"{self.preset}.trace")
+        if self.o.exits:
+            self.show_exits()
         try:
             self.rc = int(read_text(os.path.join(out, f"{self.preset}.status")).strip())
         except ValueError:
@@ -329,6 +341,20 @@ class Boot:
         if re.search(r"^@@@ lane-rerun ", read_text(os.path.join(out, "outer.log")), re.M):
             say("run.sh: the first boot reset with the outer TCG's known SVM fault "
                 "(tests/kvm-lane/README.md); this is the second")
+
+    def show_exits(self):
+        """The exits table on the console and, when saving, the trace beside the log."""
+        if not os.path.exists(self.trace):
+            say("run.sh: --exits: the lane brought no trace back (see its console above)")
+            return
+        if self.dir:
+            shutil.copyfile(self.trace, os.path.join(self.dir, KT.TRACE_FILE))
+        with open(self.trace, errors="replace") as t, open(self.log, errors="replace") as g:
+            trace = KT.parse(t)
+            recs = KT.attach(trace, KT.records(g))
+        say("run.sh: what the hypervisor did, exits per measured iteration:")
+        for line in KT.table(recs, trace):
+            say("  " + line)
 
     def save(self, status, code):
         """results.json and summary.txt (ipibench.py save); code, or 28."""

@@ -55,6 +55,10 @@ options:
                     CPUs run.sh may use), before the guest starts; recorded
   --perf-kvm        KVM only: record `perf kvm stat` during the boot and attach the
                     VM-exit breakdown to the results
+  --exits           exit accounting: the guest marks each sampling (markers=1) and the
+                    host traces KVM's events (kvm-in-tcg: in the lane's outer VM);
+                    prints and saves exits per measured iteration for every record,
+                    sender and targets apart (docs/host-tools.md)
   -- ARGS...        everything after -- goes to QEMU as it is (e.g. -device ...)
   --quiet           do not stream the console, print only the final line
   --no-save         do not keep anything under results/
@@ -122,6 +126,7 @@ class RunOptions:
         self.results_dir = ""  # --results-dir, made absolute
         self.pin = None  # None: no --pin; "": the CPUs run.sh may use; else a CPU list
         self.iso = self.perf_kvm = self.allow_fallback = self.quiet = self.help = False
+        self.exits = False
         self.save = True
         self.qemu_args = []  # after --
 
@@ -139,7 +144,7 @@ class MatrixOptions:
 RUN_VALUES = {"--preset": "preset", "--smp": "smp", "--cpu": "cpu", "--machine": "machine",
               "--memory": "memory", "--accel": "accel", "--timeout": "timeout",
               "--label": "label", "--results-dir": "results_dir"}
-RUN_FLAGS = {"--iso": ("iso", True), "--perf-kvm": ("perf_kvm", True),
+RUN_FLAGS = {"--iso": ("iso", True), "--perf-kvm": ("perf_kvm", True), "--exits": ("exits", True),
              "--allow-fallback": ("allow_fallback", True), "--quiet": ("quiet", True),
              "--no-save": ("save", False)}
 

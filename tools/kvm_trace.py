@@ -33,19 +33,23 @@ import re
 import sys
 
 MARK_PORT = 0xed
+TRACE_FILE = "kvm-trace.txt"  # its name in a results directory
 # Threads are named like "qemu-system-x86-161" (comm-pid); the flags column
 # ("d..1.") is absent when the tracer prints no irq info.
-LINE = re.compile(r"^\s*(?P<comm>.*?)-(?P<tid>\d+)\s+(?:\(\s*[-\d]+\)\s+)?\[(?P<cpu>\d+)\]"
-                  r"(?:\s+(?P<flags>[^\s:]+))?\s+(?P<ts>\d+\.\d+):\s+(?P<event>[a-z0-9_]+):"
-                  r"\s*(?P<body>.*)$")
-EXIT = re.compile(r"^(?:vcpu (?P<vcpu>\d+) )?reason (?P<reason>\S+)(?: \S+)?\s+rip (?P<rip>0x[0-9a-f]+)"
-                  r"(?: info1 (?P<info1>0x[0-9a-f]+) info2 (?P<info2>0x[0-9a-f]+))?"
-                  r"(?: info (?P<i1>[0-9a-f]+) (?P<i2>[0-9a-f]+))?")
-MSR = re.compile(r"^msr_(?P<dir>read|write) (?P<msr>[0-9a-f]+) = (?P<val>0x[0-9a-f]+)")
-PIO = re.compile(r"^pio_(?P<dir>read|write) at (?P<port>0x[0-9a-f]+) size (?P<size>\d+) "
-                 r"count (?P<count>\d+)(?: val (?P<val>0x[0-9a-f]+))?")
-HYPERCALL = re.compile(r"^nr (?P<nr>0x[0-9a-f]+)")
-HV_HYPERCALL = re.compile(r"^code (?P<code>0x[0-9a-f]+) (?P<fast>fast|slow|[01])?")
+# Numbers are bounded (a pid fits 10 digits, a value 16 hex digits): a
+# corrupt capture must not make int() chew on thousands of digits.
+LINE = re.compile(r"^\s*(?P<comm>.*?)-(?P<tid>\d{1,10})\s+(?:\(\s*[-\d]{1,10}\)\s+)?"
+                  r"\[(?P<cpu>\d{1,5})\](?:\s+(?P<flags>[^\s:]+))?\s+"
+                  r"(?P<ts>\d{1,12}\.\d{1,9}):\s+(?P<event>[a-z0-9_]+):\s*(?P<body>.*)$")
+EXIT = re.compile(r"^(?:vcpu (?P<vcpu>\d{1,6}) )?reason (?P<reason>\S+)(?: \S+)?\s+"
+                  r"rip (?P<rip>0x[0-9a-f]{1,16})"
+                  r"(?: info1 (?P<info1>0x[0-9a-f]{1,16}) info2 (?P<info2>0x[0-9a-f]{1,16}))?"
+                  r"(?: info (?P<i1>[0-9a-f]{1,16}) (?P<i2>[0-9a-f]{1,16}))?")
+MSR = re.compile(r"^msr_(?P<dir>read|write) (?P<msr>[0-9a-f]{1,8}) = (?P<val>0x[0-9a-f]{1,16})")
+PIO = re.compile(r"^pio_(?P<dir>read|write) at (?P<port>0x[0-9a-f]{1,4}) size (?P<size>\d{1,2}) "
+                 r"count (?P<count>\d{1,10})(?: val (?P<val>0x[0-9a-f]{1,16}))?")
+HYPERCALL = re.compile(r"^nr (?P<nr>0x[0-9a-f]{1,16})")
+HV_HYPERCALL = re.compile(r"^code (?P<code>0x[0-9a-f]{1,8}) (?P<fast>fast|slow|[01])?")
 # "set reason=0, inhibits=0x1 DISABLED": the reason's number, then every inhibit now in force.
 INHIBIT = re.compile(r"^(?P<what>set|cleared) reason=(?P<reason>[^,\s]+),?"
                      r"(?: inhibits=(?P<mask>0x[0-9a-f]+)\s*(?P<names>.*))?")
@@ -271,6 +275,15 @@ def table(recs, trace):
         out.append("APICv/AVIC inhibits for this VM: " + ", ".join(
             f"{what} at {ts:.3f} s, now {reasons}" for ts, what, reasons in trace.apicv))
     return out
+
+
+def summary(trace):
+    """What results.json keeps of the capture as a whole."""
+    return {"trace": TRACE_FILE, "outside": dict(trace.outside.most_common()),
+            "markers": trace.markers, "unparsed": trace.unparsed,
+            "apicv_inhibits": [{"at_s": ts, "change": what, "now": reasons}
+                               for ts, what, reasons in trace.apicv],
+            "avic_events": dict(trace.avic), "events": dict(trace.events)}
 
 
 def main(argv):

@@ -12,6 +12,9 @@ Targets, each fed files it did not write:
            the same
   presets  load_presets and `ipibench.py presets [NAME]` (tools/presets.conf,
            the file run.sh reads)
+  kvm-trace  tools/kvm_trace.py on a KVM ftrace capture (run.sh --exits): parse,
+           attribute to the records of a captured console log, the table; it
+           must never raise (seeds: tests/fixtures/traces)
 
 Inputs are mutated seeds: the synthetic runs of tests/tools/synth.py (their
 results.json and console.log), tools/presets.conf, and any files in
@@ -47,14 +50,17 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "tools"))
 import ipibench  # noqa: E402
 import ipibench_report  # noqa: E402
 import ipibench_results as R  # noqa: E402
+import kvm_trace  # noqa: E402
 
 PER_INPUT_S = 5  # far above any real input: a slower one counts as a hang
 MAX_INPUT = 256 * 1024  # mutants are cut to this, so the runs stay fast
 
-FILE_NAMES = {"results": "results.json", "console": "console.log", "presets": "presets.conf"}
+FILE_NAMES = {"results": "results.json", "console": "console.log", "presets": "presets.conf",
+              "kvm-trace": "kvm-trace.txt"}
+TRACES = os.path.join(ROOT, "tests", "fixtures", "traces")
 CODES = {"results": {R.EX_MISSING, R.EX_MALFORMED, R.EX_SCHEMA},
          "console": {R.EX_MISSING, R.EX_MALFORMED, R.EX_SCHEMA},
-         "presets": {R.EX_PRESET}}
+         "presets": {R.EX_PRESET}, "kvm-trace": set()}
 
 INTERESTING = [b"\0", b"\xff", b"\x80", b'"', b"\\", b"[", b"]", b"{", b"}", b",", b":",
                b"\n", b"\r", b"|", b"#", b" ", b"0", b"9", b"-", b".", b"e"]
@@ -106,6 +112,11 @@ def load_seeds(target):
     if target == "presets":
         with open(os.path.join(ROOT, "tools", "presets.conf"), "rb") as f:
             seeds.append(f.read())
+    elif target == "kvm-trace":
+        for name in sorted(os.listdir(TRACES)):
+            if name.endswith(".trace"):
+                with open(os.path.join(TRACES, name), "rb") as f:
+                    seeds.append(f.read()[:MAX_INPUT])
     else:
         seeds += synth_seeds(target)
     extra = os.path.join(HERE, "corpus", target)
@@ -251,6 +262,15 @@ def use_presets(path):
             raise Broken(f"preset {name!r} accepted with {p!r}")
 
 
+def use_trace(path):
+    with open(path, errors="replace") as f:
+        trace = kvm_trace.parse(f)
+    with open(os.path.join(TRACES, "svm-apic.log")) as f:
+        recs = kvm_trace.attach(trace, kvm_trace.records(f))
+    kvm_trace.table(recs, trace)
+    json.dumps(kvm_trace.summary(trace))
+
+
 def run_one(target, path, data):
     """Raises Broken (with the traceback) when the reader breaks its contract."""
     with open(path, "wb") as f:
@@ -261,6 +281,8 @@ def run_one(target, path, data):
             use_boot(R.load_results_file(path))
         elif target == "console":
             use_boot(R.load_console_log(path))
+        elif target == "kvm-trace":
+            use_trace(path)
         else:
             use_presets(path)
     except R.ToolError as e:

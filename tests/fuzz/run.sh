@@ -17,7 +17,7 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
 
 c_targets=(cmdline madt acpi cpuset json)
-py_targets=(results console presets)
+py_targets=(results console presets kvm-trace)
 all=("${c_targets[@]}" "${py_targets[@]}")
 seconds=60 only=""
 while [ $# -gt 0 ]; do

@@ -170,6 +170,31 @@ def random_input_never_raises(_=None):
         kvm_trace.table(kvm_trace.attach(trace, kvm_trace.records(SYNTH_LOG)), trace)
 
 
+@case
+def a_results_directory_gets_exits_per_record_and_a_summary(_=None):
+    import shutil
+    import tempfile
+    import ipibench
+    tmp = tempfile.mkdtemp()
+    try:
+        shutil.copyfile(os.path.join(FIX, "svm-apic.trace"),
+                        os.path.join(tmp, kvm_trace.TRACE_FILE))
+        with open(os.path.join(FIX, "svm-apic.log")) as f:
+            records = [__import__("json").loads(l) for l in f]
+        ex = ipibench.attach_exits(tmp, records)
+        check(ex and ex["trace"] == kvm_trace.TRACE_FILE and ex["markers"] == 10, f"summary {ex}")
+        check(ex["apicv_inhibits"][0]["now"] == "DISABLED", f"{ex['apicv_inhibits']}")
+        x2 = [r for r in records if (r["backend"], r["bench"]) == ("x2apic", "send-cost")][0]
+        check(x2["exits"]["sender"].get("msr (ICR)") == 1.0, f"{x2['exits']}")
+        lines = ipibench.exits_lines({"run": {"exits": ex}, "records": records})
+        check(lines[0].startswith("what the hypervisor did"), lines[0])
+        check(any("x2apic send-cost send: sender 1.00 msr (ICR)" in l for l in lines), f"{lines}")
+        check(ipibench.attach_exits(os.path.join(tmp, "none"), records) is None,
+              "a run without a trace has no exits")
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main():
     bad = 0
     for name, fn in CASES:

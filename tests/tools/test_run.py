@@ -318,6 +318,12 @@ def _(ctx):
     check("-S" in cmd and "-qmp" in cmd, "QEMU was not started paused with QMP")
 
 
+@case("--exits outside the lane fails clearly (exit 29) and names --accel kvm-in-tcg")
+def _(ctx):
+    expect(run("--accel", "tcg", "--no-save", "--exits", "--append", "plan=boot"), 29,
+           "--exits traces KVM's events", "--accel kvm-in-tcg")
+
+
 # --- a configuration that needs KVM where KVM cannot run it (issue 15, item 10)
 
 
