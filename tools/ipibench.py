@@ -142,8 +142,11 @@ def exits_lines(doc):
     trace.outside.update(ex["outside"])
     trace.markers = ex["markers"]
     trace.apicv = [(i["at_s"], i["change"], i["now"]) for i in ex["apicv_inhibits"]]
-    return ["what the hypervisor did (exits per measured iteration, from kvm-trace.txt):"] + \
+    lines = ["what the hypervisor did (exits per measured iteration, from kvm-trace.txt):"] + \
         ["  " + line for line in kvm_trace.table(marked, trace)]
+    if ex.get("apicv"):
+        lines.append("  " + ex["apicv"])
+    return lines
 
 
 def cmd_save(a):
@@ -169,6 +172,9 @@ def cmd_save(a):
         run["perf_kvm"] = {"report": "perf-kvm.txt",
                            "exits": ipibench_kvm.perf_parse(read_first(perf) or "")}
     run["exits"] = attach_exits(a.dir, records)
+    if run["exits"] is not None:
+        run["exits"]["apicv"] = getattr(a, "apicv", "") or None
+        run["exits"]["kvm_params"] = getattr(a, "exits_kvm_params", None) or {}
     doc = {"format": R.RESULTS_FORMAT, "version": R.RESULTS_VERSION, "host": host, "run": run,
            "problems": problems, "records": records}
     R.write_new(os.path.join(a.dir, "results.json"), R.dump_results(doc))

@@ -169,7 +169,7 @@ class Boot:
         self.preset, self.preset_cpu, self.preset_extra = opts.preset, "", []
         self.log, self.log_is_temp, self.runtime_dir, self.dir = None, False, None, ""
         self.rc, self.seconds, self.started = 1, "0", ""
-        self.trace = ""
+        self.trace, self.apicv, self.inhibited, self.kvm_params = "", "", None, {}
 
     def run(self):
         """The run's steps, in order; its exit code."""
@@ -213,6 +213,10 @@ class Boot:
     def conclude(self):
         """The status decoded, the results saved, the last line said."""
         code, what = Q.decode_status(self.rc, self.seconds, self.o.timeout, read_text(self.log))
+        if self.o.require_apicv and code == Q.EX_OK and self.inhibited is not False:
+            code = Q.EX_APICV_INHIBITED
+            what = ("APICV-INHIBITED: --require-apicv, but " + (self.apicv or "no trace")
+                    + "; the accelerated path was not measured")
         if self.o.save:
             code = self.save(what.split(" ", 1)[0], code)
             say(f"run.sh: {what} (QEMU exit {self.rc}); results: {self.dir}")
@@ -332,6 +336,10 @@ class Boot:
         with open(self.log, "w") as f:
             f.write(read_text(os.path.join(out, f"{self.preset}.log")))
         self.trace = os.path.join(out, f"{self.preset}.trace")
+        m = re.search(r"^@@@ lane-info kvm-params(.*)$",
+                      read_text(os.path.join(out, "outer.log")), re.M)
+        self.kvm_params = dict(w.split("=", 1) for w in (m.group(1).split() if m else [])
+                               if "=" in w)
         if self.o.exits:
             self.show_exits()
         try:
@@ -355,6 +363,12 @@ class Boot:
         say("run.sh: what the hypervisor did, exits per measured iteration:")
         for line in KT.table(recs, trace):
             say("  " + line)
+        self.apicv = KT.apicv_line(self.kvm_params, trace)
+        say("  " + self.apicv + " (the lane's L1 KVM)")
+        self.inhibited = KT.apicv_inhibited(recs) or not self.apicv_enabled()
+
+    def apicv_enabled(self):
+        return any(self.kvm_params.get(k) in ("1", "Y", "y") for k, _, _ in KT.APICV_PARAMS)
 
     def save(self, status, code):
         """results.json and summary.txt (ipibench.py save); code, or 28."""
@@ -364,7 +378,7 @@ class Boot:
                                qemu_version=first_line([self.env.qemu, "--version"]),
                                status=status, started=self.started,
                                seconds=float(self.seconds), qemu_exit=self.rc, exit=code,
-                               qemu=self.qemu)
+                               qemu=self.qemu, apicv=self.apicv, exits_kvm_params=self.kvm_params)
         try:
             ipibench.cmd_save(a)
         except ToolError as e:

@@ -59,6 +59,8 @@ options:
                     host traces KVM's events (kvm-in-tcg: in the lane's outer VM);
                     prints and saves exits per measured iteration for every record,
                     sender and targets apart (docs/host-tools.md)
+  --require-apicv   with --exits: exit 32 when APICv/AVIC was off in the module or
+                    inhibited for this VM while any record was measured
   -- ARGS...        everything after -- goes to QEMU as it is (e.g. -device ...)
   --quiet           do not stream the console, print only the final line
   --no-save         do not keep anything under results/
@@ -71,8 +73,9 @@ exit status: 0 success (guest SUCCESS or SKIP), 2 usage, 3 guest ERROR,
 4 guest FAILURE, 5 guest CRASH, 6 bad kernel command line, 7 timeout,
 8 QEMU failed, died without a status or was killed by a signal, 9 missing
 dependency, 10 build failed, 11 interrupted, 26 unknown configuration,
-27 QEMU too old, 28 results could not be saved, 29 --pin or --perf-kvm
-unavailable here, 31 the configuration needs KVM and KVM cannot run it here.
+27 QEMU too old, 28 results could not be saved, 29 --pin, --perf-kvm or --exits
+unavailable here, 31 the configuration needs KVM and KVM cannot run it here,
+32 --require-apicv and a record ran without APICv/AVIC.
 """
 
 USAGE_MATRIX = """usage: ./run.sh matrix --presets NAME[,NAME...] [options]
@@ -126,7 +129,7 @@ class RunOptions:
         self.results_dir = ""  # --results-dir, made absolute
         self.pin = None  # None: no --pin; "": the CPUs run.sh may use; else a CPU list
         self.iso = self.perf_kvm = self.allow_fallback = self.quiet = self.help = False
-        self.exits = False
+        self.exits = self.require_apicv = False
         self.save = True
         self.qemu_args = []  # after --
 
@@ -145,6 +148,7 @@ RUN_VALUES = {"--preset": "preset", "--smp": "smp", "--cpu": "cpu", "--machine":
               "--memory": "memory", "--accel": "accel", "--timeout": "timeout",
               "--label": "label", "--results-dir": "results_dir"}
 RUN_FLAGS = {"--iso": ("iso", True), "--perf-kvm": ("perf_kvm", True), "--exits": ("exits", True),
+             "--require-apicv": ("require_apicv", True),
              "--allow-fallback": ("allow_fallback", True), "--quiet": ("quiet", True),
              "--no-save": ("save", False)}
 
@@ -203,6 +207,8 @@ def check_run(o):
         raise UsageError(f"--timeout takes whole seconds, not '{o.timeout}'")
     if o.iso and o.append:
         raise UsageError("--iso boots with the ISO's own command line; --append needs -kernel")
+    if o.require_apicv and not o.exits:
+        raise UsageError("--require-apicv reads the KVM trace: it needs --exits")
     if o.accel not in ACCELS:
         raise UsageError("--accel takes kvm, tcg, tcg-single, kvm-in-tcg or auto, "
                          f"not '{o.accel}'")

@@ -9,6 +9,7 @@ import re
 EX_OK, EX_USAGE, EX_ERROR, EX_FAILURE, EX_CRASH, EX_BADCMD, EX_TIMEOUT = 0, 2, 3, 4, 5, 6, 7
 EX_QEMU, EX_DEPS, EX_BUILD, EX_INTERRUPTED = 8, 9, 10, 11
 EX_PRESET, EX_QEMU_OLD, EX_SAVE, EX_UNAVAILABLE, EX_NEEDS_KVM = 26, 27, 28, 29, 31
+EX_APICV_INHIBITED = 32  # --require-apicv: a record ran without APIC virtualization
 
 # Codes that stop a matrix at once: they would fail every boot after it too.
 SETUP_CODES = (EX_USAGE, EX_DEPS, EX_BUILD, EX_INTERRUPTED, EX_PRESET, EX_QEMU_OLD, EX_SAVE,

@@ -84,10 +84,11 @@ class Exit:
 
 
 class Window:
-    def __init__(self, mark, tid, begin):
+    def __init__(self, mark, tid, begin, inhibits):
         self.mark, self.tid, self.begin, self.end = mark, tid, begin, None
         self.sender = collections.Counter()
         self.targets = collections.Counter()
+        self.inhibits = set(inhibits)  # APICv/AVIC inhibits in force at any time inside
 
 
 class Trace:
@@ -102,6 +103,7 @@ class Trace:
         self.events = collections.Counter()  # every event name seen
         self.unparsed = 0
         self.vcpus = {}                      # tid -> vcpu number (when kvm_exit says)
+        self.inhibits = set()                # APICv/AVIC inhibits in force now (while parsing)
 
     def exits_for(self, mark):
         return self.windows.get(mark)
@@ -192,7 +194,12 @@ def parse(lines):
             p = INHIBIT.match(body)
             if p:
                 names = (p["names"] or "").replace("|", " ").split()
+                t.inhibits = set(names) if p["mask"] else (
+                    t.inhibits | {p["reason"]} if p["what"] == "set"
+                    else t.inhibits - {p["reason"]})
                 t.apicv.append((ts, p["what"], " ".join(names) or f"reason {p['reason']}"))
+                if open_window is not None:
+                    open_window.inhibits |= t.inhibits
         elif event.startswith("kvm_avic_"):
             t.avic[event] += 1
     for x in exits:
@@ -208,7 +215,7 @@ def parse(lines):
 def _marker(t, open_window, val, tid, ts):
     mark, end = val >> 1, val & 1
     if not end:
-        w = Window(mark, tid, ts)
+        w = Window(mark, tid, ts, t.inhibits)
         t.windows[mark] = w
         return w
     if open_window is not None and open_window.mark == mark:
@@ -245,7 +252,9 @@ def attach(trace, recs):
             continue
         r["exits"] = {"sender": per_iteration(w.sender, r["iterations"]),
                       "targets": per_iteration(w.targets, r["iterations"]),
-                      "window_s": round(w.end - w.begin, 6)}
+                      "window_s": round(w.end - w.begin, 6),
+                      "apicv": ("inhibited: " + " ".join(sorted(w.inhibits))) if w.inhibits
+                      else "no inhibit traced"}
     return recs
 
 
@@ -275,6 +284,38 @@ def table(recs, trace):
         out.append("APICv/AVIC inhibits for this VM: " + ", ".join(
             f"{what} at {ts:.3f} s, now {reasons}" for ts, what, reasons in trace.apicv))
     return out
+
+
+# The module parameter that turns APIC virtualization on, per vendor module.
+APICV_PARAMS = (("kvm_amd.avic", "AVIC", "kvm_amd"), ("kvm_intel.enable_apicv", "APICv", "kvm_intel"))
+
+
+def apicv_line(kvm_params, trace):
+    """One line: what the module allows, and what this VM had (issue 11)."""
+    module = "module parameter not read"
+    name = "APICv/AVIC"
+    for key, what, mod in APICV_PARAMS:
+        if key in kvm_params:
+            name = what
+            on = kvm_params[key] in ("1", "Y", "y")
+            module = f"{'enabled' if on else 'disabled'} in {mod} ({key}={kvm_params[key]})"
+            if key == "kvm_intel.enable_apicv" and "kvm_intel.enable_ipiv" in kvm_params:
+                module += f", IPI virtualization {kvm_params['kvm_intel.enable_ipiv']}"
+    if not trace.apicv:
+        vm = "no inhibit change traced"
+    else:
+        first = next((a for a in trace.apicv if a[1] == "set"), trace.apicv[0])
+        last = trace.apicv[-1]
+        vm = (f"inhibited for this VM from {first[0]:.2f} s: {last[2]}" if last[2] and
+              not last[2].startswith("reason") else f"inhibits changed {len(trace.apicv)} times")
+        if last[1] == "cleared" and not trace.inhibits:
+            vm = f"active from {last[0]:.2f} s (inhibits cleared)"
+    return f"{name}: {module}; {vm}"
+
+
+def apicv_inhibited(recs):
+    """The records measured while an APICv/AVIC inhibit was in force."""
+    return [r for r in recs if str(r.get("exits", {}).get("apicv", "")).startswith("inhibited")]
 
 
 def summary(trace):

@@ -163,6 +163,13 @@ if [ "$exits" = 1 ] && [ -n "$T" ]; then
 		>$T/events/kvm/kvm_exit/filter
 	echo 'port < 0x3f8 || port > 0x3ff' >$T/events/kvm/kvm_pio/filter
 	echo "@@@ lane-info exit-filter COM1 port exits (0x3f8-0x3ff) not traced"
+	# What the L1 host's KVM allows, for the APICv/AVIC line (tools/kvm_trace.py).
+	params=
+	for p in kvm_amd/avic kvm_amd/npt kvm_amd/nested kvm/halt_poll_ns; do
+		[ -r /sys/module/$p ] || [ -r /sys/module/${p%/*}/parameters/${p#*/} ] &&
+			params="$params ${p%/*}.${p#*/}=$(cat /sys/module/${p%/*}/parameters/${p#*/})"
+	done
+	echo "@@@ lane-info kvm-params$params"
 fi
 inner_t=$(cat /lane/timeout)
 append=$(cat /lane/append)
@@ -264,7 +271,7 @@ show_progress() {
 			say "[$(since_start)] outer VM: /dev/kvm ready, modules took ${line##* }" ;;
 		"@@@ lane-error "*) say "[$(since_start)] outer VM: ${line#@@@ lane-error }" ;;
 		"@@@ lane-begin "*) say "[$(since_start)] ${line#@@@ lane-begin }: booting" ;;
-		"@@@ lane-info trace "* | "@@@ lane-info exit-"*)
+		"@@@ lane-info trace "* | "@@@ lane-info exit-"* | "@@@ lane-info kvm-params"*)
 			say "[$(since_start)] outer VM: ${line#@@@ lane-info }" ;;
 		"@@@ lane-rerun "*)
 			read -r -a f <<<"${line#@@@ lane-rerun }"

@@ -195,6 +195,35 @@ def a_results_directory_gets_exits_per_record_and_a_summary(_=None):
         shutil.rmtree(tmp)
 
 
+@case
+def apicv_state_in_one_line_and_per_record(_=None):
+    trace, recs = load("svm-apic")
+    check(all(r["exits"]["apicv"] == "inhibited: DISABLED" for r in recs),
+          f"{[r['exits']['apicv'] for r in recs]}")
+    check(len(kvm_trace.apicv_inhibited(recs)) == len(recs), "inhibited records")
+    line = kvm_trace.apicv_line({"kvm_amd.avic": "N"}, trace)
+    check(line.startswith("AVIC: disabled in kvm_amd (kvm_amd.avic=N); inhibited for this VM "
+                          "from 3.94 s: DISABLED"), line)
+    # A VM whose inhibit is cleared before its records: active, and said so.
+    lines = SYNTH.splitlines()
+    lines.insert(1, " qemu-system-x86-10 [000] .....  0.5: kvm_apicv_inhibit_changed: set "
+                    "reason=8, inhibits=0x100 PIT_REINJ")
+    lines.insert(2, " qemu-system-x86-10 [000] .....  0.6: kvm_apicv_inhibit_changed: cleared "
+                    "reason=8, inhibits=0x0")
+    t = kvm_trace.parse(lines)
+    recs = kvm_trace.attach(t, kvm_trace.records(SYNTH_LOG))
+    check(recs[0]["exits"]["apicv"] == "no inhibit traced", f"{recs[0]['exits']}")
+    check(kvm_trace.apicv_line({"kvm_intel.enable_apicv": "Y", "kvm_intel.enable_ipiv": "Y"}, t)
+          == "APICv: enabled in kvm_intel (kvm_intel.enable_apicv=Y), IPI virtualization Y; "
+             "active from 0.60 s (inhibits cleared)", kvm_trace.apicv_line({}, t))
+    # Set inside a record's window: that record was measured inhibited.
+    lines.insert(5, " qemu-system-x86-10 [000] .....  1.0000025: kvm_apicv_inhibit_changed: set "
+                    "reason=8, inhibits=0x100 PIT_REINJ")
+    t = kvm_trace.parse(lines)
+    recs = kvm_trace.attach(t, kvm_trace.records(SYNTH_LOG))
+    check(recs[0]["exits"]["apicv"] == "inhibited: PIT_REINJ", f"{recs[0]['exits']}")
+
+
 def main():
     bad = 0
     for name, fn in CASES:

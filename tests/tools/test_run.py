@@ -322,6 +322,8 @@ def _(ctx):
 def _(ctx):
     expect(run("--accel", "tcg", "--no-save", "--exits", "--append", "plan=boot"), 29,
            "--exits traces KVM's events", "--accel kvm-in-tcg")
+    expect(run("--accel", "tcg", "--no-save", "--require-apicv", "--append", "plan=boot"), 2,
+           "--require-apicv reads the KVM trace: it needs --exits")
 
 
 # --- a configuration that needs KVM where KVM cannot run it (issue 15, item 10)
