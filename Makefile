@@ -56,7 +56,8 @@ KERNEL_SRCS := kernel/console.c kernel/cpu.c kernel/lapic.c kernel/libc.c kernel
 	kernel/tsc.c kernel/tsc_sync.c \
 	ipi/core.c ipi/irq.c ipi/switch.c apic/check.c apic/x2apic.c apic/xapic.c \
 	hyperv/flush.c hyperv/hv.c hyperv/icr.c hyperv/ipi.c kvm/pv_ipi.c \
-	bench/broadcast.c bench/check.c bench/engine.c bench/env.c bench/exit_ref.c bench/flush.c \
+	bench/broadcast.c bench/check.c bench/check_flush.c bench/engine.c bench/env.c \
+	bench/exit_ref.c bench/flush.c \
 	bench/kut_view.c bench/norov.c bench/params.c bench/point.c bench/runner.c bench/self.c
 
 ASM_SRCS := boot/multiboot.asm boot/isr.asm boot/extable.asm boot/trampoline_blob.asm \

@@ -17,9 +17,10 @@
  *
  * Paravirtual backends send by hypercall: a call that did not return
  * success is a failure of the test that made it, named with its call, form
- * and status (ipi_take_failures). The Hyper-V TLB-flush hypercalls, which
- * send nothing the counters could see, are checked apart: each call in each
- * form must return success.
+ * and status (ipi_take_failures). The flush implementations the chosen
+ * backends bring (the Hyper-V TLB-flush hypercalls, which send nothing the
+ * counters could see) are checked apart, in bench/check_flush.c: each call
+ * in each form must return success.
  *
  * Output is TAP: "ok N - ...", "not ok N - ...", "ok N - ... # SKIP why",
  * diagnostics as "#   ..." lines, then "1..N" and a summary line.
@@ -28,7 +29,6 @@
 #include "bench/check.h"
 #include "include/bench.h"
 #include "include/console.h"
-#include "include/hyperv.h"
 #include "include/ipi.h"
 #include "include/lapic.h"
 #include "include/options.h"
@@ -40,7 +40,6 @@
 #include "lib/cpuset.h"
 #include "lib/error.h"
 #include "lib/fmt.h"
-#include "lib/pv_result.h"
 #include "lib/record.h"
 
 /* Until every target counted: the benchmarks' deadline (1 s, 10 s under TCG). */
@@ -52,12 +51,6 @@
 #define VEC_TPR_HELD	    0x65    /* ... holds class 6 */
 #define VEC_TPR_PASS	    0x75    /* ... and lets class 7 through */
 #define VEC_ROTATE_FIRST    (IPI_VEC_FIRST + 1)
-#define VERDICT_LINES	    4
-#define NAME_LEN	    160
-#define FLUSH_CHECK_PAGES   2 /* List calls: two elements, two reps */
-#define HV_CALL_BACKENDS                                                                           \
-	(1ull << IPI_BACKEND_HV_IPI | 1ull << IPI_BACKEND_HV_IPI_SLOW |                            \
-	 1ull << IPI_BACKEND_HV_IPI_EX | 1ull << IPI_BACKEND_HV_IPI_EX_XMM)
 
 _Static_assert(IPI_VEC_FIRST % 32 == 0 && IPI_VEC_COUNT % 32 == 0,
 	       "test vectors fill whole IRR registers");
@@ -76,12 +69,6 @@ struct delivery {
 	uint8_t pass_vector;  /* TPR test: a second vector each target counts once; 0: none */
 	struct cpuset set;    /* DEST_SET: the destination */
 	struct cpuset expect; /* every CPU here counts vector once, the others nothing */
-};
-
-/* The problems found in one test, the first few kept for the TAP output. */
-struct verdict {
-	unsigned int problems;
-	char line[VERDICT_LINES][NAME_LEN];
 };
 
 struct counts {
@@ -105,15 +92,14 @@ static void tap_line(bool ok, const char *name, const char *why, const char *ski
 		why ? why : "", skip ? " # SKIP " : "", skip ? skip : "");
 }
 
-static void tap_skip(const char *name, const char *why)
+void tap_skip(const char *name, const char *why)
 {
 	tap_line(true, name, NULL, why);
 	tap.skipped++;
 	status_report(STATUS_SKIP);
 }
 
-/* st: STATUS_FAILURE when the system under test misbehaved, STATUS_ERROR when we broke. */
-static void tap_verdict(const char *name, const struct verdict *v, enum status st)
+void tap_verdict(const char *name, const struct verdict *v, enum status st)
 {
 	if (!v->problems) {
 		tap_line(true, name, NULL, NULL);
@@ -121,21 +107,21 @@ static void tap_verdict(const char *name, const struct verdict *v, enum status s
 		return;
 	}
 	tap_line(false, name, v->line[0], NULL);
-	for (unsigned int i = 1; i < v->problems && i < VERDICT_LINES; i++)
+	for (unsigned int i = 1; i < v->problems && i < CHECK_VERDICT_LINES; i++)
 		kprintf("#   %s\n", v->line[i]);
-	if (v->problems > VERDICT_LINES)
+	if (v->problems > CHECK_VERDICT_LINES)
 		kprintf("#   ... %u problems in all\n", v->problems);
 	tap.failed++;
 	status_report(st);
 }
 
-static __printf(2, 3) void verdict_add(struct verdict *v, const char *fmt, ...)
+void verdict_add(struct verdict *v, const char *fmt, ...)
 {
-	if (v->problems < VERDICT_LINES) {
+	if (v->problems < CHECK_VERDICT_LINES) {
 		va_list ap;
 
 		va_start(ap, fmt);
-		fmt_vsnprintf(v->line[v->problems], NAME_LEN, fmt, ap);
+		fmt_vsnprintf(v->line[v->problems], CHECK_NAME_LEN, fmt, ap);
 		va_end(ap);
 	}
 	v->problems++;
@@ -222,7 +208,7 @@ static void counts_judge_all(const struct delivery *d, struct verdict *v)
 /* Hypercalls the sends made that did not succeed (their IPIs are then missing too). */
 static void failures_judge(struct verdict *v)
 {
-	char why[NAME_LEN];
+	char why[CHECK_NAME_LEN];
 	unsigned int n = ipi_take_failures(why, sizeof(why));
 
 	if (n)
@@ -248,24 +234,24 @@ static void delivery_name(const struct delivery *d, char *buf)
 
 	switch (d->kind) {
 	case DEST_SELF:
-		fmt_snprintf(buf, NAME_LEN, "%s: self on CPU %u, vector 0x%x", d->label, d->src,
-			     d->vector);
+		fmt_snprintf(buf, CHECK_NAME_LEN, "%s: self on CPU %u, vector 0x%x", d->label,
+			     d->src, d->vector);
 		return;
 	case DEST_ONE:
-		fmt_snprintf(buf, NAME_LEN, "%s: CPU %u -> CPU %u, vector 0x%x", d->label, d->src,
-			     d->dst, d->vector);
+		fmt_snprintf(buf, CHECK_NAME_LEN, "%s: CPU %u -> CPU %u, vector 0x%x", d->label,
+			     d->src, d->dst, d->vector);
 		return;
 	case DEST_OTHERS:
 	case DEST_ALL:
-		fmt_snprintf(buf, NAME_LEN, "%s: CPU %u -> %s, vector 0x%x", d->label, d->src,
+		fmt_snprintf(buf, CHECK_NAME_LEN, "%s: CPU %u -> %s, vector 0x%x", d->label, d->src,
 			     d->kind == DEST_ALL ? "all-including-self" : "all-but-self",
 			     d->vector);
 		return;
 	case DEST_SET:
 		if (cpuset_format(&d->set, set, sizeof(set)) < 0)
 			__builtin_memcpy(set + sizeof(set) - 4, "...", 4);
-		fmt_snprintf(buf, NAME_LEN, "%s: CPU %u -> set {%s}, vector 0x%x", d->label, d->src,
-			     set, d->vector);
+		fmt_snprintf(buf, CHECK_NAME_LEN, "%s: CPU %u -> set {%s}, vector 0x%x", d->label,
+			     d->src, set, d->vector);
 		return;
 	}
 }
@@ -298,7 +284,7 @@ static void delivery_send(void *arg)
 static void delivery_check(struct delivery *d)
 {
 	struct verdict v = {0};
-	char name[NAME_LEN];
+	char name[CHECK_NAME_LEN];
 
 	d->vector = vector_take();
 	delivery_name(d, name);
@@ -474,7 +460,7 @@ static void hold_check(const char *label, enum hold_kind kind, unsigned int src,
 	static struct hold h;
 	struct delivery d = {.label = label, .src = src, .kind = DEST_ONE, .dst = target};
 	struct verdict v = {0};
-	char name[NAME_LEN];
+	char name[CHECK_NAME_LEN];
 	int err;
 
 	h = (struct hold){.kind = kind, .self = src == target};
@@ -558,7 +544,7 @@ static bool check_switch(const struct ipi_ops *ops, const char *label)
 {
 	struct delivery none = {0};
 	struct verdict v = {0};
-	char name[NAME_LEN];
+	char name[CHECK_NAME_LEN];
 	int err;
 
 	fmt_snprintf(name, sizeof(name), "%s: switch all %u CPUs to %s mode, no test vector left",
@@ -582,69 +568,6 @@ static bool check_switch(const struct ipi_ops *ops, const char *label)
 	return true;
 }
 
-/* --- Hyper-V flush hypercalls: every call, every form, returns success ------------------------ */
-
-static void flush_check_one(enum hv_flush_call f, enum hv_form form, const struct cpuset *set)
-{
-	const char *label = form == HV_FORM_XMM ? "hv-flush-xmm" : "hv-flush";
-	const char *skip = hv_flush_probe(f, form);
-	struct hv_call *c = hv_call_buf();
-	struct verdict v = {0};
-	char name[NAME_LEN], cpus[48], why[NAME_LEN];
-	/* A page of the kernel image: mapped, and flushing it is harmless. */
-	uint64_t va = (uint64_t)(uintptr_t)&tap & ~0xfffull;
-	int err = skip ? 0 : hv_flush_encode(c, f, form, read_cr3(), set, va, FLUSH_CHECK_PAGES);
-
-	cpuset_format(set, cpus, sizeof(cpus));
-	fmt_snprintf(name, sizeof(name), "%s: %s (%s)%s, CPU 0 -> CPUs {%s}", label,
-		     hv_call_name(hv_flush_code(f)), hv_form_name(err || skip ? form : c->form),
-		     hv_flush_is_list(f) ? ", 2 pages" : "", cpus);
-	if (skip) {
-		tap_skip(name, skip);
-		return;
-	}
-	if (err)
-		verdict_add(&v, "encoding failed (%s)", error_name(err));
-	else if (hv_call_run(c, why, sizeof(why)))
-		verdict_add(&v, "%s", why);
-	tap_verdict(name, &v, err ? STATUS_ERROR : STATUS_FAILURE);
-}
-
-/*
- * The hypercall interface is switched on for these checks and back off if it
- * was off (the backend in force may be kvm-pv-ipi, which needs it off). The
- * APs idle in their mailboxes meanwhile: none can be inside a hypercall.
- */
-static void check_hv_flush(void)
-{
-	static const enum hv_form forms[] = {HV_FORM_SLOW, HV_FORM_XMM};
-	const char *why = hv_probe(HV_NEED_HYPERCALL | HV_NEED_VP_INDEX | HV_NEED_FLUSH);
-	struct verdict v = {0};
-	struct cpuset set;
-	bool was_on;
-
-	if (why) {
-		tap_skip("hv-flush: every flush hypercall", why);
-		tap_skip("hv-flush-xmm: every flush hypercall", why);
-		return;
-	}
-	was_on = hv_calls_enabled();
-	if (hv_calls_on("the flush checks")) {
-		verdict_add(&v, "the hypercall interface did not come up (above)");
-		tap_verdict("hv-flush: enable the hypercall interface", &v, STATUS_FAILURE);
-		return;
-	}
-	cpuset_fill(&set, ncpus);
-	if (ncpus > 1)
-		cpuset_remove(&set, 0);
-	for (unsigned int i = 0; i < ARRAY_SIZE(forms); i++) {
-		for (enum hv_flush_call f = HV_FLUSH_SPACE; f < HV_FLUSH_CALLS; f++)
-			flush_check_one(f, forms[i], &set);
-	}
-	if (!was_on)
-		hv_calls_off("after the flush checks, as they found it");
-}
-
 /* --- the suite ---------------------------------------------------------------------------- */
 
 static void check_backend(const char *label)
@@ -653,7 +576,7 @@ static void check_backend(const char *label)
 	if (ncpus > 1) {
 		check_from(label, ncpus - 1);
 	} else {
-		char name[NAME_LEN];
+		char name[CHECK_NAME_LEN];
 
 		fmt_snprintf(name, sizeof(name), "%s: sends from an AP", label);
 		tap_skip(name, "one CPU");
@@ -702,7 +625,7 @@ void check_run(void)
 	kprintf("check: delivery correctness on %u CPUs\n", ncpus);
 	for (unsigned int i = 0; i < IPI_BACKEND_COUNT; i++) {
 		const struct ipi_ops *ops = ipi_backends[i];
-		char name[NAME_LEN];
+		char name[CHECK_NAME_LEN];
 		const char *why;
 
 		if (!(options.backends & (1ull << i)))
@@ -717,9 +640,8 @@ void check_run(void)
 			goto out;
 		check_backend(ops->name);
 	}
-	/* The flush calls belong with the Hyper-V hypercall backends: checked when one is chosen. */
-	if (options.backends & HV_CALL_BACKENDS)
-		check_hv_flush();
+	/* Flush calls come with their backends (the Hyper-V hypercall ones): checked with them. */
+	check_flush(options.backends);
 	check_return(boot_mode);
 out:
 	check_summary();

@@ -10,7 +10,35 @@
 #ifndef BENCH_CHECK_H
 #define BENCH_CHECK_H
 
+#include <stdint.h>
+#include "include/compiler.h"
+#include "include/status.h"
+
+#define CHECK_NAME_LEN	    160 /* a test's name, a verdict's line */
+#define CHECK_VERDICT_LINES 4
+
 /* Runs the suite over options.backends; call on the BSP after bring-up. */
 void check_run(void);
+
+/*
+ * bench/check_flush.c: the flush calls the chosen backends bring
+ * (flush_family.checked_with), each of which must succeed; the suite runs
+ * it after the backends, with the other CPUs idle.
+ */
+void check_flush(uint64_t backends);
+
+/* --- TAP, shared by the suite's files (bench/check.c) ------------------------------------- */
+
+/* The problems found in one test, the first few kept for the TAP output. */
+struct verdict {
+	unsigned int problems;
+	char line[CHECK_VERDICT_LINES][CHECK_NAME_LEN];
+};
+
+__printf(2, 3) void verdict_add(struct verdict *v, const char *fmt, ...);
+/* "ok N - name # SKIP why", and a SKIP status. */
+void tap_skip(const char *name, const char *why);
+/* st: STATUS_FAILURE when the system under test misbehaved, STATUS_ERROR when we broke. */
+void tap_verdict(const char *name, const struct verdict *v, enum status st);
 
 #endif
