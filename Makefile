@@ -54,7 +54,8 @@ KERNEL_SRCS := kernel/console.c kernel/cpu.c kernel/lapic.c kernel/libc.c kernel
 	kernel/mm.c kernel/multiboot.c kernel/options.c kernel/percpu.c kernel/pic.c \
 	kernel/plan.c kernel/smp.c kernel/status.c kernel/topology.c kernel/trap.c \
 	kernel/tsc.c kernel/tsc_sync.c \
-	ipi/core.c ipi/irq.c ipi/switch.c apic/check.c apic/x2apic.c apic/xapic.c \
+	ipi/core.c ipi/flush.c ipi/flush_native.c ipi/irq.c ipi/switch.c \
+	apic/check.c apic/x2apic.c apic/xapic.c \
 	hyperv/flush.c hyperv/hv.c hyperv/icr.c hyperv/ipi.c kvm/pv_ipi.c \
 	bench/broadcast.c bench/check.c bench/check_flush.c bench/engine.c bench/env.c \
 	bench/exit_ref.c bench/flush.c \

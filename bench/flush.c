@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The `flush` benchmark family: what a remote TLB shootdown costs, done
- * natively over the IPI backend in force and by Hyper-V hypercall, to the
- * sender and to the targets, and from how many targets and pages the
- * hypercall wins.
+ * The `flush` benchmark family: what a remote TLB shootdown costs, done by
+ * every implementation of include/flush.h (the native shootdown over the
+ * IPI backend in force, each Hyper-V flush hypercall in each form), to the
+ * sender and to the targets, and from how many targets and pages a
+ * hypercall wins. It knows the implementations only through their ops
+ * tables, in flush_impls[] order.
  *
  * FLUSH_CEILING 4 KiB pages are mapped at FLUSH_VA in the page tables every
  * CPU shares; the targets (the first k CPUs after the sender, for k = 1,
@@ -14,21 +16,30 @@
  * flushes a range of at most that many pages with one INVLPG per page in
  * flush_tlb_func(), a larger one in full).
  *
- *  native  the sender sends BENCH_VEC to the targets over the backend in
- *          force; each target's handler flushes and then acknowledges by
- *          counting on its own cache line; the sample ends when every target
- *          has. native-invlpg-Np: one INVLPG per page, as Linux does up to
- *          its ceiling; native-cr3-Np (8 and 33 pages): a CR3 reload instead,
- *          Linux's choice only above the ceiling, reported for comparison
- *          and left out of the crossover. Measured on every backend.
- *  call    HvCallFlushVirtualAddressSpace, ...List and their Ex forms, slow
+ * Each sample times one flush() of the implementation, prepared beforehand
+ * for the point (targets, pages) outside any region; the region holds the
+ * indirect call through its ops table and what the flush does:
+ *
+ *  shootdown  the families that send over the IPI backend (per_backend:
+ *          measured on every backend): the native shootdown sends FLUSH_VEC
+ *          to the targets; each target's handler flushes and then
+ *          acknowledges by counting on its own cache line; the sample ends
+ *          when every target has. native-invlpg-Np: one INVLPG per page, as
+ *          Linux does up to its ceiling; native-cr3-Np (8 and 33 pages: a
+ *          whole flush for one page is nobody's choice): a CR3 reload
+ *          instead, Linux's choice only above the ceiling, reported for
+ *          comparison and left out of the crossover.
+ *  call    the other families (hypercalls, no IPI backend involved:
+ *          measured once per boot, backend "none"):
+ *          HvCallFlushVirtualAddressSpace, ...List and their Ex forms, slow
  *          and XMM-fast (the flush calls have no register-only form), to the
  *          same targets. Each sample does what Linux's hyperv_flush_tlb_multi()
  *          (arch/x86/hyperv/mmu.c) does per call inside the timed region:
  *          the targets' VP indices, the input (a List call names the run of
  *          pages as one element, fill_gva_list), the call and its status
- *          check. The call does not use the IPI backend: measured once per
- *          boot, backend "none".
+ *          check. A call that flushes the whole space (Space) is measured
+ *          once and named without a page count; one whose input did not fit
+ *          its form is named "-as-" the form it took.
  *
  * What KVM does with a flush call (arch/x86/kvm/hyperv.c kvm_hv_flush_tlb,
  * virt/kvm/kvm_main.c kvm_make_vcpus_request_mask): it queues the ranges on
@@ -59,15 +70,15 @@
  * crossover-pages: the call's p50 at the crossover, or SKIP with the reason
  * when the native path stays cheaper throughout).
  *
- * Every call's status is checked; one that fails is a FAILURE naming the
- * call, form and status. The Hyper-V interface is switched on for the calls
- * and back off if it was off (the backend in force may be kvm-pv-ipi); no
- * target makes a hypercall meanwhile, they only run their loop.
+ * Every flush is checked; one that fails is a FAILURE naming the call,
+ * form and status (or the target that did not acknowledge). A family's
+ * begin/end hooks switch its interface on for it and back as found (the
+ * Hyper-V one: the backend in force may be kvm-pv-ipi); no target makes a
+ * hypercall meanwhile, they only run their loop.
  */
 #include "include/bench.h"
 #include "include/console.h"
-#include "include/hyperv.h"
-#include "include/irq.h"
+#include "include/flush.h"
 #include "include/mm.h"
 #include "include/smp.h"
 #include "include/tsc.h"
@@ -86,21 +97,19 @@
 #define PTE_P	      (1ull << 0)
 #define PTE_RW	      (1ull << 1)
 #define VARIANT_LEN   32
+/* The benchmark's own word, after each implementation's (docs/results.md). */
+#define FLUSH_NEXT_SEND "next-send=after-loop-answer"
 
 #define VA_INDEX(va, level) (((va) >> (12 + 9 * (level))) & 511u)
 _Static_assert(VA_INDEX(FLUSH_VA, 0) + FLUSH_CEILING <= 512, "the pages share one table");
-/* A List call names the run as one element (at most 4096 pages): it fits XMM-fast. */
-_Static_assert(FLUSH_CEILING <= HV_GVA_EXTRA_PAGES_MAX + 1, "one GVA element per run");
+/* The shootdown's IPIs take the path the other benchmarks' take (handler, count, EOI). */
+_Static_assert(FLUSH_VEC == BENCH_VEC, "the shootdown sends the benchmark vector");
 
 extern uint64_t boot_pml4[];
 
 static const unsigned int flush_pages[FLUSH_NP] = {1, 8, FLUSH_CEILING};
-static const enum hv_form flush_forms[] = {HV_FORM_SLOW, HV_FORM_XMM};
-static const char *const flush_names[] = {"shootdown", "target-loss"};
+static const char *const shootdown_names[] = {"shootdown", "target-loss"};
 static const char *const call_names[] = {"call", "target-loss"};
-/* The records' words after the backend's flags (docs/results.md). */
-static const char native_words[] = "ack=count-before-eoi next-send=after-loop-answer";
-static const char call_words[] = "input=encoded-in-region next-send=after-loop-answer";
 
 /* p50 cycles at each (page count, target count): native INVLPG for this backend, best call. */
 static struct flush_point {
@@ -113,22 +122,12 @@ static unsigned int flush_k[FLUSH_MAX_K], flush_nk;
 static struct cpuset flush_set;
 static char flush_set_text[64];
 static char flush_variant[VARIANT_LEN];
+static char flush_words[96];
 static char flush_why[256];
 
-/*
- * What a sample does, set between points (the handler reads the first two):
- * on its own line, away from what the sender writes per sample.
- */
-static struct {
-	unsigned int pages;
-	bool by_cr3;
-	enum hv_flush_call call;
-	enum hv_form form;
-	uint64_t cr3;
-} flush_now __cacheline_aligned;
-static irq_handler_t flush_chained;
-static struct hv_call *flush_call;
-static uint32_t flush_want[MAX_CPUS];
+/* The implementation the samples time and the pages it was prepared for. */
+static const struct flush_ops *flush_op;
+static unsigned int flush_op_pages;
 
 /* The sender's words to the targets' loops, each on a line no target writes. */
 static uint32_t flush_stop __cacheline_aligned;
@@ -218,20 +217,6 @@ static void flush_spin(void *arg)
 	}
 }
 
-/* BENCH_VEC while this benchmark runs: flush, then count (the acknowledgment) and EOI. */
-static void flush_irq(unsigned int vector, uint64_t tsc)
-{
-	if (READ_ONCE(flush_now.by_cr3)) {
-		write_cr3(read_cr3());
-	} else {
-		unsigned int n = READ_ONCE(flush_now.pages);
-
-		for (unsigned int i = 0; i < n; i++)
-			invlpg((const void *)(uintptr_t)(FLUSH_VA + (uint64_t)i * FLUSH_PAGE));
-	}
-	flush_chained(vector, tsc);
-}
-
 static void flush_start(unsigned int sender)
 {
 	store_release(&flush_stop, 0);
@@ -239,8 +224,6 @@ static void flush_start(unsigned int sender)
 		if (c != sender)
 			smp_post(c, flush_spin, NULL);
 	}
-	flush_chained = irq_get_handler(BENCH_VEC);
-	irq_set_handler(BENCH_VEC, flush_irq);
 }
 
 static void flush_finish(unsigned int sender)
@@ -254,7 +237,6 @@ static void flush_finish(unsigned int sender)
 			status_report(STATUS_ERROR);
 		}
 	}
-	irq_set_handler(BENCH_VEC, flush_chained);
 }
 
 static int flush_stuck(struct bench_run *r, unsigned int cpu_nr)
@@ -338,43 +320,153 @@ static void flush_keep(struct flush_point *pt, struct bench_run *r)
 	fmt_snprintf(pt->variant, VARIANT_LEN, "%s", flush_variant);
 }
 
-/* --- native shootdown ---------------------------------------------------------------------- */
-
-static int flush_lost(struct bench_run *r, unsigned int cpu_nr)
+/* The best of the point just measured, at pt: kept when nothing cheaper is there yet. */
+static void flush_keep_best(struct flush_point *pt, struct bench_run *r)
 {
-	unsigned int failed = ipi_take_failures(flush_why, sizeof(flush_why));
-
-	bench_fail(r,
-		   "shootdown of %u page(s) from CPU %u: CPU %u (APIC ID %u) did not acknowledge "
-		   "within %lu us%s%s",
-		   flush_now.pages, r->sender, cpu_nr, percpu_of[cpu_nr]->apic_id,
-		   bench_params.deadline_us, failed ? "; a send failed: " : "",
-		   failed ? flush_why : "");
-	return -E_TIMEDOUT;
+	if (pt->p50 && pt->p50 <= flush_p50(r, 0))
+		return;
+	flush_keep(pt, r);
 }
 
-/* Timed: the send and every target's acknowledgement. Then the targets' loss. */
-static int flush_native_iter(struct bench_run *r, uint64_t *out)
-{
-	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us), t0, t1;
-	const struct ipi_ops *ops = r->ops; /* a local: the region's clobber would reload it */
+/* --- one implementation at one point ------------------------------------------------------- */
 
-	cpuset_for_each(c, &flush_set) flush_want[c] = bench_count((unsigned int)c) + 1;
+/* A flush that did not complete: ERROR (ours) or FAILURE (the system under test). */
+static int flush_failed(struct bench_run *r, int err)
+{
+	char sends[160];
+	unsigned int failed;
+
+	if (err == -E_INVAL) {
+		bench_emit_status(r, r->m[0].name, "ERROR", flush_why);
+		status_report(STATUS_ERROR);
+		return err;
+	}
+	if (!flush_op->family->per_backend) {
+		bench_fail(r, "%s", flush_why);
+		return err;
+	}
+	failed = ipi_take_failures(sends, sizeof(sends));
+	bench_fail(r, "shootdown of %u page(s) from CPU %u: %s within %lu us%s%s", flush_op_pages,
+		   r->sender, flush_why, bench_params.deadline_us,
+		   failed ? "; a send failed: " : "", failed ? sends : "");
+	return err;
+}
+
+/*
+ * Timed: the prepared flush, through its ops table (the send and every
+ * target's acknowledgement, or the call with its input and status check).
+ * Then the targets' loss.
+ */
+static int flush_iter(struct bench_run *r, uint64_t *out)
+{
+	/* A local: the region's clobber would reload it. */
+	int (*flush)(void) = flush_op->flush;
+	uint64_t t0, t1;
+	int err;
+
+	if (flush_op->arm)
+		flush_op->arm(tsc_deadline_us(bench_params.deadline_us));
 	irq_disable();
 	t0 = tsc_begin();
-	ipi_send_set(ops, &flush_set, BENCH_VEC);
-	cpuset_for_each(c, &flush_set)
-	{
-		if (bench_wait_count((unsigned int)c, flush_want[c], deadline)) {
-			irq_enable();
-			return flush_lost(r, (unsigned int)c);
-		}
-	}
+	err = flush();
 	t1 = bench_tsc_end();
 	irq_enable();
+	if (err)
+		return flush_failed(r, err);
 	out[0] = t1 - t0;
 	return flush_collect(r, &out[1]);
 }
+
+/* "native-invlpg-8p", "list-ex-xmm-33p", "space-slow"; "-as-slow" when it fell back. */
+static void flush_name(const struct flush_ops *o, unsigned int pages, bool fell)
+{
+	char as[16] = "";
+
+	if (fell)
+		fmt_snprintf(as, sizeof(as), "-as-%s", o->fallback);
+	if (o->family->per_backend || !(o->flags & FLUSH_F_WHOLE))
+		fmt_snprintf(flush_variant, sizeof(flush_variant), "%s%s-%up", o->name, as, pages);
+	else
+		fmt_snprintf(flush_variant, sizeof(flush_variant), "%s%s", o->name, as);
+}
+
+/* The implementation's words and the benchmark's. */
+static const char *flush_words_of(const struct flush_ops *o)
+{
+	fmt_snprintf(flush_words, sizeof(flush_words), "%s%s%s", o ? o->words : "", o ? " " : "",
+		     FLUSH_NEXT_SEND);
+	return flush_words;
+}
+
+/*
+ * Implementation o at k = flush_k[i] targets and `pages` pages: prepared
+ * first, outside any timed region, which checks the request and tells the
+ * form it takes (the variant's name); then sampled and emitted.
+ */
+static int flush_measure(struct bench_run *r, const struct flush_ops *o, unsigned int i,
+			 unsigned int pages)
+{
+	const char *const *names = o->family->per_backend ? shootdown_names : call_names;
+	int fell;
+
+	flush_targets(r, flush_k[i]);
+	fell = o->prepare(&flush_set, FLUSH_VA, pages, 0, flush_why, sizeof(flush_why));
+	if (fell < 0) {
+		bench_emit_status(r, names[0], "ERROR", flush_why);
+		status_report(STATUS_ERROR);
+		return fell;
+	}
+	flush_name(o, pages, fell == FLUSH_FELL_BACK);
+	flush_op = o;
+	flush_op_pages = pages;
+	r->variant = flush_variant;
+	r->words = flush_words_of(o);
+	bench_metrics(r, 2, names);
+	if (bench_sample(r, flush_iter))
+		return -E_PROTO;
+	bench_emit(r);
+	return 0;
+}
+
+static void flush_skip(struct bench_run *r, const char *variant, const char *metric,
+		       const char *why)
+{
+	r->variant = variant;
+	bench_emit_status(r, metric, "SKIP", why);
+	status_report(STATUS_SKIP);
+}
+
+/* Whether flush_impls[i] is its family's first implementation (families, each once). */
+static bool flush_family_first(unsigned int i)
+{
+	for (unsigned int j = 0; j < i; j++) {
+		if (flush_impls[j]->family == flush_impls[i]->family)
+			return false;
+	}
+	return true;
+}
+
+/* The family's probe and begin; false (after a SKIP or ERROR record) when it cannot run. */
+static bool flush_family_on(struct bench_run *r, const struct flush_family *fam, const char *metric)
+{
+	const char *why = fam->probe ? fam->probe() : NULL;
+
+	if (why) {
+		flush_skip(r, fam->name, metric, why);
+		return false;
+	}
+	if (fam->begin && fam->begin("the flush benchmark")) {
+		fmt_snprintf(flush_why, sizeof(flush_why), "%s did not come up",
+			     fam->what ? fam->what : "its set-up");
+		r->variant = fam->name;
+		bench_emit_status(r, metric, "ERROR", flush_why);
+		status_report(STATUS_ERROR);
+		return false;
+	}
+	return true;
+}
+
+/* --- shootdowns over the IPI backend ------------------------------------------------------- */
 
 /* No flush: the targets' loop's own longest pass under the same collection. */
 static int flush_idle_iter(struct bench_run *r, uint64_t *out)
@@ -382,12 +474,18 @@ static int flush_idle_iter(struct bench_run *r, uint64_t *out)
 	return flush_collect(r, &out[0]);
 }
 
+/* With the words of the first shootdown: the rows it is the baseline of. */
 static int flush_undisturbed(struct bench_run *r)
 {
 	static const char *const names[] = {"target-loss"};
+	const struct flush_ops *o = NULL;
 
+	for (unsigned int f = 0; !o && f < flush_impl_count; f++) {
+		if (flush_impls[f]->family->per_backend)
+			o = flush_impls[f];
+	}
 	r->variant = "undisturbed";
-	r->words = native_words;
+	r->words = flush_words_of(o);
 	for (unsigned int i = 0; i < flush_nk; i++) {
 		flush_targets(r, flush_k[i]);
 		bench_metrics(r, 1, names);
@@ -398,193 +496,130 @@ static int flush_undisturbed(struct bench_run *r)
 	return 0;
 }
 
-/* One native variant at every target count; by_cr3: a CR3 reload instead of INVLPGs. */
-static int flush_native_variant(struct bench_run *r, unsigned int p, bool by_cr3)
+/*
+ * A shootdown at page count p, every target count. A whole-space flush
+ * only from 2 pages on; the range flushes are the native side of the
+ * crossover. Its probe is asked at its first page count, once.
+ */
+static int flush_shootdown(struct bench_run *r, const struct flush_ops *o, unsigned int p)
 {
-	WRITE_ONCE(flush_now.pages, flush_pages[p]);
-	WRITE_ONCE(flush_now.by_cr3, by_cr3);
-	fmt_snprintf(flush_variant, sizeof(flush_variant), "native-%s-%up",
-		     by_cr3 ? "cr3" : "invlpg", flush_pages[p]);
-	r->variant = flush_variant;
-	r->words = native_words;
+	bool whole = o->flags & FLUSH_F_WHOLE;
+	const char *why;
+
+	if (whole && flush_pages[p] == 1)
+		return 0;
+	why = o->probe();
+	if (why) {
+		if (p == (whole ? 1u : 0u))
+			flush_skip(r, o->name, shootdown_names[0], why);
+		return 0;
+	}
 	for (unsigned int i = 0; i < flush_nk; i++) {
-		flush_targets(r, flush_k[i]);
-		bench_metrics(r, 2, flush_names);
-		if (bench_sample(r, flush_native_iter))
+		if (flush_measure(r, o, i, flush_pages[p]))
 			return -E_TIMEDOUT;
-		bench_emit(r);
-		if (!by_cr3)
-			flush_keep(&native_best[p][i], r);
+		if (!whole)
+			flush_keep_best(&native_best[p][i], r);
 	}
 	return 0;
 }
 
-static int flush_native(struct bench_run *r)
+/* One per-backend family: at each page count, each of its implementations. */
+static int flush_shootdown_family(struct bench_run *r, unsigned int first)
+{
+	const struct flush_family *fam = flush_impls[first]->family;
+	int err = 0;
+
+	if (!flush_family_on(r, fam, shootdown_names[0]))
+		return 0;
+	for (unsigned int p = 0; !err && p < FLUSH_NP; p++) {
+		for (unsigned int f = first; !err && f < flush_impl_count; f++) {
+			if (flush_impls[f]->family == fam)
+				err = flush_shootdown(r, flush_impls[f], p);
+		}
+	}
+	if (fam->end)
+		fam->end("after the flush shootdowns");
+	return err;
+}
+
+static int flush_shootdowns(struct bench_run *r)
 {
 	int err = flush_undisturbed(r);
 
-	for (unsigned int p = 0; !err && p < FLUSH_NP; p++) {
-		err = flush_native_variant(r, p, false);
-		if (!err && flush_pages[p] > 1)
-			err = flush_native_variant(r, p, true);
+	__builtin_memset(native_best, 0, sizeof(native_best));
+	for (unsigned int f = 0; !err && f < flush_impl_count; f++) {
+		if (flush_impls[f]->family->per_backend && flush_family_first(f))
+			err = flush_shootdown_family(r, f);
 	}
 	return err;
 }
 
-/* --- flush hypercalls ------------------------------------------------------------------------ */
+/* --- flush calls ----------------------------------------------------------------------------- */
 
-/* Timed: what Linux does per call (VP indices, input, call, status check). Then the loss. */
-static int flush_call_iter(struct bench_run *r, uint64_t *out)
+/* One call at every point: a range at each page count, a whole-space one once for all. */
+static int flush_call(struct bench_run *r, const struct flush_ops *o)
 {
-	/* Locals: what Linux has at hand when it starts (its flush_tlb_info, cpumask). */
-	const enum hv_flush_call f = flush_now.call;
-	const enum hv_form form = flush_now.form;
-	const uint64_t cr3 = flush_now.cr3;
-	const unsigned int pages = flush_now.pages;
-	uint64_t t0, t1;
-	int enc, err = 0;
+	const char *why = o->probe();
 
-	irq_disable();
-	t0 = tsc_begin();
-	enc = hv_flush_encode_run(flush_call, f, form, cr3, &flush_set, FLUSH_VA, pages);
-	if (!enc)
-		err = hv_call_run(flush_call, flush_why, sizeof(flush_why));
-	t1 = bench_tsc_end();
-	irq_enable();
-	if (enc) {
-		bench_emit_status(r, "call", "ERROR", error_name(enc));
-		status_report(STATUS_ERROR);
-		return enc;
+	if (why) {
+		flush_skip(r, o->name, call_names[0], why);
+		return 0;
 	}
-	if (err) {
-		bench_fail(r, "%s", flush_why);
-		return err;
-	}
-	out[0] = t1 - t0;
-	return flush_collect(r, &out[1]);
-}
+	for (unsigned int i = 0; i < flush_nk; i++) {
+		for (unsigned int p = 0; p < FLUSH_NP; p++) {
+			bool whole = o->flags & FLUSH_F_WHOLE;
 
-/* "list-ex-xmm-8p"; "-as-slow" when the input did not fit the registers. */
-static void flush_call_variant(char *buf, enum hv_flush_call f, enum hv_form want,
-			       unsigned int pages)
-{
-	const char *form = want == HV_FORM_XMM ? "xmm" : "slow";
-	const char *fell = flush_call->form != want ? "-as-slow" : "";
-
-	if (hv_flush_is_list(f))
-		fmt_snprintf(buf, VARIANT_LEN, "%s-%s%s-%up", hv_flush_word(f), form, fell, pages);
-	else
-		fmt_snprintf(buf, VARIANT_LEN, "%s-%s%s", hv_flush_word(f), form, fell);
-}
-
-/* The best call at page count p (a Space call counts for every p), target count i. */
-static void flush_call_keep(unsigned int p, unsigned int i, struct bench_run *r)
-{
-	if (call_best[p][i].p50 && call_best[p][i].p50 <= flush_p50(r, 0))
-		return;
-	flush_keep(&call_best[p][i], r);
-}
-
-/*
- * One call, one form, k = flush_k[i] targets, flush_pages[p] pages (List)
- * or all (p < 0). Encoded once first, outside any timed region, to check
- * the input and learn the form it takes (the variant's name).
- */
-static int flush_call_point(struct bench_run *r, enum hv_flush_call f, enum hv_form form,
-			    unsigned int i, int p)
-{
-	unsigned int pages = p < 0 ? 1 : flush_pages[p];
-	int err;
-
-	flush_targets(r, flush_k[i]);
-	flush_now.call = f;
-	flush_now.form = form;
-	flush_now.pages = pages;
-	err = hv_flush_encode_run(flush_call, f, form, flush_now.cr3, &flush_set, FLUSH_VA, pages);
-	if (err) {
-		bench_emit_status(r, "call", "ERROR", error_name(err));
-		status_report(STATUS_ERROR);
-		return err;
-	}
-	flush_call_variant(flush_variant, f, form, pages);
-	r->variant = flush_variant;
-	r->words = call_words;
-	bench_metrics(r, 2, call_names);
-	err = bench_sample(r, flush_call_iter);
-	if (err)
-		return err;
-	bench_emit(r);
-	for (unsigned int q = 0; q < FLUSH_NP; q++) {
-		if (p < 0 || q == (unsigned int)p)
-			flush_call_keep(q, i, r);
-	}
-	return 0;
-}
-
-/* Every call and form at every point; SKIP records for what this VM lacks. */
-static int flush_calls_all(struct bench_run *r)
-{
-	for (enum hv_flush_call f = HV_FLUSH_SPACE; f < HV_FLUSH_CALLS; f++) {
-		for (unsigned int j = 0; j < ARRAY_SIZE(flush_forms); j++) {
-			const char *why = hv_flush_probe(f, flush_forms[j]);
-			int np = hv_flush_is_list(f) ? (int)FLUSH_NP : 1;
-
-			if (why) {
-				fmt_snprintf(flush_variant, sizeof(flush_variant), "%s-%s",
-					     hv_flush_word(f),
-					     flush_forms[j] == HV_FORM_XMM ? "xmm" : "slow");
-				r->variant = flush_variant;
-				bench_emit_status(r, "call", "SKIP", why);
-				status_report(STATUS_SKIP);
-				continue;
+			if (flush_measure(r, o, i, whole ? 1 : flush_pages[p]))
+				return -E_PROTO;
+			for (unsigned int q = 0; q < FLUSH_NP; q++) {
+				if (whole || q == p)
+					flush_keep_best(&call_best[q][i], r);
 			}
-			for (unsigned int i = 0; i < flush_nk; i++) {
-				for (int p = 0; p < np; p++) {
-					if (flush_call_point(r, f, flush_forms[j], i,
-							     hv_flush_is_list(f) ? p : -1))
-						return -E_PROTO;
-				}
-			}
+			if (whole)
+				break;
 		}
 	}
 	return 0;
+}
+
+/* Every call of one family; false when one failed. */
+static bool flush_call_family(struct bench_run *r, unsigned int first)
+{
+	const struct flush_family *fam = flush_impls[first]->family;
+	int err = 0;
+
+	for (unsigned int f = first; !err && f < flush_impl_count; f++) {
+		if (flush_impls[f]->family == fam)
+			err = flush_call(r, flush_impls[f]);
+	}
+	return !err;
 }
 
 /* Once per boot, with the backend's figures fresh: the calls do not depend on it. */
 static void flush_calls(struct bench_run *r)
 {
 	const struct ipi_ops *ops = r->ops;
-	const char *why = hv_probe(HV_NEED_HYPERCALL | HV_NEED_VP_INDEX | HV_NEED_FLUSH);
-	bool was_on;
+	bool ran = false, ok = true;
 
 	if (calls_tried)
 		return;
 	calls_tried = true;
 	r->ops = NULL; /* backend "none": no IPI is sent */
-	r->variant = "hv-flush";
 	r->words = NULL;
 	r->targets = NULL;
 	r->ntargets = 0;
-	if (why) {
-		bench_emit_status(r, "call", "SKIP", why);
-		status_report(STATUS_SKIP);
-		r->ops = ops;
-		return;
+	for (unsigned int f = 0; ok && f < flush_impl_count; f++) {
+		const struct flush_family *fam = flush_impls[f]->family;
+
+		if (fam->per_backend || !flush_family_first(f) ||
+		    !flush_family_on(r, fam, call_names[0]))
+			continue;
+		ran = true;
+		ok = flush_call_family(r, f);
+		if (fam->end)
+			fam->end("after the flush calls, as they found it");
 	}
-	was_on = hv_calls_enabled();
-	if (hv_calls_on("the flush benchmark")) {
-		bench_emit_status(r, "call", "ERROR", "the hypercall interface did not come up");
-		status_report(STATUS_ERROR);
-		r->ops = ops;
-		return;
-	}
-	flush_call = hv_call_buf();
-	/* Linux reads the address space from its mm (memory), not CR3, per call. */
-	flush_now.cr3 = read_cr3();
-	flush_now.by_cr3 = false;
-	calls_measured = !flush_calls_all(r);
-	if (!was_on)
-		hv_calls_off("after the flush calls, as they found it");
+	calls_measured = ran && ok;
 	r->ops = ops;
 }
 
@@ -692,11 +727,11 @@ static void flush_run(struct bench_run *r)
 		return;
 	}
 	flush_points();
-	/* The probes need every CPU's VP index, read through the mailboxes: before they spin. */
-	if (!calls_tried && !hv_probe(HV_NEED_HYPERCALL | HV_NEED_VP_INDEX | HV_NEED_FLUSH))
-		hv_vp_read_all();
+	/* What the probes read from every CPU goes through the mailboxes: before they spin. */
+	if (!calls_tried)
+		flush_probe_early();
 	flush_start(r->sender);
-	err = flush_native(r);
+	err = flush_shootdowns(r);
 	if (!err)
 		flush_calls(r);
 	if (!err && calls_measured) {

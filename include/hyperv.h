@@ -4,16 +4,19 @@
  * to 4; TLFS feature-discovery.md, hypercall-interface.md): probing by
  * CPUID, the guest OS ID and hypercall page, VP indices, one input page per
  * CPU, issuing a hypercall in its slow, fast or XMM-fast form with its
- * result checked, and the four TLB-flush calls. The IPI backends built on
- * it (hv-icr, hv-ipi, hv-ipi-slow, hv-ipi-ex, hv-ipi-ex-xmm) are in
- * include/ipi.h like every other backend.
+ * result checked. What is built on it implements the core's interfaces and
+ * is reached only through them: the IPI backends (hv-icr, hv-ipi,
+ * hv-ipi-slow, hv-ipi-ex, hv-ipi-ex-xmm) in include/ipi.h, the four
+ * TLB-flush calls (hyperv/flush.c, family hv-flush) in include/flush.h.
+ * Only hyperv/ includes this header.
  *
  * Partition-wide state: the guest OS ID is one value for the whole VM, and
  * while it is non-zero KVM takes every vmcall/vmmcall as a Hyper-V
  * hypercall (KVM_HC_SEND_IPI included). hv_calls_on() and hv_calls_off()
  * run on the BSP while no other CPU can be inside a hypercall: from a
- * backend's activate hook (inside the switch barriers), or from the suite
- * and benchmarks while the other CPUs idle or spin without making calls.
+ * backend's activate hook (inside the switch barriers), or from the flush
+ * family's begin and end hooks, which the suite and the flush benchmark
+ * call while the other CPUs idle or spin without making calls.
  */
 #ifndef INCLUDE_HYPERV_H
 #define INCLUDE_HYPERV_H
@@ -43,9 +46,10 @@ const char *hv_probe(unsigned int needs);
  * The VP index of every CPU, each read from HV_MSR_VP_INDEX on that CPU
  * (never assumed to equal the APIC ID). Read once, through the mailboxes,
  * on the first call, which must come from the BSP while the other CPUs idle
- * (the probes call it; so does the flush benchmark before its targets
- * start spinning). 0; -E_NODEV when a CPU's read faulted, -E_TIMEDOUT when
- * one did not answer (named on the console); a failure is not retried.
+ * (the probes call it, and flush_probe_early() has the flush probes run
+ * before the flush benchmark's targets start spinning). 0; -E_NODEV when a
+ * CPU's read faulted, -E_TIMEDOUT when one did not answer (named on the
+ * console); a failure is not retried.
  */
 int hv_vp_read_all(void);
 uint32_t hv_vp_index(unsigned int cpu); /* valid after hv_vp_read_all() */
@@ -97,40 +101,5 @@ uint64_t hv_hypercall(uint64_t control, uint64_t rdx, uint64_t r8);
 /* XMM-fast: rdx = q[0], r8 = q[1], XMM0..XMM5 = q[2..13]; q 16-byte aligned. */
 uint64_t hv_hypercall_xmm(uint64_t control, const uint64_t *q);
 extern uint8_t hv_vmmcall; /* 1: vmmcall (AMD), 0: vmcall (Intel) */
-
-/* The TLB-flush hypercalls, docs/hyperv-abi.md 3.5. */
-enum hv_flush_call {
-	HV_FLUSH_SPACE,	   /* HvCallFlushVirtualAddressSpace */
-	HV_FLUSH_LIST,	   /* HvCallFlushVirtualAddressList, rep */
-	HV_FLUSH_SPACE_EX, /* ...SpaceEx, VP set */
-	HV_FLUSH_LIST_EX,  /* ...ListEx, rep and VP set */
-	HV_FLUSH_CALLS
-};
-
-uint16_t hv_flush_code(enum hv_flush_call f);
-const char *hv_flush_word(enum hv_flush_call f); /* "space", "list", "space-ex", "list-ex" */
-bool hv_flush_is_list(enum hv_flush_call f);
-
-/* NULL when f can run here in form (SLOW or XMM), else why not (CPUID bit, -cpu flag). */
-const char *hv_flush_probe(enum hv_flush_call f, enum hv_form form);
-
-/*
- * Encode into c a flush of address space cr3 on the CPUs of targets: a List
- * call names `pages` pages from va, one element (one rep) each; a Space
- * call flushes the whole space and ignores va and pages. An XMM request that
- * does not fit RDX, R8 and XMM0..5 is encoded SLOW (c->form says so). 0, or
- * the encoder's error.
- */
-int hv_flush_encode(struct hv_call *c, enum hv_flush_call f, enum hv_form form, uint64_t cr3,
-		    const struct cpuset *targets, uint64_t va, unsigned int pages);
-
-/*
- * The same, but a List call names the run of `pages` pages from va as Linux's
- * hyperv_flush_tlb_multi() does (fill_gva_list): one element per 4096 pages,
- * each carrying its additional pages in the low 12 bits. One call's whole
- * per-call work, done inside the flush benchmark's timed region.
- */
-int hv_flush_encode_run(struct hv_call *c, enum hv_flush_call f, enum hv_form form, uint64_t cr3,
-			const struct cpuset *targets, uint64_t va, unsigned int pages);
 
 #endif
