@@ -22,7 +22,7 @@ import tempfile
 # its own business (a sibling or a benchmark must not include them).
 UNITS = ("boot", "kernel", "ipi", "apic", "hyperv", "kvm", "bench", "lib", "include")
 OWNED_HEADERS = {
-    "include/hyperv.h": "hyperv",   # Hyper-V internals: hypercalls, VP indices, flush encoders
+    "include/hyperv.h": "hyperv",   # Hyper-V internals: hypercalls, VP indices, the call page
     "include/bench.h": "bench",     # the benchmark engine
 }
 BACKENDS = ("apic", "hyperv", "kvm")

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make lint: cppcheck and clang-tidy over every C file, reported as TAP.
+# make lint: cppcheck and clang-tidy over every C file, and the import rules
+# of docs/architecture.md (tools/check_imports.py, which also proves it would
+# catch a planted violation of each rule), reported as TAP.
 # clang-tidy runs one file per call: clang-tidy 14 reports false
 # valist.Uninitialized findings on va_list users that are not the first
 # file of a call (LLVM bug 41311).
@@ -46,4 +48,6 @@ else
 	echo "not ok - lint: clang-tidy (${#bad[@]} files: ${bad[*]})"
 	rc=1
 fi
+python3 tools/check_imports.py || rc=1
+python3 tools/check_imports.py --self-test || rc=1
 exit $rc
