@@ -59,8 +59,8 @@ options:
                     host traces KVM's events (kvm-in-tcg: in the lane's outer VM);
                     prints and saves exits per measured iteration for every record,
                     sender and targets apart (docs/host-tools.md)
-  --require-apicv   with --exits: exit 32 when APICv/AVIC was off in the module or
-                    inhibited for this VM while any record was measured
+  --require-apicv   exit 32 when APICv/AVIC was off in the module or inhibited for
+                    this VM while any record was measured (needs --exits)
   -- ARGS...        everything after -- goes to QEMU as it is (e.g. -device ...)
   --quiet           do not stream the console, print only the final line
   --no-save         do not keep anything under results/
