@@ -237,6 +237,35 @@ class Verdict:
         self.message, self.detail = message, detail
 
 
+def exits_verdicts(cmp):
+    """gate --exits: one verdict a row. More judged exits per iteration than the
+    baseline by more than kvm_trace.EXITS_TOLERANCE on either side fails; a row
+    with exit data on one side only is not comparable for this column."""
+    out = []
+    for r in cmp.rows:
+        if r.a_exits is None and r.b_exits is None:
+            continue
+        if r.a_exits is None or r.b_exits is None:
+            only = "baseline" if r.b_exits is None else "candidate"
+            out.append(Verdict("exits", r.name, False,
+                               f"not comparable: exit data in the {only} only (run.sh --exits "
+                               "on both sides)"))
+            continue
+        worse = [f"{side} {a:.2f} -> {b:.2f}" for side, a, b in
+                 zip(("sender", "targets"), r.a_exits, r.b_exits)
+                 if b - a > kvm_trace.EXITS_TOLERANCE]
+        msg = f"exits per iteration {R.fmt_exits(r.a_exits)} -> {R.fmt_exits(r.b_exits)}"
+        if worse:
+            msg = (f"more exits per iteration than the baseline (tolerance "
+                   f"{kvm_trace.EXITS_TOLERANCE}): {', '.join(worse)}")
+        out.append(Verdict("exits", r.name, not worse, msg))
+    if not out:
+        out.append(Verdict("exits", "exit data", False,
+                           "gate --exits, but neither side has exits per iteration "
+                           "(run.sh --exits)"))
+    return out
+
+
 def gate_verdicts(cmp, cand_boots, threshold):
     out = []
     for boot in cand_boots:
@@ -287,6 +316,8 @@ def cmd_gate(a):
     threshold = parse_threshold(a.threshold)
     cmp = make_comparison(a.baseline, a.candidate, a.alpha, a.unit)
     verdicts = gate_verdicts(cmp, cmp.sb.boots, threshold)
+    if a.exits:
+        verdicts += exits_verdicts(cmp)
     err = cmp.overlap_error()
     if err:
         verdicts.append(Verdict("timing", "overlap", False, err.message))
@@ -309,9 +340,12 @@ def cmd_gate(a):
         raise err
     if cmp.reasons:
         raise R.ToolError(R.EX_INCOMPARABLE, "not comparable: " + "; ".join(cmp.reasons))
-    for v in slow:
+    exits_bad = [v for v in verdicts if v.group == "exits" and not v.ok]
+    for v in slow + exits_bad:
         print(f"gate: FAIL: {v.name}: {v.message}", file=sys.stderr)
-    if slow:
+    if any(v.message.startswith(("not comparable", "gate --exits, but")) for v in exits_bad):
+        raise R.ToolError(R.EX_INCOMPARABLE, "exits not comparable: " + exits_bad[0].message)
+    if slow or exits_bad:
         return R.EX_REGRESSION
     print(f"gate: pass: {len(cmp.compared)} rows compared, none significantly slower than "
           f"the baseline by more than {threshold:g}%", file=sys.stderr)
@@ -411,6 +445,9 @@ def parser():
     g.add_argument("--tap", help="write TAP here ('-': standard output)")
     g.add_argument("--junit", help="write JUnit XML here")
     g.add_argument("--format", choices=("text", "markdown"), default="text")
+    g.add_argument("--exits", action="store_true",
+                   help="also fail on more exits per iteration than the baseline "
+                        "(beyond 0.05; both sides need run.sh --exits)")
 
     r = sub.add_parser("report", prog="./run.sh report", formatter_class=fmt,
                        description="Plots (gnuplot, SVG and PNG) and a page (index.html, "

@@ -525,6 +525,7 @@ class Side:
     def __init__(self, name, boots, unit="cycles"):
         self.name, self.boots, self.unit = name, boots, unit
         self.values, self.histos, self.statuses = {}, {}, {}
+        self.exits = {}  # key -> per boot (sender, targets) judged exits per iteration
         for boot in boots:
             per_boot = {}
             for rec in boot.results:
@@ -535,6 +536,11 @@ class Side:
                     continue
                 per_boot.setdefault(key, []).append(stats["p50"])
                 self.histos.setdefault(key, []).extend(rec.get("histogram", []))
+                ex = rec.get("exits")
+                if isinstance(ex, dict) and isinstance(ex.get("sender"), dict) \
+                        and isinstance(ex.get("targets"), dict):
+                    self.exits.setdefault(key, []).append(
+                        (exits_total(ex["sender"]), exits_total(ex["targets"])))
             # Several records with one key in a boot (every sender/target pair
             # of a matrix run): the boot's value is the median of theirs.
             for key, vals in per_boot.items():
@@ -542,6 +548,23 @@ class Side:
 
     def keys(self):
         return set(self.statuses)
+
+
+def exits_total(side):
+    """Judged exits per iteration of one side of a record (tools/kvm_trace.py)."""
+    import kvm_trace
+    try:
+        return kvm_trace.judged_total({str(k): float(v) for k, v in side.items()})
+    except (TypeError, ValueError):
+        return None
+
+
+def exits_median(per_boot):
+    """(sender, targets): the median over boots, or None without exit data."""
+    pairs = [p for p in per_boot if None not in p]
+    if not pairs:
+        return None
+    return (round(median([p[0] for p in pairs]), 4), round(median([p[1] for p in pairs]), 4))
 
 
 class Row:
@@ -552,11 +575,14 @@ class Row:
         self.change = self.p = self.ci = None
         self.method, self.verdict, self.significant = "-", "-", False
         self.note = ""
+        self.a_exits = self.b_exits = None  # (sender, targets) judged exits per iteration
 
 
 def compare_row(key, sa, sb, alpha, comparable):
     row = Row(key)
     row.a_vals, row.b_vals = sa.values.get(key, []), sb.values.get(key, [])
+    row.a_exits = exits_median(sa.exits.get(key, []))
+    row.b_exits = exits_median(sb.exits.get(key, []))
     if key not in sa.statuses or key not in sb.statuses:
         row.verdict = "only in A" if key in sa.statuses else "only in B"
         return row
@@ -680,6 +706,16 @@ def fmt_ci(row):
 
 TABLE_HEAD = ("benchmark", "metric", "variant", "backend", "state", "n", "A p50", "B p50",
               "change", "p", "95% CI", "boots", "test", "verdict")
+EXITS_HEAD = ("A exits", "B exits")
+
+
+def fmt_exits(e):
+    """Judged exits per iteration, sender/targets: 's1.00 t1.00'."""
+    return "-" if e is None else f"s{e[0]:.2f} t{e[1]:.2f}"
+
+
+def has_exits(cmp):
+    return any(r.a_exits or r.b_exits for r in cmp.rows)
 
 
 def table_rows(cmp):
@@ -687,21 +723,34 @@ def table_rows(cmp):
     for r in cmp.rows:
         bench, metric, variant, backend, state, ntargets = r.key
         verdict = r.verdict + (f" ({r.note})" if r.note else "")
-        out.append((bench, metric, variant, backend, state, str(ntargets), fmt_num(r.a),
-                    fmt_num(r.b), fmt_change(r), fmt_p(r), fmt_ci(r),
-                    f"{len(r.a_vals)}/{len(r.b_vals)}", r.method, verdict))
+        row = (bench, metric, variant, backend, state, str(ntargets), fmt_num(r.a),
+               fmt_num(r.b), fmt_change(r), fmt_p(r), fmt_ci(r),
+               f"{len(r.a_vals)}/{len(r.b_vals)}", r.method, verdict)
+        if has_exits(cmp):
+            row = row[:13] + (fmt_exits(r.a_exits), fmt_exits(r.b_exits)) + row[13:]
+        out.append(row)
     return out
 
 
+def table_head(cmp):
+    if has_exits(cmp):
+        return TABLE_HEAD[:13] + EXITS_HEAD + TABLE_HEAD[13:]
+    return TABLE_HEAD
+
+
 def format_text(cmp):
-    rows = [TABLE_HEAD] + table_rows(cmp)
-    widths = [max(len(str(r[i])) for r in rows) for i in range(len(TABLE_HEAD))]
+    head = table_head(cmp)
+    rows = [head] + table_rows(cmp)
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(head))]
     lines = [f"A: {cmp.sa.name} ({len(cmp.sa.boots)} boots)",
              f"B: {cmp.sb.name} ({len(cmp.sb.boots)} boots)",
              f"medians of per-boot p50 ({cmp.unit}); change = B against A; "
              f"Mann-Whitney U, alpha {cmp.alpha}"]
     if cmp.reasons:
         lines.append("NOT COMPARABLE: " + "; ".join(cmp.reasons))
+    if has_exits(cmp):
+        lines.append("exits: per measured iteration, the send path's own (APIC, MSR, hypercall, "
+                     "HLT; run.sh --exits), median over boots, s = sender, t = targets")
     lines.append("")
     for r in rows:
         lines.append("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
@@ -714,8 +763,9 @@ def format_markdown(cmp):
              f"({cmp.unit}), Mann-Whitney U at alpha {cmp.alpha}.", ""]
     if cmp.reasons:
         lines += ["**NOT COMPARABLE**: " + "; ".join(cmp.reasons), ""]
-    lines.append("| " + " | ".join(TABLE_HEAD) + " |")
-    lines.append("|" + "---|" * len(TABLE_HEAD))
+    head = table_head(cmp)
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "---|" * len(head))
     for r in table_rows(cmp):
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
     return "\n".join(lines) + "\n"
@@ -725,7 +775,9 @@ def format_json(cmp):
     rows = [{"row": r.name, **dict(zip(ROW_FIELDS, r.key)), "a": r.a, "b": r.b,
              "a_boots": r.a_vals, "b_boots": r.b_vals, "change_pct": r.change, "p": r.p,
              "ci_pct": list(r.ci) if r.ci else None, "test": r.method,
-             "verdict": r.verdict, "note": r.note} for r in cmp.rows]
+             "verdict": r.verdict, "note": r.note,
+             "a_exits": list(r.a_exits) if r.a_exits else None,
+             "b_exits": list(r.b_exits) if r.b_exits else None} for r in cmp.rows]
     return json.dumps({"a": cmp.sa.name, "b": cmp.sb.name, "unit": cmp.unit,
                        "alpha": cmp.alpha, "not_comparable": cmp.reasons, "rows": rows},
                       indent=1) + "\n"

@@ -70,6 +70,18 @@ HV_CALLS = {0x0002: "HvCallFlushVirtualAddressSpace", 0x0003: "HvCallFlushVirtua
 KVM_HCS = {1: "KVM_HC_VAPIC_POLL_IRQ", 5: "KVM_HC_KICK_CPU", 9: "KVM_HC_CLOCK_PAIRING",
            10: "KVM_HC_SEND_IPI", 11: "KVM_HC_SCHED_YIELD", 12: "KVM_HC_MAP_GPA_RANGE"}
 APIC_BASE = 0xfee00000
+# The exits a send path causes itself: APIC accesses, MSRs, hypercalls, HLT. The
+# rest ("interrupt", "vintr", ...) is the host's doing and varies with its load.
+JUDGED = re.compile(r"^(npf|msr|hypercall|vmmcall|vmcall|hlt|APIC_ACCESS|MSR_|VMCALL|HLT|"
+                    r"EPT_|avic)")
+# Exits per iteration are counts: one register access more per send is +1.00,
+# host noise a few hundredths. compare and gate call a change beyond this real.
+EXITS_TOLERANCE = 0.05
+
+
+def judged_total(side):
+    """Exits per iteration of the judged kinds on one side ({label: value})."""
+    return round(sum(v for k, v in side.items() if JUDGED.match(k)), 4)
 
 
 class Exit:

@@ -23,9 +23,8 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 import kvm_trace  # noqa: E402
 
-TOLERANCE = 0.05
-JUDGED = re.compile(r"^(npf|msr|hypercall|vmmcall|vmcall|hlt|APIC_ACCESS|MSR_|VMCALL|HLT|"
-                    r"EPT_|avic)")
+TOLERANCE = kvm_trace.EXITS_TOLERANCE
+JUDGED = kvm_trace.JUDGED
 
 
 def expectations(path):

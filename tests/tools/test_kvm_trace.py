@@ -224,6 +224,52 @@ def apicv_state_in_one_line_and_per_record(_=None):
     check(recs[0]["exits"]["apicv"] == "inhibited: PIT_REINJ", f"{recs[0]['exits']}")
 
 
+def _with_exits(folder, sender_icr):
+    """Adds exits to every SUCCESS result of a synthetic set's results.json files."""
+    import json
+    for boot in sorted(os.listdir(folder)):
+        path = os.path.join(folder, boot, "results.json")
+        with open(path) as f:
+            doc = json.load(f)
+        for r in doc["records"]:
+            if r.get("record") == "result" and r.get("status") == "SUCCESS":
+                r["exits"] = {"sender": {"msr (ICR)": 1.0, "msr (ID read)": sender_icr - 1.0,
+                                         "interrupt": 0.3},
+                              "targets": {"msr (EOI)": 1.0, "interrupt": 1.0}}
+        os.unlink(path)
+        with open(path, "w") as f:
+            json.dump(doc, f)
+
+
+@case
+def compare_shows_exits_and_gate_fails_on_one_more(_=None):
+    import shutil
+    import tempfile
+    import synth
+    from harness import expect, run_cmd
+    tmp = tempfile.mkdtemp()
+    try:
+        a, b, c, d = (os.path.join(tmp, x) for x in "abcd")
+        for folder, seed, icr in ((a, 1, 1.0), (b, 2, 1.0), (c, 3, 2.0)):
+            synth.make_set(folder, boots=4, seed=seed, samples=40)
+            _with_exits(folder, icr)
+        synth.make_set(d, boots=4, seed=4, samples=40)
+        gate = [sys.executable, "tools/ipibench.py", "gate", "--exits", "--threshold", "50%"]
+        res = expect(run_cmd([sys.executable, "tools/ipibench.py", "compare", a, b]), 0,
+                     "A exits", "s1.00 t1.00", "exits: per measured iteration")
+        expect(run_cmd(gate + ["--baseline", a, b]), 0)
+        # One register access more per send on the sender: +1.00, far beyond 0.05.
+        expect(run_cmd(gate + ["--baseline", a, c]), 20,
+               "more exits per iteration than the baseline", "sender 1.00 -> 2.00")
+        # A candidate without exit data cannot be judged on exits.
+        expect(run_cmd(gate + ["--baseline", a, d]), 30, "exit data in the baseline only")
+        check("s1.00" not in run_cmd([sys.executable, "tools/ipibench.py", "compare", d, d])[1],
+              "exits shown without exit data")
+        del res
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main():
     bad = 0
     for name, fn in CASES:
