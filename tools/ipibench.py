@@ -162,7 +162,7 @@ def cmd_save(a):
     run = {"label": a.label, "config": a.config or a.label, "preset": a.preset,
            "started": a.started, "seconds": a.seconds, "qemu_exit": a.qemu_exit,
            "status": a.status, "exit": a.exit, "console": "console.log", "pin": None,
-           "perf_kvm": None}
+           "perf_kvm": None, "module_param": getattr(a, "module_param", None)}
     pin = os.path.join(a.dir, "pin.json")
     if os.path.exists(pin):
         run["pin"] = R._load_json(pin)

@@ -45,6 +45,7 @@ class Env:
         self.prepared = environ.get("IPIBENCH_PREPARED") == "1"
         self.pin_any_accel = environ.get("IPIBENCH_PIN_ANY_ACCEL") == "1"
         self.presets = os.path.join(repo, "tools", "presets.conf")
+        self.environ = environ
 
 
 def usage_error(e):
@@ -170,6 +171,7 @@ class Boot:
         self.log, self.log_is_temp, self.runtime_dir, self.dir = None, False, None, ""
         self.rc, self.seconds, self.started = 1, "0", ""
         self.trace, self.apicv, self.inhibited, self.kvm_params = "", "", None, {}
+        self.module_param = None
 
     def run(self):
         """The run's steps, in order; its exit code."""
@@ -297,6 +299,8 @@ class Boot:
             say(f"run.sh: --accel kvm-in-tcg takes -cpu and -smp from the preset ({self.preset})")
         append = f"{o.append} markers=1".strip() if o.exits else o.append
         exits = ["--exits"] if o.exits else []
+        if o.module_param:
+            exits += ["--module-param", o.module_param]
         self.qemu = [LANE, "--presets", self.preset, *exits, "--append", append]  # kept
         try:
             out = tempfile.mkdtemp(prefix="ipibench-lane.", dir="/tmp")
@@ -338,8 +342,16 @@ class Boot:
         self.trace = os.path.join(out, f"{self.preset}.trace")
         m = re.search(r"^@@@ lane-info kvm-params(.*)$",
                       read_text(os.path.join(out, "outer.log")), re.M)
+        outer = read_text(os.path.join(out, "outer.log"))
         self.kvm_params = dict(w.split("=", 1) for w in (m.group(1).split() if m else [])
                                if "=" in w)
+        m = re.search(r"^@@@ lane-info module-param (\S+?)=(\S+) got (\S+)$", outer, re.M)
+        if m:
+            why = re.search(r"^@@@ lane-info module-why (.*)$", outer, re.M)
+            self.module_param = {"param": m.group(1), "asked": m.group(2), "got": m.group(3),
+                                 "why": why.group(1) if why else ""}
+            say(f"run.sh: the lane's {m.group(1)}: asked {m.group(2)}, got {m.group(3)}"
+                + (f": {why.group(1)}" if why else ""))
         if self.o.exits:
             self.show_exits()
         try:
@@ -378,7 +390,8 @@ class Boot:
                                qemu_version=first_line([self.env.qemu, "--version"]),
                                status=status, started=self.started,
                                seconds=float(self.seconds), qemu_exit=self.rc, exit=code,
-                               qemu=self.qemu, apicv=self.apicv, exits_kvm_params=self.kvm_params)
+                               qemu=self.qemu, apicv=self.apicv, exits_kvm_params=self.kvm_params,
+                               module_param=self.module_param)
         try:
             ipibench.cmd_save(a)
         except ToolError as e:

@@ -14,6 +14,7 @@ USAGE = """usage: ./run.sh [run] [options]         boot one configuration (the d
        ./run.sh gate --baseline B C     fail on a regression or incorrect run (TAP, JUnit)
        ./run.sh report INPUT...         plots (SVG, PNG) and an HTML/Markdown page
        ./run.sh list                    the named configurations (tools/presets.conf)
+       ./run.sh ab --module-param M.P=A,B  A/B over a KVM module parameter (avic, apicv...)
        ./run.sh SUBCOMMAND --help       the options of each
 
 Results land in results/<UTC date>-<label>/ (console.log, results.json,
@@ -61,6 +62,8 @@ options:
                     sender and targets apart (docs/host-tools.md)
   --require-apicv   exit 32 when APICv/AVIC was off in the module or inhibited for
                     this VM while any record was measured (needs --exits)
+  --module-param M.P=V  kvm-in-tcg only: load the lane's KVM module M with P=V and
+                    report what it granted (on a KVM host: ./run.sh ab)
   -- ARGS...        everything after -- goes to QEMU as it is (e.g. -device ...)
   --quiet           do not stream the console, print only the final line
   --no-save         do not keep anything under results/
@@ -102,6 +105,31 @@ exit status: 0 every boot succeeded; otherwise the run exit code of the first
 boot that did not (3..8), or at once 2, 9, 10, 11, 26, 27, 28, 29 or 31.
 """
 
+USAGE_AB = """usage: ./run.sh ab --module-param MODULE.PARAM=A,B [options] [run options]
+
+A/B over a KVM module parameter: boots one configuration --boots times with
+MODULE.PARAM=A, then --boots times with =B, and prints the compare table,
+B against A (timings; with --exits also exits per iteration). Each side
+reads the parameter back and says what the module granted ("asked avic=1,
+got N: the CPU has no AVIC"). Under --accel kvm-in-tcg the lane's KVM is
+loaded with the value; otherwise this host's module is set (written, or
+reloaded for parameters read at load time) and put back afterwards, also
+after a failed boot or Ctrl-C.
+
+options:
+  --module-param M.P=A,B  kvm_amd.avic, kvm_intel.enable_apicv, kvm_intel.enable_ipiv,
+                    kvm.halt_poll_ns, kvm.halt_poll_ns_grow, kvm.halt_poll_ns_shrink
+  --boots N         boots a side (default 3)
+  --label NAME      name of the results directory (default ab)
+  -h, --help        this text
+Every other option goes to each boot (./run.sh run --help): --preset, --smp,
+--append, --accel, --exits, --timeout, ...
+
+exit status: 0 both sides booted, 2 usage, 33 the parameter cannot be set here
+(not root, unknown parameter, module not loaded, /dev/kvm held by another
+process; nothing was changed), else the first failing boot's run exit code.
+"""
+
 USAGE_LIST = """usage: ./run.sh list [--names]
 
 Lists the named configurations of tools/presets.conf with the QEMU options
@@ -130,6 +158,7 @@ class RunOptions:
         self.pin = None  # None: no --pin; "": the CPUs run.sh may use; else a CPU list
         self.iso = self.perf_kvm = self.allow_fallback = self.quiet = self.help = False
         self.exits = self.require_apicv = False
+        self.module_param = ""
         self.save = True
         self.qemu_args = []  # after --
 
@@ -146,7 +175,8 @@ class MatrixOptions:
 # Options that take a value the run cannot do without (bash's ${2:?}).
 RUN_VALUES = {"--preset": "preset", "--smp": "smp", "--cpu": "cpu", "--machine": "machine",
               "--memory": "memory", "--accel": "accel", "--timeout": "timeout",
-              "--label": "label", "--results-dir": "results_dir"}
+              "--label": "label", "--results-dir": "results_dir",
+              "--module-param": "module_param"}
 RUN_FLAGS = {"--iso": ("iso", True), "--perf-kvm": ("perf_kvm", True), "--exits": ("exits", True),
              "--require-apicv": ("require_apicv", True),
              "--allow-fallback": ("allow_fallback", True), "--quiet": ("quiet", True),
@@ -207,6 +237,9 @@ def check_run(o):
         raise UsageError(f"--timeout takes whole seconds, not '{o.timeout}'")
     if o.iso and o.append:
         raise UsageError("--iso boots with the ISO's own command line; --append needs -kernel")
+    if o.module_param and o.accel != "kvm-in-tcg":
+        raise UsageError("--module-param sets the lane's KVM (--accel kvm-in-tcg); a host's "
+                         "KVM module is set by ./run.sh ab")
     if o.require_apicv and not o.exits:
         raise UsageError("--require-apicv reads the KVM trace: it needs --exits")
     if o.accel not in ACCELS:

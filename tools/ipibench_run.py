@@ -7,6 +7,7 @@ there (docs/host-tools.md, "Where the host logic lives"):
   matrix         configurations x -smp values x N boots (ipibench_matrix)
   compare, gate, report  the readers of saved results (ipibench.py)
   list           the named configurations (tools/presets.conf)
+  ab             A/B over a KVM module parameter (ipibench_ab)
 
 Usage: ./run.sh --help; exit codes: docs/exit-codes.md."""
 import argparse
@@ -20,6 +21,7 @@ REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
 import ipibench  # noqa: E402
+import ipibench_ab  # noqa: E402
 import ipibench_boot as B  # noqa: E402
 import ipibench_matrix  # noqa: E402
 import ipibench_results as R  # noqa: E402
@@ -84,6 +86,8 @@ def main(argv):
         return ipibench_matrix.run(argv[1:], env, jobs)
     if sub == "list":
         return cmd_list(argv[1:], env)
+    if sub == "ab":
+        return ipibench_ab.run(argv[1:], env, jobs)
     if sub in ("-h", "--help", "help"):
         sys.stdout.write(USAGE)
         return 0

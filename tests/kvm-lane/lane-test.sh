@@ -23,8 +23,10 @@
 #            send, halted wake-up and self IPI as exits.expect states them
 #            (judge_exits.py; halt_gap=2000: under nested TCG a target needs
 #            more than the default 50 us to be back in HLT); run.sh --exits
-#            through the lane prints its table; then debug=extra-exit (every
-#            send reads the APIC ID first) must fail that judgement.
+#            through the lane prints its table; run.sh ab over kvm_amd.avic
+#            reports that the lane's KVM cannot grant AVIC and why; then
+#            debug=extra-exit (every send reads the APIC ID first) must fail
+#            that judgement.
 # Nested KVM under TCG costs ~100k cycles an exit, so the loops are short.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
@@ -183,6 +185,24 @@ runsh_exits() {
 	fi
 }
 runsh_exits || rc=1
+# ab over kvm_amd.avic in the lane: TCG's SVM has no AVIC, so avic=1 must be
+# refused by the module and the run must say so, with the reason.
+runsh_ab() {
+	local out rc
+	rm -rf "$base/ab"
+	out=$(IPIBENCH_RESULTS=$base/ab ./run.sh ab --module-param kvm_amd.avic=0,1 --boots 1 --accel kvm-in-tcg \
+		--preset x2apic --timeout 240 --append "plan=bench bench=send-cost backends=x2apic iters=10 warmup=1 budget=1" 2>&1)
+	rc=$?
+	if [ "$rc" = 0 ] && grep -q "the lane's kvm_amd.avic: asked 1, got N: the CPU has no AVIC" <<<"$out" &&
+		grep -q "^ab: kvm_amd.avic: B=1 against A=0" <<<"$out"; then
+		echo "ok - kvm-lane: run.sh ab --module-param kvm_amd.avic=0,1 reports that AVIC was not granted, and why"
+	else
+		echo "not ok - kvm-lane: run.sh ab --module-param kvm_amd.avic=0,1 (exit $rc)"
+		tail -n 12 <<<"$out" | sed 's/^/#   /'
+		return 1
+	fi
+}
+runsh_ab || rc=1
 exits_pass exits-negative x2apic \
 	"plan=bench bench=send-cost backends=x2apic iters=50 warmup=2 budget=1 markers=1 debug=extra-exit" \
 	--expect-failure "x2apic send-cost send none sender: 2\.00 register/hypercall/HLT exits per iteration, expected 1\.00" ||

@@ -14,6 +14,8 @@
 #                        (kvm_exit, kvm_pio, kvm_msr, hypercalls, Hyper-V IPI
 #                        and flush calls, APICv/AVIC) and keep each preset's
 #                        trace as DIR/<preset>.trace
+#   --module-param M.P=V load module M of the outer VM's KVM (kvm or kvm_amd)
+#                        with P=V, and report what it granted (read back)
 #   --presets NAMES      comma- or blank-separated preset names (default: the
 #                        lane presets below)
 #   --append ARGS        the guest's command line, the same for every preset
@@ -51,6 +53,7 @@ out=$cache/out
 timeout=
 inner_timeout=60
 exits=0
+module_param=
 tmp=
 start=
 resplit=
@@ -75,6 +78,7 @@ parse_args() {
 		--timeout) timeout=$2 ;;
 		--inner-timeout) inner_timeout=$2 ;;
 		--resplit) resplit=$2 ;;
+		--module-param) module_param=$2 ;;
 		*) usage ;;
 		esac
 		shift 2
@@ -86,6 +90,8 @@ parse_args() {
 	[ -n "$image" ] || usage
 	[ -f "$image" ] || die "no image at $image"
 	[[ "$inner_timeout" =~ ^[1-9][0-9]*$ ]] || die "--inner-timeout wants seconds"
+	[ -z "$module_param" ] || [[ "$module_param" =~ ^(kvm|kvm_amd)\.[a-z_]+=[A-Za-z0-9]+$ ]] ||
+		die "--module-param wants kvm.P=V or kvm_amd.P=V, not '$module_param'"
 	[ -z "$timeout" ] || [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || die "--timeout wants seconds"
 }
 
@@ -117,9 +123,22 @@ fail() { echo "@@@ lane-error $*"; dmesg | tail -n 20 | sed 's/^/outer-dmesg: /'
 t=$(cs)
 echo "@@@ lane-info outer-boot $(secs "$t")s"
 # No modules.dep: insmod in dependency order (prepare.sh checked it).
+# --module-param M.P=V: that module loads with P=V (kvm_amd's file is kvm-amd.ko).
+mp=$(cat /lane/module-param)
 for m in irqbypass ccp kvm kvm-amd; do
-	insmod /lane/modules/$m.ko || fail "insmod $m.ko failed (no SVM in the outer CPU?)"
+	arg=
+	[ -n "$mp" ] && [ "${mp%%.*}" = "$(echo $m | tr - _)" ] && arg=${mp#*.}
+	insmod /lane/modules/$m.ko $arg || fail "insmod $m.ko $arg failed (no SVM in the outer CPU?)"
 done
+if [ -n "$mp" ]; then
+	f=/sys/module/${mp%%.*}/parameters/$(echo "${mp#*.}" | cut -d= -f1)
+	echo "@@@ lane-info module-param $mp got $(cat "$f" 2>/dev/null || echo '?')"
+	dmesg | grep -iE 'avic|apicv' | tail -n 3 | sed 's/^/@@@ lane-info module-log /'
+	case "$mp" in kvm_amd.avic=*)
+		grep -qw avic /proc/cpuinfo ||
+			echo "@@@ lane-info module-why the CPU has no AVIC (CPUID 0x8000000A EDX[13])" ;;
+	esac
+fi
 [ -c /dev/kvm ] || fail "no /dev/kvm after loading kvm-amd (does the outer CPU have SVM?)"
 now=$(cs)
 echo "@@@ lane-info modules $(secs $((now - t)))s"
@@ -228,6 +247,7 @@ build_initrd() {
 	cp "$here/host-rip.sh" "$tmp/root/lane/host-rip.sh"
 	printf '%s\n' "$append" >"$tmp/root/lane/append"
 	echo "$exits" >"$tmp/root/lane/exits"
+	echo "$module_param" >"$tmp/root/lane/module-param"
 	echo "$inner_timeout" >"$tmp/root/lane/timeout"
 	: >"$tmp/root/lane/presets"
 	for name in "${selected[@]}"; do
@@ -271,7 +291,8 @@ show_progress() {
 			say "[$(since_start)] outer VM: /dev/kvm ready, modules took ${line##* }" ;;
 		"@@@ lane-error "*) say "[$(since_start)] outer VM: ${line#@@@ lane-error }" ;;
 		"@@@ lane-begin "*) say "[$(since_start)] ${line#@@@ lane-begin }: booting" ;;
-		"@@@ lane-info trace "* | "@@@ lane-info exit-"* | "@@@ lane-info kvm-params"*)
+		"@@@ lane-info trace "* | "@@@ lane-info exit-"* | "@@@ lane-info kvm-params"* | \
+			"@@@ lane-info module-"*)
 			say "[$(since_start)] outer VM: ${line#@@@ lane-info }" ;;
 		"@@@ lane-rerun "*)
 			read -r -a f <<<"${line#@@@ lane-rerun }"

@@ -326,6 +326,57 @@ def _(ctx):
            "--require-apicv reads the KVM trace: it needs --exits")
 
 
+def stand_in_kvm_tree(root, avic="0"):
+    """A /sys and /proc for `ab` (IPIBENCH_AB_ROOT) and a modprobe that writes the
+    parameter, granting avic=1 as N, like kvm_amd on a CPU without AVIC."""
+    os.makedirs(os.path.join(root, "sys/module/kvm_amd/parameters"))
+    os.makedirs(os.path.join(root, "proc"))
+    with open(os.path.join(root, "sys/module/kvm_amd/parameters/avic"), "w") as f:
+        f.write(avic + "\n")
+    with open(os.path.join(root, "proc/cpuinfo"), "w") as f:
+        f.write("flags : fpu sse svm\n")
+    mp = os.path.join(root, "modprobe")
+    with open(mp, "w") as f:
+        f.write(f"#!/bin/sh\n[ \"$1\" = -r ] && exit 0\nv=${{2#*=}}; [ \"$v\" = 1 ] && v=N\n"
+                f"echo \"$v\" > {root}/sys/module/$1/parameters/${{2%%=*}}\n")
+    os.chmod(mp, 0o755)
+    return {"IPIBENCH_AB_ROOT": root, "IPIBENCH_AB_EUID": "0", "IPIBENCH_AB_MODPROBE": mp}
+
+
+@case("ab refuses what it cannot do (33, nothing changed); sets, reports, compares, puts back")
+def _(ctx):
+    root = os.path.join(ctx.tmp, "ab")
+    env = stand_in_kvm_tree(root)
+    avic = os.path.join(root, "sys/module/kvm_amd/parameters/avic")
+    expect(run("ab", "--module-param", "kvm_amd.avic=1", env=env), 2, "two values")
+    expect(run("ab", "--module-param", "kvm_amd.foo=0,1", env=env), 33, "unknown parameter")
+    expect(run("ab", "--module-param", "kvm_amd.avic=0,1", "--accel", "tcg-single",
+               env=dict(env, IPIBENCH_AB_EUID="1000")), 33, "needs root", "nothing was changed")
+    expect(run("ab", "--module-param", "kvm_intel.enable_apicv=0,1", "--accel", "tcg-single",
+               env=env), 33, "not loaded here")
+    os.makedirs(os.path.join(root, "proc/4242/fd"))
+    os.symlink("/dev/kvm", os.path.join(root, "proc/4242/fd/3"))
+    with open(os.path.join(root, "proc/4242/comm"), "w") as f:
+        f.write("qemu-other\n")
+    expect(run("ab", "--module-param", "kvm_amd.avic=0,1", "--accel", "tcg-single", env=env), 33,
+           "/dev/kvm is held by 4242 (qemu-other)", "nothing was changed")
+    check(open(avic).read().strip() == "0", "a refusal changed the parameter")
+    os.unlink(os.path.join(root, "proc/4242/fd/3"))
+    res = os.path.join(ctx.tmp, "ab-results")
+    rc, out, err = expect(run("ab", "--module-param", "kvm_amd.avic=0,1", "--boots", "1",
+                              "--accel", "tcg-single", "--smp", "2", "--append",
+                              "plan=bench bench=send-cost backends=x2apic iters=5 warmup=1 budget=1",
+                              env=dict(env, IPIBENCH_RESULTS=res)), 0,
+                          "asked 1, got N: the CPU has no AVIC", "put back to 0",
+                          "ab: kvm_amd.avic: B=1 against A=0", "send-cost")
+    check(open(avic).read().strip() == "0", "not put back after the run")
+    # A failing boot on each side still puts the parameter back, and its code comes out.
+    expect(run("ab", "--module-param", "kvm_amd.avic=0,1", "--boots", "1", "--accel",
+               "tcg-single", "--append", "bogus=1", env=dict(env, IPIBENCH_RESULTS=res)), 6,
+           "put back to 0")
+    check(open(avic).read().strip() == "0", "not put back after failing boots")
+
+
 # --- a configuration that needs KVM where KVM cannot run it (issue 15, item 10)
 
 
