@@ -20,6 +20,7 @@ import ipibench
 import ipibench_kvm as K
 import ipibench_qemu as Q
 import ipibench_results as R
+import ipibench_tracefs as TF
 import kvm_trace as KT
 from ipibench_accel import HostKvm, choose
 from ipibench_jobs import Interrupted, elapsed, say
@@ -202,10 +203,17 @@ class Boot:
         for n in notes:
             say(n)
         K.check_extras(self.accel, o.pin, o.perf_kvm, self.env.pin_any_accel)
+        self.tracefs = None
         if o.exits and self.accel != "kvm-in-tcg":
-            raise ToolError(Q.EX_UNAVAILABLE, "--exits traces KVM's events, which this run "
-                            "has only through the lane: add --accel kvm-in-tcg (under "
-                            f"--accel {self.accel}, host tracing is not implemented yet)")
+            if self.accel != "kvm" and not self.env.pin_any_accel:
+                raise ToolError(Q.EX_UNAVAILABLE, "--exits traces KVM's events: use --accel "
+                                "kvm on a KVM host (tracefs, root) or --accel kvm-in-tcg (the "
+                                f"lane), not --accel {self.accel}")
+            self.tracefs = TF.tracefs(self.env.environ)
+            if not self.tracefs:
+                raise ToolError(Q.EX_UNAVAILABLE, "--exits: no tracefs with KVM's events "
+                                "(mount -t tracefs nodev /sys/kernel/tracing, as root, with "
+                                "kvm loaded); or run it in the lane: --accel kvm-in-tcg")
         if o.iso and subprocess.call(["make", "-s", "iso"]) != 0:
             raise ToolError(Q.EX_BUILD, "ISO build failed")
         if self.accel.startswith("tcg") and not self.prepared:
@@ -227,15 +235,16 @@ class Boot:
         return code
 
     def compose(self):
-        o, paused = self.o, self.o.pin is not None or self.o.perf_kvm
+        o, paused = self.o, self.o.pin is not None or self.o.perf_kvm or bool(self.tracefs)
         if paused:
             try:
                 self.runtime_dir = tempfile.mkdtemp(prefix="ipibench-run.", dir="/tmp")
             except OSError:
                 raise ToolError(Q.EX_SAVE, "cannot create a temporary directory")
+        append = f"{o.append} markers=1".strip() if self.tracefs else o.append
         self.qemu = Q.command_line(self.env.qemu, self.accel, o.machine, self.cpu, self.smp,
-                                   o.memory, o.append, o.iso, self.preset_extra, o.qemu_args,
-                                   self.runtime_dir, o.perf_kvm)
+                                   o.memory, append, o.iso, self.preset_extra, o.qemu_args,
+                                   self.runtime_dir, o.perf_kvm or bool(self.tracefs))
 
     def open_log(self):
         """Sets dir (the run's new directory) and log."""
@@ -272,8 +281,10 @@ class Boot:
         paused = None
         try:
             if self.runtime_dir:
+                tracer = TF.HostTrace(self.tracefs) if self.tracefs else None
                 paused = K.PausedStart(self.runtime_dir, o.pin, o.perf_kvm,
-                                       os.path.join(self.dir or self.runtime_dir, "pin.json"))
+                                       os.path.join(self.dir or self.runtime_dir, "pin.json"),
+                                       tracer)
                 code = paused.start(job)
                 if code:
                     job.send_signal(signal.SIGTERM)
@@ -288,8 +299,12 @@ class Boot:
             if follow:
                 follow.finish()
         if paused:
-            paused.stop(self.dir)
+            paused.stop(self.dir or self.runtime_dir)
         self.jobs.check(self.seconds)
+        if self.tracefs:
+            self.trace = os.path.join(self.dir or self.runtime_dir, KT.TRACE_FILE)
+            self.kvm_params = ipibench.host_facts("")["kvm_params"]
+            self.show_exits(where="this host's KVM")
 
     def boot_lane(self):
         """--accel kvm-in-tcg: the preset under real KVM nested in a TCG VM (the
@@ -362,13 +377,14 @@ class Boot:
             say("run.sh: the first boot reset with the outer TCG's known SVM fault "
                 "(tests/kvm-lane/README.md); this is the second")
 
-    def show_exits(self):
+    def show_exits(self, where="the lane's L1 KVM"):
         """The exits table on the console and, when saving, the trace beside the log."""
         if not os.path.exists(self.trace):
-            say("run.sh: --exits: the lane brought no trace back (see its console above)")
+            say("run.sh: --exits: no trace came back (see the console above)")
             return
-        if self.dir:
-            shutil.copyfile(self.trace, os.path.join(self.dir, KT.TRACE_FILE))
+        kept = os.path.join(self.dir, KT.TRACE_FILE) if self.dir else ""
+        if kept and os.path.abspath(kept) != os.path.abspath(self.trace):
+            shutil.copyfile(self.trace, kept)
         with open(self.trace, errors="replace") as t, open(self.log, errors="replace") as g:
             trace = KT.parse(t)
             recs = KT.attach(trace, KT.records(g))
@@ -376,7 +392,7 @@ class Boot:
         for line in KT.table(recs, trace):
             say("  " + line)
         self.apicv = KT.apicv_line(self.kvm_params, trace)
-        say("  " + self.apicv + " (the lane's L1 KVM)")
+        say(f"  {self.apicv} ({where})")
         self.inhibited = KT.apicv_inhibited(recs) or not self.apicv_enabled()
 
     def apicv_enabled(self):

@@ -127,15 +127,21 @@ class PausedStart:
     attach perf, pin (pin: None, "" for the CPUs run.sh may use, or a list),
     then let the guest run; pinmap: where the vCPU -> host CPU map goes."""
 
-    def __init__(self, runtime_dir, pin, perf, pinmap):
+    def __init__(self, runtime_dir, pin, perf, pinmap, tracer=None):
         self.dir, self.pin, self.perf, self.pinmap = runtime_dir, pin, perf, pinmap
-        self.perf_job = None
+        self.perf_job, self.tracer = None, tracer
 
     def start(self, job):
         """0 once the guest runs, else an exit code (its messages printed);
-        job: the Popen of QEMU (under timeout), watched while QMP is awaited."""
+        job: the Popen of QEMU (under timeout), watched while QMP is awaited.
+        tracer (--exits): an ipibench_tracefs.HostTrace, started on QEMU's pid."""
         if self.perf:
             code = self._attach_perf()
+            if code:
+                return code
+        if self.tracer:
+            qpid = self._qemu_pid()
+            code = self.tracer.start(qpid) if qpid else R.EX_UNAVAILABLE
             if code:
                 return code
         a = argparse.Namespace(qmp=os.path.join(self.dir, "qmp.sock"), pin=self.pin,
@@ -147,7 +153,8 @@ class PausedStart:
             say(f"qmp-start: {e.message}")
             return e.code
 
-    def _attach_perf(self):
+    def _qemu_pid(self):
+        """QEMU's pid from its -pidfile, or None (said)."""
         pidfile = os.path.join(self.dir, "qemu.pid")
         for _ in range(100):
             if os.path.exists(pidfile) and os.path.getsize(pidfile) > 0:
@@ -155,9 +162,14 @@ class PausedStart:
             time.sleep(0.1)
         try:
             with open(pidfile) as f:
-                qpid = int(f.read().strip())
+                return int(f.read().strip())
         except (OSError, ValueError):
-            say("run.sh: --perf-kvm: QEMU wrote no pid file")
+            say("run.sh: QEMU wrote no pid file")
+            return None
+
+    def _attach_perf(self):
+        qpid = self._qemu_pid()
+        if qpid is None:
             return R.EX_UNAVAILABLE
         log = os.path.join(self.dir, "perf.log")
         with open(log, "wb") as out:
@@ -174,7 +186,11 @@ class PausedStart:
         return 0
 
     def stop(self, save_dir):
-        """After QEMU ended: stop perf; with save_dir, keep its report there."""
+        """After QEMU ended: stop the tracer and perf; with save_dir, keep what
+        they recorded there."""
+        if self.tracer:
+            self.tracer.stop(save_dir)
+            self.tracer = None
         if self.perf_job is None:
             return
         # perf record ends cleanly on SIGTERM.

@@ -119,7 +119,7 @@ mount -t sysfs sys /sys
 # Uptime in centiseconds, for the phase timings.
 cs() { read -r u _ </proc/uptime; echo $((${u%.*} * 100 + 1${u#*.} - 100)); }
 secs() { printf '%d.%02d' $(($1 / 100)) $(($1 % 100)); }
-fail() { echo "@@@ lane-error $*"; dmesg | tail -n 20 | sed 's/^/outer-dmesg: /'; poweroff -f; }
+fail() { echo "@@@ lane-error $*"; dmesg | tail -n 20 | sed 's/^/outer-dmesg: /'; sleep 2; poweroff -f; }
 t=$(cs)
 echo "@@@ lane-info outer-boot $(secs "$t")s"
 # No modules.dep: insmod in dependency order (prepare.sh checked it).
@@ -232,6 +232,11 @@ while IFS='|' read -r name cpu smp extra; do
 	fi
 done </lane/presets
 echo "@@@ lane-done"
+# poweroff -f does not wait for the console: what is still in the tty buffer
+# (the last frame's end marker, lane-done) would be lost, as a clean-clone
+# run under load once showed. Give the serial line time to drain.
+sync
+sleep 2
 poweroff -f
 EOF
 	chmod 755 "$1"

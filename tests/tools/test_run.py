@@ -318,10 +318,42 @@ def _(ctx):
     check("-S" in cmd and "-qmp" in cmd, "QEMU was not started paused with QMP")
 
 
-@case("--exits outside the lane fails clearly (exit 29) and names --accel kvm-in-tcg")
+@case("--exits: 29 under TCG or without tracefs; with one, QEMU's threads traced, then undone")
 def _(ctx):
     expect(run("--accel", "tcg", "--no-save", "--exits", "--append", "plan=boot"), 29,
            "--exits traces KVM's events", "--accel kvm-in-tcg")
+    empty = os.path.join(ctx.tmp, "no-tracefs")
+    os.makedirs(empty)
+    expect(run("--accel", "tcg-single", "--no-save", "--exits", "--append", "plan=boot",
+               env={"IPIBENCH_PIN_ANY_ACCEL": "1", "IPIBENCH_TRACEFS": empty}), 29,
+           "no tracefs with KVM's events")
+    # A stand-in tracefs: three of the events, the control files.
+    t = os.path.join(ctx.tmp, "tracefs")
+    for e in ("kvm_exit", "kvm_pio", "kvm_msr"):
+        os.makedirs(os.path.join(t, "events/kvm", e))
+        for f, v in (("enable", "0"), ("filter", "none")):
+            with open(os.path.join(t, "events/kvm", e, f), "w") as fh:
+                fh.write(v)
+    for f in ("trace", "set_event_pid", "tracing_on", "buffer_size_kb"):
+        open(os.path.join(t, f), "w").close()
+    res = os.path.join(ctx.tmp, "exits-results")
+    rc, out, err = expect(run("--accel", "tcg-single", "--smp", "2", "--exits", "--quiet",
+                              "--append", "plan=bench bench=send-cost backends=x2apic iters=5 "
+                              "warmup=1 budget=1",
+                              env={"IPIBENCH_PIN_ANY_ACCEL": "1", "IPIBENCH_TRACEFS": t,
+                                   "IPIBENCH_RESULTS": res}), 0,
+                          "tracing ", "QEMU threads: kvm_exit kvm_pio kvm_msr",
+                          "not on this kernel: kvm_hypercall", "what the hypervisor did")
+    check(re.search(r"tracing ([2-9]|\d\d+) QEMU threads", err), "QEMU's threads not listed")
+    for f, want in (("events/kvm/kvm_exit/enable", "0"), ("events/kvm/kvm_exit/filter", "0"),
+                    ("set_event_pid", ""), ("tracing_on", "0")):
+        got = open(os.path.join(t, f)).read().strip()
+        check(got == want, f"{f} left at {got!r} after the run")
+    d = os.path.join(res, os.listdir(res)[0])
+    check(os.path.exists(os.path.join(d, "kvm-trace.txt")), "no kvm-trace.txt kept")
+    doc = json.load(open(os.path.join(d, "results.json")))
+    check(doc["run"]["exits"] is not None and "markers=1" in " ".join(doc["host"]["qemu_cmdline"]),
+          "markers not asked or exits not saved")
     expect(run("--accel", "tcg", "--no-save", "--require-apicv", "--append", "plan=boot"), 2,
            "--require-apicv reads the KVM trace: it needs --exits")
 

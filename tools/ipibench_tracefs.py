@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""`run.sh --exits` under `--accel kvm`: the host kernel's KVM events for one
+QEMU, through tracefs directly (issue 11; the lane does the same in its
+outer VM, tests/kvm-lane/lane.sh).
+
+QEMU is started paused (the --pin/--perf-kvm start): its vCPU threads exist
+but run nothing. Their thread ids go to set_event_pid, so only this VM's
+events are kept; the events exit accounting reads are enabled (those this
+kernel has; the missing are named); COM1's port exits are filtered out in the
+kernel (two a character of console output, all outside any record); then
+the guest runs. After QEMU ends, the trace is copied next to the results
+as kvm-trace.txt and the events are switched off again.
+
+IPIBENCH_TRACEFS points at another tracefs (the tests' stand-in)."""
+import os
+import shutil
+
+import ipibench_results as R
+import kvm_trace
+from ipibench_jobs import say
+
+EVENTS = ("kvm_exit", "kvm_pio", "kvm_msr", "kvm_hypercall", "kvm_hv_hypercall",
+          "kvm_hv_send_ipi", "kvm_hv_send_ipi_ex", "kvm_hv_flush_tlb", "kvm_hv_flush_tlb_ex",
+          "kvm_apicv_inhibit_changed", "kvm_apicv_accept_irq", "kvm_avic_incomplete_ipi",
+          "kvm_avic_unaccelerated_access", "kvm_avic_ga_log", "kvm_avic_kick_vcpu_slowpath")
+# SVM_EXIT_IOIO is 0x7b, VMX's I/O-instruction exit 30; both keep the port in
+# bits 31:16 of info1 (EXITINFO1, the exit qualification).
+EXIT_FILTER = "(exit_reason != 123 && exit_reason != 30) || info1 < 0x3f80000 || info1 >= 0x4000000"
+PIO_FILTER = "port < 0x3f8 || port > 0x3ff"
+BUFFER_KB = 65536
+
+
+def tracefs(environ):
+    """The tracefs directory with KVM's events, or None."""
+    for t in ([environ["IPIBENCH_TRACEFS"]] if environ.get("IPIBENCH_TRACEFS") else
+              ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"]):
+        if os.path.exists(os.path.join(t, "events", "kvm", "kvm_exit")):
+            return t
+    return None
+
+
+def _write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+class HostTrace:
+    def __init__(self, root):
+        self.root, self.enabled, self.missing = root, [], []
+
+    def start(self, qemu_pid):
+        """Traces QEMU's threads (all exist while it is paused); 0 or an exit code."""
+        try:
+            tids = sorted(os.listdir(f"/proc/{qemu_pid}/task"), key=int)
+        except OSError:
+            say(f"run.sh: --exits: QEMU's threads (pid {qemu_pid}) cannot be listed")
+            return R.EX_UNAVAILABLE
+        t = self.root
+        try:
+            _write(os.path.join(t, "tracing_on"), "0")
+            _write(os.path.join(t, "buffer_size_kb"), str(BUFFER_KB))
+            _write(os.path.join(t, "trace"), "")
+            _write(os.path.join(t, "set_event_pid"), " ".join(tids))
+            for e in EVENTS:
+                d = os.path.join(t, "events", "kvm", e)
+                if not os.path.isdir(d):
+                    self.missing.append(e)
+                    continue
+                _write(os.path.join(d, "enable"), "1")
+                self.enabled.append(e)
+            _write(os.path.join(t, "events", "kvm", "kvm_exit", "filter"), EXIT_FILTER)
+            if "kvm_pio" in self.enabled:
+                _write(os.path.join(t, "events", "kvm", "kvm_pio", "filter"), PIO_FILTER)
+            _write(os.path.join(t, "tracing_on"), "1")
+        except OSError as e:
+            say(f"run.sh: --exits: tracefs at {t}: {e.strerror} ({e.filename})")
+            self.stop(None)
+            return R.EX_UNAVAILABLE
+        say(f"run.sh: --exits: tracing {len(tids)} QEMU threads: {' '.join(self.enabled)}; "
+            f"not on this kernel: {' '.join(self.missing) or 'none'}; COM1 port exits "
+            "filtered out")
+        return 0
+
+    def stop(self, save_dir):
+        """Events off, the PID filter cleared; with save_dir, the trace kept there.
+        Returns the path of the kept trace, or None."""
+        t, kept = self.root, None
+        try:
+            _write(os.path.join(t, "tracing_on"), "0")
+            if save_dir:
+                kept = os.path.join(save_dir, kvm_trace.TRACE_FILE)
+                shutil.copyfile(os.path.join(t, "trace"), kept)
+        except OSError as e:
+            say(f"run.sh: --exits: could not read the trace: {e.strerror}")
+        for e in self.enabled:
+            try:
+                _write(os.path.join(t, "events", "kvm", e, "enable"), "0")
+            except OSError:
+                pass
+        for name, value in (("events/kvm/kvm_exit/filter", "0"), ("set_event_pid", "")):
+            try:
+                _write(os.path.join(t, name), value)
+            except OSError:
+                pass
+        return kept
