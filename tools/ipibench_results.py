@@ -404,6 +404,18 @@ def _midranks(values):
 EXACT_LIMIT = 40  # boots in both sides together up to which p is exact
 
 
+def min_boots(alpha):
+    """The fewest boots a side (equal sides, no ties) with which the two-sided
+    exact test can give p < alpha at all: 2 / C(2n, n) < alpha."""
+    n = 1
+    while 2 / math.comb(2 * n, n) >= alpha:
+        n += 1
+    return n
+
+
+MIN_BOOTS = min_boots(0.05)  # 4: 2/70 = 0.029 (3 a side: 2/20 = 0.1)
+
+
 def _rank_sum_distribution(doubled_ranks, n):
     """Counts of every sum of n of the doubled ranks (all C(N, n) choices)."""
     dist = [dict() for _ in range(n + 1)]
@@ -576,9 +588,19 @@ class Row:
         self.method, self.verdict, self.significant = "-", "-", False
         self.note = ""
         self.a_exits = self.b_exits = None  # (sender, targets) judged exits per iteration
+        self.p_min = self.samples_p = None
 
 
 def compare_row(key, sa, sb, alpha, comparable):
+    """One row's verdict, from the boots only (each boot's p50 is one value).
+
+    Significant means all of: the exact rank test over boots gives p < alpha,
+    the medians differ, and the bootstrap interval of the change excludes
+    zero. When these boots cannot reach alpha at all (too few of them, or too
+    many tied values: p_min > alpha) the verdict says so instead of falling
+    back to a test of the pooled samples, which sees the spread within boots
+    and not between them; that pooled p is kept for information
+    (samples_p), never for a verdict."""
     row = Row(key)
     row.a_vals, row.b_vals = sa.values.get(key, []), sb.values.get(key, [])
     row.a_exits = exits_median(sa.exits.get(key, []))
@@ -593,20 +615,27 @@ def compare_row(key, sa, sb, alpha, comparable):
         return row
     row.a, row.b = median(row.a_vals), median(row.b_vals)
     row.change = 100.0 * (row.b / row.a - 1) if row.a else 0.0
-    p, p_min, _ = mann_whitney(row.a_vals, row.b_vals)
+    row.p, row.p_min, _ = mann_whitney(row.a_vals, row.b_vals)
     row.method = "boots"
-    if p_min > alpha:
-        # Too few boots for the rank test to ever reach alpha: fall back to
-        # the samples of the pooled histograms (blind to boot-to-boot noise).
-        p = mann_whitney_histograms(sa.histos.get(key, []), sb.histos.get(key, []))
-        row.method = "samples"
-    row.p = p
+    row.samples_p = mann_whitney_histograms(sa.histos.get(key, []), sb.histos.get(key, []))
     row.ci = bootstrap_change_ci(row.a_vals, row.b_vals, zlib.crc32(row.name.encode()))
+    excludes_zero = row.ci is not None and (row.ci[0] > 0 or row.ci[1] < 0)
     if not comparable:
         row.verdict = "not comparable"
-    elif p < alpha and row.change != 0:
+    elif row.p_min > alpha:
+        tied = len(set(row.a_vals + row.b_vals)) < len(row.a_vals) + len(row.b_vals)
+        row.verdict = "too few distinct values" if tied and len(row.a_vals) >= MIN_BOOTS \
+            and len(row.b_vals) >= MIN_BOOTS else "too few boots"
+        row.note = (f"the smallest p {len(row.a_vals)}/{len(row.b_vals)} boots can give is "
+                    f"{row.p_min:.3f} > {alpha}")
+    elif row.p < alpha and row.change != 0 and excludes_zero:
         row.significant = True
         row.verdict = "slower" if row.change > 0 else "faster"
+    elif row.p < alpha and row.change == 0:
+        row.verdict = "same median, distributions differ"
+    elif row.p < alpha:
+        row.verdict = "inconclusive"
+        row.note = "p < alpha, but the interval of the change includes 0"
     else:
         row.verdict = "no significant change" if row.change else "no change"
     return row
@@ -775,6 +804,7 @@ def format_json(cmp):
     rows = [{"row": r.name, **dict(zip(ROW_FIELDS, r.key)), "a": r.a, "b": r.b,
              "a_boots": r.a_vals, "b_boots": r.b_vals, "change_pct": r.change, "p": r.p,
              "ci_pct": list(r.ci) if r.ci else None, "test": r.method,
+             "p_min": r.p_min, "samples_p": r.samples_p,
              "verdict": r.verdict, "note": r.note,
              "a_exits": list(r.a_exits) if r.a_exits else None,
              "b_exits": list(r.b_exits) if r.b_exits else None} for r in cmp.rows]

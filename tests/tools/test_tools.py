@@ -270,12 +270,15 @@ def _(s):
     expect(tool("gate", "--baseline", s.noisy_a, s.noisy_b), 0)
 
 
-@case("one boot a side: the pooled histograms decide (test 'samples')")
+@case("one boot a side: 'too few boots', never significant on the pooled samples alone")
 def _(s):
     a, b = os.path.join(s.base, "boot1"), os.path.join(s.slow, "boot1")
     rc, out, _ = expect(tool("compare", a, b, "--format", "json"), 0)
     r = {x["row"]: x for x in json.loads(out)["rows"]}[SLOW]
-    check(r["test"] == "samples" and r["p"] < 1e-6 and r["ci_pct"] is None, f"{r}")
+    # The pooled samples say p < 1e-6, but they see no boot-to-boot spread.
+    check(r["test"] == "boots" and r["verdict"] == "too few boots" and r["p_min"] == 1.0
+          and r["samples_p"] < 1e-6 and r["ci_pct"] is None, f"{r}")
+    expect(tool("gate", "--baseline", a, b, "--threshold", "5%"), 0)
 
 
 @case("correctness failures always fail the gate (exit 21), named in TAP and JUnit")

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""compare's statistics where they are easy to get wrong (issue 16): tied
+values, few boots, the exact test against a brute-force enumeration, and
+verdicts that never call a change significant with an interval spanning 0."""
+import itertools
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+sys.path.insert(0, HERE)
+import ipibench_results as R  # noqa: E402
+from harness import Fail, check  # noqa: E402
+
+CASES = []
+
+
+def case(fn):
+    CASES.append((fn.__name__.replace("_", " "), fn))
+    return fn
+
+
+def brute_p(a, b):
+    """Two-sided exact p by enumerating every split of the pooled values: the
+    share of splits whose U is at least as far from its mean as the observed.
+    (Ties: a tie counts 1/2 for each side, the midrank convention.)"""
+    pooled, n = list(a) + list(b), len(a)
+
+    def u(xs, ys):
+        return sum((x > y) + 0.5 * (x == y) for x in xs for y in ys)
+    mean = len(a) * len(b) / 2
+    obs = abs(u(a, b) - mean)
+    far = total = 0
+    for idx in itertools.combinations(range(len(pooled)), n):
+        xs = [pooled[i] for i in idx]
+        ys = [pooled[i] for i in range(len(pooled)) if i not in idx]
+        total += 1
+        far += abs(u(xs, ys) - mean) >= obs - 1e-9
+    return far / total
+
+
+@case
+def exact_p_matches_an_enumeration_on_tied_data(_=None):
+    data = [([26, 26, 26, 27, 26], [26, 27, 27, 27, 27]),   # TCG-like quantised counts
+            ([100, 100, 101], [101, 101, 102]),
+            ([5, 5, 5, 5], [5, 5, 5, 6]),
+            ([1, 2, 3, 4, 5], [6, 7, 8, 9, 10]),
+            ([3, 3, 1, 2], [2, 3, 3, 3, 1])]
+    for a, b in data:
+        p, _, how = R.mann_whitney(a, b)
+        want = brute_p(a, b)
+        check(how == "exact" and abs(p - want) < 1e-9, f"{a} vs {b}: p {p}, enumeration {want}")
+    try:
+        from scipy.stats import mannwhitneyu  # only where the machine has it
+    except ImportError:
+        return
+    for a, b in data:
+        ref = mannwhitneyu(a, b, alternative="two-sided", method="exact").pvalue
+        check(abs(R.mann_whitney(a, b)[0] - ref) < 1e-6 or len(set(a + b)) < len(a + b),
+              f"{a} vs {b}: scipy {ref}")
+
+
+@case
+def the_fewest_boots_that_can_reach_alpha_is_computed(_=None):
+    check(R.min_boots(0.05) == 4, f"min_boots(0.05) = {R.min_boots(0.05)}")  # 2/70 < .05 <= 2/20
+    check(R.min_boots(0.01) == 5, f"min_boots(0.01) = {R.min_boots(0.01)}")  # 2/252 < .01
+    _, p_min, _ = R.mann_whitney([1, 2, 3], [4, 5, 6])
+    check(abs(p_min - 0.1) < 1e-12, f"3 v 3: p_min {p_min}")
+
+
+class Boot:
+    def __init__(self, value, key):
+        self.results = [{"bench": key[0], "metric": key[1], "variant": key[2], "backend": key[3],
+                         "target_state": key[4], "ntargets": key[5], "status": "SUCCESS",
+                         "cycles": {"p50": value}, "histogram": [[value, value, 10]]}]
+
+    def facts(self):
+        return {}
+
+
+KEY = ("self", "send-to-handler", "sti-nop", "x2apic", "self", 1)
+
+
+def verdict(a, b):
+    cmp = R.Comparison("A", [Boot(v, KEY) for v in a], "B", [Boot(v, KEY) for v in b])
+    return cmp.rows[0]
+
+
+@case
+def tied_counts_never_give_significance_with_an_interval_spanning_zero(_=None):
+    # Five boots a side of quantised counts: medians differ by one count.
+    r = verdict([26, 26, 26, 27, 26], [26, 27, 27, 27, 27])
+    if r.significant:
+        check(r.ci and (r.ci[0] > 0 or r.ci[1] < 0), f"significant with CI {r.ci}")
+    # Everything tied but one value: no boot split can reach alpha.
+    r = verdict([5, 5, 5, 5, 5], [5, 5, 5, 5, 6])
+    check(r.verdict == "too few distinct values" and not r.significant,
+          f"{r.verdict}, p_min {r.p_min}")
+    # A clean 20% change over 5 boots: significant, and its interval excludes 0.
+    r = verdict([100, 101, 99, 100, 102], [120, 121, 119, 122, 120])
+    check(r.significant and r.verdict == "slower" and r.ci[0] > 0, f"{r.verdict} {r.ci}")
+
+
+@case
+def no_change_is_never_printed_beside_a_small_p(_=None):
+    # Same median, shifted spread: the rank test sees it; the verdict must not say 'no change'.
+    r = verdict([10, 10, 10, 9, 9, 9, 10], [10, 11, 11, 10, 11, 11, 10])
+    if r.p < 0.05:
+        check(r.verdict != "no change", f"'no change' beside p {r.p}")
+    r = verdict([10, 10, 10, 10, 10], [10, 10, 10, 10, 10])
+    check(r.verdict in ("no change", "too few distinct values"), r.verdict)
+
+
+@case
+def too_few_boots_is_said_not_guessed(_=None):
+    r = verdict([100, 101, 99], [150, 151, 149])
+    check(r.verdict == "too few boots" and not r.significant and "0.100" in r.note,
+          f"{r.verdict}: {r.note}")
+
+
+def main():
+    bad = 0
+    for name, fn in CASES:
+        try:
+            fn()
+            print(f"ok - compare: {name}")
+        except Fail as e:
+            bad += 1
+            print(f"not ok - compare: {name}")
+            for line in str(e).splitlines():
+                print(f"#   {line}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
