@@ -707,7 +707,21 @@ def correctness_failures(boot):
     for rec in boot.checks:
         if rec.get("failed", 0) > 0:
             out.append(f"correctness suite: {rec['failed']} failed on {rec.get('backend')}")
+    if out:
+        out += [f"guest: {line}" for line in guest_not_ok(boot)]
     return out
+
+
+def guest_not_ok(boot, limit=20):
+    """The guest's own 'not ok' TAP lines, from the console.log beside the boot's
+    results.json: what each failed check says, for the gate's TAP and JUnit."""
+    log = os.path.join(os.path.dirname(os.path.abspath(boot.path)), "console.log")
+    try:
+        with open(log, encoding="utf-8", errors="replace") as f:
+            lines = [l.rstrip() for l in f if l.startswith("not ok ")]
+    except OSError:
+        return []
+    return lines[:limit] + ([f"... and {len(lines) - limit} more"] if len(lines) > limit else [])
 
 
 # --- formatting

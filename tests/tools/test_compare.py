@@ -119,6 +119,36 @@ def too_few_boots_is_said_not_guessed(_=None):
           f"{r.verdict}: {r.note}")
 
 
+@case
+def a_correctness_failure_reaches_tap_and_junit_with_the_guests_not_ok_line(_=None):
+    import shutil
+    import tempfile
+    import xml.etree.ElementTree as ET
+    import synth
+    from harness import expect, run_cmd
+    tmp = tempfile.mkdtemp()
+    line = ("not ok 6 - xapic: CPU 0 -> CPU 3, vector 0x45: CPU 3 lost it (counted 0 of 1)")
+    try:
+        base, cand = os.path.join(tmp, "base"), os.path.join(tmp, "cand")
+        synth.make_set(base, boots=1, seed=1, samples=20)
+
+        def check_failed(i, recs):
+            recs[1]["failed"] = 1
+        synth.make_set(cand, boots=1, seed=1, samples=20, mutate=check_failed)
+        with open(os.path.join(cand, "boot1", "console.log"), "a") as f:
+            f.write(line + "\n")
+        tap, junit = os.path.join(tmp, "g.tap"), os.path.join(tmp, "g.xml")
+        expect(run_cmd([sys.executable, "tools/ipibench.py", "gate", "--baseline", base, cand,
+                        "--tap", tap, "--junit", junit]), R.EX_CORRECTNESS, "CPU 3 lost it")
+        check(line in open(tap).read(), "TAP lacks the guest's not ok line")
+        fails = [c.find("failure") for c in ET.parse(junit).getroot().iter("testcase")
+                 if c.find("failure") is not None]
+        check(fails and any(line in (f.text or "") + (f.get("message") or "") for f in fails),
+              "JUnit lacks the guest's not ok line")
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main():
     bad = 0
     for name, fn in CASES:
