@@ -192,12 +192,26 @@ def load_side(path):
     return path.rstrip("/") or path, boots
 
 
-def make_comparison(a_path, b_path, alpha, unit):
+def parse_pair(text):
+    """compare --pair X=Y -> (X, Y)."""
+    if text is None:
+        return None
+    x, _, y = text.partition("=")
+    if not x or not y:
+        raise R.ToolError(R.EX_USAGE,
+                          f"--pair takes BACKEND_A=BACKEND_B (e.g. xapic=x2apic), not '{text}'")
+    return x, y
+
+
+def make_comparison(a_path, b_path, alpha, unit, pair=None):
+    """b_path None (with --pair): both backends from the one set a_path."""
     a_name, a_boots = load_side(a_path)
-    b_name, b_boots = load_side(b_path)
-    if a_name == b_name:
+    b_name, b_boots = load_side(b_path) if b_path else (a_name, a_boots)
+    if pair:
+        a_name, b_name = f"{a_name} [{pair[0]}]", f"{b_name} [{pair[1]}]"
+    elif a_name == b_name:
         a_name, b_name = "A:" + a_name, "B:" + b_name
-    return R.Comparison(a_name, a_boots, b_name, b_boots, alpha, unit)
+    return R.Comparison(a_name, a_boots, b_name, b_boots, alpha, unit, pair)
 
 
 def emit(text, out):
@@ -208,7 +222,10 @@ def emit(text, out):
 
 
 def cmd_compare(a):
-    cmp = make_comparison(a.a, a.b, a.alpha, a.unit)
+    pair = parse_pair(a.pair)
+    if a.b is None and not pair:
+        raise R.ToolError(R.EX_USAGE, "compare takes two result sets, or one with --pair X=Y")
+    cmp = make_comparison(a.a, a.b, a.alpha, a.unit, pair)
     err = cmp.overlap_error()
     if err:
         raise err
@@ -418,13 +435,16 @@ def parser():
                        description="Compare two result sets: one row per benchmark x metric x "
                        "variant x backend x target state x target count, with the medians of "
                        "the per-boot p50s of A and B, the change of B against A, and a "
-                       "Mann-Whitney U test over the per-boot medians (over the pooled "
-                       "per-sample histograms when there are too few boots for it).",
+                       "Mann-Whitney U test over the per-boot medians; with --pair, one "
+                       "backend's rows against another's.",
                        epilog="A and B are results.json files, run directories or folders "
                        "searched for results.json (a matrix configuration: every boot).\n"
                        + EXIT_TABLE)
     c.add_argument("a")
-    c.add_argument("b")
+    c.add_argument("b", nargs="?", help="the second set (optional with --pair: A's own)")
+    c.add_argument("--pair", metavar="X=Y",
+                   help="backend against backend: A's backend X rows against B's backend Y "
+                        "rows (B defaults to A), e.g. --pair xapic=x2apic")
     c.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     c.add_argument("--output", "-o", help="write here instead of standard output")
     c.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")

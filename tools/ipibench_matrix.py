@@ -87,6 +87,14 @@ def run(argv, env, jobs):
     except R.ToolError as e:
         say(f"run.sh: warning: {e.message}")
     say(f"matrix: done: {mdir}")
-    if len(cfgs) >= 2:
-        say(f"matrix: compare with: ./run.sh compare {mdir}/{cfgs[0]} {mdir}/{cfgs[1]}")
+    if cfgs:
+        # Within one configuration every backend ran on the same guest: the
+        # backend-against-backend question is answered there.
+        say(f"matrix: backend against backend: ./run.sh compare --pair xapic=x2apic "
+            f"{mdir}/{cfgs[0]}")
+    same_smp = [(x, y) for i, x in enumerate(cfgs) for y in cfgs[i + 1:]
+                if x.rsplit("-smp", 1)[-1] == y.rsplit("-smp", 1)[-1]]
+    if same_smp:
+        say(f"matrix: configuration against configuration (same backends, same -smp): "
+            f"./run.sh compare {mdir}/{same_smp[0][0]} {mdir}/{same_smp[0][1]}")
     return first_bad

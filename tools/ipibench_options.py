@@ -11,6 +11,7 @@ EX_USAGE = 2
 USAGE = """usage: ./run.sh [run] [options]         boot one configuration (the default)
        ./run.sh matrix --presets A,B ... boot configurations x -smp values x N boots
        ./run.sh compare A B             A/B table: medians, change, significance
+       ./run.sh compare --pair X=Y A    backend X against backend Y within one set
        ./run.sh gate --baseline B C     fail on a regression or incorrect run (TAP, JUnit)
        ./run.sh report INPUT...         plots (SVG, PNG) and an HTML/Markdown page
        ./run.sh list                    the named configurations (tools/presets.conf)
@@ -86,8 +87,10 @@ USAGE_MATRIX = """usage: ./run.sh matrix --presets NAME[,NAME...] [options]
 Boots every named configuration at every -smp value, each --boots times, one
 after the other. Each boot is a full run saved under
 results/<UTC date>-<label>/<preset>-smp<N>/boot<i>/; summary.txt beside them
-lists the boots. Compare two configurations with
-  ./run.sh compare DIR/xapic-smp2 DIR/x2apic-smp2
+lists the boots. Compare two backends within a configuration with
+  ./run.sh compare --pair xapic=x2apic DIR/x2apic-smp2
+and two configurations with the same -smp with
+  ./run.sh compare DIR/x2apic-smp2 DIR/kvm-pv-smp2
 
 options:
   --presets LIST    configurations (./run.sh list), comma-separated

@@ -534,14 +534,20 @@ def row_name(key):
 class Side:
     """One side of a comparison: per row, one value (a p50) per boot."""
 
-    def __init__(self, name, boots, unit="cycles"):
+    def __init__(self, name, boots, unit="cycles", backend=None, label=None):
+        """backend: keep only that backend's records (compare --pair), whose
+        rows then carry label as their backend, so two backends line up."""
         self.name, self.boots, self.unit = name, boots, unit
         self.values, self.histos, self.statuses = {}, {}, {}
         self.exits = {}  # key -> per boot (sender, targets) judged exits per iteration
         for boot in boots:
             per_boot = {}
             for rec in boot.results:
+                if backend is not None and rec.get("backend") != backend:
+                    continue
                 key = row_key(rec)
+                if backend is not None:
+                    key = key[:3] + (label,) + key[4:]
                 self.statuses.setdefault(key, set()).add(rec["status"])
                 stats = rec.get(unit)
                 if rec["status"] != "SUCCESS" or not isinstance(stats, dict):
@@ -665,9 +671,13 @@ def comparability(sa, sb):
 
 
 class Comparison:
-    def __init__(self, a_name, a_boots, b_name, b_boots, alpha=0.05, unit="cycles"):
-        self.sa = Side(a_name, a_boots, unit)
-        self.sb = Side(b_name, b_boots, unit)
+    def __init__(self, a_name, a_boots, b_name, b_boots, alpha=0.05, unit="cycles", pair=None):
+        """pair: (backend of A, backend of B), compare --pair: those two backends'
+        rows side by side, within one result set or across two."""
+        label = f"{pair[0]}={pair[1]}" if pair else None
+        self.sa = Side(a_name, a_boots, unit, pair[0] if pair else None, label)
+        self.sb = Side(b_name, b_boots, unit, pair[1] if pair else None, label)
+        self.pair = pair
         self.alpha, self.unit = alpha, unit
         self.reasons = comparability(self.sa, self.sb)
         keys = sorted(self.sa.keys() | self.sb.keys(), key=row_order)

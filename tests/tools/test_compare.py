@@ -149,6 +149,35 @@ def a_correctness_failure_reaches_tap_and_junit_with_the_guests_not_ok_line(_=No
         shutil.rmtree(tmp)
 
 
+@case
+def backend_against_backend_within_one_set_and_across_two(_=None):
+    import json
+    import shutil
+    import tempfile
+    import synth
+    from harness import expect, run_cmd
+    tmp = tempfile.mkdtemp()
+    try:
+        a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
+        synth.make_set(a, boots=5, seed=1, samples=40)
+        synth.make_set(b, boots=5, seed=2, samples=40)
+        tool = [sys.executable, "tools/ipibench.py", "compare"]
+        rc, out, _ = expect(run_cmd(tool + ["--pair", "xapic=x2apic", a, "--format", "json"]), 0)
+        rows = {r["row"]: r for r in json.loads(out)["rows"]}
+        # synth's x2apic rows are cheaper than its xapic rows: every shared row says so,
+        # with an interval that excludes 0.
+        shared = [r for r in rows.values() if r["a"] is not None]
+        check(shared and all(r["verdict"] == "faster" and r["ci_pct"][1] < 0 for r in shared),
+              f"{[(r['row'], r['verdict']) for r in shared]}")
+        check(all(r["backend"] == "xapic=x2apic" for r in rows.values()), "rows not paired")
+        expect(run_cmd(tool + ["--pair", "xapic=x2apic", a, b]), 0, "[xapic]", "[x2apic]",
+               "faster")
+        expect(run_cmd(tool + ["--pair", "xapic", a]), 2, "--pair takes BACKEND_A=BACKEND_B")
+        expect(run_cmd(tool + [a]), 2, "or one with --pair")
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main():
     bad = 0
     for name, fn in CASES:

@@ -426,7 +426,9 @@ def _(s):
                       "x2apic-smp2 boot1 exit 4 FAILURE", "x2apic-smp2 boot2 exit 4 FAILURE"],
           f"{summary}")
     check("matrix: [4] x2apic-smp2 boot 2: exit 4 (" in err and
-          f"matrix: compare with: ./run.sh compare {root}/{mdir}/xapic-smp2 " in err, err)
+          f"./run.sh compare --pair xapic=x2apic {root}/{mdir}/xapic-smp2" in err and
+          f"(same backends, same -smp): ./run.sh compare {root}/{mdir}/xapic-smp2 "
+          f"{root}/{mdir}/x2apic-smp2" in err, err)
     doc = json.load(open(os.path.join(root, mdir, "x2apic-smp2", "boot2", "results.json")))
     check(doc["run"]["label"] == "x2apic-smp2" and doc["run"]["exit"] == 4, f"{doc['run']}")
     # A bad option for the boots stops the matrix before anything is made.
