@@ -185,8 +185,44 @@ class Boot:
         """What must match for two boots' figures to be comparable."""
         cpus = self.env.get("cpus") if isinstance(self.env.get("cpus"), dict) else {}
         tsc = self.env.get("tsc") if isinstance(self.env.get("tsc"), dict) else {}
+        qemu = self.host.get("qemu_cmdline") if isinstance(self.host.get("qemu_cmdline"),
+                                                          list) else []
         return {"CPU count": cpus.get("count"), "TSC source": tsc.get("source"),
-                "accelerator": self.host.get("accel")}
+                "accelerator": self.host.get("accel"), "-cpu": _after(qemu, "-cpu"),
+                "machine": _after(qemu, "-M"), "preset": self.run.get("preset") or None,
+                "guest command line": figure_cmdline(self.env.get("cmdline"))}
+
+    def reported_facts(self):
+        """What may legitimately differ (an A/B over a module parameter does) but
+        a reader must see: the host kernel and its KVM parameters."""
+        kvm = self.host.get("kvm_params") if isinstance(self.host.get("kvm_params"),
+                                                        dict) else {}
+        out = {"host kernel": self.host.get("kernel")}
+        out.update({k: v for k, v in kvm.items()})
+        return out
+
+
+# Guest command-line keys that choose what runs or bound a wait, but change no
+# figure that runs: left out of the comparison. Everything else (iters,
+# warmup, budget, halt_gap, sender, target, norov_iters, ...) counts.
+NEUTRAL_KEYS = ("plan", "backends", "bench", "help", "markers", "ap_timeout", "deadline",
+                "debug_cpu", "matrix")
+
+
+def figure_cmdline(cmdline):
+    """The guest's key=value words that change figures, sorted; None if unknown."""
+    if not isinstance(cmdline, str):
+        return None
+    words = [w for w in cmdline.split() if "=" in w and w.split("=", 1)[0] not in NEUTRAL_KEYS]
+    return " ".join(sorted(words)) or "(defaults)"
+
+
+def _after(argv, flag):
+    """The value after flag in a command line, or None."""
+    for i, a in enumerate(argv[:-1]):
+        if a == flag:
+            return argv[i + 1]
+    return None
 
 
 def _load_json(path):
@@ -647,10 +683,33 @@ def compare_row(key, sa, sb, alpha, comparable):
     return row
 
 
+def reported_differences(sa, sb):
+    """Facts that differ between A and B but do not make them incomparable."""
+    def seen(side):
+        out = {}
+        for boot in side.boots:
+            for k, v in boot.reported_facts().items():
+                if v is not None:
+                    out.setdefault(k, set()).add(str(v))
+        return out
+    fa, fb = seen(sa), seen(sb)
+    return [f"{k}: {sa.name} {', '.join(sorted(fa.get(k, {'-'})))}; "
+            f"{sb.name} {', '.join(sorted(fb.get(k, {'-'})))}"
+            for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)]
+
+
 def comparability(sa, sb):
-    """Reasons why A and B cannot be compared ([] when they can)."""
+    """Reasons why A and B cannot be compared ([] when they can). A side that
+    mixes configurations (a matrix root given as one side) is refused: its
+    boots would pool presets or -smp values into one median."""
     reasons = []
     facts = {}
+    for side in (sa, sb):
+        configs = sorted({b.config() for b in side.boots})
+        if len(configs) > 1:
+            reasons.append(f"{side.name} pools {len(configs)} configurations "
+                           f"({', '.join(configs[:4])}{', ...' if len(configs) > 4 else ''}): "
+                           "give one configuration folder a side")
     for side in (sa, sb):
         seen = {}
         for boot in side.boots:
@@ -680,6 +739,7 @@ class Comparison:
         self.pair = pair
         self.alpha, self.unit = alpha, unit
         self.reasons = comparability(self.sa, self.sb)
+        self.reported = reported_differences(self.sa, self.sb)
         keys = sorted(self.sa.keys() | self.sb.keys(), key=row_order)
         self.rows = [compare_row(k, self.sa, self.sb, alpha, not self.reasons) for k in keys]
         self.compared = [r for r in self.rows if r.a is not None]
@@ -801,6 +861,8 @@ def format_text(cmp):
              f"Mann-Whitney U, alpha {cmp.alpha}"]
     if cmp.reasons:
         lines.append("NOT COMPARABLE: " + "; ".join(cmp.reasons))
+    for d in cmp.reported:
+        lines.append("differs (not refused): " + d)
     if has_exits(cmp):
         lines.append("exits: per measured iteration, the send path's own (APIC, MSR, hypercall, "
                      "HLT; run.sh --exits), median over boots, s = sender, t = targets")
@@ -833,5 +895,6 @@ def format_json(cmp):
              "a_exits": list(r.a_exits) if r.a_exits else None,
              "b_exits": list(r.b_exits) if r.b_exits else None} for r in cmp.rows]
     return json.dumps({"a": cmp.sa.name, "b": cmp.sb.name, "unit": cmp.unit,
-                       "alpha": cmp.alpha, "not_comparable": cmp.reasons, "rows": rows},
+                       "alpha": cmp.alpha, "not_comparable": cmp.reasons,
+                       "differs": cmp.reported, "rows": rows},
                       indent=1) + "\n"

@@ -78,6 +78,12 @@ class Boot:
     def facts(self):
         return {}
 
+    def reported_facts(self):
+        return {}
+
+    def config(self):
+        return "one"
+
 
 KEY = ("self", "send-to-handler", "sti-nop", "x2apic", "self", 1)
 
@@ -174,6 +180,71 @@ def backend_against_backend_within_one_set_and_across_two(_=None):
                "faster")
         expect(run_cmd(tool + ["--pair", "xapic", a]), 2, "--pair takes BACKEND_A=BACKEND_B")
         expect(run_cmd(tool + [a]), 2, "or one with --pair")
+    finally:
+        shutil.rmtree(tmp)
+
+
+@case
+def comparability_catches_what_changes_a_figure(_=None):
+    """A different guest command line (halt_gap=0), -cpu or preset is not
+    comparable; a matrix root pools configurations and is refused; a key that
+    changes no figure (bench=, markers=) is left out; the host's KVM
+    parameters are reported, not refused (an A/B over one is the point)."""
+    import json
+    import shutil
+    import tempfile
+    import synth
+    from harness import expect, run_cmd
+    tmp = tempfile.mkdtemp()
+
+    def edit(folder, fn):
+        for boot in sorted(os.listdir(folder)):
+            path = os.path.join(folder, boot, "results.json")
+            doc = json.load(open(path))
+            fn(doc)
+            os.unlink(path)
+            json.dump(doc, open(path, "w"))
+
+    def cmdline(text):
+        def fn(doc):
+            for r in doc["records"]:
+                if r.get("record") == "env":
+                    r["cmdline"] = "build/ipibench.elf32 " + text
+        return fn
+    try:
+        sets = {}
+        for name in ("base", "gap", "bench", "cpu", "kvm"):
+            sets[name] = os.path.join(tmp, "m", name)
+            synth.make_set(sets[name], boots=4, seed=1, samples=20)
+        edit(sets["base"], cmdline("plan=bench"))
+        edit(sets["gap"], cmdline("plan=bench halt_gap=0"))
+        edit(sets["bench"], cmdline("plan=bench bench=single markers=1"))
+        edit(sets["cpu"], cmdline("plan=bench"))
+
+        def other_cpu(doc):
+            doc["host"]["qemu_cmdline"] += ["-cpu", "host,x2apic=off"]
+        edit(sets["cpu"], other_cpu)
+
+        def host_cpu(doc):
+            doc["host"]["qemu_cmdline"] += ["-cpu", "host"]
+        for name in ("base", "gap", "bench", "kvm"):
+            edit(sets[name], host_cpu)
+        edit(sets["kvm"], cmdline("plan=bench"))
+
+        def avic(doc):
+            doc["host"]["kvm_params"] = {"kvm_amd.avic": "1"}
+        edit(sets["kvm"], avic)
+        tool = [sys.executable, "tools/ipibench.py"]
+        expect(run_cmd(tool + ["gate", "--baseline", sets["base"], sets["gap"]]), 30,
+               "guest command line differs")
+        expect(run_cmd(tool + ["gate", "--baseline", sets["base"], sets["bench"]]), 0)
+        expect(run_cmd(tool + ["gate", "--baseline", sets["base"], sets["cpu"]]), 30,
+               "-cpu differs")
+        rc, out, _ = expect(run_cmd(tool + ["compare", sets["base"], sets["kvm"]]), 0,
+                            "differs (not refused): kvm_amd.avic")
+        check("NOT COMPARABLE" not in out, "a KVM parameter made the sides incomparable")
+        expect(run_cmd(tool + ["gate", "--baseline", sets["base"], os.path.join(tmp, "m")]),
+               30, "pools 5 configurations")
     finally:
         shutil.rmtree(tmp)
 
