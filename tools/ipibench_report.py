@@ -3,16 +3,23 @@
 them beside the tables (index.html, report.md). docs/host-tools.md, "report".
 
 - latency distribution: for each benchmark and metric, one curve per backend
-  (and per configuration), the share of samples in each histogram bucket;
+  (and variant, target state, configuration), the share of samples in each
+  histogram bucket;
 - scaling: for each benchmark measured at several target counts, the median
   p50 against the target count, one curve per backend;
 - A/B: with two inputs, the change of every compared row, coloured by the
   significance verdict, with its bootstrap confidence interval.
 
-Plots are written under temporary names and renamed once gnuplot succeeded.
+Every curve is drawn: a figure with more than PANEL_MAX curves becomes small
+multiples (one panel per backend, or per configuration and backend), and no
+two curves of a panel share a colour or a marker. Tick values are chosen here
+(1-2-5 steps on the log axes) and printed with a fixed format, the scale and
+unit in the axis label; legends sit outside the graphs. Plots are written
+under temporary names and renamed once gnuplot succeeded.
 """
 import datetime
 import html
+import math
 import os
 import re
 import shutil
@@ -21,8 +28,18 @@ import subprocess
 import ipibench_results as R
 
 COLOURS = {"slower": "0xc0392b", "faster": "0x27ae60", "other": "0x95a5a6"}
-MAX_SERIES = 12
-MAX_BARS = 40
+# Ten colours told apart on screen and paper (Tableau 10, yellow-green last)
+# and ten marker shapes (gnuplot's filled and open point types).
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+           "#e377c2", "#17becf", "#7f7f7f", "#bcbd22")
+MARKERS = (7, 5, 9, 11, 13, 6, 4, 8, 10, 12)
+PANEL_MAX = 8                  # curves in one panel; more become small multiples
+PANEL_W, PANEL_H = 640, 400    # pixels of one panel
+MAX_BARS = 120                 # rows in the A/B chart (the largest changes)
+BAR_PX = 16                    # pixels per A/B row: above the label font's height
+TAIL_SHARE = 1.0               # % of samples: the x axis ends where no curve
+                               # holds more than this beyond it
+FONT_SVG, FONT_PNG = 11, 10
 
 
 def slug(*parts):
@@ -33,28 +50,190 @@ def gp_str(text):
     return '"' + str(text).replace("\\", "\\\\").replace('"', "'") + '"'
 
 
+def gp_lines(lines):
+    """One gnuplot string of several lines (a title)."""
+    return '"' + "\\n".join(str(t).replace("\\", "\\\\").replace('"', "'")
+                            for t in lines) + '"'
+
+
 class Plot:
-    def __init__(self, name, title, lines, caption):
+    """lines: gnuplot commands that draw the whole figure on a fresh terminal
+    of size (width, height) pixels; run once for SVG and once for PNG."""
+
+    def __init__(self, name, title, lines, caption, size):
         self.name, self.title, self.lines, self.caption = name, title, lines, caption
+        self.size = size
 
 
 def load_sets(inputs):
-    """[(name, boots)]: one per input, or one per configuration of a matrix."""
+    """[(name, boots)]: one per input, or one per configuration of a matrix
+    (named INPUT/CONFIG)."""
     sets = []
     for path in inputs:
         boots = R.load_set(path)
         groups = R.split_by_config(boots)
+        base = path.rstrip("/") or path
         if len(groups) > 1:
-            sets += list(groups.items())
+            sets += [(os.path.join(base, str(c)), b) for c, b in groups.items()]
         else:
-            sets.append((path.rstrip("/") or path, boots))
+            sets.append((base, boots))
     return sets
 
 
-def series_label(set_name, key, many_sets):
+def display_names(names):
+    """The shortest trailing path parts that tell the sets apart: 'xapic-smp4'
+    beside 'x2apic-smp4', but 'DATE-before/x2apic-smp4' beside
+    'DATE-after/x2apic-smp4'."""
+    parts = [[p for p in os.path.normpath(n).split(os.sep) if p] or [n] for n in names]
+    short = names
+    for k in range(1, max(len(p) for p in parts) + 1):
+        short = ["/".join(p[-k:]) for p in parts]
+        if len(set(short)) == len(short):
+            return short
+    return [f"{s} #{i + 1}" for i, s in enumerate(short)]
+
+
+# --- curves, panels and their styles
+
+FIELDS = ("set", "backend", "variant", "state")
+
+
+def curve(set_name, key, points):
     _, _, variant, backend, state, _ = key
-    parts = [backend] + ([variant] if variant not in ("none", None) else []) + [state]
-    return (f"{os.path.basename(set_name)}: " if many_sets else "") + " ".join(map(str, parts))
+    return {"f": {"set": set_name, "backend": str(backend), "state": str(state),
+                  "variant": "" if variant in ("none", None) else str(variant)},
+            "points": points}
+
+
+def panels_of(curves):
+    """(fields, [(panel title, [curve])]): one panel when the curves fit in
+    one, else small multiples by the fields that give the fewest panels of at
+    most PANEL_MAX curves (by backend, by variant, ...); if none does, by
+    configuration and backend, each panel cut in even pieces."""
+    best = None
+    for by in ((), ("backend",), ("variant",), ("set",), ("set", "backend"),
+               ("set", "variant"), ("backend", "variant")):
+        groups = {}
+        for c in curves:
+            groups.setdefault(tuple(c["f"][k] for k in by), []).append(c)
+        if max(len(g) for g in groups.values()) <= PANEL_MAX and \
+                (best is None or len(groups) < len(best[1])):
+            best = (by, groups)
+    if best is None:
+        by = ("set", "backend")
+        groups = {}
+        for c in curves:
+            groups.setdefault(tuple(c["f"][k] for k in by), []).append(c)
+        best = (by, groups)
+    by, groups = best
+    panels = []
+    for values, cs in groups.items():
+        title = " ".join(v for v in values if v)
+        count = -(-len(cs) // PANEL_MAX)
+        size = -(-len(cs) // count)
+        for j in range(count):
+            more = f" ({j + 1} of {count})" if count > 1 else ""
+            panels.append((title + more, cs[j * size:(j + 1) * size]))
+    return by, panels
+
+
+def label_curves(curves, by):
+    """Each curve's legend title: the fields that vary in the figure and are
+    not the panel's; returns the fields common to every curve."""
+    same = [k for k in FIELDS if len({c["f"][k] for c in curves}) == 1]
+    shown = [k for k in FIELDS if k not in same and k not in by]
+    for c in curves:
+        c["label"] = " ".join(c["f"][k] for k in shown if c["f"][k]) or \
+            " ".join(c["f"][k] for k in FIELDS if c["f"][k])
+    return [curves[0]["f"][k] for k in same if curves[0]["f"][k]]
+
+
+def style_curves(panels):
+    """A colour and a marker per curve, never shared within a panel; the same
+    legend title keeps its style across panels when the palette allows."""
+    labels = list(dict.fromkeys(c["label"] for _, cs in panels for c in cs))
+    shared = len(labels) <= len(PALETTE)
+    for _, cs in panels:
+        for i, c in enumerate(cs):
+            n = labels.index(c["label"]) if shared else i
+            c["style"] = f"lc rgb '{PALETTE[n]}' pt {MARKERS[n]}"
+
+
+def axis_scale(hi, unit):
+    """(divisor, axis unit) that keep tick labels to five digits."""
+    big = ((1e8, 1e6, "ms"), (1e5, 1e3, "µs")) if unit == "ns" else \
+        ((1e8, 1e6, "million cycles"), (1e5, 1e3, "thousand cycles"))
+    for limit, div, name in big:
+        if hi >= limit:
+            return div, name
+    return 1, unit
+
+
+def num(v):
+    """A figure for a title: whole when 100 or more, else three digits."""
+    return f"{v:.0f}" if v >= 100 else f"{v:.3g}"
+
+
+MANTISSAS = ((1,), (1, 2, 5), (1, 2, 3, 5, 7), (1, 1.5, 2, 3, 4, 5, 6, 7, 8, 9))
+
+
+def log_ticks(lo, hi, div):
+    """[(label, position)] on a log axis from lo to hi: the sparsest family of
+    1-2-5 steps that gives four ticks or more, never more than eight."""
+    best = []
+    for ms in MANTISSAS:
+        decades = range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+        ticks = [t for t in (m * 10.0 ** e for e in decades for m in ms) if lo <= t <= hi]
+        if len(ticks) > 8:
+            break
+        best = ticks
+        if len(ticks) >= 4:
+            break
+    if len(best) < 2:
+        best = [lo, hi]
+    return [(f"{t / div:g}", t) for t in best]
+
+
+def gp_tics(axis, ticks):
+    return f"set {axis}tics (" + ", ".join(f"{gp_str(lab)} {pos:.6g}" for lab, pos in ticks) + ")"
+
+
+def figure(name, title_lines, panels, data_dir, common, per_panel=None):
+    """Plot of panels [(title, [curve])]: the data file, the multiplot
+    commands and the canvas size; common: settings shared by every panel."""
+    blocks, n = [], 0
+    plots = []
+    for ptitle, cs in panels:
+        clauses = []
+        for c in cs:
+            blocks.append("\n".join(f"{p[0]:.6g} {p[1]:.6g}" if p else "" for p in c["points"]))
+            clauses.append(f"{gp_str('data/' + name + '.dat')} index {n} using 1:2 with "
+                           f"linespoints {c['style']} ps 0.7 title {gp_str(c['label'])}")
+            n += 1
+        plots += [f"set title {gp_str(ptitle)}"] + (per_panel or []) + \
+            ["plot " + ", ".join(clauses)]
+    R.replace_file(os.path.join(data_dir, name + ".dat"), "\n\n\n".join(blocks) + "\n")
+    cols = 1 if len(panels) == 1 else 2
+    rows = -(-len(panels) // cols)
+    width = 960 if cols == 1 else cols * PANEL_W
+    height = (540 if rows == 1 and cols == 1 else rows * PANEL_H) + 18 * len(title_lines)
+    lines = common + ["set key below height 1", "set grid",
+                      f"set multiplot layout {rows},{cols} title {gp_lines(title_lines)}"] + \
+        plots + ["unset multiplot"]
+    return lines, (width, height)
+
+
+def figure_title(head, curves, by, npanels):
+    common = label_curves(curves, by)
+    line = f"{len(curves)} curves"
+    if npanels > 1:
+        line += f" in {npanels} panels (by {', '.join(by)})"
+    if common:
+        line += ", all " + " ".join(common)
+    return [head, line]
+
+
+# --- the plots
 
 
 def bucket_x(low, high):
@@ -63,101 +242,153 @@ def bucket_x(low, high):
     return (low * high) ** 0.5
 
 
-def dist_plots(sides, data_dir, unit):
+def dist_points(histo):
+    """(x, % of samples) per bucket of a pooled histogram; None where empty
+    buckets lie between two (the line breaks there instead of spanning them)."""
+    buckets = {}
+    for low, high, count in histo:
+        b = buckets.setdefault(low, [high, 0])
+        b[1] += count
+    total = sum(c for _, c in buckets.values())
+    if total <= 0:
+        return []
+    points, prev = [], None
+    for low, (high, count) in sorted(buckets.items()):
+        if prev is not None and low > prev + 1:
+            points.append(None)
+        points.append((bucket_x(low, high), 100.0 * count / total))
+        prev = high
+    return points
+
+
+def dist_range(curves, share):
+    """(lo, hi, tail): the x range from the smallest bucket to where every
+    curve holds share % of its samples, and the largest % of a curve beyond."""
+    lo = min(p[0] for c in curves for p in c["points"] if p)
+    hi = lo
+    for c in curves:
+        cum = 0.0
+        for p in filter(None, c["points"]):
+            cum += p[1]
+            if cum >= share:
+                hi = max(hi, p[0])
+                break
+    lo, hi = lo / 1.15, hi * 1.15
+    tail = max(sum(p[1] for p in c["points"] if p and p[0] > hi) for c in curves)
+    return lo, hi, tail
+
+
+def dist_plots(sides, names, data_dir, unit):
     plots = []
-    many = len(sides) > 1
     groups = {}
     for side in sides:
         for key in side.histos:
             groups.setdefault(key[:2], set()).add(key[5])
     for (bench, metric), ntargets in sorted(groups.items()):
         nmax = max(ntargets)
-        blocks, titles = [], []
-        for side in sides:
+        curves = []
+        for side, sname in zip(sides, names):
             for key in sorted(side.histos, key=R.row_order):
-                if key[:2] != (bench, metric) or key[5] != nmax:
-                    continue
-                buckets = {}
-                for low, high, count in side.histos[key]:
-                    b = buckets.setdefault(low, [high, 0])
-                    b[1] += count
-                total = sum(c for _, c in buckets.values())
-                rows = [f"{bucket_x(low, hc[0]):.1f} {100.0 * hc[1] / total:.4f}"
-                        for low, hc in sorted(buckets.items())]
-                blocks.append(rows)
-                titles.append(series_label(side.name, key, many))
-        if not blocks:
+                if key[:2] == (bench, metric) and key[5] == nmax:
+                    points = dist_points(side.histos[key])
+                    if points:
+                        curves.append(curve(sname, key, points))
+        if not curves:
             continue
+        lo, hi, tail = dist_range(curves, 100.0 - TAIL_SHARE)
+        div, axis_unit = axis_scale(hi, unit)
         name = slug("dist", bench, metric)
-        dat = os.path.join(data_dir, name + ".dat")
-        R.replace_file(dat, "\n\n\n".join("\n".join(b) for b in blocks[:MAX_SERIES]) + "\n")
-        curves = ", ".join(f"{gp_str('data/' + name + '.dat')} index {i} using 1:2 with "
-                           f"linespoints pt 7 ps 0.5 title {gp_str(t)}"
-                           for i, t in enumerate(titles[:MAX_SERIES]))
-        lines = ["set logscale x 2", f"set xlabel {gp_str(unit + ' (log scale)')}",
-                 "set ylabel '% of samples'", "set key outside right top",
-                 "set title " + gp_str(f"{bench} / {metric}: latency distribution, "
-                                       f"{nmax} target(s)"),
-                 f"plot {curves}"]
-        cap = f"{bench} / {metric}: share of samples per histogram bucket"
-        if len(blocks) > MAX_SERIES:
-            cap += f" (first {MAX_SERIES} of {len(blocks)} curves)"
-        plots.append(Plot(name, f"{bench} / {metric} distribution", lines, cap))
+        by, panels = panels_of(curves)
+        label_curves(curves, by)
+        style_curves(panels)
+        title = figure_title(f"{bench} / {metric}: latency distribution, {nmax} target(s), "
+                             "share of samples per histogram bucket", curves, by, len(panels))
+        if tail > 0:
+            title.append(f"x axis ends at {num(hi / div)} {axis_unit}; beyond it lie at "
+                         f"most {tail:.2f}% of a curve's samples (the data under data/)")
+        common = ["set logscale x 10", f"set xrange [{lo:.6g}:{hi:.6g}]",
+                  gp_tics("x", log_ticks(lo, hi, div)),
+                  f"set xlabel {gp_str(axis_unit + ', log scale')}",
+                  "set ylabel '% of samples'", "set yrange [0:*]", "set format y '%g'"]
+        lines, size = figure(name, title, panels, data_dir, common)
+        cap = f"{bench} / {metric}: share of samples per histogram bucket, {len(curves)} curves"
+        plots.append(Plot(name, f"{bench} / {metric} distribution", lines, cap, size))
     return plots
 
 
-def scaling_plots(sides, data_dir, unit):
+def int_ticks(lo, hi):
+    step = max(1, math.ceil((hi - lo + 1) / 10))
+    return [(str(n), n) for n in range(lo, hi + 1, step)]
+
+
+def scaling_plots(sides, names, data_dir, unit):
     plots = []
-    many = len(sides) > 1
     groups = {}
-    for side in sides:
+    for side, sname in zip(sides, names):
         for key, vals in side.values.items():
-            series = (side.name,) + key[2:5]
-            groups.setdefault(key[:2], {}).setdefault(series, {})[key[5]] = R.median(vals)
+            if vals:
+                groups.setdefault(key[:2], {}).setdefault((sname,) + key[2:5], {})[key[5]] = \
+                    R.median(vals)
     for (bench, metric), series in sorted(groups.items()):
-        counts = {n for pts in series.values() for n in pts}
+        counts = {n for pts in series.values() for n in pts if isinstance(n, int)}
         if len(counts) < 2:
             continue
+        top = max(v for pts in series.values() for v in pts.values())
+        div, axis_unit = axis_scale(top, unit)
+        curves = []
+        for s, pts in sorted(series.items(), key=lambda s: tuple(map(str, s[0]))):
+            points = [(n, v / div) for n, v in sorted(pts.items()) if isinstance(n, int)]
+            curves.append(curve(s[0], (None, None) + s[1:] + (None,), points))
         name = slug("scaling", bench, metric)
-        items = sorted(series.items(), key=lambda s: tuple(map(str, s[0])))[:MAX_SERIES]
-        blocks = ["\n".join(f"{n} {v}" for n, v in sorted(pts.items())) for _, pts in items]
-        R.replace_file(os.path.join(data_dir, name + ".dat"), "\n\n\n".join(blocks) + "\n")
-        titles = [series_label(s[0], (None, None) + s[1:] + (None,), many) for s, _ in items]
-        curves = ", ".join(f"{gp_str('data/' + name + '.dat')} index {i} using 1:2 with "
-                           f"linespoints pt 7 title {gp_str(t)}" for i, t in enumerate(titles))
-        lines = ["set xlabel 'targets'", f"set ylabel {gp_str('median p50, ' + unit)}",
-                 "set key outside right top", "set xtics 1", "set yrange [0:*]",
-                 f"set title {gp_str(f'{bench} / {metric}: latency against target count')}",
-                 f"plot {curves}"]
+        by, panels = panels_of(curves)
+        label_curves(curves, by)
+        style_curves(panels)
+        title = figure_title(f"{bench} / {metric}: median p50 against the number of targets",
+                             curves, by, len(panels))
+        common = ["set xlabel 'targets'", f"set ylabel {gp_str('median p50, ' + axis_unit)}",
+                  f"set xrange [{min(counts) - 0.3}:{max(counts) + 0.3}]",
+                  gp_tics("x", int_ticks(min(counts), max(counts))),
+                  "set yrange [0:*]", "set format y '%g'"]
+        lines, size = figure(name, title, panels, data_dir, common)
         plots.append(Plot(name, f"{bench} / {metric} scaling", lines,
-                          f"{bench} / {metric}: median p50 against the number of targets"))
+                          f"{bench} / {metric}: median p50 against the number of targets, "
+                          f"{len(curves)} curves", size))
     return plots
 
 
-def bar_plot(cmp, data_dir):
-    rows = sorted(cmp.compared, key=lambda r: -abs(r.change))[:MAX_BARS]
+def bar_plot(cmp, data_dir, names):
+    """Horizontal bars, one row per compared row, its name beside it."""
+    rows = sorted(cmp.compared, key=lambda r: -abs(r.change))
+    total = len(rows)
+    rows = sorted(rows[:MAX_BARS], key=lambda r: r.name, reverse=True)
     if not rows:
         return []
-    rows.sort(key=lambda r: r.name)
     out = []
     for i, r in enumerate(rows):
         lo, hi = r.ci if r.ci else (r.change, r.change)
         colour = COLOURS[r.verdict] if r.verdict in COLOURS else COLOURS["other"]
         out.append(f"{i} {gp_str(r.name)} {r.change:.3f} {lo:.3f} {hi:.3f} {colour}")
     R.replace_file(os.path.join(data_dir, "ab.dat"), "\n".join(out) + "\n")
-    lines = ["set style fill solid 0.7 border -1", "set boxwidth 0.7",
-             "set xtics rotate by -60 font ',8'", "set bmargin 14", "set grid ytics",
-             f"set ylabel {gp_str('change of B against A, % (' + cmp.unit + ' p50)')}",
-             "set xrange [-1:*]", "set xzeroaxis lt -1", "set key outside right top",
-             "set title " + gp_str(f"A/B: {os.path.basename(cmp.sa.name)} -> "
-                                   f"{os.path.basename(cmp.sb.name)}"),
-             "plot 'data/ab.dat' using 1:3:6:xtic(2) with boxes lc rgb variable notitle, "
-             "'' using 1:3:4:5 with yerrorbars lc rgb 'black' pt -1 title '95% CI', "
+    a, b = names
+    title = [f"A/B: change of each row's p50 ({cmp.unit}), candidate B against baseline A"
+             + (f", the {len(rows)} largest of {total}" if total > len(rows) else ""),
+             f"baseline A: {a} ({len(cmp.sa.boots)} boots)",
+             f"candidate B: {b} ({len(cmp.sb.boots)} boots)"]
+    longest = max(len(r.name) for r in rows)
+    lines = ["set style fill solid 0.7 border -1", f"set lmargin {longest + 3}",
+             "set grid xtics", "set yzeroaxis lt -1", "set ytics nomirror scale 0",
+             f"set yrange [-0.6:{len(rows) - 0.4}]", "set format x '%+g%%'",
+             f"set xlabel {gp_str('change of B against A, % of A (' + cmp.unit + ' p50)')}",
+             "set key below horizontal height 1", f"set title {gp_lines(title)}",
+             "plot 'data/ab.dat' using 3:1:(($3<0)?$3:0):(($3<0)?0:$3):($1-0.35):($1+0.35):6"
+             ":ytic(2) with boxxyerror lc rgb variable notitle, "
+             "'' using 3:1:4:5 with xerrorbars lc rgb 'black' pt -1 title '95% CI', "
              f"NaN with boxes lc rgb '#{COLOURS['slower'][2:]}' title 'slower (significant)', "
              f"NaN with boxes lc rgb '#{COLOURS['faster'][2:]}' title 'faster (significant)', "
              f"NaN with boxes lc rgb '#{COLOURS['other'][2:]}' title 'not significant'"]
     return [Plot("ab", "A/B comparison", lines,
-                 "change of each compared row, with its bootstrap 95% confidence interval")]
+                 f"change of each compared row, baseline A {a}, candidate B {b}, with its "
+                 "bootstrap 95% confidence interval", (1024, 190 + BAR_PX * len(rows)))]
 
 
 def run_gnuplot(out, plots):
@@ -165,13 +396,15 @@ def run_gnuplot(out, plots):
     if not gnuplot:
         raise R.ToolError(R.EX_DEPS, "gnuplot is missing (Debian package gnuplot-nox; "
                           "tools/deps.sh report installs it)")
-    script = ["set encoding utf8", "set grid"]
+    script = ["set encoding utf8"]
     for p in plots:
-        script += ["reset", "set grid"] + \
-            ["set terminal svg size 960,540 dynamic noenhanced font 'sans,11' background 'white'",
-             f"set output {gp_str(f'.{p.name}.svg.tmp')}"] + p.lines + \
-            ["set terminal pngcairo size 960,540 noenhanced font 'sans,10'",
-             f"set output {gp_str(f'.{p.name}.png.tmp')}", "replot", "unset output"]
+        w, h = p.size
+        for ext, term in (("svg", f"svg size {w},{h} dynamic noenhanced font 'sans,{FONT_SVG}' "
+                                  "background 'white'"),
+                          ("png", f"pngcairo size {w},{h} noenhanced font 'sans,{FONT_PNG}'")):
+            script += ["reset", f"set terminal {term}",
+                       f"set output {gp_str(f'.{p.name}.{ext}.tmp')}"] + p.lines + \
+                ["unset output"]
     R.replace_file(os.path.join(out, "plots.gp"), "\n".join(script) + "\n")
     proc = subprocess.run([gnuplot, "plots.gp"], cwd=out, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True)
@@ -258,11 +491,12 @@ def report(a):
     out = a.out or default_out(a.inputs[0])
     data = os.path.join(out, "data")
     os.makedirs(data, exist_ok=True)
-    plots = dist_plots(sides, data, a.unit) + scaling_plots(sides, data, a.unit)
+    names = display_names([s.name for s in sides])
+    plots = dist_plots(sides, names, data, a.unit) + scaling_plots(sides, names, data, a.unit)
     if not any(p.name.startswith("scaling") for p in plots):
         notes.append("no scaling curve: no benchmark was measured at more than one target count")
     if cmp is not None:
-        plots += bar_plot(cmp, data)
+        plots += bar_plot(cmp, data, names)
     run_gnuplot(out, plots)
     R.replace_file(os.path.join(out, "index.html"), page_html(a.title, sets, cmp, plots, notes))
     R.replace_file(os.path.join(out, "report.md"), page_markdown(a.title, sets, cmp, plots, notes))

@@ -1,0 +1,324 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Host tests of run.sh report's plots (tools/ipibench_report.py) on known
+synthetic inputs (tests/tools/synth.py): every series a figure claims is
+drawn and named, no two curves of a panel share a colour or a marker, tick
+labels have a fixed format and units and neither overlap nor leave the
+canvas (measured on the SVG text that gnuplot wrote), legends sit outside the
+graphs, the A/B title names baseline and candidate apart, and the PNGs have
+the SVG's size. One TAP line per case, "ok - report: ..."; problems follow on
+'#' lines."""
+import html
+import math
+import os
+import re
+import shutil
+import struct
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+
+import synth  # noqa: E402
+from harness import Fail, check, expect, png_ok, registry, run_cmd, svg_ok  # noqa: E402
+
+TOOL = [sys.executable, os.path.join(REPO, "tools", "ipibench.py")]
+CASES, case = registry()
+
+# Many curves, spread over several powers of two at large values: 18 self
+# curves and 9 broadcast series (3 target counts) per set.
+SELF_VARIANTS = ("sti-nop", "sti-hlt", "tpr", "tpr-sti-nop", "icr-sti-nop", "icr-tpr")
+BACKENDS = ("x2apic", "x2apic-cluster", "xapic")
+MANY = {("self", "send-to-handler", v, b, "self", 1): 150_000 + 40_000 * i + 9_000 * j
+        for i, v in enumerate(SELF_VARIANTS) for j, b in enumerate(BACKENDS)}
+for _n in (1, 2, 3):
+    for _i, _v in enumerate(("loop", "set", "shorthand")):
+        for _j, _b in enumerate(BACKENDS):
+            MANY[("broadcast", "all-ack", _v, _b, "spin", _n)] = \
+                400_000 + 150_000 * _n + 60_000 * _i + 20_000 * _j
+# A row whose long name must fit beside its A/B bar.
+MANY[("flush", "target-loss", "native-invlpg-33p", "xapic-logical", "spin", 3)] = 90_000
+CHAR_EM = 0.55      # average width of a sans glyph, in font sizes
+
+
+def tool(*args):
+    return run_cmd(TOOL + list(args))
+
+
+class Sets:
+    """Two sets whose folders share a name (DATE-before/x2apic-smp4 and
+    DATE-after/x2apic-smp4), each with many curves; one plain small set."""
+
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.before = synth.make_set(os.path.join(tmp, "before", "x2apic-smp4"), boots=3,
+                                     rows=MANY, seed=11, samples=200, sample_noise=0.9)
+        self.after = synth.make_set(os.path.join(tmp, "after", "x2apic-smp4"), boots=3,
+                                    rows=MANY, seed=12, samples=200, sample_noise=0.9,
+                                    scale={k: 1.1 for k in MANY if k[3] == "xapic"})
+        self.small = synth.make_set(os.path.join(tmp, "small"), boots=2, seed=13)
+        self.out = os.path.join(tmp, "many")
+        self.res = tool("report", self.before, self.after, "--out", self.out)
+        self.out1 = os.path.join(tmp, "one")
+        self.res1 = tool("report", self.small, "--out", self.out1)
+
+
+# --- reading what the tool wrote
+
+
+def figures(out):
+    """{figure name: [gnuplot lines drawing its SVG]} from plots.gp."""
+    figs, cur = {}, None
+    for line in open(os.path.join(out, "plots.gp")).read().splitlines():
+        m = re.match(r'set output "\.(.+)\.svg\.tmp"', line)
+        if m:
+            cur = figs.setdefault(m.group(1), [])
+        elif cur is not None and (line.startswith("set terminal") or line == "unset output"):
+            cur = None
+        elif cur is not None:
+            cur.append(line)
+    return figs
+
+
+def clauses(plot_line):
+    """The clauses of a plot command (commas outside quotes and brackets)."""
+    out, depth, quote, start = [], 0, None, 5
+    for i, ch in enumerate(plot_line):
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(plot_line[start:i].strip())
+            start = i + 1
+    return out + [plot_line[start:].strip()]
+
+
+def titled(plot_line):
+    """(title, clause) of every clause with a legend title."""
+    out = []
+    for c in clauses(plot_line):
+        m = re.search(r'title (["\'])(.*?)\1', c)
+        if m and " notitle" not in c:
+            out.append((m.group(2), c))
+    return out
+
+
+def svg_texts(path):
+    """[(x, y, angle, font size, anchor, text)] of every text gnuplot placed."""
+    data = open(path).read()
+    pat = re.compile(r'<g transform="translate\(([-\d.]+),([-\d.]+)\)(?: rotate\(([-\d.]+)\))?"'
+                     r'[^>]*?font-size="([\d.]+)"[^>]*?text-anchor="(\w+)"[^>]*>\s*'
+                     r'<text>(.*?)</text>', re.S)
+    return [(float(x), float(y), float(a or 0), float(fs), anchor,
+             html.unescape(re.sub(r"<[^>]+>", "", t)).strip())
+            for x, y, a, fs, anchor, t in pat.findall(data)]
+
+
+def svg_size(path):
+    m = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', open(path).read())
+    return float(m.group(1)), float(m.group(2))
+
+
+def png_size(path):
+    return struct.unpack(">II", open(path, "rb").read()[16:24])
+
+
+def text_box(x, y, angle, fs, anchor, text):
+    """The text's box (x0, y0, x1, y1), estimated from its length."""
+    w = len(text) * CHAR_EM * fs
+    start = {"start": 0.0, "middle": -w / 2, "end": -w}[anchor]
+    a = math.radians(angle)
+    ends = [(x + (start + d) * math.cos(a), y + (start + d) * math.sin(a)) for d in (0, w)]
+    xs = [p[0] for p in ends]
+    ys = [p[1] for p in ends]
+    return min(xs), min(ys) - fs * 0.75, max(xs), max(ys) + fs * 0.25
+
+
+def overlaps(b1, b2):
+    return b1[0] < b2[2] - 1 and b2[0] < b1[2] - 1 and b1[1] < b2[3] - 1 and b2[1] < b1[3] - 1
+
+
+def geometry_problems(svg):
+    """Texts that overlap one another or leave the canvas."""
+    w, h = svg_size(svg)
+    texts = [t for t in svg_texts(svg) if t[5]]
+    boxes = [(t, text_box(*t)) for t in texts]
+    bad = [f"{t[5]!r} leaves the {w:.0f}x{h:.0f} canvas" for t, b in boxes
+           if b[0] < -2 or b[1] < -2 or b[2] > w + 2 or b[3] > h + 2]
+    flat = [(t, b) for t, b in boxes if t[2] == 0]     # rotated: the canvas check only
+    for i, (t1, b1) in enumerate(flat):
+        for t2, b2 in flat[i + 1:]:
+            if overlaps(b1, b2):
+                bad.append(f"{t1[5]!r} at ({t1[0]:.0f},{t1[1]:.0f}) overlaps "
+                           f"{t2[5]!r} at ({t2[0]:.0f},{t2[1]:.0f})")
+    return bad
+
+
+def need(s, res):
+    if not shutil.which("gnuplot"):
+        raise Fail("gnuplot missing (tools/deps.sh test installs gnuplot-nox)")
+    expect(res, 0, "plots")
+
+
+# --- cases
+
+
+@case("every series is drawn and named: 36 self curves, 18 scaling series, none dropped")
+def _(s):
+    need(s, s.res)
+    figs = figures(s.out)
+    expected = {"dist-self-send-to-handler": 2 * len(SELF_VARIANTS) * len(BACKENDS),
+                "dist-broadcast-all-ack": 2 * 3 * len(BACKENDS),
+                "scaling-broadcast-all-ack": 2 * 3 * len(BACKENDS)}
+    for name, count in expected.items():
+        check(name in figs, f"no figure {name}: {sorted(figs)}")
+        lines = figs[name]
+        plots = [ln for ln in lines if ln.startswith("plot ")]
+        drawn = [t for p in plots for t in titled(p)]
+        check(len(drawn) == count, f"{name}: {len(drawn)} curves drawn, {count} in the data")
+        panel_titles = [ln for ln in lines if ln.startswith("set title ")]
+        named = set()
+        for ptitle, p in zip(panel_titles, plots):
+            for title, _ in titled(p):
+                check((ptitle, title) not in named, f"{name}: {title!r} twice in one panel")
+                named.add((ptitle, title))
+        blocks = open(os.path.join(s.out, "data", name + ".dat")).read().split("\n\n\n")
+        check(len(blocks) >= count and all(b.strip() for b in blocks[:count]),
+              f"{name}: {len(blocks)} data blocks for {count} curves, or an empty one")
+        svg = open(os.path.join(s.out, name + ".svg")).read()
+        for title, _ in drawn:
+            check(f"<text>{html.escape(title, quote=False)}</text>" in svg,
+                  f"{name}.svg lacks the legend title {title!r}")
+    page = open(os.path.join(s.out, "index.html")).read()
+    check("first 12" not in page, "index.html still notes dropped curves")
+
+
+@case("no two curves of a panel share a colour or a marker")
+def _(s):
+    need(s, s.res)
+    for name, lines in figures(s.out).items():
+        if name == "ab":
+            continue
+        for p in (ln for ln in lines if ln.startswith("plot ")):
+            styles = [(re.search(r"lc rgb '([^']+)'", c), re.search(r"\bpt (\d+)", c))
+                      for _, c in titled(p)]
+            check(all(lc and pt for lc, pt in styles), f"{name}: a curve without lc rgb or pt")
+            colours = [lc.group(1) for lc, _ in styles]
+            markers = [pt.group(1) for _, pt in styles]
+            check(len(set(colours)) == len(colours), f"{name}: colours repeat: {colours}")
+            check(len(set(markers)) == len(markers), f"{name}: markers repeat: {markers}")
+
+
+@case("ticks in a fixed format, scale and unit in the axis label, no exponent")
+def _(s):
+    need(s, s.res)
+    for out in (s.out, s.out1):
+        for name, lines in figures(out).items():
+            text = "\n".join(lines)
+            check(re.search(r"set xtics \(|set format x '", text), f"{name}: x ticks unset")
+            xlabel = re.search(r"set xlabel (.*)", text)
+            check(xlabel and re.search(r"cycles|ns|µs|ms|targets", xlabel.group(1)),
+                  f"{name}: x axis label without a unit: {xlabel and xlabel.group(1)}")
+            if name.startswith("dist-"):
+                check("log scale" in xlabel.group(1), f"{name}: log axis not said")
+            svg = os.path.join(out, name + ".svg")
+            for t in svg_texts(svg):
+                check(not re.fullmatch(r"[-+\d.]+e[-+]\d+%?", t[5]),
+                      f"{name}.svg: tick label {t[5]!r} in exponent form")
+    big = "\n".join(figures(s.out)["dist-self-send-to-handler"])
+    check("thousand cycles" in big, "values of 150000 cycles and more not scaled to thousands")
+
+
+@case("no text overlaps another or leaves the canvas (measured on the SVGs)")
+def _(s):
+    need(s, s.res)
+    need(s, s.res1)
+    for out in (s.out, s.out1):
+        for name in figures(out):
+            bad = geometry_problems(os.path.join(out, name + ".svg"))
+            check(not bad, f"{name}.svg: " + "; ".join(bad[:4]) +
+                  (f" (and {len(bad) - 4} more)" if len(bad) > 4 else ""))
+
+
+@case("legends sit outside the graphs")
+def _(s):
+    need(s, s.res)
+    for name, lines in figures(s.out).items():
+        keys = [ln for ln in lines if ln.startswith("set key")]
+        check(keys, f"{name}: no key placement")
+        for k in keys:
+            check(re.search(r"\b(outside|below|above|off)\b", k) and "inside" not in k,
+                  f"{name}: {k!r} may cover data")
+
+
+@case("A/B title names baseline and candidate, told apart by their parent folders")
+def _(s):
+    need(s, s.res)
+    ab = "\n".join(figures(s.out)["ab"])
+    for role, side in (("baseline A", "before"), ("candidate B", "after")):
+        want = f"{role}: {side}/x2apic-smp4"
+        check(want in ab, f"ab title lacks {want!r}")
+        check(want in open(os.path.join(s.out, "ab.svg")).read(), f"ab.svg lacks {want!r}")
+    check(not re.search(r"x2apic-smp4 -> x2apic-smp4", ab), "ab title names one set twice")
+
+
+@case("PNG sizes: the SVG canvas, tall enough for every panel and A/B row")
+def _(s):
+    need(s, s.res)
+    figs = figures(s.out)
+    for name, lines in figs.items():
+        svg, png = (os.path.join(s.out, f"{name}.{e}") for e in ("svg", "png"))
+        check(svg_ok(svg) is None and png_ok(png) is None, f"{name}: bad SVG or PNG")
+        w, h = png_size(png)
+        check((w, h) == tuple(map(int, svg_size(svg))), f"{name}: PNG {w}x{h}, SVG "
+              f"{svg_size(svg)}")
+        layout = re.search(r"set multiplot layout (\d+),(\d+)", "\n".join(lines))
+        if layout:
+            check(h >= 300 * int(layout.group(1)), f"{name}: {h} px for {layout.group(1)} rows")
+    rows = open(os.path.join(s.out, "data", "ab.dat")).read().count("\n")
+    check(png_size(os.path.join(s.out, "ab.png"))[1] >= 14 * rows, f"ab.png too short for {rows}")
+
+
+@case("a few curves stay in one panel; the page shows every plot")
+def _(s):
+    need(s, s.res1)
+    figs = figures(s.out1)
+    check("ab" not in figs, "A/B plot from one input")
+    for name, lines in figs.items():
+        if name.startswith("dist-"):
+            text = "\n".join(lines)
+            check("layout 1,1" in text, f"{name}: split though it has few curves")
+    page = open(os.path.join(s.out1, "index.html")).read()
+    for name in figs:
+        check(f'src="{name}.svg"' in page, f"index.html does not show {name}")
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="ipibench-report-")
+    bad = 0
+    try:
+        sets = Sets(tmp)
+        for name, fn in CASES:
+            try:
+                fn(sets)
+                print(f"ok - report: {name}")
+            except Fail as e:
+                bad += 1
+                print(f"not ok - report: {name}")
+                for line in str(e).splitlines():
+                    print(f"#   {line}")
+            sys.stdout.flush()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
