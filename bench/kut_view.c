@@ -6,14 +6,15 @@
  * loop's cycles by its iterations, so the mean of our samples is the
  * comparable figure (the records hold the median and the rest).
  *
- * Console only: the records already carry every figure; this is a way to
- * read them. The first result per name and backend counts (matrix=1 adds
+ * A table on the console, and one "kut" record per cell for the host
+ * tools: nothing new is measured, each cell is the mean of a result record. The first result per name and backend counts (matrix=1 adds
  * other pairs; vmexit.c's ipi is CPU 0 to CPU 1, our default pair). A run
  * fills ipi_halt, or ipi with halt_gap=0, never both.
  */
 #include "bench/kut_view.h"
 #include "include/console.h"
 #include "lib/kut_names.h"
+#include "lib/record.h"
 
 #define VIEW_BACKENDS 8
 
@@ -88,6 +89,21 @@ static void kut_view_notes(void)
 		     : "");
 }
 
+/* The same cells as records, so that results.json, compare and report have them. */
+static void kut_view_records(void)
+{
+	static char line[RECORD_MAX];
+
+	for (int row = 0; row < KUT_NAMES; row++) {
+		for (unsigned int c = 0; c < nbackends; c++) {
+			if (measured[row][c] &&
+			    record_kut(line, sizeof(line), kut_names[row], backend[c],
+				       mean[row][c]) >= 0)
+				kprintf("%s\n", line);
+		}
+	}
+}
+
 void kut_view_print(void)
 {
 	if (!nbackends)
@@ -110,4 +126,5 @@ void kut_view_print(void)
 		kprintf("\n");
 	}
 	kut_view_notes();
+	kut_view_records();
 }

@@ -105,6 +105,22 @@ int record_norov(char *buf, size_t cap, const struct norov *n)
 	return json_finish(&j);
 }
 
+int record_kut(char *buf, size_t cap, const char *name, const char *backend,
+	       uint64_t mean_cycles)
+{
+	struct json j;
+
+	json_init(&j, buf, cap);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "record", "kut");
+	json_u64(&j, "schema", RECORD_SCHEMA);
+	json_str(&j, "name", name);
+	json_str(&j, "backend", backend);
+	json_u64(&j, "mean_cycles", mean_cycles);
+	json_obj_end(&j);
+	return json_finish(&j);
+}
+
 int record_check(char *buf, size_t cap, const char *backends, unsigned int passed,
 		 unsigned int failed, unsigned int skipped)
 {

@@ -57,6 +57,14 @@ struct norov {
 
 int record_norov(char *buf, size_t cap, const struct norov *n);
 
+/*
+ * One cell of the kvm-unit-tests view ("record": "kut"): a figure
+ * x86/vmexit.c also reports, under its name, for one backend, as the mean
+ * cycles per iteration of the result it comes from.
+ */
+int record_kut(char *buf, size_t cap, const char *name, const char *backend,
+	       uint64_t mean_cycles);
+
 /* The correctness suite's totals ("record": "check"). */
 int record_check(char *buf, size_t cap, const char *backends, unsigned int passed,
 		 unsigned int failed, unsigned int skipped);

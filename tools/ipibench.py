@@ -113,6 +113,10 @@ def summary_text(doc):
                 lines.append(f"  {name}  {rec['status']}: {rec.get('reason', '')}")
     elif not doc["records"]:
         lines.append("the guest printed no records")
+    if boot.kut:
+        lines.append("kvm-unit-tests view (x86/vmexit.c names; mean cycles per iteration):")
+        for rec in boot.kut:
+            lines.append(f"  {rec.get('name')}  {rec.get('backend')}  {rec.get('mean_cycles')}")
     lines += exits_lines(doc)
     lines += [f"problem: {p}" for p in doc["problems"]]
     lines += [f"not correct: {p}" for p in R.correctness_failures(boot)]

@@ -174,6 +174,7 @@ class Boot:
         self.results = kinds.get("result", [])
         self.checks = kinds.get("check", [])
         self.norov = kinds.get("norov", [])
+        self.kut = kinds.get("kut", [])  # the kvm-unit-tests view, cell by cell
         self.end = (kinds.get("end") or [None])[-1]
 
     def config(self):
@@ -595,6 +596,16 @@ class Side:
                         and isinstance(ex.get("targets"), dict):
                     self.exits.setdefault(key, []).append(
                         (exits_total(ex["sender"]), exits_total(ex["targets"])))
+            # The kvm-unit-tests view: one row per vmexit.c name and backend,
+            # its value the mean cycles per iteration (as vmexit.c reports).
+            for rec in getattr(boot, "kut", []):
+                if backend is not None and rec.get("backend") != backend:
+                    continue
+                key = ("kvm-unit-tests", rec.get("name"), "mean", label if backend is not None
+                       else rec.get("backend"), "none", 1)
+                self.statuses.setdefault(key, set()).add("SUCCESS")
+                if isinstance(rec.get("mean_cycles"), int):
+                    per_boot.setdefault(key, []).append(rec["mean_cycles"])
             # Several records with one key in a boot (every sender/target pair
             # of a matrix run): the boot's value is the median of theirs.
             for key, vals in per_boot.items():

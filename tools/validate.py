@@ -132,6 +132,12 @@ def check_norov(rec, problems):
         problems.append(f"status {rec.get('status')!r}")
 
 
+def check_kut(rec, problems):
+    need(rec, "name", str, problems)
+    need(rec, "backend", str, problems)
+    need(rec, "mean_cycles", int, problems)
+
+
 def check_check(rec, problems):
     need(rec, "backend", str, problems)
     for key in ("passed", "failed", "skipped"):
@@ -144,7 +150,7 @@ def check_end(rec, problems):
 
 
 CHECKERS = {"env": check_env, "result": check_result, "norov": check_norov,
-            "check": check_check, "end": check_end}
+            "check": check_check, "end": check_end, "kut": check_kut}
 
 
 def validate(path, require):

@@ -398,7 +398,11 @@ def scenarios():
                                   r"^ipi_halt +\d+ +\d+$",
                                   r"^note: ipi_halt here is CPU 0 -> CPU 1 \(vmexit\.c: CPU 0 -> "
                                   r"CPU 1\); vmexit\.c's ipi_halt also spins 2000 cycles",
-                                  r"^note: on x2APIC every ICR write here"),
+                                  r"^note: on x2APIC every ICR write here",
+                                  r'^\{"record":"kut","schema":1,"name":"self_ipi_sti_nop",'
+                                  r'"backend":"x2apic","mean_cycles":\d+\}$',
+                                  r'^\{"record":"kut","schema":1,"name":"ipi_halt",'
+                                  r'"backend":"xapic","mean_cycles":\d+\}$'),
                          lacks(r"^ipi "),  # a spinning target is not vmexit.c's ipi
                          records_valid("env", "result", "end"), final_status("SUCCESS")]),
         Scenario("with halt_gap=0 the kvm-unit-tests view calls single-halt 'ipi'",

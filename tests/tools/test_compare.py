@@ -249,6 +249,22 @@ def comparability_catches_what_changes_a_figure(_=None):
         shutil.rmtree(tmp)
 
 
+@case
+def the_kvm_unit_tests_view_is_compared_like_any_row(_=None):
+    class KutBoot(Boot):
+        def __init__(self, value):
+            super().__init__(value, KEY)
+            self.results = []
+            self.kut = [{"record": "kut", "name": "self_ipi_sti_nop", "backend": "x2apic",
+                         "mean_cycles": value}]
+    cmp = R.Comparison("A", [KutBoot(v) for v in (100, 101, 99, 100, 102)],
+                       "B", [KutBoot(v) for v in (130, 131, 129, 132, 130)])
+    rows = {r.name: r for r in cmp.rows}
+    r = rows.get("kvm-unit-tests/self_ipi_sti_nop/mean/x2apic/none/n1")
+    check(r is not None and r.verdict == "slower" and r.a == 100 and r.b == 130,
+          f"{[(x.name, x.verdict) for x in cmp.rows]}")
+
+
 def main():
     bad = 0
     for name, fn in CASES:

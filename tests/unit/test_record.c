@@ -157,6 +157,15 @@ TEST(norov_delivery_note)
 	CHECK(strstr(buf, "\"delivery_ns\":0,\"delivery_note\":\"no IPI\",") != NULL);
 }
 
+TEST(kut_exact)
+{
+	char buf[RECORD_MAX];
+
+	CHECK(record_kut(buf, sizeof(buf), "self_ipi_sti_nop", "x2apic", 1234) > 0);
+	CHECK_STR(buf, "{\"record\":\"kut\",\"schema\":1,\"name\":\"self_ipi_sti_nop\","
+		       "\"backend\":\"x2apic\",\"mean_cycles\":1234}");
+}
+
 TEST(check_exact)
 {
 	char buf[RECORD_MAX];
@@ -166,6 +175,6 @@ TEST(check_exact)
 		       "\"failed\":0,\"skipped\":2}");
 }
 
-TEST_MAIN(T(norov_exact), T(norov_delivery_note), T(check_exact), T(result_exact),
+TEST_MAIN(T(norov_exact), T(norov_delivery_note), T(kut_exact), T(check_exact), T(result_exact),
 	  T(result_counts_invalid_samples), T(result_mark), T(skip_has_reason_and_no_stats), T(unknown_tsc_has_no_ns),
 	  T(overflow_leaves_no_partial_record), T(table_row_columns))
