@@ -5,6 +5,7 @@ and the checks that a plot is a real SVG or PNG."""
 import os
 import struct
 import subprocess
+import sys
 import xml.etree.ElementTree as ET
 import zlib
 
@@ -50,6 +51,24 @@ def registry():
             return fn
         return reg
     return cases, case
+
+
+def run_cases(cases, group, ctx=None, also=()):
+    """Runs each (name, fn) as fn(ctx), printing a TAP line "ok - GROUP: name"
+    or "not ok - ..." with the reason on '#' lines; the count of failures.
+    also: exceptions besides Fail that count as a failed case."""
+    bad = 0
+    for name, fn in cases:
+        try:
+            fn(ctx)
+            print(f"ok - {group}: {name}")
+        except (Fail, *also) as e:
+            bad += 1
+            print(f"not ok - {group}: {name}")
+            for line in str(e).splitlines():
+                print(f"#   {line}")
+        sys.stdout.flush()
+    return bad
 
 
 def png_ok(path):

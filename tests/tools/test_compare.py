@@ -11,7 +11,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 sys.path.insert(0, HERE)
 import ipibench_results as R  # noqa: E402
-from harness import Fail, check  # noqa: E402
+from harness import Fail, check, run_cases  # noqa: E402
 
 CASES = []
 
@@ -266,18 +266,7 @@ def the_kvm_unit_tests_view_is_compared_like_any_row(_=None):
 
 
 def main():
-    bad = 0
-    for name, fn in CASES:
-        try:
-            fn()
-            print(f"ok - compare: {name}")
-        except Fail as e:
-            bad += 1
-            print(f"not ok - compare: {name}")
-            for line in str(e).splitlines():
-                print(f"#   {line}")
-    return 1 if bad else 0
-
+    return 1 if run_cases(CASES, "compare") else 0
 
 if __name__ == "__main__":
     sys.exit(main())

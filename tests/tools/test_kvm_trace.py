@@ -13,7 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 sys.path.insert(0, HERE)
 import kvm_trace  # noqa: E402
-from harness import Fail, check  # noqa: E402
+from harness import Fail, check, run_cases  # noqa: E402
 
 FIX = os.path.join(HERE, "..", "fixtures", "traces")
 CASES = []
@@ -271,18 +271,7 @@ def compare_shows_exits_and_gate_fails_on_one_more(_=None):
 
 
 def main():
-    bad = 0
-    for name, fn in CASES:
-        try:
-            fn()
-            print(f"ok - kvm-trace: {name}")
-        except Fail as e:
-            bad += 1
-            print(f"not ok - kvm-trace: {name}")
-            for line in str(e).splitlines():
-                print(f"#   {line}")
-    return 1 if bad else 0
-
+    return 1 if run_cases(CASES, "kvm-trace") else 0
 
 if __name__ == "__main__":
     sys.exit(main())

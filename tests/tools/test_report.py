@@ -22,7 +22,7 @@ REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 
 import synth  # noqa: E402
-from harness import Fail, check, expect, png_ok, registry, run_cmd, svg_ok  # noqa: E402
+from harness import Fail, check, expect, png_ok, registry, run_cases, run_cmd, svg_ok  # noqa: E402
 
 TOOL = [sys.executable, os.path.join(REPO, "tools", "ipibench.py")]
 CASES, case = registry()
@@ -304,17 +304,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="ipibench-report-")
     bad = 0
     try:
-        sets = Sets(tmp)
-        for name, fn in CASES:
-            try:
-                fn(sets)
-                print(f"ok - report: {name}")
-            except Fail as e:
-                bad += 1
-                print(f"not ok - report: {name}")
-                for line in str(e).splitlines():
-                    print(f"#   {line}")
-            sys.stdout.flush()
+        bad = run_cases(CASES, "report", Sets(tmp))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 1 if bad else 0

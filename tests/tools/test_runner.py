@@ -28,7 +28,7 @@ import ipibench_kvm as K  # noqa: E402
 import ipibench_options as O  # noqa: E402
 import ipibench_qemu as Q  # noqa: E402
 import ipibench_results as R  # noqa: E402
-from harness import Fail, check, expect, registry, run_cmd  # noqa: E402
+from harness import Fail, check, expect, registry, run_cases, run_cmd  # noqa: E402
 
 CASES, case = registry()
 RUN = os.path.join(REPO, "run.sh")
@@ -514,27 +514,17 @@ class Ctx:
     pass
 
 
-def run_cases(cases=CASES):
+def run_all(cases=CASES):
     """Run the cases with one context; the count of failures."""
     ctx = Ctx()
     ctx.tmp = tempfile.mkdtemp(prefix="ipibench-runner-")
     ctx.fake = Fake(ctx.tmp)
-    bad = 0
     try:
-        for name, fn in cases:
-            try:
-                fn(ctx)
-                print(f"ok - tools: {name}")
-            except (Fail, subprocess.TimeoutExpired) as e:
-                bad += 1
-                print(f"not ok - tools: {name}")
-                for line in str(e).splitlines():
-                    print(f"#   {line}")
-            sys.stdout.flush()
+        bad = run_cases(cases, "tools", ctx, also=(subprocess.TimeoutExpired,))
     finally:
         subprocess.run(["rm", "-rf", ctx.tmp])
     return bad
 
 
 if __name__ == "__main__":
-    sys.exit(1 if run_cases() else 0)
+    sys.exit(1 if run_all() else 0)

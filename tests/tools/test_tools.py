@@ -22,7 +22,7 @@ import ipibench_kvm as K  # noqa: E402
 import ipibench_results as R  # noqa: E402
 import synth  # noqa: E402
 import test_runner  # noqa: E402  (run.sh's own logic; its cases run here too)
-from harness import Fail, check, expect, png_ok, registry, run_cmd, svg_ok  # noqa: E402
+from harness import Fail, check, expect, png_ok, registry, run_cases, run_cmd, svg_ok  # noqa: E402
 
 TOOL = [sys.executable, os.path.join(REPO, "tools", "ipibench.py")]
 SLOW_KEY = ("single", "round-trip", "none", "x2apic", "spin", 1)
@@ -496,20 +496,10 @@ def main():
     tmp = tempfile.mkdtemp(prefix="ipibench-tools-")
     bad = 0
     try:
-        sets = Sets(tmp)
-        for name, fn in CASES:
-            try:
-                fn(sets)
-                print(f"ok - tools: {name}")
-            except Fail as e:
-                bad += 1
-                print(f"not ok - tools: {name}")
-                for line in str(e).splitlines():
-                    print(f"#   {line}")
-            sys.stdout.flush()
+        bad += run_cases(CASES, "tools", Sets(tmp))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    bad += test_runner.run_cases()
+    bad += test_runner.run_all()
     return 1 if bad else 0
 
 
