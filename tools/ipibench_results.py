@@ -740,6 +740,31 @@ def comparability(sa, sb):
     return reasons
 
 
+def skipped_as_no_data(rows, sa, sb):
+    """A benchmark that SKIPs on a backend prints one record with metric '-',
+    so against a side where it ran, its rows read 'only in B' and the SKIP
+    row 'only in A'. Say instead, on each real row, that A has no data
+    because it skipped, and drop the '-' row that the other side covers."""
+    def skipped(side):
+        out = {}
+        for key, statuses in side.statuses.items():
+            if key[1] == "-":
+                out.setdefault((key[0], key[3]), set()).update(statuses)
+        return out
+    skip_a, skip_b = skipped(sa), skipped(sb)
+    real = {(r.key[0], r.key[3]) for r in rows if r.key[1] != "-"}
+    out = []
+    for r in rows:
+        bb = (r.key[0], r.key[3])
+        if r.key[1] == "-" and bb in real:
+            continue
+        for verdict, side, skips in (("only in B", "A", skip_a), ("only in A", "B", skip_b)):
+            if r.verdict == verdict and bb in skips:
+                r.verdict, r.note = "no data", f"{side}: " + ",".join(sorted(skips[bb]))
+        out.append(r)
+    return out
+
+
 class Comparison:
     def __init__(self, a_name, a_boots, b_name, b_boots, alpha=0.05, unit="cycles", pair=None):
         """pair: (backend of A, backend of B), compare --pair: those two backends'
@@ -753,6 +778,7 @@ class Comparison:
         self.reported = reported_differences(self.sa, self.sb)
         keys = sorted(self.sa.keys() | self.sb.keys(), key=row_order)
         self.rows = [compare_row(k, self.sa, self.sb, alpha, not self.reasons) for k in keys]
+        self.rows = skipped_as_no_data(self.rows, self.sa, self.sb)
         self.compared = [r for r in self.rows if r.a is not None]
 
     def overlap_error(self):

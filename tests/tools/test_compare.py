@@ -265,6 +265,24 @@ def the_kvm_unit_tests_view_is_compared_like_any_row(_=None):
           f"{[(x.name, x.verdict) for x in cmp.rows]}")
 
 
+@case
+def a_skipped_benchmark_reads_no_data_the_same_way_whichever_side_skipped(_=None):
+    class SkipBoot(Boot):
+        def __init__(self, ran):
+            super().__init__(100, KEY)
+            if not ran:
+                self.results = [{"bench": KEY[0], "metric": "-", "variant": "none",
+                                 "backend": KEY[3], "target_state": "none", "ntargets": 0,
+                                 "status": "SKIP", "reason": "no x2APIC"}]
+    cmp = R.Comparison("A", [SkipBoot(False)] * 4, "B", [SkipBoot(True)] * 4)
+    verdicts = [(r.name, r.verdict, r.note) for r in cmp.rows]
+    check(verdicts == [("self/send-to-handler/sti-nop/x2apic/self/n1", "no data", "A: SKIP")],
+          f"{verdicts}")
+    cmp = R.Comparison("A", [SkipBoot(True)] * 4, "B", [SkipBoot(False)] * 4)
+    check([(r.verdict, r.note) for r in cmp.rows] == [("no data", "B: SKIP")],
+          f"{[(r.name, r.verdict, r.note) for r in cmp.rows]}")
+
+
 def main():
     return 1 if run_cases(CASES, "compare") else 0
 
