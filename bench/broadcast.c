@@ -151,24 +151,14 @@ static void bcast_emit(struct bench_run *r)
 static int bcast_one(struct bench_run *r, unsigned int k)
 {
 	static const char *const names[] = { "send", "first", "last", "all-ack" };
-	unsigned int added = 0;
 
-	cpuset_clear(&targets);
-	for (unsigned int c = 0; c < ncpus && added < k; c++) {
-		if (c != r->sender) {
-			cpuset_add(&targets, c);
-			added++;
-		}
-	}
-	cpuset_format(&targets, targets_text, sizeof(targets_text));
-	r->targets = targets_text;
+	bench_targets_first(r, k, &targets, targets_text, sizeof(targets_text));
 	r->words = bcast_words;
 	if (shape == BCAST_SET && r->ops->set_writes) {
 		fmt_snprintf(set_words, sizeof(set_words), "%s set-writes=%u", bcast_words,
 			     r->ops->set_writes(&targets));
 		r->words = set_words;
 	}
-	r->ntargets = k;
 	bench_metrics(r, 4, names);
 	if (bench_sample_on_sender(r, bcast_iter))
 		return -E_TIMEDOUT;

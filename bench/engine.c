@@ -25,13 +25,11 @@
 
 extern const struct bench *const __bench_registry_start[], *const __bench_registry_end[];
 
-
 uint64_t bench_dryrun_cycles;
 unsigned int bench_results_printed;
 static uint64_t *sample_bufs[BENCH_MAX_METRICS];
 static uint32_t spin_stop __cacheline_aligned;
 static struct cpuset spinning;
-
 
 uint32_t bench_expected[MAX_CPUS];
 static uint32_t count_at_begin[MAX_CPUS];
@@ -63,6 +61,23 @@ int bench_expect_check(struct bench_run *r)
 int bench_wait_back(unsigned int cpu_nr, uint32_t want, uint64_t deadline)
 {
 	return bench_poll(&percpu_of[cpu_nr]->irq.back, want, deadline);
+}
+
+void bench_targets_first(struct bench_run *r, unsigned int k, struct cpuset *set, char *text,
+			 size_t size)
+{
+	unsigned int added = 0;
+
+	cpuset_clear(set);
+	for (unsigned int c = 0; c < ncpus && added < k; c++) {
+		if (c != r->sender) {
+			cpuset_add(set, c);
+			added++;
+		}
+	}
+	cpuset_format(set, text, size);
+	r->targets = text;
+	r->ntargets = k;
 }
 
 uint64_t bench_skew_bound(unsigned int sender, const struct cpuset *targets)

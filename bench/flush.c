@@ -288,21 +288,10 @@ static void flush_points(void)
 		flush_k[flush_nk++] = others;
 }
 
-/* The first k CPUs after the sender. */
+/* The first k CPUs other than the sender. */
 static void flush_targets(struct bench_run *r, unsigned int k)
 {
-	unsigned int added = 0;
-
-	cpuset_clear(&flush_set);
-	for (unsigned int c = 0; c < ncpus && added < k; c++) {
-		if (c != r->sender) {
-			cpuset_add(&flush_set, c);
-			added++;
-		}
-	}
-	cpuset_format(&flush_set, flush_set_text, sizeof(flush_set_text));
-	r->targets = flush_set_text;
-	r->ntargets = k;
+	bench_targets_first(r, k, &flush_set, flush_set_text, sizeof(flush_set_text));
 }
 
 static uint64_t flush_p50(struct bench_run *r, unsigned int m)

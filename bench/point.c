@@ -52,16 +52,14 @@ static int point_lost(struct bench_run *r, const char *what)
 }
 
 /*
- * After the region: the handler counted, and (spinning) the loop has it
- * too. The loop's acknowledgement has a deadline of its own: the count may
- * have been seen at the last moment of the first one.
+ * After the region, once the handler has counted: a spinning target's loop
+ * has the count too. Its acknowledgement has a deadline of its own: the
+ * count may have been seen at the last moment of the first one.
  */
-static int point_settle(struct bench_run *r, uint32_t want, uint64_t deadline)
+static int point_back(struct bench_run *r, uint32_t want)
 {
-	if (bench_wait_count(r->target, want, deadline))
-		return point_lost(r, "not handled");
-	deadline = tsc_deadline_us(bench_params.deadline_us);
-	if (!point_halt && bench_wait_back(r->target, want, deadline))
+	if (!point_halt &&
+	    bench_wait_back(r->target, want, tsc_deadline_us(bench_params.deadline_us)))
 		return point_lost(r, "handled, but its spin loop did not resume");
 	return 0;
 }
@@ -80,7 +78,9 @@ static int send_cost_iter(struct bench_run *r, uint64_t *out)
 	send(target, BENCH_VEC);
 	out[0] = bench_tsc_end() - t0;
 	irq_enable();
-	return point_settle(r, want, deadline);
+	if (bench_wait_count(target, want, deadline))
+		return point_lost(r, "not handled");
+	return point_back(r, want);
 }
 
 static int round_trip_iter(struct bench_run *r, uint64_t *out)
@@ -106,7 +106,7 @@ static int round_trip_iter(struct bench_run *r, uint64_t *out)
 		return point_lost(r, "not handled");
 	out[0] = t1 - t0;
 	out[1] = bench_one_way(bench_entry_tsc(target), t0);
-	return point_settle(r, want, deadline);
+	return point_back(r, want);
 }
 
 static void point_setup(struct bench_run *r, const char *state)
@@ -146,17 +146,13 @@ static void send_cost_run(struct bench_run *r)
 static void single_emit(struct bench_run *r, uint64_t *round_trip_p50)
 {
 	struct stats st;
-	struct cpuset t;
-	uint64_t skew;
+	uint64_t skew = tsc_skew_pair(r->sender, r->target);
 	static char why[160];
 
 	if (!stats_compute_samples(&st, &r->m[0].s))
 		*round_trip_p50 = st.p50;
 	r->nmetrics = 1;
 	bench_emit(r);
-	cpuset_clear(&t);
-	cpuset_add(&t, r->target);
-	skew = bench_skew_bound(r->sender, &t);
 	if (stats_compute_samples(&st, &r->m[1].s)) {
 		r->m[0] = r->m[1];
 		bench_emit(r);	/* every sample invalid: a SKIP that says so */

@@ -225,6 +225,13 @@ static inline void bench_expect(unsigned int cpu_nr)
 }
 int bench_expect_check(struct bench_run *r);
 
+/*
+ * The first k CPUs other than r->sender, in CPU-number order, into set; their
+ * text into text (size bytes) and r->targets, k into r->ntargets.
+ */
+void bench_targets_first(struct bench_run *r, unsigned int k, struct cpuset *set, char *text,
+			 size_t size);
+
 /* target= if given, else the last CPU, or CPU 0 when the sender is the last. */
 static inline unsigned int bench_default_target(unsigned int sender)
 {
