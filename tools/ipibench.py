@@ -142,12 +142,8 @@ def exits_lines(doc):
     if not ex:
         return []
     marked = [r for r in doc["records"] if "exits" in r]
-    trace = kvm_trace.Trace()
-    trace.outside.update(ex["outside"])
-    trace.markers = ex["markers"]
-    trace.apicv = [(i["at_s"], i["change"], i["now"]) for i in ex["apicv_inhibits"]]
     lines = ["what the hypervisor did (exits per measured iteration, from kvm-trace.txt):"] + \
-        ["  " + line for line in kvm_trace.table(marked, trace)]
+        ["  " + line for line in kvm_trace.table(marked, ex)]
     if ex.get("apicv"):
         lines.append("  " + ex["apicv"])
     return lines

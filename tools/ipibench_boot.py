@@ -389,7 +389,7 @@ class Boot:
             trace = KT.parse(t)
             recs = KT.attach(trace, KT.records(g))
         say("run.sh: what the hypervisor did, exits per measured iteration:")
-        for line in KT.table(recs, trace):
+        for line in KT.table(recs, KT.summary(trace)):
             say("  " + line)
         self.apicv = KT.apicv_line(self.kvm_params, trace)
         say(f"  {self.apicv} ({where})")

@@ -15,6 +15,7 @@ import random
 import re
 import zlib
 
+import kvm_trace
 import validate
 
 RESULTS_FORMAT = "ipibench-results"
@@ -617,7 +618,6 @@ class Side:
 
 def exits_total(side):
     """Judged exits per iteration of one side of a record (tools/kvm_trace.py)."""
-    import kvm_trace
     try:
         return kvm_trace.judged_total({str(k): float(v) for k, v in side.items()})
     except (TypeError, ValueError):

@@ -41,7 +41,7 @@ TRACE_FILE = "kvm-trace.txt"  # its name in a results directory
 LINE = re.compile(r"^\s*(?P<comm>.*?)-(?P<tid>\d{1,10})\s+(?:\(\s*[-\d]{1,10}\)\s+)?"
                   r"\[(?P<cpu>\d{1,5})\](?:\s+(?P<flags>[^\s:]+))?\s+"
                   r"(?P<ts>\d{1,12}\.\d{1,9}):\s+(?P<event>[a-z0-9_]+):\s*(?P<body>.*)$")
-EXIT = re.compile(r"^(?:vcpu (?P<vcpu>\d{1,6}) )?reason (?P<reason>\S+)(?: \S+)?\s+"
+EXIT = re.compile(r"^(?:vcpu \d{1,6} )?reason (?P<reason>\S+)(?: \S+)?\s+"
                   r"rip (?P<rip>0x[0-9a-f]{1,16})"
                   r"(?: info1 (?P<info1>0x[0-9a-f]{1,16}) info2 (?P<info2>0x[0-9a-f]{1,16}))?"
                   r"(?: info (?P<i1>[0-9a-f]{1,16}) (?P<i2>[0-9a-f]{1,16}))?")
@@ -114,11 +114,7 @@ class Trace:
         self.avic = collections.Counter()    # AVIC events by name, whole capture
         self.events = collections.Counter()  # every event name seen
         self.unparsed = 0
-        self.vcpus = {}                      # tid -> vcpu number (when kvm_exit says)
         self.inhibits = set()                # APICv/AVIC inhibits in force now (while parsing)
-
-    def exits_for(self, mark):
-        return self.windows.get(mark)
 
 
 def _apic_reg(off, write):
@@ -159,8 +155,6 @@ def parse(lines):
             if not e:
                 t.unparsed += 1
                 continue
-            if e["vcpu"] is not None:
-                t.vcpus[tid] = int(e["vcpu"])
             info1 = int(e["info1"] or e["i1"] or "0", 16) if (e["info1"] or e["i1"]) else None
             info2 = int(e["info2"] or e["i2"] or "0", 16) if (e["info2"] or e["i2"]) else None
             x = Exit(tid, ts, e["reason"], _exit_detail(e["reason"], info1, info2))
@@ -258,7 +252,7 @@ def per_iteration(counter, iterations):
 def attach(trace, recs):
     """Adds "exits" to each record: per measured iteration, sender and targets."""
     for r in recs:
-        w = trace.exits_for(r["mark"])
+        w = trace.windows.get(r["mark"])
         if w is None or w.end is None:
             r["exits"] = {"status": "no complete marker window in the trace"}
             continue
@@ -276,8 +270,9 @@ def _side_text(d):
     return " ".join(f"{v:.2f} {k}" for k, v in d.items())
 
 
-def table(recs, trace):
-    """Lines a person reads: one per record, then what fell outside."""
+def table(recs, summ):
+    """Lines a person reads: one per record, then what fell outside.
+    summ: summary() of the trace (what results.json keeps as run.exits)."""
     out = []
     for r in recs:
         e = r.get("exits", {})
@@ -289,12 +284,14 @@ def table(recs, trace):
             continue
         out.append(f"{name}: sender {_side_text(e['sender'])} | targets "
                    f"{_side_text(e['targets'])}")
-    total = sum(trace.outside.values())
-    top = ", ".join(f"{n} {k}" for k, n in trace.outside.most_common(6))
-    out.append(f"outside every record: {total} exits ({top}); markers {trace.markers}")
-    if trace.apicv:
+    outside = collections.Counter(summ["outside"])
+    top = ", ".join(f"{n} {k}" for k, n in outside.most_common(6))
+    out.append(f"outside every record: {sum(outside.values())} exits ({top}); "
+               f"markers {summ['markers']}")
+    if summ["apicv_inhibits"]:
         out.append("APICv/AVIC inhibits for this VM: " + ", ".join(
-            f"{what} at {ts:.3f} s, now {reasons}" for ts, what, reasons in trace.apicv))
+            f"{i['change']} at {i['at_s']:.3f} s, now {i['now']}"
+            for i in summ["apicv_inhibits"]))
     return out
 
 
@@ -355,7 +352,7 @@ def main(argv):
                    "apicv": trace.apicv, "events": dict(trace.events)}, sys.stdout, indent=1)
         print()
     else:
-        print("\n".join(table(recs, trace)))
+        print("\n".join(table(recs, summary(trace))))
     sys.stdout.flush()
     return 0
 

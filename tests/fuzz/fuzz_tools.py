@@ -267,8 +267,8 @@ def use_trace(path):
         trace = kvm_trace.parse(f)
     with open(os.path.join(TRACES, "svm-apic.log")) as f:
         recs = kvm_trace.attach(trace, kvm_trace.records(f))
-    kvm_trace.table(recs, trace)
     json.dumps(kvm_trace.summary(trace))
+    kvm_trace.table(recs, kvm_trace.summary(trace))
 
 
 def run_one(target, path, data):

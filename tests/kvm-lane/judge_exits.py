@@ -60,7 +60,7 @@ def judge(expect, trace_path, log_path):
             if abs(got.get(label, 0.0) - value) > TOLERANCE:
                 problems.append(f"{where}: {got.get(label, 0.0):.2f} {label} per iteration, "
                                 f"expected {value:.2f}")
-        judged = sum(v for k, v in got.items() if JUDGED.match(k))
+        judged = kvm_trace.judged_total(got)
         checks += 1
         if abs(judged - sum(want.values())) > TOLERANCE:
             extra = {k: v for k, v in got.items() if JUDGED.match(k) and k not in want}

@@ -114,7 +114,7 @@ def markers_are_not_counted_and_apicv_state_is_read(_=None):
                   f"a marker counted: {r['exits']}")
     check(trace.apicv and trace.apicv[0][1:] == ("set", "DISABLED"),
           f"APICv inhibit not read: {trace.apicv}")
-    lines = kvm_trace.table(recs, trace)
+    lines = kvm_trace.table(recs, kvm_trace.summary(trace))
     check(any(l.startswith("x2apic send-cost send: sender 1.00 msr (ICR)") for l in lines),
           f"table: {lines[:3]}")
     check(lines[-1].startswith("APICv/AVIC inhibits for this VM: set at"), lines[-1])
@@ -167,7 +167,8 @@ def random_input_never_raises(_=None):
                  for _ in range(rng.randint(0, 20))]
         lines += rng.sample(SYNTH.splitlines(), 4)
         trace = kvm_trace.parse(lines)
-        kvm_trace.table(kvm_trace.attach(trace, kvm_trace.records(SYNTH_LOG)), trace)
+        kvm_trace.table(kvm_trace.attach(trace, kvm_trace.records(SYNTH_LOG)),
+                        kvm_trace.summary(trace))
 
 
 @case
