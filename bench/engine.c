@@ -116,6 +116,14 @@ static void spin_debug(void)
 		asm volatile("ud2");
 }
 
+/* One pass of a target's spin loop: the second acknowledgement; PAUSE only under TCG. */
+static inline void spin_pass(void)
+{
+	bench_target_ack();
+	if (poll_yield)
+		cpu_relax();
+}
+
 /*
  * A spinning target: IF=1, polling bare (bench_poll says why; PAUSE only
  * under an emulator), acknowledging each benchmark-vector interrupt a
@@ -137,11 +145,8 @@ static void spin_until_stopped(void *arg)
 		tsc_delay_us(20000);
 		irq_enable();
 	}
-	while (!load_acquire(&spin_stop)) {
-		bench_target_ack();
-		if (poll_yield)
-			cpu_relax();
-	}
+	while (!load_acquire(&spin_stop))
+		spin_pass();
 }
 
 void bench_targets_spin(const struct cpuset *cpus)
@@ -211,7 +216,7 @@ int bench_on_sender(unsigned int sender, void (*fn)(void *), void *arg)
 	}
 	deadline = tsc_deadline_us(BENCH_SENDER_TIMEOUT_US);
 	while (smp_busy(sender)) {
-		bench_target_ack();
+		spin_pass();
 		if (++pass % BENCH_POLLS == 0 && tsc_expired(deadline)) {
 			/* It may still be running on our stack and our sample buffers:
 			 * nothing after this can be trusted, so the plan ends here. */
@@ -219,8 +224,6 @@ int bench_on_sender(unsigned int sender, void (*fn)(void *), void *arg)
 				sender, BENCH_SENDER_TIMEOUT_US / 1000000);
 			status_exit(STATUS_ERROR);
 		}
-		if (poll_yield)
-			cpu_relax();
 	}
 	return 0;
 }

@@ -93,15 +93,20 @@ def violations(root):
     return found
 
 
-def report(root):
-    found = violations(root)
-    if found:
-        print("not ok - lint: import rules (docs/architecture.md)")
-        for v in found:
-            print(f"#   {v}")
+def tap(problems, ok_name, bad_name):
+    """One TAP line for a check, its problems on '#' lines; 1 on failure."""
+    if problems:
+        print(f"not ok - lint: {bad_name}")
+        for p in problems:
+            print(f"#   {p}")
         return 1
-    print(f"ok - lint: import rules ({sum(1 for _ in sources(root))} files)")
+    print(f"ok - lint: {ok_name}")
     return 0
+
+
+def report(root):
+    return tap(violations(root), f"import rules ({sum(1 for _ in sources(root))} files)",
+               "import rules (docs/architecture.md)")
 
 
 # One planted violation per rule: (file to append to, line, words the report must contain).
@@ -132,13 +137,8 @@ def self_test(root):
             found = violations(tmp)
             if not any(words in v for v in found):
                 problems.append(f"planted '{line}' in {path}: not caught ({found})")
-    if problems:
-        print("not ok - lint: import rules catch planted violations")
-        for p in problems:
-            print(f"#   {p}")
-        return 1
-    print(f"ok - lint: import rules catch planted violations ({len(PLANTS)} plants)")
-    return 0
+    return tap(problems, f"import rules catch planted violations ({len(PLANTS)} plants)",
+               "import rules catch planted violations")
 
 
 def main():

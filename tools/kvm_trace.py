@@ -265,9 +265,12 @@ def attach(trace, recs):
 
 
 def _side_text(d):
+    """The send path's own exits first, then the host's (interrupt, vintr),
+    each by count: host noise never reorders what the path did."""
     if not d:
         return "none"
-    return " ".join(f"{v:.2f} {k}" for k, v in d.items())
+    order = sorted(d.items(), key=lambda kv: (not JUDGED.match(kv[0]), -kv[1]))
+    return " ".join(f"{v:.2f} {k}" for k, v in order)
 
 
 def table(recs, summ):

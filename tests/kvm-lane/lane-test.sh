@@ -79,21 +79,29 @@ esac
 make -s all >/dev/null || { echo "not ok - kvm-lane: build"; exit 1; }
 read -r -a all <<<"$(sed -n 's/^readonly LANE_PRESETS=(\(.*\))$/\1/p' tests/kvm-lane/lane.sh)"
 
-# pass NAME PRESETS APPEND [judge options...]
-pass() {
+# run_lane NAME PRESETS APPEND [lane.sh options...]: one outer boot into
+# $base/NAME; on failure a TAP line and 1.
+run_lane() {
 	local name=$1 presets=$2 append=$3 out=$base/$1 start
 	shift 3
 	rm -rf "$out"
 	mkdir -p "$out"
 	start=$(date +%s)
-	if ! tests/kvm-lane/lane.sh --image build/ipibench.elf32 --presets "$presets" \
+	if ! tests/kvm-lane/lane.sh --image build/ipibench.elf32 --presets "$presets" "$@" \
 		--append "$append" --inner-timeout 240 --out "$out" >"$out/lane.txt" 2>&1; then
 		echo "not ok - kvm-lane: $name: the outer VM did not run every preset"
 		tail -n 15 "$out/lane.txt" | sed 's/^/#   /'
 		return 1
 	fi
 	echo "# kvm-lane: $name: $presets in $(($(date +%s) - start)) s"
-	python3 tests/kvm-lane/judge.py --label "$name" "$@" "$out" ${presets//,/ }
+}
+
+# pass NAME PRESETS APPEND [judge options...]
+pass() {
+	local name=$1 presets=$2 append=$3
+	shift 3
+	run_lane "$name" "$presets" "$append" || return 1
+	python3 tests/kvm-lane/judge.py --label "$name" "$@" "$base/$name" ${presets//,/ }
 }
 
 # The host side of a rerun, on the suite pass's real kvm-pv frame: an
@@ -138,19 +146,28 @@ outer-trace: qemu-system-x86-236 [000] d..1. 34.613240: kvm_exit: vcpu 0 reason 
 
 # exits_pass NAME PRESETS APPEND [judge_exits options...]
 exits_pass() {
-	local name=$1 presets=$2 append=$3 out=$base/$1 start
+	local name=$1 presets=$2 append=$3
 	shift 3
-	rm -rf "$out"
-	mkdir -p "$out"
-	start=$(date +%s)
-	if ! tests/kvm-lane/lane.sh --image build/ipibench.elf32 --presets "$presets" --exits \
-		--append "$append" --inner-timeout 240 --out "$out" >"$out/lane.txt" 2>&1; then
-		echo "not ok - kvm-lane: $name: the outer VM did not run every preset"
-		tail -n 15 "$out/lane.txt" | sed 's/^/#   /'
-		return 1
+	run_lane "$name" "$presets" "$append" --exits || return 1
+	python3 tests/kvm-lane/judge_exits.py tests/kvm-lane/exits.expect "$base/$name" \
+		${presets//,/ } "$@"
+}
+
+# expect_run NAME WANT_RC RC OUTPUT PATTERN...: a TAP line; ok when RC is
+# WANT_RC and OUTPUT has a line matching each (grep) PATTERN.
+expect_run() {
+	local name=$1 want=$2 rc=$3 out=$4 p missing=
+	shift 4
+	for p in "$@"; do
+		grep -q "$p" <<<"$out" || missing="$missing /$p/"
+	done
+	if [ "$rc" = "$want" ] && [ -z "$missing" ]; then
+		echo "ok - kvm-lane: $name"
+		return 0
 	fi
-	echo "# kvm-lane: $name: $presets in $(($(date +%s) - start)) s"
-	python3 tests/kvm-lane/judge_exits.py tests/kvm-lane/exits.expect "$out" ${presets//,/ } "$@"
+	echo "not ok - kvm-lane: $name (exit $rc, expected $want${missing:+; lacks$missing})"
+	tail -n 12 <<<"$out" | sed 's/^/#   /'
+	return 1
 }
 
 rc=$early
@@ -166,43 +183,23 @@ pass reset x2apic "plan=boot debug=triple-fault" --expect-reset || rc=1
 exits_pass exits x2apic,hv-xmm,kvm-pv \
 	"plan=bench bench=send-cost,single-halt,self backends=xapic,x2apic,hv-ipi,hv-ipi-slow,hv-ipi-ex-xmm,kvm-pv-ipi iters=50 warmup=2 budget=1 halt_gap=2000 markers=1" ||
 	rc=1
-# The users' command: run.sh --exits through the lane prints the table.
-runsh_exits() {
-	local out
-	local rc
-	# --require-apicv: the lane's KVM has no AVIC, so it must end in exit 32.
-	out=$(./run.sh --accel kvm-in-tcg --preset hv-xmm --exits --require-apicv --no-save --quiet \
-		--timeout 240 --append "plan=bench bench=send-cost backends=hv-ipi iters=30 warmup=2 budget=1" 2>&1)
-	rc=$?
-	if grep -q "^  hv-ipi send-cost send: sender 1.00 hypercall (HvCallSendSyntheticClusterIpi fast)" \
-		<<<"$out" && grep -q "^  AVIC: disabled in kvm_amd .*inhibited for this VM from .*DISABLED" \
-		<<<"$out" && [ "$rc" = 32 ]; then
-		echo "ok - kvm-lane: run.sh --exits --accel kvm-in-tcg --preset hv-xmm prints the exits table; --require-apicv without AVIC exits 32"
-	else
-		echo "not ok - kvm-lane: run.sh --exits --accel kvm-in-tcg --preset hv-xmm (exit $rc)"
-		tail -n 12 <<<"$out" | sed 's/^/#   /'
-		return 1
-	fi
-}
-runsh_exits || rc=1
+# The users' command: run.sh --exits through the lane prints the table;
+# --require-apicv: the lane's KVM has no AVIC, so it must end in exit 32.
+out=$(./run.sh --accel kvm-in-tcg --preset hv-xmm --exits --require-apicv --no-save --quiet \
+	--timeout 240 --append "plan=bench bench=send-cost backends=hv-ipi iters=30 warmup=2 budget=1" 2>&1)
+expect_run "run.sh --exits --accel kvm-in-tcg --preset hv-xmm prints the exits table; --require-apicv without AVIC exits 32" \
+	32 $? "$out" \
+	"^  hv-ipi send-cost send: sender 1.00 hypercall (HvCallSendSyntheticClusterIpi fast)" \
+	"^  AVIC: disabled in kvm_amd .*inhibited for this VM from .*DISABLED" || rc=1
 # ab over kvm_amd.avic in the lane: TCG's SVM has no AVIC, so avic=1 must be
 # refused by the module and the run must say so, with the reason.
-runsh_ab() {
-	local out rc
-	rm -rf "$base/ab"
-	out=$(IPIBENCH_RESULTS=$base/ab ./run.sh ab --module-param kvm_amd.avic=0,1 --boots 1 --accel kvm-in-tcg \
-		--preset x2apic --timeout 240 --append "plan=bench bench=send-cost backends=x2apic iters=10 warmup=1 budget=1" 2>&1)
-	rc=$?
-	if [ "$rc" = 0 ] && grep -q "the lane's kvm_amd.avic: asked 1, got N: the CPU has no AVIC" <<<"$out" &&
-		grep -q "^ab: kvm_amd.avic: B=1 against A=0" <<<"$out"; then
-		echo "ok - kvm-lane: run.sh ab --module-param kvm_amd.avic=0,1 reports that AVIC was not granted, and why"
-	else
-		echo "not ok - kvm-lane: run.sh ab --module-param kvm_amd.avic=0,1 (exit $rc)"
-		tail -n 12 <<<"$out" | sed 's/^/#   /'
-		return 1
-	fi
-}
-runsh_ab || rc=1
+rm -rf "$base/ab"
+out=$(IPIBENCH_RESULTS=$base/ab ./run.sh ab --module-param kvm_amd.avic=0,1 --boots 1 --accel kvm-in-tcg \
+	--preset x2apic --timeout 240 --append "plan=bench bench=send-cost backends=x2apic iters=10 warmup=1 budget=1" 2>&1)
+expect_run "run.sh ab --module-param kvm_amd.avic=0,1 reports that AVIC was not granted, and why" \
+	0 $? "$out" \
+	"the lane's kvm_amd.avic: asked 1, got N: the CPU has no AVIC" \
+	"^ab: kvm_amd.avic: B=1 against A=0" || rc=1
 exits_pass exits-negative x2apic \
 	"plan=bench bench=send-cost backends=x2apic iters=50 warmup=2 budget=1 markers=1 debug=extra-exit" \
 	--expect-failure "x2apic send-cost send none sender: 2\.00 register/hypercall/HLT exits per iteration, expected 1\.00" ||
