@@ -169,7 +169,21 @@ def _(ctx):
             check({"env", "end"} <= kinds, f"{where}: record kinds {kinds}")
     summary = open(os.path.join(m.dir, "summary.txt")).read()
     check(summary.count("exit 0 SUCCESS or SKIP") == 4, f"matrix summary: {summary}")
+    # One backend measured (backends=xapic): no backend pair to suggest.
+    check("--pair" not in m.res[2], f"matrix hint: {m.res[2][-400:]}")
     print(f"# matrix: 4 boots in {m.secs:.1f} s, append '{m.append}'")
+
+
+@case("the matrix suggests --pair xapic=x2apic where both ran, and that command works")
+def _(ctx):
+    root = os.path.join(ctx.tmp, "hint")
+    rc, out, err = expect(run("matrix", "--presets", "xapic,x2apic", "--boots", "1", "--smp", "2",
+                              "--accel", "tcg-single", "--append",
+                              "plan=bench bench=send-cost iters=5 warmup=1 budget=1",
+                              env={"IPIBENCH_RESULTS": root}), 0)
+    m = re.search(r"backend against backend: \./run\.sh (compare --pair xapic=x2apic (\S+))", err)
+    check(m and m.group(2).endswith("/x2apic-smp2"), f"hint: {err[-400:]}")
+    expect(run(*m.group(1).split()), 0, "xapic=x2apic", "send-cost")
 
 
 @case("compare the two configurations, gate one against itself, report both")

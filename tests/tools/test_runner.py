@@ -425,8 +425,8 @@ def _(s):
                       "xapic-smp2 boot1 exit 4 FAILURE", "xapic-smp2 boot2 exit 4 FAILURE",
                       "x2apic-smp2 boot1 exit 4 FAILURE", "x2apic-smp2 boot2 exit 4 FAILURE"],
           f"{summary}")
-    check("matrix: [4] x2apic-smp2 boot 2: exit 4 (" in err and
-          f"./run.sh compare --pair xapic=x2apic {root}/{mdir}/xapic-smp2" in err and
+    # No boot measured anything: no backend pair to suggest, the configurations' still.
+    check("matrix: [4] x2apic-smp2 boot 2: exit 4 (" in err and "--pair" not in err and
           f"(same backends, same -smp): ./run.sh compare {root}/{mdir}/xapic-smp2 "
           f"{root}/{mdir}/x2apic-smp2" in err, err)
     doc = json.load(open(os.path.join(root, mdir, "x2apic-smp2", "boot2", "results.json")))
