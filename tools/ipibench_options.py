@@ -58,7 +58,8 @@ options:
   --perf-kvm        KVM only: record `perf kvm stat` during the boot and attach the
                     VM-exit breakdown to the results
   --exits           exit accounting: the guest marks each sampling (markers=1) and the
-                    host traces KVM's events (kvm-in-tcg: in the lane's outer VM);
+                    host traces KVM's events (--accel kvm: this host's tracefs, as
+                    root; kvm-in-tcg: the lane's outer VM);
                     prints and saves exits per measured iteration for every record,
                     sender and targets apart (docs/host-tools.md)
   --require-apicv   exit 32 when APICv/AVIC was off in the module or inhibited for
