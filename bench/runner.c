@@ -3,6 +3,12 @@
  * Walks the benchmark registry in name order over the plan's backends:
  * every backend switches all CPUs at once, then every selected benchmark
  * that can run there does; the rest get a SKIP record with the reason.
+ *
+ * Each unit of that walk opens with a "phase" record (docs/results.md):
+ * its index, the total, backend and benchmark, so that the host can show
+ * progress against a total known from the first one. A unit is a benchmark
+ * that sends no IPI, one benchmark on one usable backend, or a whole
+ * backend whose probe refused it (its benchmarks SKIP with that reason).
  */
 #include "bench/kut_view.h"
 #include "include/bench.h"
@@ -12,6 +18,7 @@
 #include "include/percpu.h"
 #include "include/status.h"
 #include "lib/fmt.h"
+#include "lib/json.h"
 #include "lib/record.h"
 
 extern const struct bench *const __bench_registry_start[], *const __bench_registry_end[];
@@ -19,6 +26,7 @@ extern const struct bench *const __bench_registry_start[], *const __bench_regist
 static const struct bench *sorted[64];
 static unsigned int nbench;
 uint64_t bench_selected = ~0ull;	/* bit i: sorted[i]; set by options */
+static unsigned int phase_index, phase_count, per_backend_chosen;
 
 /* The registry by name; the command line's bench= choices come from here. */
 unsigned int bench_registry(const struct bench *const **list)
@@ -118,49 +126,103 @@ static void bench_run_one(const struct bench *b, const struct ipi_ops *ops)
 	crash_context = NULL;
 }
 
-static void bench_backend(const struct ipi_ops *ops)
+/* {"record":"phase","schema":1,"index":3,"of":40,"backend":"x2apic","bench":"single"} */
+static void bench_phase(const char *backend, const char *bench)
 {
-	const char *why = ops->probe();
+	static char line[256];
+	struct json j;
 
-	if (!why && ipi_switch(ops)) {
-		kprintf("bench: switching to %s failed; its benchmarks do not run\n", ops->name);
-		status_report(STATUS_ERROR);
-		return;
-	}
-	/* The table the switch installed: the backend's own, or a debug key's wrapper of it. */
-	if (!why)
-		ops = ipi_current();
+	json_init(&j, line, sizeof(line));
+	json_obj_begin(&j, NULL);
+	json_str(&j, "record", "phase");
+	json_u64(&j, "schema", RECORD_SCHEMA);
+	json_u64(&j, "index", ++phase_index);
+	json_u64(&j, "of", phase_count);
+	json_str(&j, "backend", backend);
+	json_str(&j, "bench", bench);
+	json_obj_end(&j);
+	if (json_finish(&j) >= 0)
+		kprintf("%s\n", line);
+}
+
+static bool bench_chosen(unsigned int i, bool per_backend)
+{
+	return (bench_selected & (1ull << i)) && sorted[i]->per_backend == per_backend;
+}
+
+/* All CPUs to ops; false (said, and an ERROR) when the switch failed. */
+static bool bench_switch(const struct ipi_ops *ops)
+{
+	if (!ipi_switch(ops))
+		return true;
+	kprintf("bench: switching to %s failed; its benchmarks do not run\n", ops->name);
+	status_report(STATUS_ERROR);
+	return false;
+}
+
+/*
+ * why: the backend's probe's refusal, asked once by bench_run_all(), or NULL.
+ * The first unit opens before the switch, so that a switch that hangs is
+ * seen inside it; every announced unit opens, even after a failed switch.
+ */
+static void bench_backend(const struct ipi_ops *ops, const char *why)
+{
+	bool first = true, switched = false;
+
+	if (why && per_backend_chosen)
+		bench_phase(ops->name, "all");
 	for (unsigned int i = 0; i < nbench; i++) {
-		struct bench_run *r;
-
-		if (!(bench_selected & (1ull << i)) || !sorted[i]->per_backend)
+		if (!bench_chosen(i, true))
 			continue;
-		if (!why) {
-			bench_run_one(sorted[i], ops);
+		if (why) {
+			bench_emit_status(bench_new_run(sorted[i], ops), "-", "SKIP", why);
+			status_report(STATUS_SKIP);
 			continue;
 		}
-		r = bench_new_run(sorted[i], ops);
-		bench_emit_status(r, "-", "SKIP", why);
-		status_report(STATUS_SKIP);
+		bench_phase(ops->name, sorted[i]->name);
+		if (first) {
+			switched = bench_switch(ops);
+			first = false;
+			/* The table the switch installed: its own, or a debug key's wrapper. */
+			if (switched)
+				ops = ipi_current();
+		}
+		if (switched)
+			bench_run_one(sorted[i], ops);
 	}
+	if (!why && first)
+		bench_switch(ops); /* no benchmark of its own chosen: switched all the same */
 }
 
 void bench_run_all(const struct ipi_ops *const *backends, unsigned int n)
 {
 	const struct bench *const *list;
+	const char *why[IPI_BACKEND_COUNT];
 	char header[160];
 
 	bench_registry(&list);
+	for (unsigned int i = 0; i < nbench; i++) {
+		per_backend_chosen += bench_chosen(i, true);
+		phase_count += bench_chosen(i, false);
+	}
+	/* Probes have no side effects: asked once here, their answers decide the units. */
+	for (unsigned int k = 0; k < n && k < IPI_BACKEND_COUNT; k++) {
+		why[k] = backends[k]->probe();
+		if (per_backend_chosen)
+			phase_count += why[k] ? 1 : per_backend_chosen;
+	}
 	record_table_header(header, sizeof(header));
 	bench_measure_dryrun_on_sender();
 	kprintf("bench: harness cost %lu cycles on CPU %u (median empty timed region)\n",
 		bench_dryrun_cycles, bench_params.sender < ncpus ? bench_params.sender : 0);
 	kprintf("%s\n", header);
 	for (unsigned int i = 0; i < nbench; i++) {
-		if ((bench_selected & (1ull << i)) && !sorted[i]->per_backend)
-			bench_run_one(sorted[i], NULL);
+		if (!bench_chosen(i, false))
+			continue;
+		bench_phase("none", sorted[i]->name);
+		bench_run_one(sorted[i], NULL);
 	}
-	for (unsigned int k = 0; k < n; k++)
-		bench_backend(backends[k]);
+	for (unsigned int k = 0; k < n && k < IPI_BACKEND_COUNT; k++)
+		bench_backend(backends[k], why[k]);
 	kut_view_print();
 }

@@ -402,6 +402,7 @@ def cmd_kvm_only(a):
 
 def cmd_report(a):
     import ipibench_report
+    a.pair = parse_pair(a.pair)
     return ipibench_report.report(a)
 
 
@@ -472,10 +473,16 @@ def parser():
     r = sub.add_parser("report", prog="./run.sh report", formatter_class=fmt,
                        description="Plots (gnuplot, SVG and PNG) and a page (index.html, "
                        "report.md): latency distributions per backend, the scaling curve "
-                       "against target count, and with two inputs the A/B comparison and "
-                       "its bar chart.",
-                       epilog="exit status: 0 written; 9 gnuplot missing; 22-25 as compare.")
+                       "against target count, the kvm-unit-tests view (a bar per backend "
+                       "and x86/vmexit.c name), and with two inputs, or with --pair, the "
+                       "A/B comparison and its bar chart.",
+                       epilog="exit status: 0 written; 2 usage (--pair over more than two "
+                       "sets); 9 gnuplot missing; 22-25 as compare.")
     r.add_argument("inputs", nargs="+")
+    r.add_argument("--pair", metavar="X=Y",
+                   help="the A/B part sets backend X (baseline) against backend Y "
+                        "(candidate), as compare --pair: within one set, or the first "
+                        "input's X against the second's Y")
     r.add_argument("--out", "-o", help="folder for the page and plots (default: "
                    "FIRST/report, or report/ beside a file)")
     r.add_argument("--title", default="ipibench report")

@@ -144,13 +144,36 @@ def check_check(rec, problems):
         need(rec, key, int, problems)
 
 
+def check_phase(rec, problems):
+    """One unit of the benchmark walk opening: index of of, backend, bench."""
+    if need(rec, "index", int, problems) and need(rec, "of", int, problems) \
+            and not 1 <= rec["index"] <= rec["of"]:
+        problems.append(f"phase index {rec['index']} outside 1..{rec['of']}")
+    need(rec, "backend", str, problems)
+    need(rec, "bench", str, problems)
+
+
+def check_phases(phases, ended):
+    """Across a log: the phases count 1, 2, ... against one total, all of which
+    opened when the plan ended (an end record)."""
+    if not phases:
+        return []
+    total = phases[0]["of"]
+    if [p["index"] for p in phases] != list(range(1, len(phases) + 1)) or \
+            any(p["of"] != total for p in phases):
+        return [f"phases are not numbered 1..{total} in order against one total"]
+    if ended and len(phases) != total:
+        return [f"{len(phases)} phases opened of the {total} announced"]
+    return []
+
+
 def check_end(rec, problems):
     need(rec, "status", str, problems)
     need(rec, "results", int, problems)
 
 
 CHECKERS = {"env": check_env, "result": check_result, "norov": check_norov,
-            "check": check_check, "end": check_end, "kut": check_kut}
+            "check": check_check, "end": check_end, "kut": check_kut, "phase": check_phase}
 
 
 def validate(path, require):
@@ -160,7 +183,7 @@ def validate(path, require):
     except OSError as e:
         print(f"{path}: cannot read: {e.strerror}")
         return None
-    bad, kinds, results = 0, {}, 0
+    bad, kinds, results, phases = 0, {}, 0, []
     for n, line in enumerate(lines, 1):
         if not line.startswith('{"record":'):
             continue
@@ -185,6 +208,8 @@ def validate(path, require):
                 CHECKERS[kind](rec, problems)
                 kinds[kind] = kinds.get(kind, 0) + 1
                 results += kind == "result"
+                if kind == "phase" and not problems:
+                    phases.append(rec)
         for p in problems:
             print(f"{path}:{n}: {p}")
         bad += bool(problems)
@@ -195,6 +220,9 @@ def validate(path, require):
     end = [json.loads(l) for l in lines if l.startswith('{"record":"end"')] if not bad else []
     if end and end[-1].get("results") != results:
         print(f"{path}: end record counts {end[-1].get('results')} results, log has {results}")
+        bad += 1
+    for p in check_phases(phases, bool(end)) if not bad else []:
+        print(f"{path}: {p}")
         bad += 1
     return bad
 
