@@ -7,8 +7,14 @@ them beside the tables (index.html, report.md). docs/host-tools.md, "report".
   histogram bucket;
 - scaling: for each benchmark measured at several target counts, the median
   p50 against the target count, one curve per backend;
+- kvm-unit-tests view: for each x86/vmexit.c name the guest reports, one bar
+  per backend (with two inputs, baseline and candidate side by side): the
+  median over boots of the mean per iteration, min..max over boots as an
+  error bar;
 - A/B: with two inputs, the change of every compared row, coloured by the
-  significance verdict, with its bootstrap confidence interval.
+  significance verdict, with its bootstrap confidence interval; with --pair
+  X=Y, backend X's rows (baseline) against backend Y's (candidate), through
+  the same comparison compare --pair prints.
 
 Every curve is drawn: a figure with more than PANEL_MAX curves becomes small
 multiples (one panel per backend, or per configuration and backend), and no
@@ -32,11 +38,15 @@ COLOURS = {"slower": "0xc0392b", "faster": "0x27ae60", "other": "0x95a5a6"}
 # and ten marker shapes (gnuplot's filled and open point types).
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
            "#e377c2", "#17becf", "#7f7f7f", "#bcbd22")
+# The pale partner of each (Tableau 20): a candidate's bar beside its baseline's.
+PALE = ("#aec7e8", "#ff9896", "#98df8a", "#ffbb78", "#c5b0d5", "#c49c94",
+        "#f7b6d2", "#9edae5", "#c7c7c7", "#dbdb8d")
 MARKERS = (7, 5, 9, 11, 13, 6, 4, 8, 10, 12)
 PANEL_MAX = 8                  # curves in one panel; more become small multiples
 PANEL_W, PANEL_H = 640, 400    # pixels of one panel
 MAX_BARS = 120                 # rows in the A/B chart (the largest changes)
 BAR_PX = 16                    # pixels per A/B row: above the label font's height
+KUT_PX = 11                    # pixels per bar of the kvm-unit-tests view
 TAIL_SHARE = 1.0               # % of samples: the x axis ends where no curve
                                # holds more than this beyond it
 FONT_SVG, FONT_PNG = 11, 10
@@ -356,6 +366,175 @@ def scaling_plots(sides, names, data_dir, unit):
     return plots
 
 
+# --- the kvm-unit-tests view (docs/results.md, "kut")
+
+
+def tsc_khz(boot):
+    tsc = boot.env.get("tsc") if isinstance(boot.env.get("tsc"), dict) else {}
+    khz = tsc.get("khz")
+    return khz if isinstance(khz, (int, float)) and khz > 0 else None
+
+
+def kut_values(boots, unit):
+    """({(name, backend): [one value per boot]}, names, backends, boots left
+    out): each boot's mean per iteration in cycles, or in ns through that
+    boot's TSC frequency (a boot without one is left out); names and
+    backends in the guest's order (lib/kut_names.c, its column order)."""
+    values, names, backends, left = {}, {}, {}, 0
+    for boot in boots:
+        khz = tsc_khz(boot)
+        if unit == "ns" and khz is None:
+            left += bool(boot.kut)
+            continue
+        per_boot = {}
+        for rec in boot.kut:
+            names.setdefault(rec["name"])
+            backends.setdefault(rec["backend"])
+            v = rec["mean_cycles"] if unit == "cycles" else rec["mean_cycles"] * 1e6 / khz
+            per_boot.setdefault((rec["name"], rec["backend"]), []).append(v)
+        for key, vs in per_boot.items():
+            values.setdefault(key, []).append(R.median(vs))
+    return values, list(names), list(backends), left
+
+
+def kut_series(label, values, backend, colour, fill=None):
+    """One bar series: {name: [per boot]} of one backend; fill: a pale fill
+    inside a border of colour (a candidate beside its baseline)."""
+    style = f"lc rgb '{colour}' fs solid 0.85 border lc rgb 'black'" if fill is None else \
+        f"lc rgb '{fill}' fs solid 1.0 border lc rgb '{colour}'"
+    return {"label": label, "style": style,
+            "values": {n: v for (n, b), v in values.items() if b == backend}}
+
+
+def kut_panels(views):
+    """[(panel title, names, [series])]: with two sets one panel, each
+    backend's baseline bar above its candidate's (same hue, the candidate
+    pale); else one panel per set. A backend keeps its colour everywhere."""
+    backends = list(dict.fromkeys(b for v in views for b in v["backends"]))
+    hue = {b: i % len(PALETTE) for i, b in enumerate(backends)}
+    if len(views) == 2:
+        names = list(dict.fromkeys(n for v in views for n in v["names"]))
+        series = [kut_series(f"{b} {role}", v["values"], b, PALETTE[hue[b]],
+                             PALE[hue[b]] if role == "candidate" else None)
+                  for b in backends for v, role in zip(views, ("baseline", "candidate"))
+                  if b in v["backends"]]
+        return [("", names, series)]
+    return [(v["name"] if len(views) > 1 else "", v["names"],
+             [kut_series(b, v["values"], b, PALETTE[hue[b]])
+              for b in backends if b in v["backends"]]) for v in views]
+
+
+def kut_panel(name, names, series, div, blocks):
+    """The plot commands of one panel: a group of bars per x86/vmexit.c name,
+    the first name on top, the series in legend order within each group; a
+    backend without that figure leaves its slot empty. Data go to blocks."""
+    n_s, n_g = len(series), len(names)
+    clauses, every, spread = [], [], False
+    for s, ser in enumerate(series):
+        rows = []
+        for g, kname in enumerate(names):
+            vals = ser["values"].get(kname)
+            if vals:
+                y = (n_g - 1 - g) * (n_s + 1) + n_s - 1 - s
+                rows.append(f"{y} {R.median(vals) / div:.6g} {min(vals) / div:.6g} "
+                            f"{max(vals) / div:.6g}")
+                spread |= len(vals) > 1
+        blocks.append("\n".join(rows))
+        every += rows
+        clauses.append(f"{gp_str('data/' + name + '.dat')} index {len(blocks) - 1} using "
+                       f"2:1:(0):2:($1-0.4):($1+0.4) with boxxyerror {ser['style']} "
+                       f"title {gp_str(ser['label'])}")
+    if spread:
+        blocks.append("\n".join(every))
+        clauses.append(f"{gp_str('data/' + name + '.dat')} index {len(blocks) - 1} using "
+                       "2:1:3:4 with xerrorbars lc rgb 'black' pt 0 ps 0 "
+                       "title 'min..max over boots'")
+    centres = [(k, (n_g - 1 - g) * (n_s + 1) + (n_s - 1) / 2) for g, k in enumerate(names)]
+    return [f"set yrange [-0.7:{n_g * (n_s + 1) - 1.3}]", gp_tics("y", centres),
+            f"set lmargin {max(len(k) for k in names) + 3}", "plot " + ", ".join(clauses)]
+
+
+def kut_cell(vals):
+    if not vals:
+        return "-"
+    med = num(R.median(vals))
+    return med if len(vals) == 1 else f"{med} ({num(min(vals))}..{num(max(vals))})"
+
+
+def kut_view(sets, names, data_dir, unit):
+    """(plots, tables, notes) of the kvm-unit-tests view: a table per panel,
+    [(title, head, rows)], each cell the median over boots (min..max)."""
+    views, notes = [], []
+    for (_, boots), disp in zip(sets, names):
+        values, knames, backends, left = kut_values(boots, unit)
+        if left:
+            notes.append(f"kvm-unit-tests view: {left} boot(s) of {disp} left out of the ns "
+                         "figures: no TSC frequency")
+        views.append({"name": disp, "boots": len(boots) - left, "values": values,
+                      "names": knames, "backends": backends})
+    if len(views) != 2:
+        views = [v for v in views if v["values"]]
+    if not any(v["values"] for v in views):
+        return [], [], notes
+    panels = kut_panels(views)
+    top = max(max(v) for view in views for v in view["values"].values())
+    div, axis_unit = axis_scale(top, unit)
+    blocks, plots_cmds = [], []
+    for ptitle, knames, series in panels:
+        plots_cmds += [f"set title {gp_str(ptitle)}"] + \
+            kut_panel("kut", knames, series, div, blocks)
+    R.replace_file(os.path.join(data_dir, "kut.dat"), "\n\n\n".join(blocks) + "\n")
+    lines, size = kut_canvas(kut_title(views), panels, plots_cmds, axis_unit)
+    tables = [(ptitle, ["x86/vmexit.c name"] + [s["label"] for s in series],
+               [[k] + [kut_cell(s["values"].get(k)) for s in series] for k in knames])
+              for ptitle, knames, series in panels]
+    cap = (f"kvm-unit-tests view: mean {axis_unit} per iteration of each x86/vmexit.c name, "
+           "one bar per backend" + (", baseline and candidate side by side"
+                                    if len(views) == 2 else "") +
+           ", median over boots, min..max over boots as error bars")
+    return [Plot("kut", "kvm-unit-tests view", lines, cap, size)], tables, notes
+
+
+def kut_title(views):
+    """The figure's title: what a bar is, and which set is which."""
+    if len(views) == 2:
+        sub = (f"baseline: {views[0]['name']} ({views[0]['boots']} boots), "
+               f"candidate: {views[1]['name']} ({views[1]['boots']} boots)")
+    elif len(views) == 1:
+        sub = f"{views[0]['name']} ({views[0]['boots']} boots)"
+    else:
+        sub = f"{len(views)} configurations, one panel each"
+    if any(len(x) > 1 for v in views for x in v["values"].values()):
+        sub += "; error bars: min..max over boots"
+    return ["kvm-unit-tests view (x86/vmexit.c names): mean per iteration, median over boots",
+            sub]
+
+
+def kut_panel_height(names, series, width):
+    """Pixels for a panel's bars (a slot per series and a gap per name), its
+    title, axis and legend rows (an entry a label and its sample wide)."""
+    per_row = max(1, width // (8 * max(len(s["label"]) + 8 for s in series)))
+    key_rows = -(-(len(series) + 1) // per_row)
+    return max(300, 110 + 16 * key_rows + KUT_PX * len(names) * (len(series) + 1))
+
+
+def kut_canvas(title, panels, plots_cmds, axis_unit):
+    """(commands, size): the panels in one or two columns, each tall enough
+    for its bars and legend rows."""
+    cols = 1 if len(panels) == 1 else 2
+    rows = -(-len(panels) // cols)
+    width = 1024 if cols == 1 else cols * PANEL_W
+    height = max(kut_panel_height(n, s, width // cols) for _, n, s in panels) * rows + \
+        18 * len(title)
+    lines = ["set style fill solid 0.85 border -1", "set grid xtics", "set ytics nomirror scale 0",
+             "set xrange [0:*]", "set format x '%g'",
+             f"set xlabel {gp_str('mean per iteration, ' + axis_unit + ' (median over boots)')}",
+             "set key below horizontal height 1",
+             f"set multiplot layout {rows},{cols} title {gp_lines(title)}"] + \
+        plots_cmds + ["unset multiplot"]
+    return lines, (width, height)
+
+
 def bar_plot(cmp, data_dir, names):
     """Horizontal bars, one row per compared row, its name beside it."""
     rows = sorted(cmp.compared, key=lambda r: -abs(r.change))
@@ -370,15 +549,28 @@ def bar_plot(cmp, data_dir, names):
         out.append(f"{i} {gp_str(r.name)} {r.change:.3f} {lo:.3f} {hi:.3f} {colour}")
     R.replace_file(os.path.join(data_dir, "ab.dat"), "\n".join(out) + "\n")
     a, b = names
-    title = [f"A/B: change of each row's p50 ({cmp.unit}), candidate B against baseline A"
-             + (f", the {len(rows)} largest of {total}" if total > len(rows) else ""),
-             f"baseline A: {a} ({len(cmp.sa.boots)} boots)",
-             f"candidate B: {b} ({len(cmp.sb.boots)} boots)"]
+    largest = f", the {len(rows)} largest of {total}" if total > len(rows) else ""
+    if cmp.pair:
+        x, y = cmp.pair
+        head = f"A/B: {x} (baseline) vs {y} (candidate), {a}" if a == b else \
+            f"A/B: {x} of {a} (baseline) vs {y} of {b} (candidate)"
+        boots = f"{len(cmp.sa.boots)} boots" if a == b else \
+            f"{len(cmp.sa.boots)} and {len(cmp.sb.boots)} boots"
+        title = [head, f"each row's p50 ({cmp.unit}): change of {y} against {x}, "
+                 f"{boots}{largest}"]
+        xlabel = f"change of {y} against {x}, % of {x} ({cmp.unit} p50)"
+        what = f"{x} (baseline) vs {y} (candidate)"
+    else:
+        title = [f"A/B: change of each row's p50 ({cmp.unit}), candidate B against baseline A"
+                 + largest, f"baseline A: {a} ({len(cmp.sa.boots)} boots)",
+                 f"candidate B: {b} ({len(cmp.sb.boots)} boots)"]
+        xlabel = f"change of B against A, % of A ({cmp.unit} p50)"
+        what = f"baseline A {a}, candidate B {b}"
     longest = max(len(r.name) for r in rows)
     lines = ["set style fill solid 0.7 border -1", f"set lmargin {longest + 3}",
              "set grid xtics", "set yzeroaxis lt -1", "set ytics nomirror scale 0",
              f"set yrange [-0.6:{len(rows) - 0.4}]", "set format x '%+g%%'",
-             f"set xlabel {gp_str('change of B against A, % of A (' + cmp.unit + ' p50)')}",
+             f"set xlabel {gp_str(xlabel)}",
              "set key below horizontal height 1", f"set title {gp_lines(title)}",
              "plot 'data/ab.dat' using 3:1:(($3<0)?$3:0):(($3<0)?0:$3):($1-0.35):($1+0.35):6"
              ":ytic(2) with boxxyerror lc rgb variable notitle, "
@@ -386,9 +578,9 @@ def bar_plot(cmp, data_dir, names):
              f"NaN with boxes lc rgb '#{COLOURS['slower'][2:]}' title 'slower (significant)', "
              f"NaN with boxes lc rgb '#{COLOURS['faster'][2:]}' title 'faster (significant)', "
              f"NaN with boxes lc rgb '#{COLOURS['other'][2:]}' title 'not significant'"]
-    return [Plot("ab", "A/B comparison", lines,
-                 f"change of each compared row, baseline A {a}, candidate B {b}, with its "
-                 "bootstrap 95% confidence interval", (1024, 190 + BAR_PX * len(rows)))]
+    return [Plot("ab", "A/B comparison" + (f": {what}" if cmp.pair else ""), lines,
+                 f"change of each compared row, {what}, with its bootstrap 95% confidence "
+                 "interval", (1024, 190 + BAR_PX * len(rows)))]
 
 
 def run_gnuplot(out, plots):
@@ -429,23 +621,43 @@ def facts_lines(sets):
 FACT_HEAD = ("set", "boots", "accel", "host CPU", "host kernel", "QEMU", "KVM parameters")
 
 
-def page_html(title, sets, cmp, plots, notes):
+def html_table(head, rows):
+    e = html.escape
+    return ["<table><tr>" + "".join(f"<th>{e(str(h))}</th>" for h in head) + "</tr>"] + \
+        ["<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in r) + "</tr>" for r in rows] + \
+        ["</table>"]
+
+
+def md_table(head, rows):
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + \
+        ["| " + " | ".join(str(c).replace("|", "\\|") for c in r) + " |" for r in rows]
+
+
+def sides_line(cmp):
+    """Which set (and, with --pair, which backend) is A and which is B."""
+    return (f"A (baseline): {cmp.sa.name} ({len(cmp.sa.boots)} boots); "
+            f"B (candidate): {cmp.sb.name} ({len(cmp.sb.boots)} boots)")
+
+
+KUT_CAPTION = ("x86/vmexit.c names, mean {unit} per iteration: the median over boots, "
+               "min..max over boots in brackets; '-': that backend has no such figure")
+
+
+def page_html(title, sets, cmp, plots, notes, kut_tables=(), unit="cycles"):
     e = html.escape
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    body = [f"<h1>{e(title)}</h1>", f"<p>generated {now}</p>", "<h2>Inputs</h2>",
-            "<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in FACT_HEAD) + "</tr>"]
-    for row in facts_lines(sets):
-        body.append("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>")
-    body.append("</table>")
+    body = [f"<h1>{e(title)}</h1>", f"<p>generated {now}</p>", "<h2>Inputs</h2>"]
+    body += html_table(FACT_HEAD, facts_lines(sets))
     body += [f"<p><b>{e(n)}</b></p>" for n in notes]
     if cmp is not None:
-        body.append("<h2>Comparison</h2>")
+        body += ["<h2>Comparison</h2>", f"<p>{e(sides_line(cmp))}</p>"]
         if cmp.reasons:
             body.append(f"<p><b>NOT COMPARABLE</b>: {e('; '.join(cmp.reasons))}</p>")
-        body.append("<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in R.TABLE_HEAD) + "</tr>")
-        for r in R.table_rows(cmp):
-            body.append("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>")
-        body.append("</table>")
+        body += html_table(R.table_head(cmp), R.table_rows(cmp))
+    if kut_tables:
+        body += ["<h2>kvm-unit-tests view</h2>", f"<p>{e(KUT_CAPTION.format(unit=unit))}</p>"]
+        for ktitle, head, rows in kut_tables:
+            body += ([f"<h3>{e(ktitle)}</h3>"] if ktitle else []) + html_table(head, rows)
     for p in plots:
         body += [f"<h2>{e(p.title)}</h2>", f'<p><img src="{p.name}.svg" alt="{e(p.caption)}">'
                  f'<br>{e(p.caption)} (<a href="{p.name}.png">PNG</a>)</p>']
@@ -457,13 +669,15 @@ def page_html(title, sets, cmp, plots, notes):
             + "\n".join(body) + "\n</body></html>\n")
 
 
-def page_markdown(title, sets, cmp, plots, notes):
-    lines = [f"# {title}", "", "| " + " | ".join(FACT_HEAD) + " |", "|" + "---|" * len(FACT_HEAD)]
-    for row in facts_lines(sets):
-        lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |")
+def page_markdown(title, sets, cmp, plots, notes, kut_tables=(), unit="cycles"):
+    lines = [f"# {title}", ""] + md_table(FACT_HEAD, facts_lines(sets))
     lines += [""] + [f"**{n}**\n" for n in notes]
     if cmp is not None:
         lines += ["## Comparison", "", R.format_markdown(cmp)]
+    if kut_tables:
+        lines += ["## kvm-unit-tests view", "", KUT_CAPTION.format(unit=unit) + ".", ""]
+        for ktitle, head, rows in kut_tables:
+            lines += ([f"### {ktitle}", ""] if ktitle else []) + md_table(head, rows) + [""]
     for p in plots:
         lines += [f"## {p.title}", "", f"![{p.caption}]({p.name}.png)", ""]
     return "\n".join(lines) + "\n"
@@ -475,6 +689,22 @@ def default_out(first):
     return os.path.join(os.path.dirname(os.path.abspath(first)), "report")
 
 
+def pair_comparison(sets, pair, alpha, unit):
+    """report --pair X=Y: compare --pair's comparison, backend X of the first
+    set against backend Y of the last (the same set when there is one)."""
+    if len(sets) > 2:
+        raise R.ToolError(R.EX_USAGE, f"--pair compares within one set or across "
+                          f"two, not {len(sets)} ({', '.join(n for n, _ in sets[:4])}"
+                          f"{', ...' if len(sets) > 4 else ''}): give one configuration folder")
+    (a_name, a_boots), (b_name, b_boots) = sets[0], sets[-1]
+    cmp = R.Comparison(f"{a_name} [{pair[0]}]", a_boots, f"{b_name} [{pair[1]}]", b_boots,
+                       alpha, unit, pair)
+    err = cmp.overlap_error()
+    if err:
+        raise err
+    return cmp
+
+
 def report(a):
     sets = load_sets(a.inputs)
     sides = [R.Side(name, boots, a.unit) for name, boots in sets]
@@ -482,7 +712,10 @@ def report(a):
         raise R.ToolError(R.EX_NO_OVERLAP, "nothing to plot: no result records in "
                           + ", ".join(a.inputs))
     cmp, notes = None, []
-    if len(sets) == 2:
+    pair = getattr(a, "pair", None)
+    if pair:
+        cmp = pair_comparison(sets, pair, a.alpha, a.unit)
+    elif len(sets) == 2:
         cmp = R.Comparison(sets[0][0], sets[0][1], sets[1][0], sets[1][1], a.alpha, a.unit)
         err = cmp.overlap_error()
         if err:
@@ -495,10 +728,15 @@ def report(a):
     plots = dist_plots(sides, names, data, a.unit) + scaling_plots(sides, names, data, a.unit)
     if not any(p.name.startswith("scaling") for p in plots):
         notes.append("no scaling curve: no benchmark was measured at more than one target count")
+    kut_plots, kut_tables, kut_notes = kut_view(sets, names, data, a.unit)
+    plots += kut_plots
+    notes += kut_notes
     if cmp is not None:
-        plots += bar_plot(cmp, data, names)
+        plots += bar_plot(cmp, data, (names[0], names[-1]))
     run_gnuplot(out, plots)
-    R.replace_file(os.path.join(out, "index.html"), page_html(a.title, sets, cmp, plots, notes))
-    R.replace_file(os.path.join(out, "report.md"), page_markdown(a.title, sets, cmp, plots, notes))
+    R.replace_file(os.path.join(out, "index.html"),
+                   page_html(a.title, sets, cmp, plots, notes, kut_tables, a.unit))
+    R.replace_file(os.path.join(out, "report.md"),
+                   page_markdown(a.title, sets, cmp, plots, notes, kut_tables, a.unit))
     print(f"report: {len(plots)} plots (SVG and PNG) and {os.path.join(out, 'index.html')}")
     return 0

@@ -31,6 +31,13 @@ for _n in (1, 2, 3):
     ROWS[("broadcast", "all-ack", "set", "x2apic", "spin", _n)] = 2500 + 800 * _n
     ROWS[("broadcast", "all-ack", "set", "xapic", "spin", _n)] = 3500 + 1200 * _n
 
+# The kvm-unit-tests view (docs/results.md, "kut"): (x86/vmexit.c name,
+# backend) -> centre mean cycles per iteration; x2apic_* has no xAPIC figure.
+KUT = {("self_ipi_sti_nop", "xapic"): 3200, ("self_ipi_sti_nop", "x2apic"): 1600,
+       ("self_ipi_tpr", "xapic"): 3500, ("self_ipi_tpr", "x2apic"): 1900,
+       ("x2apic_self_ipi_sti_nop", "x2apic"): 1580,
+       ("ipi_halt", "xapic"): 4600, ("ipi_halt", "x2apic"): 2700}
+
 
 def bucket(v):
     if v < 4:
@@ -102,14 +109,22 @@ def console(records, status="SUCCESS"):
     return "\n".join(lines) + "\n"
 
 
+def kut_records(rng, kut, boot_noise):
+    """One "kut" record per cell, its mean spread between boots like a row's."""
+    return [{"record": "kut", "schema": 1, "name": name, "backend": backend,
+             "mean_cycles": int(centre * max(0.05, 1 + rng.gauss(0, boot_noise)))}
+            for (name, backend), centre in kut.items()]
+
+
 def boot_records(rng, rows, boot_noise, sample_noise, samples, cpus, tsc_source,
-                 status="SUCCESS"):
+                 status="SUCCESS", kut=None):
     recs = [env(cpus, tsc_source), {"record": "check", "schema": 1, "backend": "x2apic",
                                     "passed": 20, "failed": 0, "skipped": 0}]
     for key, centre in rows.items():
         c = centre * max(0.05, 1 + rng.gauss(0, boot_noise))
         vals = [max(4, int(c * math.exp(rng.gauss(0, sample_noise)))) for _ in range(samples)]
         recs.append(result(key, vals))
+    recs += kut_records(rng, kut, boot_noise) if kut else []
     results = sum(r["record"] == "result" for r in recs)
     recs.append({"record": "end", "schema": 1, "status": status, "results": results})
     return recs
@@ -117,9 +132,10 @@ def boot_records(rng, rows, boot_noise, sample_noise, samples, cpus, tsc_source,
 
 def make_set(folder, boots=5, rows=None, scale=None, boot_noise=0.01, sample_noise=0.05,
              samples=300, seed=1, cpus=4, tsc_source="CPUID 0x15", mutate=None,
-             status="SUCCESS", qemu_exit=65, accel="kvm"):
+             status="SUCCESS", qemu_exit=65, accel="kvm", kut=None):
     """Write `boots` runs under folder/bootN; scale: {key: factor} applied to centres.
-    mutate(i, records) may change a boot's records (correctness cases)."""
+    mutate(i, records) may change a boot's records (correctness cases); kut:
+    {(name, backend): mean cycles} adds the kvm-unit-tests view (KUT)."""
     rng = random.Random(seed)
     rows = dict(rows or ROWS)
     for key, f in (scale or {}).items():
@@ -128,7 +144,7 @@ def make_set(folder, boots=5, rows=None, scale=None, boot_noise=0.01, sample_noi
         d = os.path.join(folder, f"boot{i}")
         os.makedirs(d)
         recs = boot_records(rng, rows, boot_noise, sample_noise, samples, cpus, tsc_source,
-                            status)
+                            status, kut)
         if mutate:
             mutate(i, recs)
         with open(os.path.join(d, "console.log"), "w") as f:

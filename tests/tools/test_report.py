@@ -6,9 +6,12 @@ drawn and named, no two curves of a panel share a colour or a marker, tick
 labels have a fixed format and units and neither overlap nor leave the
 canvas (measured on the SVG text that gnuplot wrote), legends sit outside the
 graphs, the A/B title names baseline and candidate apart, and the PNGs have
-the SVG's size. One TAP line per case, "ok - report: ..."; problems follow on
-'#' lines."""
+the SVG's size. The kvm-unit-tests view draws a bar per backend and name with
+the median and min..max over boots that the results files hold, and --pair
+sets one backend against another through compare --pair's own comparison.
+One TAP line per case, "ok - report: ..."; problems follow on '#' lines."""
 import html
+import json
 import math
 import os
 import re
@@ -49,20 +52,33 @@ def tool(*args):
 
 class Sets:
     """Two sets whose folders share a name (DATE-before/x2apic-smp4 and
-    DATE-after/x2apic-smp4), each with many curves; one plain small set."""
+    DATE-after/x2apic-smp4), each with many curves and the kvm-unit-tests
+    view; one plain small set; one set of two backends (x2apic and xapic)
+    reported with --pair xapic=x2apic, and again in ns."""
 
     def __init__(self, tmp):
         self.tmp = tmp
         self.before = synth.make_set(os.path.join(tmp, "before", "x2apic-smp4"), boots=3,
-                                     rows=MANY, seed=11, samples=200, sample_noise=0.9)
+                                     rows=MANY, seed=11, samples=200, sample_noise=0.9,
+                                     kut=synth.KUT)
         self.after = synth.make_set(os.path.join(tmp, "after", "x2apic-smp4"), boots=3,
                                     rows=MANY, seed=12, samples=200, sample_noise=0.9,
-                                    scale={k: 1.1 for k in MANY if k[3] == "xapic"})
+                                    scale={k: 1.1 for k in MANY if k[3] == "xapic"},
+                                    kut={k: v * 1.2 for k, v in synth.KUT.items()})
         self.small = synth.make_set(os.path.join(tmp, "small"), boots=2, seed=13)
+        self.two = synth.make_set(os.path.join(tmp, "pair", "x2apic-smp4"), boots=4, seed=14,
+                                  kut=synth.KUT, boot_noise=0.03)
         self.out = os.path.join(tmp, "many")
         self.res = tool("report", self.before, self.after, "--out", self.out)
         self.out1 = os.path.join(tmp, "one")
         self.res1 = tool("report", self.small, "--out", self.out1)
+        self.out_pair = os.path.join(tmp, "pair-report")
+        self.res_pair = tool("report", "--pair", "xapic=x2apic", self.two, "--out",
+                             self.out_pair)
+        self.out_ns = os.path.join(tmp, "ns")
+        self.res_ns = tool("report", self.two, "--unit", "ns", "--out", self.out_ns)
+        self.reports = ((self.out, self.res), (self.out1, self.res1),
+                        (self.out_pair, self.res_pair), (self.out_ns, self.res_ns))
 
 
 # --- reading what the tool wrote
@@ -161,6 +177,55 @@ def geometry_problems(svg):
     return bad
 
 
+def kut_expected(folder, unit="cycles"):
+    """{(name, backend): (median, min, max) over boots}, read straight from
+    the results files: what the kvm-unit-tests bars must show."""
+    per = {}
+    for root, _, files in sorted(os.walk(folder)):
+        if "results.json" not in files:
+            continue
+        recs = json.load(open(os.path.join(root, "results.json")))["records"]
+        khz = next(r["tsc"]["khz"] for r in recs if r["record"] == "env")
+        for r in recs:
+            if r["record"] == "kut":
+                v = r["mean_cycles"] * (1 if unit == "cycles" else 1e6 / khz)
+                per.setdefault((r["name"], r["backend"]), []).append(v)
+    out = {}
+    for key, vals in per.items():
+        v, n = sorted(vals), len(vals)
+        out[key] = (v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2, v[0], v[-1])
+    return out
+
+
+def kut_bars(out):
+    """({series title: {name: (median, min, max)}}, [(title, clause)] of the
+    clauses that draw no bar), as the kut figure draws them: each bar's name
+    is the y tick nearest to it, its group's centre."""
+    figs = figures(out)
+    check("kut" in figs, f"no kut figure: {sorted(figs)}")
+    lines = figs["kut"]
+    ticks = re.search(r"set ytics \((.*)\)", "\n".join(lines)).group(1)
+    centres = [(float(pos), name) for name, pos in re.findall(r'"([^"]+)" ([-\d.]+)', ticks)]
+    blocks = open(os.path.join(out, "data", "kut.dat")).read().split("\n\n\n")
+    bars, others = {}, []
+    for p in (ln for ln in lines if ln.startswith("plot ")):
+        for title, c in titled(p):
+            if "boxxyerror" not in c:
+                others.append((title, c))
+                continue
+            for row in filter(str.strip, blocks[int(re.search(r"\bindex (\d+)", c).group(1))]
+                              .split("\n")):
+                y, med, lo, hi = map(float, row.split())
+                name = min(centres, key=lambda t: abs(t[0] - y))[1]
+                check(name not in bars.get(title, {}), f"kut: {title}: {name} drawn twice")
+                bars.setdefault(title, {})[name] = (med, lo, hi)
+    return bars, others
+
+
+def close(got, want):
+    return all(abs(g - w) <= 1e-4 * max(1.0, abs(w)) for g, w in zip(got, want))
+
+
 def need(s, res):
     if not shutil.which("gnuplot"):
         raise Fail("gnuplot missing (tools/deps.sh test installs gnuplot-nox)")
@@ -200,26 +265,28 @@ def _(s):
     check("first 12" not in page, "index.html still notes dropped curves")
 
 
-@case("no two curves of a panel share a colour or a marker")
+@case("no two curves of a panel share a colour or a marker, no two bars a colour")
 def _(s):
     need(s, s.res)
     for name, lines in figures(s.out).items():
         if name == "ab":
             continue
         for p in (ln for ln in lines if ln.startswith("plot ")):
-            styles = [(re.search(r"lc rgb '([^']+)'", c), re.search(r"\bpt (\d+)", c))
-                      for _, c in titled(p)]
-            check(all(lc and pt for lc, pt in styles), f"{name}: a curve without lc rgb or pt")
-            colours = [lc.group(1) for lc, _ in styles]
-            markers = [pt.group(1) for _, pt in styles]
+            # A bar (the kvm-unit-tests view) has no marker: its colour tells it apart.
+            styles = [(re.search(r"lc rgb '([^']+)'", c), re.search(r"\bpt (\d+)", c),
+                       "boxxyerror" in c) for _, c in titled(p)]
+            check(all(lc and (pt or bar) for lc, pt, bar in styles),
+                  f"{name}: a curve without lc rgb or pt")
+            colours = [lc.group(1) for lc, _, _ in styles]
+            markers = [pt.group(1) for _, pt, bar in styles if not bar]
             check(len(set(colours)) == len(colours), f"{name}: colours repeat: {colours}")
             check(len(set(markers)) == len(markers), f"{name}: markers repeat: {markers}")
 
 
 @case("ticks in a fixed format, scale and unit in the axis label, no exponent")
 def _(s):
-    need(s, s.res)
-    for out in (s.out, s.out1):
+    for out, res in s.reports:
+        need(s, res)
         for name, lines in figures(out).items():
             text = "\n".join(lines)
             check(re.search(r"set xtics \(|set format x '", text), f"{name}: x ticks unset")
@@ -238,9 +305,8 @@ def _(s):
 
 @case("no text overlaps another or leaves the canvas (measured on the SVGs)")
 def _(s):
-    need(s, s.res)
-    need(s, s.res1)
-    for out in (s.out, s.out1):
+    for out, res in s.reports:
+        need(s, res)
         for name in figures(out):
             bad = geometry_problems(os.path.join(out, name + ".svg"))
             check(not bad, f"{name}.svg: " + "; ".join(bad[:4]) +
@@ -249,13 +315,14 @@ def _(s):
 
 @case("legends sit outside the graphs")
 def _(s):
-    need(s, s.res)
-    for name, lines in figures(s.out).items():
-        keys = [ln for ln in lines if ln.startswith("set key")]
-        check(keys, f"{name}: no key placement")
-        for k in keys:
-            check(re.search(r"\b(outside|below|above|off)\b", k) and "inside" not in k,
-                  f"{name}: {k!r} may cover data")
+    for out, res in s.reports:
+        need(s, res)
+        for name, lines in figures(out).items():
+            keys = [ln for ln in lines if ln.startswith("set key")]
+            check(keys, f"{name}: no key placement")
+            for k in keys:
+                check(re.search(r"\b(outside|below|above|off)\b", k) and "inside" not in k,
+                      f"{name}: {k!r} may cover data")
 
 
 @case("A/B title names baseline and candidate, told apart by their parent folders")
@@ -267,6 +334,103 @@ def _(s):
         check(want in ab, f"ab title lacks {want!r}")
         check(want in open(os.path.join(s.out, "ab.svg")).read(), f"ab.svg lacks {want!r}")
     check(not re.search(r"x2apic-smp4 -> x2apic-smp4", ab), "ab title names one set twice")
+
+
+KUT_NAMES = list(dict.fromkeys(n for n, _ in synth.KUT))   # the guest's order
+
+
+@case("kvm-unit-tests view: a group per vmexit.c name, baseline beside candidate per backend, "
+      "median and min..max over boots as the results files hold them")
+def _(s):
+    need(s, s.res)
+    bars, others = kut_bars(s.out)
+    titles = [f"{b} {role}" for b in ("xapic", "x2apic") for role in ("baseline", "candidate")]
+    check(list(bars) == titles, f"series {list(bars)}, expected {titles}")
+    want = {"baseline": kut_expected(s.before), "candidate": kut_expected(s.after)}
+    for title, drawn in bars.items():
+        backend, role = title.split()
+        exp = {n: v for (n, b), v in want[role].items() if b == backend}
+        check(set(drawn) == set(exp), f"{title}: bars {sorted(drawn)}, results {sorted(exp)}")
+        for n, v in exp.items():
+            check(close(drawn[n], v), f"{title} {n}: drawn {drawn[n]}, results hold {v}")
+    check([t for t, _ in others] == ["min..max over boots"] and "xerrorbars" in others[0][1],
+          f"no min..max error bars: {others}")
+    text = "\n".join(figures(s.out)["kut"])
+    ticks = re.findall(r'"([^"]+)" ([-\d.]+)', re.search(r"set ytics \((.*)\)", text).group(1))
+    check([n for n, _ in ticks] == KUT_NAMES, f"groups {ticks}, expected {KUT_NAMES}")
+    check(all(float(a[1]) > float(b[1]) for a, b in zip(ticks, ticks[1:])),
+          f"groups not in the guest's order from the top: {ticks}")
+    check(re.search(r"set xlabel .*cycles", text), "kut: no unit in the x axis label")
+    svg = open(os.path.join(s.out, "kut.svg")).read()
+    for label in KUT_NAMES + titles:
+        check(f"<text>{label}</text>" in svg, f"kut.svg lacks {label!r}")
+
+
+@case("kvm-unit-tests view in ns (--unit ns): each boot's mean through its TSC frequency")
+def _(s):
+    need(s, s.res_ns)
+    bars, _ = kut_bars(s.out_ns)
+    check(list(bars) == ["xapic", "x2apic"], f"series {list(bars)}")
+    exp = kut_expected(s.two, "ns")
+    for (n, b), v in exp.items():
+        check(close(bars[b].get(n, ()), v) and len(bars[b][n]) == 3,
+              f"{b} {n}: drawn {bars[b].get(n)}, results hold {v} ns")
+    text = "\n".join(figures(s.out_ns)["kut"])
+    check(re.search(r"set xlabel .*\bns\b", text) and "cycles" not in text,
+          "kut --unit ns: the x axis is not in ns")
+
+
+@case("the page tables the kvm-unit-tests view: a row per name, median (min..max), '-' for none")
+def _(s):
+    need(s, s.res)
+    md = open(os.path.join(s.out, "report.md")).read()
+    page = open(os.path.join(s.out, "index.html")).read()
+    check("| x86/vmexit.c name | xapic baseline | xapic candidate | x2apic baseline | "
+          "x2apic candidate |" in md, "report.md: no kvm-unit-tests table of four series")
+    check("| x2apic_self_ipi_sti_nop | - | - |" in md, "report.md: no '-' for xapic's missing row")
+    check("<td>x2apic_self_ipi_sti_nop</td><td>-</td>" in page, "index.html: no kut row with '-'")
+    med, lo, hi = kut_expected(s.before)[("ipi_halt", "x2apic")]
+    cell = f"{med:.0f} ({lo:.0f}..{hi:.0f})"
+    check(f"| {cell} |" in md and f"<td>{cell}</td>" in page, f"no cell {cell!r} for ipi_halt")
+
+
+@case("--pair xapic=x2apic: the A/B chart and table set xapic (baseline) against x2apic "
+      "(candidate) within one set, with compare --pair's figures")
+def _(s):
+    need(s, s.res_pair)
+    figs = figures(s.out_pair)
+    check("ab" in figs, f"no A/B figure with --pair: {sorted(figs)}")
+    want = "A/B: xapic (baseline) vs x2apic (candidate), x2apic-smp4"
+    check(want in "\n".join(figs["ab"]), f"ab title lacks {want!r}")
+    check(want in open(os.path.join(s.out_pair, "ab.svg")).read(), f"ab.svg lacks {want!r}")
+    drawn = {m.group(1): float(m.group(2)) for m in re.finditer(
+        r'^\d+ "([^"]*)" (\S+)', open(os.path.join(s.out_pair, "data", "ab.dat")).read(), re.M)}
+    res = tool("compare", "--pair", "xapic=x2apic", s.two, "--format", "json")
+    expect(res, 0)
+    exp = {r["row"]: r["change_pct"] for r in json.loads(res[1])["rows"]
+           if r["change_pct"] is not None}
+    check(set(drawn) == set(exp), f"bars {sorted(drawn)}, compare --pair {sorted(exp)}")
+    check(all(abs(drawn[k] - v) < 0.001 for k, v in exp.items()), "bars differ from compare")
+    check("kvm-unit-tests/ipi_halt/mean/xapic=x2apic/none/n1" in drawn,
+          f"no kvm-unit-tests row among {sorted(drawn)}")
+    page = open(os.path.join(s.out_pair, "index.html")).read()
+    for needle in ("A (baseline): ", "x2apic-smp4 [xapic]", "B (candidate): ",
+                   "x2apic-smp4 [x2apic]", "<td>xapic=x2apic</td>"):
+        check(needle in page, f"index.html lacks {needle!r}")
+    check("xapic=x2apic" in open(os.path.join(s.out_pair, "report.md")).read(),
+          "report.md has no pair rows")
+
+
+@case("--pair refuses what it cannot compare: a backend the set lacks (exit 25), "
+      "no X=Y or more than two sets (exit 2), and writes nothing")
+def _(s):
+    out = os.path.join(s.tmp, "refused")
+    expect(tool("report", "--pair", "nope=x2apic", s.two, "--out", out), 25,
+           "nothing to compare")
+    expect(tool("report", "--pair", "xapic", s.two, "--out", out), 2, "--pair takes")
+    expect(tool("report", "--pair", "xapic=x2apic", s.before, s.after, s.small, "--out", out),
+           2, "give one configuration folder")
+    check(not os.path.exists(out), "a refused report wrote files")
 
 
 @case("PNG sizes: the SVG canvas, tall enough for every panel and A/B row")
