@@ -5,6 +5,7 @@
  * prints, and never inside a timed region.
  */
 #include "bench/kut_view.h"
+#include "bench/trust.h"
 #include "include/bench.h"
 #include "include/console.h"
 #include "include/cpu.h"
@@ -390,6 +391,7 @@ static struct result bench_result(const struct bench_run *r, const char *metric,
 		.mark = r->mark,
 		.tsc_khz = tsc_khz,
 		.dryrun_cycles = bench_dryrun_cycles,
+		.untrusted = trust_figure_ids(),
 	};
 }
 

@@ -5,6 +5,7 @@
  * and hypervisor identity with the feature bits probed, TSC frequency and
  * its source, skew bound, CPUs and APIC IDs — printed once before any result.
  */
+#include "bench/trust.h"
 #include "include/bench.h"
 #include "include/boot.h"
 #include "include/console.h"
@@ -62,6 +63,7 @@ void env_record_print(void)
 	static char buf[RECORD_MAX * 4];
 	struct json j;
 
+	trust_check();
 	json_init(&j, buf, sizeof(buf));
 	json_obj_begin(&j, NULL);
 	json_str(&j, "record", "env");
@@ -80,6 +82,7 @@ void env_record_print(void)
 	json_arr_end(&j);
 	json_obj_end(&j);
 	json_u64(&j, "harness_cycles", bench_dryrun_cycles);
+	trust_env(&j);
 	json_obj_end(&j);
 	if (json_finish(&j) < 0)
 		kprintf("bench: the environment record did not fit %zu bytes\n", sizeof(buf));

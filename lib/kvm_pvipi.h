@@ -30,6 +30,7 @@
 #define KVM_CPUID_FEATURES_OFFSET 1 /* features leaf = base + 1; EAX: */
 #define  KVM_FEATURE_PV_UNHALT	(1u << 7)
 #define  KVM_FEATURE_PV_SEND_IPI (1u << 11)
+#define  KVM_FEATURE_CLOCKSOURCE_STABLE_BIT (1u << 24) /* the host's TSC is stable */
 
 /* Hypercall numbers (RAX) */
 #define KVM_HC_KICK_CPU		5

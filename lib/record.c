@@ -47,6 +47,22 @@ static void record_histo(struct json *j, const struct histo *h)
 	json_arr_end(j);
 }
 
+/* key: [the blank-separated words of s]. */
+static void record_words(struct json *j, const char *key, const char *s)
+{
+	json_arr_begin(j, key);
+	while (*s) {
+		size_t n = 0;
+
+		while (s[n] && s[n] != ' ')
+			n++;
+		if (n)
+			json_strn(j, NULL, s, n);
+		s += n + (s[n] == ' ');
+	}
+	json_arr_end(j);
+}
+
 int record_result(char *buf, size_t cap, const struct result *r)
 {
 	struct json j;
@@ -78,6 +94,8 @@ int record_result(char *buf, size_t cap, const struct result *r)
 		if (r->tsc_khz)
 			record_stats(&j, "ns", r->st, r->tsc_khz);
 		json_u64(&j, "dryrun_cycles", r->dryrun_cycles);
+		if (r->untrusted && *r->untrusted)
+			record_words(&j, "untrusted", r->untrusted);
 		if (r->histo)
 			record_histo(&j, r->histo);
 	}
@@ -161,5 +179,7 @@ int record_table_row(char *buf, size_t cap, const struct result *r)
 			 (unsigned long)stats_cycles_to_ns(r->st->p50, r->tsc_khz),
 			 (unsigned long)r->st->p99, (unsigned long)r->st->max,
 			 (unsigned long)r->st->n, (unsigned long)r->dryrun_cycles);
+	if (n >= 0 && (size_t)n < cap && r->untrusted && *r->untrusted)
+		n += fmt_snprintf(buf + n, cap - (size_t)n, "  [untrusted: %s]", r->untrusted);
 	return n;
 }

@@ -35,6 +35,7 @@ struct result {
 	uint64_t dryrun_cycles;	  /* median cost of the same loop without the operation */
 	const char *status;	  /* "SUCCESS", "SKIP", "ERROR", "FAILURE" */
 	const char *reason;	  /* why, for anything but SUCCESS; may be NULL */
+	const char *untrusted;	  /* ids of lib/trust.h warnings that touch it, blank-separated; NULL: none */
 };
 
 /* One JSON line (no newline); length, or -E_NOSPC / -E_INVAL (buf = ""). */

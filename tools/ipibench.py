@@ -79,6 +79,33 @@ def host_facts(qemu_version):
             "qemu_version": qemu_version, "kvm_params": kvm}
 
 
+def host_warnings(host, records):
+    """What the host knows that makes this run's figures untrustworthy, as
+    [{id, text}] (the guest's own checks are in its env record's "trust")."""
+    accel = host.get("accel") or ""
+    out = []
+    if accel.startswith("tcg"):
+        out.append(("tcg", "QEMU TCG: every instruction emulated; only behaviour counts"))
+    elif accel == "kvm-in-tcg":
+        out.append(("kvm-in-tcg", "KVM nested inside QEMU TCG: every figure doubly emulated; "
+                    "behaviour and exit counts only"))
+    elif accel == "kvm":
+        import ipibench_accel
+        why = ipibench_accel.HostKvm("").software()
+        if why:
+            out.append(("kvm-software", why))
+        env = next((r for r in records if r.get("record") == "env"), {})
+        vcpus = (env.get("cpus") or {}).get("count") if isinstance(env.get("cpus"), dict) else None
+        try:
+            host_cpus = len(os.sched_getaffinity(0))
+        except OSError:
+            host_cpus = os.cpu_count()
+        if isinstance(vcpus, int) and host_cpus and vcpus > host_cpus:
+            out.append(("overcommit", f"{vcpus} vCPUs on {host_cpus} host CPUs: a target's "
+                        "vCPU may not be running when its IPI arrives"))
+    return [{"id": i, "text": t} for i, t in out]
+
+
 def summary_text(doc):
     host, run = doc["host"], doc["run"]
     known = [r for r in doc["records"] if r.get("schema") == R.RECORD_SCHEMA]
@@ -159,6 +186,7 @@ def cmd_save(a):
     records, problems = R.parse_console(text)
     host = host_facts(a.qemu_version)
     host.update({"accel": a.accel, "qemu_binary": a.qemu_bin, "qemu_cmdline": a.qemu})
+    host["warnings"] = host_warnings(host, records)
     run = {"label": a.label, "config": a.config or a.label, "preset": a.preset,
            "started": a.started, "seconds": a.seconds, "qemu_exit": a.qemu_exit,
            "status": a.status, "exit": a.exit, "console": "console.log", "pin": None,

@@ -25,6 +25,17 @@ class HostKvm:
         except OSError:
             return False
 
+    def software(self):
+        """Why this KVM is not hardware virtualization, or None. PVM (module
+        kvm_pvm) runs guests in software on a host without VMX/SVM: RDTSC
+        traps, interrupt delivery waits for unrelated exits, KVM_HC_SEND_IPI
+        may never return. It boots the guest, but its figures measure PVM."""
+        sysfs = os.environ.get("IPIBENCH_SYSFS", "/sys")
+        if os.path.isdir(os.path.join(sysfs, "module", "kvm_pvm")):
+            return ("this host's /dev/kvm is PVM (module kvm_pvm: virtualization in software, "
+                    "not VMX/SVM; RDTSC and every exit cost its software path)")
+        return None
+
     def probe(self, model, machine):
         """None when KVM can create this VM, else QEMU's complaint.
 
@@ -76,6 +87,8 @@ def choose(accel, cpu, preset, preset_cpu, machine, allow_fallback, kvm):
         model = cpu_value(base or "host", preset_cpu)
         if not kvm.usable():
             why = "there is no usable /dev/kvm"
+        elif kvm.software():
+            why = kvm.software()
         else:
             refusal = kvm.probe(model, machine)
             if refusal is None:
@@ -84,12 +97,17 @@ def choose(accel, cpu, preset, preset_cpu, machine, allow_fallback, kvm):
                 why = f"/dev/kvm cannot run -cpu {model} here ({refusal})"
         if accel != "kvm":
             notes = refuse_or_fall_back(model, why, preset, allow_fallback, kvm.usable())
+            if kvm.software() and notes:
+                notes[-1] += "; --accel kvm uses it anyway, with a warning on every figure"
             accel = "tcg-single"
             if base.startswith("host"):
                 base = "max" + base[len("host"):]
     elif accel == "kvm":
         if not kvm.usable():
             raise R.ToolError(EX_USAGE, "--accel kvm: /dev/kvm is missing or not accessible")
+        if kvm.software():
+            notes.append(f"run.sh: warning: {kvm.software()}: these figures measure that "
+                         "path, not a hardware hypervisor's")
     elif accel not in ("tcg", "tcg-single", "kvm-in-tcg"):
         raise R.ToolError(EX_USAGE, "--accel takes kvm, tcg, tcg-single, kvm-in-tcg or auto, "
                        f"not '{accel}'")

@@ -189,10 +189,31 @@ class Boot:
         tsc = self.env.get("tsc") if isinstance(self.env.get("tsc"), dict) else {}
         qemu = self.host.get("qemu_cmdline") if isinstance(self.host.get("qemu_cmdline"),
                                                           list) else []
+        warned = self.warnings()
         return {"CPU count": cpus.get("count"), "TSC source": tsc.get("source"),
                 "accelerator": self.host.get("accel"), "-cpu": _after(qemu, "-cpu"),
                 "machine": _after(qemu, "-M"), "preset": self.run.get("preset") or None,
-                "guest command line": figure_cmdline(self.env.get("cmdline"))}
+                "guest command line": figure_cmdline(self.env.get("cmdline")),
+                "warning set": None if warned is None else
+                " ".join(sorted(warned)) or "none"}
+
+    def warnings(self):
+        """{id: text} of what makes every figure of this boot untrustworthy:
+        the guest's own checks (env "trust", those marked per_figure) and the
+        host's (results.json host "warnings"); None for results saved before
+        either existed."""
+        trust = self.env.get("trust") if isinstance(self.env.get("trust"), dict) else None
+        host = self.host.get("warnings") if isinstance(self.host.get("warnings"), list) else None
+        if trust is None and host is None:
+            return None
+        out = {}
+        for w in (trust or {}).get("warnings") or []:
+            if isinstance(w, dict) and w.get("per_figure") and isinstance(w.get("id"), str):
+                out[w["id"]] = str(w.get("text", ""))
+        for w in host or []:
+            if isinstance(w, dict) and isinstance(w.get("id"), str):
+                out[f"host:{w['id']}"] = str(w.get("text", ""))
+        return out
 
     def reported_facts(self):
         """What may legitimately differ (an A/B over a module parameter does) but
@@ -888,6 +909,19 @@ def table_head(cmp):
     return TABLE_HEAD
 
 
+def warning_lines(cmp):
+    """Each side's untrusted-figure warnings, once each: 'A, B: text'."""
+    seen = {}
+    for tag, side in (("A", cmp.sa), ("B", cmp.sb)):
+        for boot in side.boots:
+            for wid, text in (boot.warnings() or {}).items():
+                sides = seen.setdefault((wid, text), [])
+                if tag not in sides:
+                    sides.append(tag)
+    return [f"{', '.join(sides)}: {wid.split(':', 1)[-1]}: {text}"
+            for (wid, text), sides in seen.items()]
+
+
 def format_text(cmp):
     head = table_head(cmp)
     rows = [head] + table_rows(cmp)
@@ -896,6 +930,7 @@ def format_text(cmp):
              f"B: {cmp.sb.name} ({len(cmp.sb.boots)} boots)",
              f"medians of per-boot p50 ({cmp.unit}); change = B against A; "
              f"Mann-Whitney U, alpha {cmp.alpha}"]
+    lines += [f"warning: {w}" for w in warning_lines(cmp)]
     if cmp.reasons:
         lines.append("NOT COMPARABLE: " + "; ".join(cmp.reasons))
     for d in cmp.reported:
@@ -913,6 +948,7 @@ def format_markdown(cmp):
     lines = [f"**A**: `{cmp.sa.name}` ({len(cmp.sa.boots)} boots), "
              f"**B**: `{cmp.sb.name}` ({len(cmp.sb.boots)} boots); medians of per-boot p50 "
              f"({cmp.unit}), Mann-Whitney U at alpha {cmp.alpha}.", ""]
+    lines += [f"- warning: {w}" for w in warning_lines(cmp)]
     if cmp.reasons:
         lines += ["**NOT COMPARABLE**: " + "; ".join(cmp.reasons), ""]
     head = table_head(cmp)

@@ -54,6 +54,9 @@ class FakeKvm:
     def usable(self):
         return self._usable
 
+    def software(self):
+        return None
+
     def probe(self, model, machine):
         self.probed.append((model, machine))
         return self.why if self.refuse and self.refuse(model) else None

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * When a figure cannot be trusted: the conditions the guest can see for
+ * itself, checked once at boot from what it measured (bench/trust.c).
+ * Pure, host-tested (tests/unit/test_trust.c).
+ *
+ * The conditions, and the evidence behind each threshold:
+ * - tcg: the hypervisor is QEMU's TCG ("TCGTCGTCGTCG"): every instruction
+ *   is emulated, so cycles count the emulator's work.
+ * - rdtsc-exits: the cheapest of 64 back-to-back RDTSC pairs took more
+ *   than TRUST_RDTSC_MAX_CYCLES. An RDTSC that runs in the guest costs
+ *   about 20-45 cycles on every x86 core of the last decade (Agner Fog's
+ *   instruction tables: Skylake 25, Zen 2 ~37); a VM exit round trip costs
+ *   several hundred at the very least, and far more in software: this
+ *   project measured 15,000+ cycles for its empty timed region under a
+ *   PVM-flavoured KVM, where RDTSC traps. 200 sits 4x above the first and
+ *   well below the second. Under TCG the rule is not applied: tcg says more.
+ * - tsc-unstable: neither the invariant-TSC bit (CPUID 0x80000007 EDX[8])
+ *   nor KVM's stable-clocksource bit (KVM leaf + 1, EAX[24]: the host's TSC
+ *   is stable) is set, so cycles may not convert to a fixed time and two
+ *   CPUs' TSCs may drift apart. QEMU's -cpu host hides invtsc unless asked
+ *   (+invtsc), so the KVM bit is the usual evidence under KVM.
+ * - tsc-skew: the TSC skew bound between CPUs exceeds TRUST_SKEW_MAX_CYCLES
+ *   or was inconsistent: one-way figures (send TSC to handler TSC on
+ *   another CPU) are then skipped unless ten times the bound, so most are.
+ *
+ * The first three touch every timed figure; tsc-skew only the one-way ones,
+ * which already SKIP themselves, so it is said once, in the env record.
+ */
+#ifndef LIB_TRUST_H
+#define LIB_TRUST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TRUST_RDTSC_MAX_CYCLES 200
+#define TRUST_SKEW_MAX_CYCLES 1000
+
+enum trust_warning {
+	TRUST_TCG,
+	TRUST_RDTSC_EXITS,
+	TRUST_TSC_UNSTABLE,
+	TRUST_TSC_SKEW,
+	TRUST_COUNT
+};
+
+/* The warnings that make every timed figure untrustworthy. */
+#define TRUST_PER_FIGURE ((1u << TRUST_TCG) | (1u << TRUST_RDTSC_EXITS) | (1u << TRUST_TSC_UNSTABLE))
+
+struct trust_facts {
+	bool tcg;
+	uint64_t rdtsc_cycles;	/* cheapest back-to-back RDTSC pair */
+	uint64_t cpuid_cycles;	/* cheapest CPUID leaf 0: what one intercepted instruction costs */
+	bool invariant_tsc;
+	bool kvm_stable_tsc;
+	uint64_t skew_bound;	/* cycles; UINT64_MAX when inconsistent */
+	bool skew_consistent;
+	unsigned int ncpus;
+};
+
+/* Bit w set for each warning that applies. */
+unsigned int trust_assess(const struct trust_facts *f);
+
+/* "rdtsc-exits", ...; NULL outside the enum. */
+const char *trust_id(enum trust_warning w);
+
+/* One sentence saying what was seen and what it does to the figures. */
+int trust_text(char *buf, size_t cap, enum trust_warning w, const struct trust_facts *f);
+
+/* The ids of mask's warnings, blank-separated ("" for none). */
+int trust_ids(char *buf, size_t cap, unsigned int mask);
+
+#endif
