@@ -163,12 +163,16 @@ check-kvm: $(B)/ipibench.elf32
 
 # The plan as users' TCG fallback runs it, then twice with an instruction-
 # counted TSC: the spread that is left there is the harness's own.
+# Boots of each pass (make bench BENCH_BOOTS=1 ICOUNT_BOOTS=1: a quick look).
+BENCH_BOOTS ?= 5
+ICOUNT_BOOTS ?= 2
+
 bench: $(B)/ipibench.elf32
-	python3 tools/bench_plan.py
-	python3 tools/bench_plan.py 2 --icount
+	python3 tools/bench_plan.py $(BENCH_BOOTS)
+	python3 tools/bench_plan.py $(ICOUNT_BOOTS) --icount
 
 bench-boot: $(B)/ipibench.elf32 $(B)/nothing.elf32
-	python3 tools/bench_boot.py
+	python3 tools/bench_boot.py $(BENCH_BOOTS)
 
 $(B)/nothing.elf32: tools/nothing.asm
 	@mkdir -p $(@D)

@@ -28,6 +28,9 @@ from ipibench_options import USAGE_RUN, UsageError, parse_run
 
 ToolError = R.ToolError
 LANE = "tests/kvm-lane/lane.sh"
+# What the lane's outer VM needs besides the guest's own --timeout: booting
+# its kernel and loading kvm_amd (about 5 s here), with room for a slow host.
+LANE_SETUP_S = 60
 
 
 class Env:
@@ -329,7 +332,8 @@ class Boot:
             with open(os.path.join(out, "lane.txt"), "wb") as f:
                 lane_rc = self.jobs.run([LANE, "--image", Q.IMAGE, "--presets", self.preset,
                                          *exits, "--append", append, "--out", out,
-                                         "--inner-timeout", o.timeout],
+                                         "--inner-timeout", o.timeout,
+                                         "--timeout", str(int(o.timeout) + LANE_SETUP_S)],
                                         stdout=f, stderr=subprocess.STDOUT)
             self.seconds = elapsed(t0)
             if lane_rc == Q.EX_INTERRUPTED:
@@ -350,7 +354,11 @@ class Boot:
         if lane_rc != 0:
             with open(self.log, "w") as f:
                 f.write(lane_txt)
-            self.rc = 1
+            why = re.findall(r"^kvm-lane: error: (.*)$", lane_txt, re.M)
+            if why:
+                say(f"run.sh: the KVM lane: {why[-1]}")
+            # The outer VM ran out of its bound: the guest did not finish in time.
+            self.rc = 124 if why and "timed out" in why[-1] else 1
             return
         with open(self.log, "w") as f:
             f.write(read_text(os.path.join(out, f"{self.preset}.log")))

@@ -60,15 +60,15 @@ resplit=
 
 say() { echo "kvm-lane: $*"; }
 die() { echo "kvm-lane: error: $*" >&2; exit 1; }
-usage() { sed -n '/^# usage:/,/^#                        again/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+help_text() { sed -n '/^# usage:/,/^#                        again/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
+usage() { help_text >&2; exit 2; }
 
 parse_args() {
 	while [ $# -gt 0 ]; do
-		if [ "$1" = --exits ]; then
-			exits=1
-			shift
-			continue
-		fi
+		case "$1" in
+		--exits) exits=1; shift; continue ;;
+		-h | --help) help_text; exit 0 ;;
+		esac
 		[ $# -ge 2 ] || usage
 		case "$1" in
 		--image) image=$2 ;;

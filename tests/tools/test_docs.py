@@ -1,0 +1,376 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Every command the README and the docs show runs here, as written, so an
+example that no longer works fails CI.
+
+The commands are read from the documents themselves: every line of a ```sh
+block, every indented code line, and every inline `code` span that starts
+like a command (./run.sh, make, tests/..., tools/...py, qemu-system-x86_64).
+Each must have an entry in COMMANDS below, and each entry must still be in
+the documents: a new example without an entry, or an entry whose example
+is gone, fails the test.
+
+What an entry may change, and only that:
+- placeholders: DATE (the date the matrix just saved under), results/ (the
+  test's own IPIBENCH_RESULTS), /tmp/lane (a folder of the test's own),
+  IMG and CPU (FILL below), and `sudo`,
+  dropped (the commands run as whoever runs the tests);
+- durations: fuzzing seconds shortened to 1, make bench's boots to 1;
+- on a host without hardware KVM (none here: /dev/kvm is PVM-flavoured or
+  absent), a raw QEMU line's `-accel kvm -cpu host` becomes `-accel
+  tcg,thread=single -cpu max` (the flags after it kept), and a command that needs a KVM host
+  must end in its documented refusal, exit code and message;
+- synopses (an inline span with a placeholder such as NAME, X=Y or
+  `A [B]`) are not run: every option they name must be in the command's own
+  --help, so a renamed option still fails here;
+- the test suite itself (tests/run, make test) is not run from inside
+  itself: its --list, or make's dry run, proves the command exists.
+Commands that need the KVM lane run when tests/kvm-lane/prepare.sh can
+prepare it, and are SKIPped with its reason otherwise."""
+import glob
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+from harness import REPO, Fail, check, run_cmd  # noqa: E402
+
+DOCS = ["README.md", *sorted(glob.glob(os.path.join(REPO, "docs", "*.md"))),
+        "tests/kvm-lane/README.md"]
+STARTS = re.compile(r"^(sudo )?(\./run\.sh|\./tests/run|tests/run|make|qemu-system-x86_64"
+                    r"|(tools|tests)/\S+\.(sh|py))(\s|$)")
+# Placeholders filled with a value of the kind they stand for.
+FILL = {"IMG": "build/ipibench.elf32", "CPU": "host,hv-ipi,kvm-pv-ipi=off"}
+GUEST_OK = {65, 67}  # QEMU's exit for a guest SUCCESS, SKIP (docs/exit-codes.md)
+
+
+def logical_lines(text):
+    """(line number, text) of a block's lines, backslash continuations joined."""
+    out, acc, first = [], "", None
+    for no, line in text:
+        if first is None:
+            first = no
+        if line.rstrip().endswith("\\"):
+            acc += line.rstrip()[:-1] + " "
+            continue
+        out.append((first, acc + line))
+        acc, first = "", None
+    return out
+
+
+def normal(line):
+    """A command line as one canonical string: shell words, comments gone."""
+    return " ".join(shlex.quote(w) for w in shlex.split(line, comments=True))
+
+
+def extract():
+    """[(file:line, canonical command, kind)]: kind 'block' or 'inline'."""
+    found = []
+    for rel in DOCS:
+        path = os.path.join(REPO, rel)
+        rel = os.path.relpath(path, REPO)
+        lines = open(path).read().split("\n")
+        fence, block, prev_blank = None, [], True
+        for no, line in enumerate(lines, 1):
+            if line.startswith("```"):
+                if fence is None:
+                    fence, block = line[3:].strip(), []
+                    continue
+                is_sh = fence in ("sh", "bash")
+                for at, cmd in logical_lines(block):
+                    body = cmd.strip()
+                    if not body or body.startswith("#"):
+                        continue
+                    if STARTS.match(body):
+                        found.append((f"{rel}:{at}", normal(body), "block"))
+                    elif is_sh:
+                        found.append((f"{rel}:{at}", body, "not a command"))
+                fence = None
+                continue
+            if fence is not None:
+                block.append((no, line))
+                continue
+            if prev_blank and line.startswith("    ") and STARTS.match(line.strip()):
+                found.append((f"{rel}:{no}", normal(line.strip()), "block"))
+            for span in re.findall(r"`([^`\n]+)`", line):
+                # A bare file name (`tools/deps.sh`) names a file, not a command.
+                if STARTS.match(span) and (" " in span.strip() or span.startswith("./")
+                                           or span == "make"):
+                    found.append((f"{rel}:{no}", span.strip(), "inline"))
+            prev_blank = not line.strip() or (prev_blank and line.startswith("    "))
+    return found
+
+
+class Ctx:
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.results = os.path.join(tmp, "results")
+        self.env = {"IPIBENCH_RESULTS": self.results}
+        self.lane_why = None  # None: not asked yet; "": ready
+        self.hw_kvm = hardware_kvm()
+        self.ran = {}
+
+    def lane(self):
+        if self.lane_why is None:
+            rc, out, err = run_cmd(["tests/kvm-lane/prepare.sh"], timeout=600)
+            self.lane_why = "" if rc == 0 else (out + err).strip().split("\n")[-1]
+        return self.lane_why
+
+    def date_dir(self, label):
+        """results/DATE-label as the matrix saved it."""
+        dirs = sorted(glob.glob(os.path.join(self.results, f"*-{label}")))
+        check(dirs, f"no matrix saved under {self.results} with label {label}")
+        return dirs[-1]
+
+
+def hardware_kvm():
+    """Whether /dev/kvm is a hardware KVM that runs `-cpu host` (not the PVM
+    flavour, which does not virtualize RDTSC and hangs KVM PV calls)."""
+    import ipibench_accel
+    kvm = ipibench_accel.HostKvm(shutil.which("qemu-system-x86_64") or "qemu-system-x86_64")
+    return (kvm.usable() and not os.path.exists("/sys/module/kvm_pvm")
+            and kvm.probe("host", "q35") is None)
+
+
+def argv_of(cmd, ctx):
+    """The words of a documented command with its placeholders filled."""
+    words = shlex.split(cmd)
+    if words[0] == "sudo":
+        words = words[1:]
+    filled = []
+    for w in words:
+        for label in ("before", "after", "matrix"):
+            stem = f"results/DATE-{label}"
+            if w.startswith(stem):
+                # The docs' DATE-matrix names a matrix saved with the default
+                # label; the test's one such matrix is the README's 'before'.
+                got = ctx.date_dir("before" if label == "matrix" else label)
+                w = got + w[len(stem):]
+        # The docs' scratch folder: the test's own, so two runs never share one.
+        filled.append(ctx.tmp + w[len("/tmp"):] if w.startswith("/tmp/lane") else FILL.get(w, w))
+    return filled
+
+
+def run(argv, ctx, codes=(0,), needles=(), timeout=900):
+    """argv's output, once it exited in codes with every needle in it; a
+    command shown in two spellings (sudo ./run.sh, ./run.sh) runs once."""
+    key = tuple(argv)
+    if key not in ctx.ran:
+        ctx.ran[key] = run_cmd(argv, env=ctx.env, timeout=timeout)
+    rc, out, err = ctx.ran[key]
+    text = out + err
+    check(rc in codes, f"`{shlex.join(argv)}` exited {rc}, expected {'/'.join(map(str, codes))}:\n"
+          + "\n".join(text.strip().split("\n")[-12:]))
+    for n in needles:
+        check(re.search(n, text, re.M), f"`{shlex.join(argv)}`: output lacks /{n}/")
+    return text
+
+
+# What each kind of entry does with the command (see the module's text).
+def as_written(codes=(0,), needles=(), then=None):
+    def go(cmd, ctx):
+        run(argv_of(cmd, ctx), ctx, codes, needles)
+        if then:
+            then(cmd, ctx)
+    return go
+
+
+def in_lane(codes=(0,), needles=()):
+    def go(cmd, ctx):
+        why = ctx.lane()
+        if why:
+            return f"SKIP the KVM lane cannot be prepared here: {why}"
+        run(argv_of(cmd, ctx), ctx, codes, needles)
+    return go
+
+
+def kvm_host(refused, needles):
+    """Needs a KVM host (and root): where there is none, the documented
+    refusal; where there is one, not run by the tests (it reloads modules
+    or traces the host's KVM), only by a person."""
+    def go(cmd, ctx):
+        if ctx.hw_kvm:
+            return "SKIP needs this host's own KVM, which the tests leave alone"
+        run(argv_of(cmd, ctx), ctx, (refused,), needles)
+    return go
+
+
+def raw_qemu(cmd, ctx):
+    """A raw QEMU line for KVM: under TCG where there is no hardware KVM."""
+    argv = argv_of(cmd, ctx)
+    if not ctx.hw_kvm:
+        for i, w in enumerate(argv[:-1]):
+            if w == "-accel" and argv[i + 1] == "kvm":
+                # One thread: multi-threaded TCG's spinning vCPUs starve each
+                # other on a 2-core host (run.sh's tcg-single, for the same reason).
+                argv[i + 1] = "tcg,thread=single"
+            if w == "-cpu" and argv[i + 1].split(",")[0] == "host":
+                argv[i + 1] = "max" + argv[i + 1][len("host"):]
+    rc, out, err = run_cmd(["timeout", "300", *argv], timeout=320)
+    check(rc in GUEST_OK, f"`{shlex.join(argv)}` exited {rc}: "
+          + "\n".join((out + err).strip().split("\n")[-8:]))
+
+
+def shortened(add=(), **subst):
+    """As written, with durations shortened: words replaced or added."""
+    def go(cmd, ctx):
+        run([subst.get(w, w) for w in argv_of(cmd, ctx)] + list(add), ctx)
+    return go
+
+
+def the_suite(check_argv, needle):
+    def go(cmd, ctx):
+        run(check_argv, ctx, (0,), (needle,))
+    return go
+
+
+def synopsis(help_argv):
+    """A synopsis: every option it names is in help_argv's output."""
+    def go(cmd, ctx):
+        text = run(help_argv, ctx)
+        for opt in re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", cmd):
+            check(re.search(rf"(?<![\w-]){re.escape(opt)}(?![\w-])", text),
+                  f"`{cmd}`: {opt} is not in `{shlex.join(help_argv)}`")
+    return go
+
+
+def matrix_then_after(cmd, ctx):
+    """The README's comment: '... then the same with --label after'."""
+    run(argv_of(cmd.replace("--label before", "--label after"), ctx), ctx)
+
+
+COMMANDS = {
+    # README: the two commands.
+    "sudo ./run.sh": as_written(needles=(r"^run\.sh: (SUCCESS|SKIP)",)),
+    "./run.sh": as_written(needles=(r"^run\.sh: (SUCCESS|SKIP)",)),
+    "sudo ./tests/run": the_suite(["tests/run", "--list"], "^kvm-lane$"),
+    # README: booting it yourself.
+    "make": as_written(),
+    "make iso": as_written(),
+    "./run.sh --help": as_written(needles=("^usage: ./run.sh ",)),
+    "./run.sh run --help": as_written(needles=("^  --preset NAME ",)),
+    "./run.sh --smp 8 --machine pc --cpu max,-x2apic --append plan=boot":
+        as_written(needles=(r"^run\.sh: SUCCESS",)),
+    "./run.sh --smp 6,sockets=2,cores=3 --append help=1": as_written(needles=("^plan +default",)),
+    "qemu-system-x86_64 -accel kvm -cpu host -smp 4 -m 256M -nodefaults -display none -serial "
+    "stdio -device isa-debug-exit,iobase=0xf4,iosize=0x04 -kernel build/ipibench.elf32 "
+    "-append plan=default": raw_qemu,
+    # README: the lane, AVIC on/off, exits.
+    "tests/kvm-lane/lane.sh --image build/ipibench.elf32 --presets hv-xmm,kvm-pv --append "
+    "plan=check --out /tmp/lane": in_lane(needles=(r"hv-xmm +6[57] ",)),
+    "sudo ./run.sh ab --module-param kvm_amd.avic=0,1 --preset x2apic --boots 5 --append "
+    "bench=send-cost,single,single-halt,broadcast":
+        kvm_host(33, (r"^run\.sh: ab: kvm_amd\.avic: .*nothing was changed",)),
+    "sudo ./run.sh --exits --accel kvm --preset x2apic":
+        kvm_host(29, (r"^run\.sh: --exits: ",)),
+    "./run.sh --preset NAME": synopsis(["./run.sh", "run", "--help"]),
+    "./run.sh --accel kvm-in-tcg --preset NAME": synopsis(["./run.sh", "run", "--help"]),
+    # README: host tools.
+    "./run.sh list": as_written(needles=("^x2apic ",)),
+    "./run.sh run --preset x2apic --smp 4": as_written(),
+    "./run.sh --accel kvm-in-tcg --preset hv-xmm --append plan=check":
+        in_lane(needles=(r"^run\.sh: (SUCCESS|SKIP)",)),
+    "./run.sh matrix --presets xapic,x2apic --smp 4 --boots 5 --label before":
+        as_written(then=matrix_then_after),
+    "./run.sh compare --pair xapic=x2apic results/DATE-before/x2apic-smp4":
+        as_written(needles=(r"xapic=x2apic",)),
+    "./run.sh compare results/DATE-before/x2apic-smp4 results/DATE-after/x2apic-smp4":
+        as_written(),
+    # 20: TCG's timings move with host load, so a 5% regression may be seen.
+    "./run.sh gate --baseline results/DATE-before/x2apic-smp4 --threshold 5 "
+    "results/DATE-after/x2apic-smp4": as_written(codes=(0, 20)),
+    "./run.sh report results/DATE-before/x2apic-smp4 results/DATE-after/x2apic-smp4":
+        as_written(),
+    # README: tests and benchmarks of the harness.
+    "./tests/run": the_suite(["tests/run", "--list"], "^unit$"),
+    "make test": the_suite(["make", "-n", "test"], r"^\./tests/run$"),
+    "make lint": the_suite(["make", "-n", "lint"], r"tools/lint\.sh$"),
+    "make fuzz": shortened(add=["FUZZ_SECONDS=1"]),
+    "make fuzz FUZZ_SECONDS=600": shortened(**{"FUZZ_SECONDS=600": "FUZZ_SECONDS=1"}),
+    "tests/fuzz/run.sh --only madt --seconds 600": shortened(**{"600": "1"}),
+    "make bench": shortened(add=["BENCH_BOOTS=1", "ICOUNT_BOOTS=1"]),
+    "make bench-boot": shortened(add=["BENCH_BOOTS=1"]),
+    # docs/host-tools.md
+    "./run.sh matrix --presets xapic,x2apic --smp 2,4 --boots 5 --label avic-on": as_written(),
+    "./run.sh compare --pair xapic=x2apic results/DATE-matrix/x2apic-smp4":
+        as_written(needles=(r"xapic=x2apic",)),
+    "./run.sh compare --pair X=Y A [B]": synopsis(["./run.sh", "compare", "--help"]),
+    "./run.sh run --preset NAME": synopsis(["./run.sh", "run", "--help"]),
+    "./run.sh --exits --accel kvm-in-tcg --preset NAME": synopsis(["./run.sh", "run", "--help"]),
+    "tests/kvm-lane/lane.sh --exits": synopsis(["tests/kvm-lane/lane.sh", "--help"]),
+    "tools/ipibench.py kvm-only CPU": as_written(needles=("^hv-ipi$",)),
+    "./run.sh ab --module-param MODULE.PARAM=A,B [--boots N] [run options]":
+        synopsis(["./run.sh", "ab", "--help"]),
+    "./run.sh report --pair xapic=x2apic results/DATE-matrix/x2apic-smp4": as_written(),
+    "tools/deps.sh build": as_written(),
+    "tools/deps.sh report": as_written(),
+    # docs/results.md
+    "tools/validate.py LOG": synopsis(["tools/validate.py", "--help"]),
+    # docs/hyperv-abi.md
+    "qemu-system-x86_64 -accel kvm -machine q35 -smp 4 -m 512M -nodefaults -display none -cpu "
+    "host,hv-vpindex,hv-vapic,hv-ipi,hv-tlbflush,hv-tlbflush-ext,hv-xmm-input,hv-time,"
+    "hv-frequencies,hv-relaxed -serial stdio -device isa-debug-exit,iobase=0xf4,iosize=0x04 "
+    "-kernel build/ipibench.elf32": raw_qemu,
+    # tests/kvm-lane/README.md
+    "qemu-system-x86_64 -accel kvm": synopsis(["qemu-system-x86_64", "-help"]),
+    "tests/kvm-lane/prepare.sh": in_lane(),
+    "tests/kvm-lane/lane.sh --image build/ipibench.elf32 --append plan=check":
+        in_lane(needles=(r"kvm-lane: +kvm-pv +6[57] ",)),
+    "tests/kvm-lane/lane.sh --image IMG --presets hv,kvm-pv --out /tmp/lane --timeout 120 "
+    "--append plan=check": in_lane(needles=(r"kvm-lane: +hv +6[57] ",)),
+}
+
+
+def canon(cmd):
+    """The one spelling of a command the table and the documents share."""
+    try:
+        return normal(cmd)
+    except ValueError:
+        return cmd.strip()
+
+
+def main():
+    known = {canon(k): v for k, v in COMMANDS.items()}
+    todo, bad = {}, 0
+    for where, cmd, kind in extract():
+        if kind == "not a command":
+            print(f"not ok - docs: {where}: `{cmd}` in a sh block is not a command (mark the "
+                  "block as text, or teach this test the program)")
+            bad += 1
+        elif canon(cmd) not in known:
+            print(f"not ok - docs: {where}: `{cmd}` has no entry in tests/tools/test_docs.py")
+            bad += 1
+        else:
+            todo.setdefault(canon(cmd), where)  # shown twice, run once
+    for key in known:
+        if key not in todo:
+            print(f"not ok - docs: the entry `{key}` names an example no document shows any more")
+            bad += 1
+    ctx = Ctx(tempfile.mkdtemp(prefix="ipibench-docs-"))
+    try:
+        for key, where in todo.items():  # in document order: the matrix before its compare
+            t0 = time.monotonic()
+            try:
+                skip = known[key](key, ctx)
+                took = f" ({time.monotonic() - t0:.1f} s)"
+                print(f"ok - docs: {where}: {key}" + (f" # {skip}" if skip else took))
+            except (Fail, subprocess.TimeoutExpired) as e:
+                bad += 1
+                print(f"not ok - docs: {where}: {key}")
+                for line in str(e).split("\n"):
+                    print(f"#   {line}")
+            sys.stdout.flush()
+    finally:
+        shutil.rmtree(ctx.tmp, ignore_errors=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
