@@ -619,15 +619,24 @@ class Side:
                     self.exits.setdefault(key, []).append(
                         (exits_total(ex["sender"]), exits_total(ex["targets"])))
             # The kvm-unit-tests view: one row per vmexit.c name and backend,
-            # its value the mean cycles per iteration (as vmexit.c reports).
+            # its value the mean per iteration (as vmexit.c reports), in ns
+            # through the boot's own TSC frequency when the unit is ns.
+            tsc = getattr(boot, "env", {}).get("tsc")
+            khz = tsc.get("khz") if isinstance(tsc, dict) else None
             for rec in getattr(boot, "kut", []):
                 if backend is not None and rec.get("backend") != backend:
                     continue
                 key = ("kvm-unit-tests", rec.get("name"), "mean", label if backend is not None
                        else rec.get("backend"), "none", 1)
                 self.statuses.setdefault(key, set()).add("SUCCESS")
-                if isinstance(rec.get("mean_cycles"), int):
-                    per_boot.setdefault(key, []).append(rec["mean_cycles"])
+                mean = rec.get("mean_cycles")
+                if not isinstance(mean, int):
+                    continue
+                if unit == "ns":
+                    if not isinstance(khz, int) or khz <= 0:
+                        continue  # no frequency, no ns: like a result without "ns"
+                    mean = mean * 1_000_000 // khz
+                per_boot.setdefault(key, []).append(mean)
             # Several records with one key in a boot (every sender/target pair
             # of a matrix run): the boot's value is the median of theirs.
             for key, vals in per_boot.items():

@@ -266,6 +266,23 @@ def the_kvm_unit_tests_view_is_compared_like_any_row(_=None):
 
 
 @case
+def the_kvm_unit_tests_view_in_ns_goes_through_each_boots_tsc_frequency(_=None):
+    class KutBoot(Boot):
+        def __init__(self, cycles, khz):
+            super().__init__(cycles, KEY)
+            self.results = []
+            self.env = {"tsc": {"khz": khz}} if khz else {}
+            self.kut = [{"record": "kut", "name": "ipi_halt", "backend": "x2apic",
+                         "mean_cycles": cycles}]
+    # 3000 cycles at 3 GHz and 2000 at 2 GHz are both 1000 ns; a boot with
+    # no TSC frequency has no ns figure and is left out, as a result would be.
+    cmp = R.Comparison("A", [KutBoot(3000, 3_000_000)] * 4, "B",
+                       [KutBoot(2000, 2_000_000)] * 4 + [KutBoot(9000, None)], unit="ns")
+    r = {x.name: x for x in cmp.rows}.get("kvm-unit-tests/ipi_halt/mean/x2apic/none/n1")
+    check(r is not None and r.a == 1000 and r.b == 1000, f"{[(x.name, x.a, x.b) for x in cmp.rows]}")
+
+
+@case
 def a_skipped_benchmark_reads_no_data_the_same_way_whichever_side_skipped(_=None):
     class SkipBoot(Boot):
         def __init__(self, ran):
