@@ -2,10 +2,13 @@
 """One boot, `./run.sh [run]`: dependencies and build (prepare), the
 accelerator (ipibench_accel), the QEMU command line (ipibench_qemu), a new
 results directory and its console.log, QEMU under `timeout -k` with the
-console streamed (or the KVM lane for --accel kvm-in-tcg), the status
-decoded, results.json and summary.txt saved (ipibench.py save). Exit codes:
-docs/exit-codes.md; signals: ipibench_jobs."""
+console followed (or the KVM lane for --accel kvm-in-tcg), the status
+decoded, results.json and summary.txt saved (ipibench.py save). What is
+printed of the console: ipibench_console (progress and summary), the whole
+of it with --verbose, nothing with --quiet. Exit codes: docs/exit-codes.md;
+signals: ipibench_jobs."""
 import argparse
+import json
 import os
 import re
 import shutil
@@ -17,6 +20,7 @@ import threading
 import time
 
 import ipibench
+import ipibench_console as C
 import ipibench_kvm as K
 import ipibench_qemu as Q
 import ipibench_results as R
@@ -24,7 +28,7 @@ import ipibench_tracefs as TF
 import kvm_trace as KT
 from ipibench_accel import HostKvm, choose
 from ipibench_jobs import Interrupted, elapsed, say
-from ipibench_options import USAGE_RUN, UsageError, parse_run
+from ipibench_options import USAGE_RUN, UsageError, check_memory, parse_run
 
 ToolError = R.ToolError
 LANE = "tests/kvm-lane/lane.sh"
@@ -129,40 +133,95 @@ def read_text(path):
         return ""
 
 
+def qemu_own_line(console, qemu):
+    """QEMU's own last message in a console (QEMU writes its errors there):
+    a line that starts with its program name, else the console's last line."""
+    lines = [line for line in console.replace("\r", "").split("\n") if line.strip()]
+    names = ("qemu-system-", os.path.basename(qemu) + ":")
+    own = [line for line in lines if line.startswith(names)]
+    return (own or lines or [""])[-1]
+
+
 def utc_now():
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 class Follower:
-    """Streams a growing log to standard output until finish(), as
-    `tail -f --pid` would: what was written before the end is all shown."""
+    """Follows a growing log until finish(), as `tail -f --pid` would: each
+    chunk goes to sink.feed(chunk, now) as it is written, sink.tick(now) runs
+    while nothing comes, and what was written before the end is all fed."""
 
-    def __init__(self, path):
+    POLL_S = 0.01  # a unit under TCG takes tens of ms: its time should show
+
+    def __init__(self, path, sink):
+        self.sink = sink
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._run, args=(path,), daemon=True)
         self.thread.start()
 
     def _run(self, path):
-        out, broken = sys.stdout.buffer, False
         with open(path, "rb") as f:
             while True:
                 last = self.done.is_set()
                 chunk = f.read(65536)
                 if chunk:
-                    if not broken:
-                        try:
-                            out.write(chunk)
-                            out.flush()
-                        except (OSError, ValueError):
-                            broken = True  # nobody reads: the boot goes on
+                    self.sink.feed(chunk, time.monotonic())
                     continue
                 if last:
+                    self.sink.close(time.monotonic())
                     return
-                self.done.wait(0.1)
+                self.sink.tick(time.monotonic())
+                self.done.wait(self.POLL_S)
 
     def finish(self):
         self.done.set()
         self.thread.join()
+
+
+class Screen:
+    """Standard output for the console's lines; once nobody reads it, the
+    boot goes on without it."""
+
+    def __init__(self):
+        self.broken = False
+        self.tty = sys.stdout.isatty()
+        self.width = shutil.get_terminal_size((C.WIDTH, 24)).columns
+
+    def write(self, data):
+        if self.broken:
+            return
+        try:
+            if isinstance(data, bytes):
+                sys.stdout.buffer.write(data)
+            else:
+                sys.stdout.write(data)
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            self.broken = True
+
+
+class Lines:
+    """A Follower's sink: the log cut into lines for a Console; raw: also
+    every byte as it comes to the screen (--verbose)."""
+
+    def __init__(self, console, raw=None):
+        self.console, self.raw, self.rest = console, raw, b""
+
+    def feed(self, chunk, now):
+        if self.raw:
+            self.raw.write(chunk)
+        *lines, self.rest = (self.rest + chunk).split(b"\n")
+        for line in lines:
+            self.console.line(line.decode("utf-8", "replace"), now)
+
+    def tick(self, now):
+        self.console.tick(now)
+
+    def close(self, now):
+        if self.rest:
+            self.console.line(self.rest.decode("utf-8", "replace"), now)
+            self.rest = b""
+        self.console.tick(now)
 
 
 class Boot:
@@ -176,6 +235,11 @@ class Boot:
         self.rc, self.seconds, self.started = 1, "0", ""
         self.trace, self.apicv, self.inhibited, self.kvm_params = "", "", None, {}
         self.module_param = None
+        # What is printed of the console (ipibench_console); it also follows
+        # the boot under --quiet and --verbose, for the timeout's message.
+        self.screen = Screen()
+        self.console = C.Console(self.screen.write, self.screen.tty,
+                                 not (opts.quiet or opts.verbose), self.screen.width)
 
     def run(self):
         """The run's steps, in order; its exit code."""
@@ -199,6 +263,10 @@ class Boot:
             p = load_preset(self.env, self.preset)
             self.preset_cpu, preset_smp, self.preset_extra = p["cpu"], p["smp"], p["extra"]
         self.smp = o.smp or str(preset_smp)
+        try:
+            check_memory(o.memory, self.smp)
+        except UsageError as e:
+            raise ToolError(e.code, e.message)
         if not self.prepared:
             prepare(self.env, self.jobs)
         self.accel, self.cpu, notes = choose(o.accel, o.cpu, self.preset, self.preset_cpu,
@@ -224,18 +292,46 @@ class Boot:
                 "behaviour counts")
 
     def conclude(self):
-        """The status decoded, the results saved, the last line said."""
-        code, what = Q.decode_status(self.rc, self.seconds, self.o.timeout, read_text(self.log))
+        """The status decoded, the results saved, the summary and the last line said."""
+        console = read_text(self.log)
+        code, what = Q.decode_status(self.rc, self.seconds, self.o.timeout, console)
         if self.o.require_apicv and code == Q.EX_OK and self.inhibited is not False:
             code = Q.EX_APICV_INHIBITED
             what = ("APICV-INHIBITED: --require-apicv, but " + (self.apicv or "no trace")
                     + "; the accelerated path was not measured")
+        now, late = time.monotonic(), ""
+        if code == Q.EX_TIMEOUT:
+            # The last resort: say where the guest was when time ran out.
+            late = f" after {self.o.timeout} s; {self.console.last_progress(now)}"
+        self.console.finish(now, None if self.rc in Q.GUEST else what.split(" ", 1)[0])
+        # QEMU that did not start (or exited as QEMU never does) said why itself.
+        qemu_line = qemu_own_line(console, self.env.qemu) if self.accel != "kvm-in-tcg" and \
+            what.startswith(("QEMU-FAILED", "QEMU-UNKNOWN")) else ""
         if self.o.save:
             code = self.save(what.split(" ", 1)[0], code)
-            say(f"run.sh: {what} (QEMU exit {self.rc}); results: {self.dir}")
-        else:
-            say(f"run.sh: {what} (QEMU exit {self.rc})")
+        self.show_summary(console)
+        where = f"; results: {self.dir}" if self.o.save else ""
+        say(f"run.sh: {what} (QEMU exit {self.rc}){late}{where}")
+        if qemu_line:
+            say(qemu_line)  # QEMU's own word on why it did not start: the last line
         return code
+
+    def show_summary(self, console):
+        """The summary under the progress lines (not with --quiet or --verbose)."""
+        if not self.console.show:
+            return
+        records, _ = R.parse_console(console)
+        if not records:
+            return
+        host = {}
+        if self.o.save:
+            try:
+                with open(os.path.join(self.dir, "results.json")) as f:
+                    host = json.load(f).get("host") or {}
+            except (OSError, ValueError, AttributeError):
+                host = {}
+        lines = C.summary(records, host, C.tap_failures(console))
+        self.screen.write("\n" + "\n".join(lines) + "\n")
 
     def compose(self):
         o, paused = self.o, self.o.pin is not None or self.o.perf_kvm or bool(self.tracefs)
@@ -280,7 +376,7 @@ class Boot:
         with open(self.log, "wb") as out:
             job = self.jobs.start(["timeout", "-k", "5", o.timeout, *self.qemu],
                                   stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
-        follow = None if o.quiet else Follower(self.log)
+        follow = Follower(self.log, Lines(self.console, self.screen if o.verbose else None))
         paused = None
         try:
             if self.runtime_dir:
@@ -339,9 +435,11 @@ class Boot:
             if lane_rc == Q.EX_INTERRUPTED:
                 self.jobs.check(self.seconds)
             self.take_lane(out, lane_rc)
-            if not o.quiet:
-                sys.stdout.write(read_text(self.log))
-                sys.stdout.flush()
+            # Read after the fact: no times on its progress lines.
+            if o.verbose:
+                self.screen.write(read_text(self.log))
+            for line in read_text(self.log).replace("\r", "").split("\n"):
+                self.console.line(line)
         finally:
             shutil.rmtree(out, ignore_errors=True)
 
@@ -430,6 +528,7 @@ class Boot:
         """An interrupted run: the console log says so on its last line, and no
         results file is written."""
         sig = self.jobs.interrupted
+        self.console.finish(time.monotonic(), f"interrupted by {sig}")
         if self.log and not self.log_is_temp and os.path.isfile(self.log):
             with open(self.log, "a") as f:
                 f.write(f"\nrun.sh: INCOMPLETE: interrupted by {sig} after {seconds} s; "

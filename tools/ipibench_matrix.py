@@ -12,13 +12,13 @@ import ipibench_qemu as Q
 import ipibench_results as R
 from ipibench_accel import HostKvm, choose
 from ipibench_jobs import Interrupted, elapsed, say
-from ipibench_options import USAGE_MATRIX, UsageError, parse_matrix, parse_run
+from ipibench_options import USAGE_MATRIX, UsageError, check_memory, parse_matrix, parse_run
 
 
 def boot_argv(preset, smp, cfg, boot_dir, verbose, passed):
     """The `run` options of one boot of the matrix."""
     return (["--preset", preset, "--smp", str(smp), "--label", cfg, "--results-dir", boot_dir]
-            + ([] if verbose else ["--quiet"]) + list(passed))
+            + (["--verbose"] if verbose else ["--quiet"]) + list(passed))
 
 
 def check_accel(env, o):
@@ -58,8 +58,9 @@ def run(argv, env, jobs):
     failing boot's code, or at once a setup code (Q.SETUP_CODES)."""
     try:
         o = parse_matrix(argv)
-        if not o.help:  # what every boot is passed, checked before anything is made
-            parse_run(boot_argv("x", 1, "x", "/", False, o.passed), env.caller_dir)
+        # What every boot is passed, checked before anything is made.
+        each = None if o.help else parse_run(boot_argv("x", 1, "x", "/", False, o.passed),
+                                             env.caller_dir)
     except UsageError as e:
         return B.usage_error(e)
     if o.help:
@@ -67,6 +68,16 @@ def run(argv, env, jobs):
         return 0
     try:
         presets = {name: B.load_preset(env, name) for name in o.names}
+        for name in o.names:
+            for smp in o.counts or [presets[name]["smp"]]:
+                check_memory(each.memory, str(smp))
+    except UsageError as e:
+        return B.usage_error(e)
+    except R.ToolError as e:
+        if e.message:
+            say(f"run.sh: {e.message}")
+        return e.code
+    try:
         B.prepare(env, jobs)
         if o.accel == "auto":
             check_accel(env, o)

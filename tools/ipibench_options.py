@@ -5,6 +5,7 @@ Pure code (no process, no file): each parser takes the argument list and
 returns what it asked for, or raises UsageError with the message and exit
 code 2 (docs/exit-codes.md). tests/tools/test_runner.py holds its cases."""
 import os
+import re
 
 EX_USAGE = 2
 
@@ -25,9 +26,12 @@ Exit codes: docs/exit-codes.md.
 
 USAGE_RUN = """usage: ./run.sh [run] [options]
 
-Boots ipibench once and prints its console. Unless --no-save, it lands in
-results/<UTC date>-<label>/: console.log, results.json (the guest's records
-and the host's facts) and summary.txt.
+Boots ipibench once and prints what a person reads: the boot facts, one
+progress line per unit of the plan ("[12/40] x2apic broadcast ... 3.1 s"),
+failures and skips with their reasons, and a summary of the headline figures
+(--verbose: the whole guest console instead). Unless --no-save, it lands in
+results/<UTC date>-<label>/: console.log (all of the console), results.json
+(the guest's records and the host's facts) and summary.txt.
 
 options:
   --preset NAME     a named configuration of tools/presets.conf (./run.sh list):
@@ -36,7 +40,8 @@ options:
   --cpu MODEL[,F]   QEMU -cpu value (default: host under KVM, max under TCG); with
                     --preset, the base model its flags are appended to
   --machine M       pc or q35 (default q35)
-  --memory SIZE     guest RAM (default 256M)
+  --memory SIZE     guest RAM as QEMU's -m takes it: 256M, 1G, a plain number is MiB
+                    (default 256M; at least what the guest needs: 3M at -smp 4)
   --append ARGS     kernel command line, e.g. 'plan=check' (help=1 lists keys)
   --accel A         kvm, tcg, tcg-single, kvm-in-tcg or auto (default auto: kvm when
                     /dev/kvm can run the vCPU model, else tcg-single, except for a
@@ -67,7 +72,8 @@ options:
   --module-param M.P=V  kvm-in-tcg only: load the lane's KVM module M with P=V and
                     report what it granted (on a KVM host: ./run.sh ab)
   -- ARGS...        everything after -- goes to QEMU as it is (e.g. -device ...)
-  --quiet           do not stream the console, print only the final line
+  --verbose         stream the whole guest console as it comes (records included)
+  --quiet           print nothing but the final line
   --no-save         do not keep anything under results/
   -h, --help        this text
 
@@ -102,7 +108,7 @@ options:
   --append, --accel, --machine, --memory, --timeout, --pin[=CPUS], --perf-kvm,
   --allow-fallback  passed to every boot (./run.sh run --help); under --accel auto
                     a preset that needs KVM it cannot have stops the matrix at once
-  --verbose         stream every console
+  --verbose         stream every boot's whole console (default: one line per boot)
   -h, --help        this text
 
 exit status: 0 every boot succeeded; otherwise the run exit code of the first
@@ -160,11 +166,20 @@ class RunOptions:
         self.machine, self.memory, self.accel, self.timeout = "q35", "256M", "auto", "300"
         self.results_dir = ""  # --results-dir, made absolute
         self.pin = None  # None: no --pin; "": the CPUs run.sh may use; else a CPU list
-        self.iso = self.perf_kvm = self.allow_fallback = self.quiet = self.help = False
+        self.iso = self.perf_kvm = self.allow_fallback = self.help = False
+        self.console = "progress"  # or "quiet", "verbose": the last of those options wins
         self.exits = self.require_apicv = False
         self.module_param = ""
         self.save = True
         self.qemu_args = []  # after --
+
+    @property
+    def quiet(self):
+        return self.console == "quiet"
+
+    @property
+    def verbose(self):
+        return self.console == "verbose"
 
 
 class MatrixOptions:
@@ -183,8 +198,9 @@ RUN_VALUES = {"--preset": "preset", "--smp": "smp", "--cpu": "cpu", "--machine":
               "--module-param": "module_param"}
 RUN_FLAGS = {"--iso": ("iso", True), "--perf-kvm": ("perf_kvm", True), "--exits": ("exits", True),
              "--require-apicv": ("require_apicv", True),
-             "--allow-fallback": ("allow_fallback", True), "--quiet": ("quiet", True),
-             "--no-save": ("save", False)}
+             "--allow-fallback": ("allow_fallback", True), "--no-save": ("save", False),
+             # How much of the console: the last one given wins (ab adds --quiet).
+             "--quiet": ("console", "quiet"), "--verbose": ("console", "verbose")}
 
 
 def _value(argv, i, prefix=""):
@@ -239,6 +255,9 @@ def check_run(o):
         raise UsageError(f"--machine takes pc or q35, not '{o.machine}'")
     if not _digits(o.timeout):
         raise UsageError(f"--timeout takes whole seconds, not '{o.timeout}'")
+    if memory_mib(o.memory) is None:
+        raise UsageError(f"--memory takes a size as QEMU's -m does (256M, 1G, 1.5G; a plain "
+                         f"number is MiB), not '{o.memory}'")
     if o.iso and o.append:
         raise UsageError("--iso boots with the ISO's own command line; --append needs -kernel")
     if o.module_param and o.accel != "kvm-in-tcg":
@@ -249,6 +268,67 @@ def check_run(o):
     if o.accel not in ACCELS:
         raise UsageError("--accel takes kvm, tcg, tcg-single, kvm-in-tcg or auto, "
                          f"not '{o.accel}'")
+
+
+# What the guest needs (measured under TCG with the default plan: the least
+# -m at which it still ends with a status, bisected in KiB): 1841 KiB on one
+# CPU; from two CPUs on, 2340 KiB plus 36 KiB a CPU (the image to 1.6 MiB, then
+# per CPU its stacks, IDT and per-CPU area; the multi-CPU benchmarks' sample
+# buffers), 4642 KiB at 64 CPUs. 128 KiB on top for the image to grow; under
+# KVM the Hyper-V and KVM PV backends add tables of n x n entries, which the
+# guest reports itself ("out of memory", status ERROR) if they do not fit.
+# Below the image's own size the VM hangs before its first line: hence the
+# refusal (docs/exit-codes.md).
+MEM_ONE_CPU_KIB, MEM_BASE_KIB, MEM_PER_CPU_KIB, MEM_MARGIN_KIB = 1841, 2340, 36, 128
+SIZE_UNITS = {"": 1 << 20, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40,
+              "P": 1 << 50, "E": 1 << 60}
+
+
+def memory_mib(text):
+    """QEMU's -m value in MiB (a float), or None when QEMU's syntax is not
+    met: [size=]N[.F][B|K|M|G|T|P|E], any case, a plain number is MiB; the
+    slots= and maxmem= that may follow do not change the boot RAM."""
+    first = text.split(",", 1)[0]
+    if first.startswith("size="):
+        first = first[len("size="):]
+    m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)([bBkKmMgGtTpPeE]?)", first)
+    if not m:
+        return None
+    return float(m.group(1)) * SIZE_UNITS[m.group(2).upper()] / (1 << 20)
+
+
+def smp_cpus(spec):
+    """The vCPUs online at boot of a -smp value (its first number, or cpus=,
+    else the product of its topology); 1 when it cannot be told: the least,
+    so a minimum derived from it is never too high."""
+    fields = spec.split(",")
+    if _count(fields[0]):
+        return int(fields[0])
+    kv = dict(f.split("=", 1) for f in fields if "=" in f)
+    if _count(kv.get("cpus", "")):
+        return int(kv["cpus"])
+    n = 1
+    for k in ("sockets", "dies", "clusters", "cores", "threads"):
+        if _count(kv.get(k, "")):
+            n *= int(kv[k])
+    return n
+
+
+def memory_minimum_mib(cpus):
+    """The least whole MiB the guest needs on cpus vCPUs."""
+    kib = (MEM_ONE_CPU_KIB if cpus <= 1 else MEM_BASE_KIB + MEM_PER_CPU_KIB * cpus) + \
+        MEM_MARGIN_KIB
+    return -(-kib // 1024)
+
+
+def check_memory(memory, smp):
+    """A UsageError (exit 2) when --memory is below what the guest needs at -smp smp."""
+    mib, cpus = memory_mib(memory), smp_cpus(smp)
+    need = memory_minimum_mib(cpus)
+    if mib is not None and mib < need:
+        got = f"{mib:g} MiB" if mib >= 1 else f"{mib * 1024:g} KiB"
+        raise UsageError(f"--memory {memory} ({got}) is below what the guest needs at -smp "
+                         f"{smp}: {need} MiB (--memory {need}M or more; the default is 256M)")
 
 
 def split_list(text):

@@ -40,7 +40,7 @@ class Scenario:
         self.iso, self.timeout, self.qemu, self.accel = iso, timeout, list(qemu), accel
 
     def command(self):
-        cmd = ["./run.sh", "--accel", self.accel, "--no-save", "--smp", self.smp,
+        cmd = ["./run.sh", "--verbose", "--accel", self.accel, "--no-save", "--smp", self.smp,
                "--machine", self.machine, "--cpu", self.cpu,
                "--timeout", str(self.timeout)]
         if self.iso:

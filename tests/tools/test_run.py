@@ -288,6 +288,116 @@ def _(ctx):
                "--append", LONG), 7, "TIMEOUT")
 
 
+# --- what run.sh prints (docs/host-tools.md, "What run.sh prints")
+
+
+def progress(out):
+    """The [i/N] and [i-j/N] lines of run.sh's output: (indices covered in
+    order, the totals, {index: its line})."""
+    covered, totals, lines = [], set(), {}
+    for m in re.finditer(r"^\[ *(\d+)(?:-(\d+))?/(\d+)\] (.*)$", out, re.M):
+        span = range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1)
+        covered += span
+        totals.add(int(m.group(3)))
+        lines.update((i, m.group(0)) for i in span)
+    return covered, totals, lines
+
+
+@case("the default plan at -smp 4: a progress line per phase, then a summary in 80x50")
+def _(ctx):
+    root = os.path.join(ctx.tmp, "console")
+    rc, out, err = expect(run("--accel", "tcg-single", "--smp", "4",
+                              env={"IPIBENCH_RESULTS": root}), 0)
+    d = os.path.join(root, os.listdir(root)[0])
+    log = open(os.path.join(d, "console.log")).read()
+    phases = [json.loads(l) for l in log.splitlines() if l.startswith('{"record":"phase"')]
+    covered, totals, lines = progress(out)
+    check(phases and covered == list(range(1, len(phases) + 1)) and totals == {len(phases)},
+          f"{len(phases)} phases, progress covers {covered} of {totals}")
+    for p in phases:
+        line = lines[p["index"]]
+        check(p["backend"] in line or p["bench"] in line, f"{p}: {line}")
+    check(re.search(r"^check xapic: \d+ passed \.\.\. [0-9.]+ s$", out, re.M), "suite line")
+    check(re.search(r"hv-icr.* \.\.\. SKIP: no Hyper-V interface", out), "a SKIP's reason")
+    # The console's raw material stays in console.log; none of it on screen.
+    check("\r" not in out and '{"record":' not in out and not re.search(r"^ok \d", out, re.M)
+          and not re.search(r"^(broadcast|self|norov) ", out, re.M), f"raw lines: {out[:600]}")
+    check(re.search(r"^smp: 4 of 4 CPUs online$", out, re.M), "boot facts")
+    # The summary: within one 80x50 screen, each backend's figures as results.json has them.
+    summary = out[out.index("\nsummary: ") + 1:].splitlines()
+    check(len(summary) <= 50 and max(map(len, summary)) < 80,
+          f"summary of {len(summary)} lines, widest {max(map(len, summary))}")
+    recs = json.load(open(os.path.join(d, "results.json")))["records"]
+    for b in ("xapic", "xapic-logical", "x2apic", "x2apic-cluster"):
+        row = re.search(rf"^{b} +cyc (.*)$", out, re.M)
+        check(row, f"no row for {b}")
+        for bench, metric in (("send-cost", "send"), ("single", "round-trip"),
+                              ("single-halt", "round-trip")):
+            r = next(x for x in recs if x["record"] == "result" and x["backend"] == b and
+                     (x["bench"], x["metric"]) == (bench, metric))
+            check(str(r["cycles"]["p50"]) in row.group(1).split(), f"{b} {bench}: {row.group(0)}")
+    check("skipped: hv-icr, hv-ipi, hv-ipi-slow, hv-ipi-ex, hv-ipi-ex-xmm: no Hyper-V" in out,
+          "skipped backends")
+    check(re.search(r"^correctness: check all: \d+ passed, 0 failed", out, re.M), "correctness")
+    check(f"run.sh: SKIP (QEMU exit 67); results: {d}" in err, err[-300:])
+    ctx.default_out = out
+
+
+@case("--verbose streams the whole console, records and TAP lines, as the log has it")
+def _(ctx):
+    append = "plan=default backends=x2apic bench=send-cost iters=5 warmup=1 budget=1"
+    root = os.path.join(ctx.tmp, "verbose")
+    rc, out, err = expect(run("--accel", "tcg-single", "--smp", "2", "--verbose", "--append",
+                              append, env={"IPIBENCH_RESULTS": root}), 0)
+    log = open(os.path.join(root, os.listdir(root)[0], "console.log")).read()
+    check(out == log, "--verbose printed other than console.log")
+    check('{"record":"phase"' in out and re.search(r"^ok 1 - ", out, re.M) and
+          not re.search(r"^\[\d+/\d+\] ", out, re.M) and "summary:" not in out, out[-400:])
+    default = getattr(ctx, "default_out", "")
+    check(default and '{"record":' not in default, "the default run printed records")
+
+
+@case("--memory below what the guest needs: exit 2 at once, with the minimum")
+def _(ctx):
+    t0 = time.monotonic()
+    expect(run("--accel", "tcg-single", "--no-save", "--memory", "1", "--timeout", "20"), 2,
+           "--memory 1 (1 MiB) is below what the guest needs at -smp 4: 3 MiB")
+    check(time.monotonic() - t0 < 10, "not at once")
+    expect(run("--no-save", "--memory", "many"), 2, "--memory takes a size")
+    root = os.path.join(ctx.tmp, "mem")
+    expect(run("matrix", "--presets", "x2apic", "--smp", "64", "--memory", "4M",
+               env={"IPIBENCH_RESULTS": root}), 2, "at -smp 64: 5 MiB")
+    check(not os.path.exists(root), "a refused matrix created results")
+    # The minimum is enough: the default plan at -smp 4 in 3 MiB.
+    expect(run("--accel", "tcg-single", "--no-save", "--quiet", "--memory", "3M"), 0, "SKIP")
+
+
+@case("QEMU that cannot start: exit 8, and QEMU's own line is run.sh's last")
+def _(ctx):
+    rc, out, err = expect(run("--accel", "tcg-single", "--no-save", "--", "-device",
+                              "nonexistent"), 8, "QEMU-FAILED")
+    last = err.strip().splitlines()[-1]
+    check(last == "qemu-system-x86_64: -device nonexistent: 'nonexistent' is not a valid device "
+          "model name", f"last line: {last!r}")
+
+
+@case("past --timeout, run.sh's message quotes where the guest was")
+def _(ctx):
+    # The sender waits a minute for an IPI its target swallowed: inside [1/2].
+    rc, out, err = expect(run("--accel", "tcg-single", "--no-save", "--timeout", "4",
+                              "--append", "plan=bench bench=single,send-cost backends=x2apic "
+                              "debug=swallow-ipi deadline=60000"), 7)
+    check(re.search(r"^run\.sh: TIMEOUT \(QEMU exit 124\) after 4 s; last progress: \[1/2\] "
+                    r"x2apic send-cost \.\.\. [0-9.]+ s$", err, re.M), err[-300:])
+    check(re.search(r"^\[1/2\] x2apic send-cost \.\.\. [0-9.]+ s, stopped: TIMEOUT$", out,
+                    re.M), out[-300:])
+    # Stuck in bring-up, nothing printed but the final line: the guest's last line.
+    rc, out, err = expect(run("--accel", "tcg", "--no-save", "--quiet", "--smp", "2",
+                              "--timeout", "3", "--append", LONG), 7)
+    check(out == "" and re.search(r"^run\.sh: TIMEOUT \(QEMU exit 124\) after 3 s; the guest's "
+                                  r"last line: '(acpi|smp): ", err, re.M), err[-300:])
+
+
 @case("two runs started at once write into two directories, never into a taken one")
 def _(ctx):
     root = os.path.join(ctx.tmp, "twice")

@@ -7,7 +7,9 @@ and fallback rules against a stand-in KVM, the option parsers and their
 errors, and the boot and matrix drivers end to end against a stand-in QEMU
 (a shell script): timeout -k, a second Ctrl-C, streaming, the summary; and
 the paused start of --pin and --perf-kvm against a stand-in QEMU that speaks
-QMP and a stand-in perf.
+QMP and a stand-in perf; what run.sh prints of a console (progress lines,
+redraws on a terminal, the summary) from a made-up console; --memory's
+sizes and minimum; the phase records' checks.
 One TAP line per case, "ok - tools: run.sh ..."; test_tools.py runs them too."""
 import json
 import os
@@ -23,11 +25,15 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
 import ipibench_accel as A  # noqa: E402
+import ipibench_boot as B  # noqa: E402
+import ipibench_console as C  # noqa: E402
 import ipibench_jobs as J  # noqa: E402
 import ipibench_kvm as K  # noqa: E402
 import ipibench_options as O  # noqa: E402
 import ipibench_qemu as Q  # noqa: E402
+import ipibench_matrix as M  # noqa: E402
 import ipibench_results as R  # noqa: E402
+import validate as V  # noqa: E402
 from harness import Fail, check, expect, registry, run_cases, run_cmd  # noqa: E402
 
 CASES, case = registry()
@@ -312,6 +318,260 @@ def _(_s):
     check(J.exit_status(-9) == 137 and J.exit_status(65) == 65, "exit_status")
     check(sorted(Q.SETUP_CODES) == [2, 9, 10, 11, 26, 27, 28, 29, 31], "setup codes")
     check("or at once 2, 9, 10, 11, 26, 27, 28, 29 or 31." in O.USAGE_MATRIX, "matrix help")
+
+
+# --- what run.sh prints of a console (ipibench_console)
+
+
+def rec(kind, **kw):
+    return json.dumps(dict({"record": kind, "schema": 1}, **kw), separators=(",", ":"))
+
+
+def res(backend, bench, metric, status="SUCCESS", reason=None, p50=100, variant="none", n=1):
+    r = {"bench": bench, "metric": metric, "variant": variant, "backend": backend,
+         "status": status, "ntargets": n}
+    if status == "SUCCESS":
+        r["cycles"], r["ns"] = {"p50": p50}, {"p50": p50 // 2}
+    else:
+        r["reason"] = reason
+    return rec("result", **r)
+
+
+# A console as the guest prints it: bring-up, the suite (a failure, SKIPs),
+# five units (a failure, partial SKIPs, two refused backends), the view.
+CONSOLE = [
+    "ipibench test", "smp: CPU 0 APIC ID 0 online (BSP)", "smp: CPU 1 APIC ID 1 online",
+    "smp: 2 of 2 CPUs online", "check: delivery correctness on 2 CPUs",
+    "apic: all 2 CPUs in xapic mode, backend xapic (dest=physical)",
+    "ok 1 - xapic: switch all 2 CPUs to xapic mode, no test vector left",
+    "not ok 2 - xapic: CPU 0 -> CPU 1, vector 0x43: lost it", "#   and more",
+    "ok 3 - xapic: sends from an AP # SKIP one CPU",
+    "ok 4 - hv-icr: every check # SKIP no Hyper-V interface",
+    "ok 5 - hv-ipi: every check # SKIP no Hyper-V interface",
+    "1..5", "check: 1 passed, 1 failed, 3 skipped",
+    rec("check", backend="all", passed=1, failed=1, skipped=3),
+    "bench         metric          variant          backend        cpus         p50 cyc",
+    rec("phase", index=1, of=5, backend="none", bench="dry-run"),
+    "dry-run       loop            none             none           0>none            26",
+    res("none", "dry-run", "loop", p50=26),
+    rec("phase", index=2, of=5, backend="xapic", bench="single"),
+    "apic: all 2 CPUs in xapic mode, backend xapic (dest=physical)",
+    res("xapic", "single", "round-trip", p50=4000),
+    res("xapic", "single", "one-way", "SKIP", "skew 650 is not under 291"),
+    "bench: FAILURE: single on xapic: CPU 1 lost it",
+    res("xapic", "single", "round-trip", "FAILURE", "CPU 1 lost it"),
+    res("xapic", "single", "all", "ERROR", "the harness broke"),
+    rec("phase", index=3, of=5, backend="xapic", bench="single-halt"),
+    res("xapic", "single-halt", "round-trip", p50=5000),
+    res("xapic", "single-halt", "one-way", "SKIP", "skew 650 is not under 352"),
+    rec("phase", index=4, of=5, backend="hv-icr", bench="all"),
+    res("hv-icr", "single", "-", "SKIP", "no Hyper-V interface"),
+    res("hv-icr", "single-halt", "-", "SKIP", "no Hyper-V interface"),
+    rec("phase", index=5, of=5, backend="hv-ipi", bench="all"),
+    res("hv-ipi", "single", "-", "SKIP", "no Hyper-V interface"),
+    "view: kvm-unit-tests x86/vmexit.c names, cycles per iteration (mean)",
+    "test        xapic", "ipi_halt     5000", "note: ipi_halt here is CPU 0 -> CPU 1",
+    rec("end", status="FAILURE", results=9), "ipibench: status FAILURE",
+]
+# What a person reads of it, a line each 10 ms.
+SHOWN = """ipibench test
+smp: 2 of 2 CPUs online
+not ok 2 - xapic: CPU 0 -> CPU 1, vector 0x43: lost it
+#   and more
+check xapic: 1 passed, 1 FAILED, 1 skipped (one CPU) ... 0.06 s
+check hv-icr, hv-ipi ... SKIP: no Hyper-V interface
+[1/5] dry-run ... 0.03 s
+bench: FAILURE: single on xapic: CPU 1 lost it
+[2/5] xapic single ... 0.07 s, 1 FAILURE, 1 ERROR, 1 of 4 SKIP
+    SKIP: skew 650 is not under 291
+    ERROR: single all: the harness broke
+[3/5] xapic single-halt ... 0.03 s, 1 of 2 SKIP
+[4-5/5] hv-icr, hv-ipi ... SKIP: no Hyper-V interface
+ipibench: status FAILURE
+"""
+
+
+def follow(lines, tty=False, step=0.01, upto=None):
+    """A Console fed lines[:upto] step seconds apart: (it, what it wrote)."""
+    out = []
+    c = C.Console(out.append, tty)
+    for i, line in enumerate(lines[:upto]):
+        c.line(line, i * step)
+        c.tick(i * step + step / 2)
+    return c, out
+
+
+def on_screen(text):
+    """What a terminal shows of text: each line as its last redraw left it."""
+    return "\n".join(line.rsplit("\r\033[K", 1)[-1] for line in text.split("\n"))
+
+
+@case("run.sh console: the boot facts, a progress line per unit and per suite label, not the rest")
+def _(_s):
+    c, out = follow(CONSOLE)
+    c.finish(len(CONSOLE) * 0.01)
+    got = "".join(out)
+    check(got == SHOWN, f"printed:\n{got}")
+    check("\r" not in got and c.phases == 5, "carriage returns, or phases miscounted")
+    # A failure the console already showed is not repeated; SKIPs of one cause
+    # are explained once, whatever their figures.
+    check(got.count("CPU 1 lost it") == 1 and "skew 650 is not under 352" not in got, got)
+    # Without times (the lane's log, read afterwards) the same lines, untimed.
+    out = []
+    C.replay("\n".join(CONSOLE), out.append).finish()
+    untimed = SHOWN
+    for t in (" 0.06 s", " 0.03 s,", " 0.03 s", " 0.07 s,"):
+        untimed = untimed.replace(t, "")
+    check("".join(out) == untimed, "".join(out))
+    # Whole SKIPs of one cause share a line only when they come together.
+    _, out = follow(CONSOLE, step=0.2)
+    check("[4/5] hv-icr ... SKIP: no Hyper-V interface\n[5/5] hv-ipi ... SKIP: no Hyper-V "
+          "interface\n" in "".join(out), "".join(out))
+
+
+@case("run.sh console on a terminal: the unit in flight redrawn in place, the same lines left")
+def _(_s):
+    c, out = follow(CONSOLE, tty=True)
+    c.finish(len(CONSOLE) * 0.01)
+    got = "".join(out)
+    check("\r\033[K[2/5] xapic single ... " in got and "check xapic: 1 passed so far ..." in got,
+          f"no redraw: {got!r}")
+    check(on_screen(got) == SHOWN, f"on screen:\n{on_screen(got)}")
+    # Redraws come a few times a second, not with every console line.
+    many = ["check: delivery correctness on 2 CPUs"] + \
+        [f"ok {i} - xapic: CPU 0 -> CPU 1, vector {i}" for i in range(1, 1001)]
+    _, out = follow(many, tty=True, step=0.001)
+    check("".join(out).count("\r") < 10, f"{''.join(out).count(chr(13))} redraws")
+
+
+@case("run.sh console: a boot cut short says where it was (timeout's message)")
+def _(_s):
+    c, out = follow(CONSOLE, upto=22)  # inside [2/5] xapic single, opened at 0.19 s
+    check(c.last_progress(3.29) == "last progress: [2/5] xapic single ... 3.1 s",
+          c.last_progress(3.29))
+    c.finish(3.29, "TIMEOUT")
+    check("".join(out).endswith("[2/5] xapic single ... 3.1 s, stopped: TIMEOUT\n"),
+          "".join(out))
+    c, _ = follow(CONSOLE, upto=8)  # in the suite
+    check(c.last_progress() == "last progress: check xapic: 1 passed so far ...",
+          c.last_progress())
+    c, _ = follow(CONSOLE[:3] + ["qemu-system-x86_64: terminating on signal 15 from pid 9"])
+    check(c.last_progress() == "the guest's last line: 'smp: CPU 1 APIC ID 1 online'",
+          c.last_progress())
+    check(C.Console().last_progress() == "the guest printed nothing", "empty console")
+    log = "ipibench test\nqemu-system-x86_64: -device x: 'x' is not a valid device model name\n"
+    check(B.qemu_own_line(log, "qemu-system-x86_64") ==
+          "qemu-system-x86_64: -device x: 'x' is not a valid device model name", "QEMU's line")
+    check(B.qemu_own_line("timeout: failed to run command 'q'\n", "/x/q") ==
+          "timeout: failed to run command 'q'", "the last line otherwise")
+
+
+SUMMARY_RECORDS = [
+    {"record": "env", "cpus": {"count": 4}, "tsc": {"khz": 2000000, "source": "CPUID 0x15"},
+     "hypervisor": {"vendor": "KVMKVMKVM"}, "harness_cycles": 30,
+     "trust": {"warnings": [{"id": "rdtsc-exits", "text": "RDTSC exits"}]}},
+    {"record": "check", "backend": "all", "passed": 90, "failed": 1, "skipped": 2},
+] + [json.loads(r) for r in (
+    res("x2apic", "self", "send-to-handler", p50=1500, variant="sti-nop"),
+    res("x2apic", "self", "send-to-handler", p50=1400, variant="icr-sti-nop"),
+    res("x2apic", "send-cost", "send", p50=416),
+    res("x2apic", "single", "round-trip", p50=2600),
+    res("x2apic", "single-halt", "round-trip", p50=2700),
+    res("x2apic", "broadcast", "all-ack", p50=9000, variant="loop", n=3),
+    res("x2apic", "broadcast", "all-ack", p50=6000, variant="shorthand", n=3),
+    res("x2apic", "broadcast", "all-ack", p50=3000, variant="shorthand", n=1),
+    res("x2apic", "flush", "crossover-pages", p50=7000, variant="8p", n=3),
+    res("x2apic", "flush", "crossover-pages", p50=7000, variant="1p", n=1),
+    res("hv-ipi", "send-cost", "send", p50=900),
+    res("hv-ipi", "single", "round-trip", "FAILURE", "CPU 3 lost it"),
+    res("hv-ipi", "flush", "crossover-pages", "SKIP", "native stays cheaper", n=3),
+    res("kvm-pv-ipi", "single", "-", "SKIP", "no KVM PV interface"),
+    res("hv-icr", "single", "-", "SKIP", "no Hyper-V interface"),
+    res("hv-vapic", "single", "-", "SKIP", "no Hyper-V interface"),
+)] + [{"record": "end", "status": "FAILURE", "results": 16}]
+
+
+@case("run.sh summary: headline p50s in cycles and ns, warnings, correctness, in 80 columns")
+def _(_s):
+    lines = C.summary(SUMMARY_RECORDS, {"warnings": [{"id": "vcpus", "text": "more vCPUs"},
+                                                     {"id": "x", "text": "RDTSC exits"}]},
+                      ["xapic: CPU 0 -> CPU 1: lost it"])
+    text = "\n".join(lines)
+    row = lambda *cells: "".join(f"{c:>10}" for c in cells)  # noqa: E731
+    for want in ("summary: FAILURE; 4 CPUs, hypervisor KVMKVMKVM, TSC 2000000 kHz (CPUID 0x15), "
+                 "harness 30 cycles".split("; ")[0], "warning: RDTSC exits", "warning: more vCPUs",
+                 "x2apic         cyc" + row(1500, 416, 2600, 2700, 6000, "8p"),
+                 "               ns " + row(750, 208, 1300, 1350, 3000),
+                 "hv-ipi         cyc" + row("-", 900, "FAIL", "-", "-", "never"),
+                 "skipped: kvm-pv-ipi: no KVM PV interface",
+                 "skipped: hv-icr, hv-vapic: no Hyper-V interface",
+                 "correctness: check all: 90 passed, 1 failed, 2 skipped; benchmark records: 10 "
+                 "SUCCESS, 4 SKIP, 1 FAILURE".split("; ")[0],
+                 "FAILURE: single round-trip on hv-ipi: CPU 3 lost it",
+                 "not ok: xapic: CPU 0 -> CPU 1: lost it"):
+        check(want in text, f"summary lacks {want!r}:\n{text}")
+    check(text.count("RDTSC exits") == 1, "a warning twice")
+    check(all(len(line) < C.WIDTH for line in lines) and len(lines) < 30,
+          f"{len(lines)} lines, widest {max(map(len, lines))}")
+    # No warnings field anywhere (older guests, no results.json): none printed.
+    plain = [r for r in SUMMARY_RECORDS if r["record"] != "env"] + [{"record": "env"}]
+    check(not any(line.startswith("warning:") for line in C.summary(plain)), "warning")
+    check(C.warnings_of({"warnings": ["a", {"id": "b"}, 3]}, {"trust": {"warnings": "x"}})
+          == ["a", "b"], "warnings_of")
+    many = C.summary([{"record": "result", "backend": "x", "bench": "single", "status": "ERROR",
+                       "reason": f"r{i}"} for i in range(9)], most_failures=5)
+    check(many[-1] == "... 4 more in console.log", many[-1])
+
+
+@case("run.sh --memory: QEMU's sizes, and below what the guest needs exit 2 with the minimum")
+def _(_s):
+    for text, mib in (("256M", 256), ("1G", 1024), ("1.5g", 1536), ("2048K", 2), ("512", 512),
+                      ("size=1G,slots=2,maxmem=4G", 1024), ("3145728B", 3), ("1t", 1 << 20)):
+        check(O.memory_mib(text) == mib, f"{text}: {O.memory_mib(text)}")
+    for text in ("", "lots", "1M2", "-1", "1 G", "0x10"):
+        check(O.memory_mib(text) is None, f"{text!r} accepted")
+    msg = raises(2, O.parse_run, ["--memory", "lots"], "/")
+    check(msg == "--memory takes a size as QEMU's -m does (256M, 1G, 1.5G; a plain number is "
+          "MiB), not 'lots'", msg)
+    check([O.smp_cpus(s) for s in ("4", "6,sockets=2,cores=3", "sockets=2,cores=3", "cpus=8",
+                                   "2,maxcpus=4", "?")] == [4, 6, 6, 8, 2, 1], "smp_cpus")
+    # Measured under TCG (ipibench_options): 1841 KiB on one CPU, 2482 on 4, 4642 on 64.
+    check([O.memory_minimum_mib(n) for n in (1, 2, 4, 16, 32, 64, 1024)] ==
+          [2, 3, 3, 3, 4, 5, 39], "minimum")
+    msg = raises(2, O.check_memory, "1", "4")
+    check(msg == "--memory 1 (1 MiB) is below what the guest needs at -smp 4: 3 MiB "
+          "(--memory 3M or more; the default is 256M)", msg)
+    check("--memory 1000K (1000 KiB) is below" in raises(2, O.check_memory, "1000K", "1") and
+          "(1.5 MiB) is below" in raises(2, O.check_memory, "1536K", "1"), "KiB")
+    check(O.check_memory("3M", "4") is None and O.check_memory("2", "1") is None and
+          O.check_memory("256M", "1024") is None, "enough refused")
+
+
+@case("run.sh phase records: validate.py checks each and their count; matrix --verbose streams")
+def _(_s):
+    good = {"record": "phase", "schema": 1, "index": 2, "of": 3, "backend": "x", "bench": "y"}
+    for bad, why in (({"index": 4}, "phase index 4 outside 1..3"),
+                     ({"index": 0}, "phase index 0 outside 1..3"),
+                     ({"of": "3"}, "'of' is str, expected int"),
+                     ({"bench": None}, "'bench' is NoneType, expected str")):
+        problems = []
+        V.check_phase(dict(good, **bad), problems)
+        check(problems == [why], f"{bad}: {problems}")
+    problems = []
+    V.check_phase(good, problems)
+    check(not problems and R.record_problems(good) == [], f"{problems}")
+    ph = [dict(good, index=i) for i in (1, 2, 3)]
+    check(V.check_phases(ph, True) == [] and V.check_phases(ph[:2], False) == [] and
+          V.check_phases([], True) == [], "good sequences")
+    check(V.check_phases(ph[:2], True) == ["2 phases opened of the 3 announced"], "short")
+    check(V.check_phases([ph[1], ph[0]], False) != [] and
+          V.check_phases([ph[0], dict(ph[1], of=4)], False) != [], "out of order, two totals")
+    argv = M.boot_argv("x2apic", 2, "c", "/d", True, [])
+    check("--verbose" in argv and "--quiet" not in argv, f"{argv}")
+    check("--quiet" in M.boot_argv("x2apic", 2, "c", "/d", False, []), "quiet boots")
+    # The last of --quiet and --verbose wins (ab adds --quiet after what it was given).
+    check(O.parse_run(["--verbose", "--quiet"], "/").quiet and
+          O.parse_run(["--quiet", "--verbose"], "/").verbose, "last wins")
 
 
 # --- the drivers against a stand-in QEMU

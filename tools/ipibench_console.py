@@ -1,0 +1,561 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""What run.sh prints of a boot by default (docs/host-tools.md, "What run.sh
+prints"): the guest's console filtered, one progress line per unit of the
+plan, and a one-screen summary. The guest's console itself is not changed:
+console.log keeps all of it and --verbose streams it.
+
+- Boot facts and anything unexpected (errors, register dumps, `not ok`
+  lines, QEMU's own messages) are shown as the guest printed them; what is
+  hidden is listed in HIDDEN: record lines, passing TAP lines, the table
+  rows each record repeats, the per-CPU bring-up lines, the mode switches,
+  the kvm-unit-tests table.
+- Progress: the correctness suite by its TAP lines, one line per label
+  ("check x2apic: 23 passed ... 0.05 s"); the benchmarks by the guest's
+  phase records (docs/results.md), "[12/40] x2apic broadcast ... 3.1 s",
+  printed when the unit ends, with its SKIPs and failures. Whole units that
+  SKIP for one reason one after the other share a line. On a terminal the
+  unit in flight is redrawn in place; elsewhere only finished lines are
+  written, so a CI log reads the same without carriage returns.
+- The summary: headline p50s per backend in cycles and ns, correctness
+  counts, failures, skipped backends and warnings, within 80 columns.
+
+Pure but for the clock and the writer it is handed; tests/tools/test_runner.py
+holds its cases."""
+import json
+import re
+import textwrap
+
+WIDTH = 80
+# A finished SKIP line waits this long for the next one with the same reason.
+HOLD_S = 0.5
+# A terminal's line of the unit in flight is refreshed at most this often.
+REDRAW_S = 0.25
+# Lines of the guest's console a person does not need on screen (all stay in
+# console.log): each pattern matches from the start of a line.
+HIDDEN = [re.compile(p) for p in (
+    r'\{"record":',                                   # results.json keeps the records
+    r"ok \d+ - ",                                     # passing and skipped checks: counted
+    r"1\.\.\d+$",                                     # the TAP plan
+    r"check: delivery correctness on \d+ CPUs$",      # the suite's progress replaces it
+    r"check: \d+ passed, \d+ failed, \d+ skipped$",   # the summary repeats it
+    r"smp: CPU \d+ APIC ID \d+ online",               # one line per CPU
+    r"apic: all \d+ CPUs in \S+ mode, backend ",      # every switch
+    r"bench +metric +variant +backend +cpus ",        # the table header ...
+    r"[a-z][a-z0-9_-]* +\S+ +\S+ +\S+ +\d+>\S+ ",     # ... and its rows: each has a record
+    r"norov ",                                        # the ipi_benchmark rows, likewise
+    r"bench: harness cost \d+ cycles",                # in the summary
+    r"flush: crossover: ",                            # in the summary
+    r"hyperv: guest OS ID 0x[0-9a-f]+ set for ",      # every Hyper-V switch
+    r"hyperv: guest OS ID back to 0 ",
+    r"kvm-pv-ipi: Hyper-V guest OS ID cleared ",
+    r"hyperv: VP index by CPU:",                      # one number per CPU
+)]
+# The kvm-unit-tests view: its title, then a header, rows and notes.
+VIEW_START = re.compile(r"view: kvm-unit-tests ")
+VIEW_LINE = re.compile(r"(test +\S|(x2apic_)?self_ipi_\S+ |ipi(_halt)? |note: )")
+QEMU_LINE = re.compile(r"qemu-system-\S*: ")  # QEMU's own messages share the console
+TAP = re.compile(r"(not )?ok \d+ - (.*?)(?: # SKIP (.*))?$")
+
+
+def secs(s):
+    """Elapsed seconds as a person reads them: 0.03 s, 3.1 s, 290 s."""
+    if s < 1:
+        return f"{s:.2f} s"
+    return f"{s:.1f} s" if s < 100 else f"{s:.0f} s"
+
+
+def shape(reason):
+    """A reason without its figures: SKIPs of one cause read the same."""
+    return re.sub(r"\d+", "N", reason or "")
+
+
+def unit_name(phase):
+    """"x2apic broadcast", "dry-run", "hv-icr" (every benchmark of a refused backend)."""
+    b, bench = phase.get("backend", "?"), phase.get("bench", "?")
+    if b == "none":
+        return str(bench)
+    return str(b) if bench == "all" else f"{b} {bench}"
+
+
+def unit_tag(first, last, total):
+    """"[ 3/36]", "[31-35/36]": the index padded to the total's width, so the lines align."""
+    w = len(str(total))
+    return f"[{first:>{w}}/{total}]" if first == last else f"[{first:>{w}}-{last}/{total}]"
+
+
+def unit_lines(phase, seconds, records, seen, shown="", cut=None):
+    """A finished unit: (skip reason when every record SKIPped for one, else
+    None; its lines). seen: shapes of SKIP reasons already explained (updated);
+    shown: what the console showed during the unit (a failure already there
+    is not repeated); cut: why the console ended inside it. seconds None: not
+    timed (a log read afterwards)."""
+    head = f"{unit_tag(phase.get('index'), phase.get('index'), phase.get('of'))} " \
+        f"{unit_name(phase)} ..."
+    counts = {}
+    for r in records:
+        counts[r.get("status")] = counts.get(r.get("status"), 0) + 1
+    skips = [r for r in records if r.get("status") == "SKIP"]
+    reasons = {r.get("reason", "") for r in skips}
+    if skips and len(skips) == len(records) and len(reasons) == 1 and not cut:
+        return skips[0].get("reason", ""), [f"{head} SKIP: {skips[0].get('reason', '')}"]
+    line = head + ("" if seconds is None else " " + secs(seconds))
+    notes = [f"{counts[s]} {s}" for s in ("FAILURE", "ERROR") if counts.get(s)]
+    if skips:
+        notes.append(f"{len(skips)} of {len(records)} SKIP")
+    if cut:
+        notes.append(f"stopped: {cut}")
+    elif not records:
+        notes.append("no records")
+    if notes:
+        line += (", " if seconds is not None else " ") + ", ".join(notes)
+    out = [line]
+    for r in records:
+        st, why = r.get("status"), r.get("reason", "")
+        if st in ("FAILURE", "ERROR") and why and why not in shown:
+            what = " ".join(str(r.get(k)) for k in ("bench", "metric", "variant")
+                            if r.get(k) not in (None, "none", "-"))
+            out.append(f"    {st}: {what}: {why}")
+        elif st == "SKIP" and shape(why) not in seen:
+            seen.add(shape(why))
+            out.append(f"    SKIP: {why}")
+    return None, out
+
+
+def check_lines(label, seconds, passed, failed, skipped, reasons):
+    """A finished label of the correctness suite: (skip reason when its only
+    TAP line was a SKIP, else None; its lines)."""
+    if not passed and not failed and skipped == 1 and reasons:
+        return reasons[0], [f"check {label} ... SKIP: {reasons[0]}"]
+    parts = [f"{passed} passed"] + ([f"{failed} FAILED"] if failed else [])
+    if skipped:
+        parts.append(f"{skipped} skipped ({'; '.join(dict.fromkeys(reasons))})")
+    t = "" if seconds is None else " " + secs(seconds)
+    return None, [f"check {label}: {', '.join(parts)} ...{t}"]
+
+
+def merged_skip(kind, items, reason):
+    """Consecutive whole SKIPs of one reason, as one line."""
+    if kind == "check":
+        return f"check {', '.join(items)} ... SKIP: {reason}"
+    first, last, total = items[0][0], items[-1][0], items[0][1]
+    names = ", ".join(name for _, _, name in items)
+    return f"{unit_tag(first, last, total)} {names} ... SKIP: {reason}"
+
+
+def hidden(line):
+    return any(p.match(line) for p in HIDDEN)
+
+
+class Console:
+    """Follows a boot's console line by line (line(), tick(), finish()), writing
+    through write(text) what a person reads when show is set; tty: redraw the
+    unit in flight in place. now: monotonic seconds, or None for a log read
+    after the fact (no times then)."""
+
+    def __init__(self, write=None, tty=False, show=True, width=WIDTH):
+        self.write, self.tty, self.show = write, tty, show and write is not None
+        self.width = width     # of the terminal: a redrawn line must not wrap
+        self.unit = None       # {"phase", "t0", "records", "shown"}
+        self.group = None      # {"label", "t0", "passed", "failed", "skipped", "reasons"}
+        self.checking, self.in_view, self.ended = False, False, False
+        self.check_t0 = None
+        self.held = None       # {"kind", "reason", "items", "t"}: SKIP lines to merge
+        self.seen = set()
+        self.last_line = ""    # the last console line that is not a record
+        self.last_done = ""    # the last progress line written
+        self.drawn = False     # a redrawn line is on the terminal
+        self.drawn_at = None
+        self.phases = 0
+        self.cut = None        # why the console stopped inside a unit
+
+    # --- output
+
+    def _out(self, text):
+        if not self.show:
+            return
+        self._undraw()
+        self.write(text + "\n")
+
+    def _undraw(self):
+        if self.drawn:
+            self.write("\r\033[K")
+            self.drawn = False
+
+    def _draw(self, now):
+        """The unit in flight on the terminal's last line: drawn when none is,
+        refreshed a few times a second, not on every console line."""
+        if not (self.show and self.tty) or now is None:
+            return
+        if self.drawn and now - self.drawn_at < REDRAW_S:
+            return
+        text = self.in_flight(now)
+        if text:
+            self._undraw()
+            self.write(text[:self.width - 1])
+            self.drawn, self.drawn_at = True, now
+
+    def _done(self, lines):
+        self.last_done = lines[0]
+        self._flush_held()
+        for text in lines:
+            self._out(text)
+
+    def _skip(self, kind, item, reason, line, now):
+        """A whole SKIP: held to share a line with the next of the same reason."""
+        self.last_done = line
+        h = self.held
+        if h and (h["kind"], h["reason"]) == (kind, reason) and \
+                (kind == "check" or h["items"][-1][0] + 1 == item[0]):
+            h["items"].append(item)
+            h["t"] = now
+            return
+        self._flush_held()
+        self.held = {"kind": kind, "reason": reason, "items": [item], "t": now}
+
+    def _flush_held(self):
+        h, self.held = self.held, None
+        if h:
+            self._out(merged_skip(h["kind"], h["items"], h["reason"]))
+
+    # --- input
+
+    def line(self, text, now=None):
+        """One console line, without its newline."""
+        text = text.rstrip("\r\n")
+        if text.startswith('{"record":'):
+            try:
+                rec = json.loads(text)
+            except ValueError:
+                rec = None
+            if isinstance(rec, dict):
+                self._record(rec, now)
+            return
+        if text.strip() and not QEMU_LINE.match(text):
+            self.last_line = text
+        self._suite(text, now)
+        if text.startswith("ipibench: status "):
+            self._close_unit(now)
+            self._close_group(now)
+        if self.show and text.strip() and not self._hidden(text):
+            self._flush_held()
+            self._out(text)
+            if self.unit:
+                self.unit["shown"] += text + "\n"
+        self._draw(now)
+
+    def _hidden(self, text):
+        if VIEW_START.match(text):
+            self.in_view = True
+            return True
+        if self.in_view and VIEW_LINE.match(text):
+            return True
+        self.in_view = False
+        return hidden(text)
+
+    def _record(self, rec, now):
+        kind = rec.get("record")
+        if kind == "phase":
+            self._close_group(now)
+            self.checking = False
+            self._close_unit(now)
+            self.phases += 1
+            self.unit = {"phase": rec, "t0": now, "records": [], "shown": ""}
+        elif kind in ("result", "norov") and self.unit:
+            self.unit["records"].append(rec)
+        elif kind == "check":
+            self._close_group(now)
+            self.checking = False
+        elif kind == "end":
+            self._close_unit(now)
+            self.ended = True
+        self._draw(now)
+
+    def _suite(self, text, now):
+        """The correctness suite's TAP lines, grouped by their label."""
+        if text.startswith("check: delivery correctness on "):
+            self.checking, self.check_t0 = True, now
+            return
+        if not self.checking:
+            return
+        if re.match(r"1\.\.\d+$", text) or re.match(r"check: \d+ passed", text):
+            self._close_group(now)
+            self.checking = False
+            return
+        m = TAP.match(text)
+        if not m:
+            return
+        label = m.group(2).split(": ", 1)[0]
+        g = self.group
+        if g is None or g["label"] != label:
+            t0 = self._close_group(now) if g else self.check_t0
+            g = self.group = {"label": label, "t0": t0, "passed": 0, "failed": 0,
+                              "skipped": 0, "reasons": []}
+        if m.group(1):
+            g["failed"] += 1
+        elif m.group(3) is not None:
+            g["skipped"] += 1
+            g["reasons"].append(m.group(3))
+        else:
+            g["passed"] += 1
+
+    def _close_group(self, now):
+        g, self.group = self.group, None
+        if g is None:
+            return now
+        s = None if now is None or g["t0"] is None else now - g["t0"]
+        reason, lines = check_lines(g["label"], s, g["passed"], g["failed"], g["skipped"],
+                                    g["reasons"])
+        if self.cut:
+            reason, lines[0] = None, f"{lines[0]}, stopped: {self.cut}"
+        if reason is not None:
+            self._skip("check", g["label"], reason, lines[0], now)
+        else:
+            self._done(lines)
+        return now
+
+    def _close_unit(self, now):
+        u, self.unit = self.unit, None
+        if u is None:
+            return
+        p = u["phase"]
+        s = None if now is None or u["t0"] is None else now - u["t0"]
+        reason, lines = unit_lines(p, s, u["records"], self.seen, u["shown"], self.cut)
+        if reason is not None:
+            self._skip("unit", (p.get("index"), p.get("of"), unit_name(p)), reason, lines[0],
+                       now)
+        else:
+            self._done(lines)
+
+    def tick(self, now):
+        """Time passes: a held SKIP line is written, the unit in flight redrawn."""
+        if self.held and now is not None and self.held["t"] is not None and \
+                now - self.held["t"] >= HOLD_S:
+            self._flush_held()
+        self._draw(now)
+
+    def finish(self, now=None, cut=None):
+        """The console ended: what is still open is written as it stands; cut:
+        why it ended there (TIMEOUT, interrupted by SIGINT ...), or None."""
+        if cut and (self.unit or self.group):
+            self.cut = cut
+        self._close_group(now)
+        self._close_unit(now)
+        self._flush_held()
+        self._undraw()
+
+    def in_flight(self, now=None):
+        """The unit (or suite label) under way, as its progress line would begin."""
+        u, g = self.unit, self.group
+        if u:
+            p = u["phase"]
+            head, t0 = f"{unit_tag(p.get('index'), p.get('index'), p.get('of'))} " \
+                f"{unit_name(p)} ...", u["t0"]
+        elif g:
+            head, t0 = f"check {g['label']}: {g['passed']} passed so far ...", g["t0"]
+        else:
+            return ""
+        return head + ("" if now is None or t0 is None else " " + secs(now - t0))
+
+    def last_progress(self, now=None):
+        """For a boot that never ended: the unit it was in, else the last
+        progress line, else the guest's last console line."""
+        flying = self.in_flight(now)
+        if flying:
+            return f"last progress: {flying}"
+        if self.last_done and not self.ended:
+            return f"last progress: {self.last_done} (then: {self.last_line!r})"
+        return f"the guest's last line: {self.last_line!r}" if self.last_line else \
+            "the guest printed nothing"
+
+
+def replay(text, write=None, tty=False):
+    """A whole console log read after the fact (the KVM lane; a timed-out
+    --quiet boot): the Console that followed it."""
+    c = Console(write, tty)
+    for line in text.replace("\r", "").split("\n"):
+        c.line(line)
+    return c
+
+
+# --- the summary
+
+HEAD = ("self", "send-cost", "single", "single", "broadcast", "flush")
+SUB = ("sti-nop", "send", "spin", "halt", "all-ack", "crossover")
+BROADCAST_ORDER = ("shorthand", "set", "loop")
+
+
+def _pick(results, backend, bench, metric, variant=None):
+    """The first record of (backend, bench, metric[, variant]) in console order."""
+    for r in results:
+        if (r.get("backend"), r.get("bench"), r.get("metric")) == (backend, bench, metric) and \
+                (variant is None or r.get("variant") == variant):
+            return r
+    return None
+
+
+def _broadcast(results, backend):
+    """all-ack to the most targets, by shorthand, else one set write, else the loop."""
+    rows = [r for r in results if (r.get("backend"), r.get("bench"), r.get("metric")) ==
+            (backend, "broadcast", "all-ack")]
+    if not rows:
+        return None
+    most = max(r.get("ntargets", 0) for r in rows)
+    rows = [r for r in rows if r.get("ntargets", 0) == most]
+    rank = {v: i for i, v in enumerate(BROADCAST_ORDER)}
+    return min(rows, key=lambda r: rank.get(r.get("variant"), len(rank)))
+
+
+def _flush_cell(results, backend):
+    """Pages from which a flush hypercall beats the native shootdown to the
+    most targets ("8p"), "never", or "-" when no crossover was computed."""
+    rows = [r for r in results if (r.get("backend"), r.get("bench"), r.get("metric")) ==
+            (backend, "flush", "crossover-pages")]
+    if not rows:
+        return "-"
+    r = max(rows, key=lambda r: r.get("ntargets", 0))
+    return str(r.get("variant")) if r.get("status") == "SUCCESS" else "never"
+
+
+def _cells(rec, tsc_known):
+    """(cycles cell, ns cell) of one record."""
+    if rec is None:
+        return "-", ""
+    st = rec.get("status")
+    if st != "SUCCESS":
+        return {"SKIP": "skip", "FAILURE": "FAIL"}.get(st, str(st)), ""
+    cyc = (rec.get("cycles") or {}).get("p50")
+    ns = (rec.get("ns") or {}).get("p50")
+    return (str(cyc) if cyc is not None else "-"), (str(ns) if ns is not None and tsc_known
+                                                    else "")
+
+
+def headline(results, backend, tsc_known=True):
+    """The summary's two rows of one backend: cycles cells, ns cells."""
+    recs = (_pick(results, backend, "self", "send-to-handler", "sti-nop"),
+            _pick(results, backend, "send-cost", "send"),
+            _pick(results, backend, "single", "round-trip"),
+            _pick(results, backend, "single-halt", "round-trip"),
+            _broadcast(results, backend))
+    cells = [_cells(r, tsc_known) for r in recs]
+    return [c for c, _ in cells] + [_flush_cell(results, backend)], [n for _, n in cells] + [""]
+
+
+def _wrap(text, indent="  "):
+    return textwrap.wrap(text, WIDTH - 1, subsequent_indent=indent, break_on_hyphens=False,
+                         break_long_words=True) or [""]
+
+
+def _listed(where, key="warnings"):
+    """where[key], or where["trust"][key], as a list ([] when neither is one)."""
+    if not isinstance(where, dict):
+        return []
+    for w in (where.get(key), (where.get("trust") or {}).get(key)
+              if isinstance(where.get("trust"), dict) else None):
+        if isinstance(w, list):
+            return w
+    return []
+
+
+def warnings_of(env, host=None):
+    """The texts of the warnings of the env record and of the host facts, once
+    each. Either may have none (the field is new): a list under "warnings" (or
+    "trust": {"warnings"}), each entry {"id", "text"} or a plain string."""
+    out = []
+    for w in _listed(env) + _listed(host):
+        text = (w.get("text") or w.get("id")) if isinstance(w, dict) else w
+        if isinstance(text, str) and text and text not in out:
+            out.append(text)
+    return out
+
+
+def _backends(results):
+    """Backends in console order: those with a figure, and those that only SKIPped (with
+    their reasons, in order)."""
+    order, skipped = [], {}
+    for r in results:
+        b = r.get("backend")
+        if not isinstance(b, str) or b == "none" or b in order:
+            continue
+        mine = [x for x in results if x.get("backend") == b]
+        if all(x.get("status") == "SKIP" for x in mine):
+            if b not in skipped:
+                skipped[b] = mine[0].get("reason", "")
+            continue
+        order.append(b)
+    return order, skipped
+
+
+def _failures(results, norov, tap_failures):
+    out = []
+    for r in results:
+        if r.get("status") in ("FAILURE", "ERROR"):
+            out.append(f"{r['status']}: {r.get('bench')} {r.get('metric')} on "
+                       f"{r.get('backend')}: {r.get('reason', '')}")
+    for r in norov:
+        if r.get("status") not in ("SUCCESS", "SKIP", None):
+            out.append(f"{r['status']}: ipi_benchmark {r.get('test')} on {r.get('backend')}")
+    return out + [f"not ok: {t}" for t in tap_failures]
+
+
+def summary(records, host=None, tap_failures=(), most_failures=5):
+    """The summary's lines (each within 80 columns): status and environment,
+    warnings, the headline table, correctness, failures and skipped backends.
+    records: the boot's records in console order; host: results.json's host
+    facts, if saved; tap_failures: the text of its `not ok` lines."""
+    kinds = {}
+    for r in records:
+        kinds.setdefault(r.get("record"), []).append(r)
+    env = (kinds.get("env") or [{}])[0]
+    end = (kinds.get("end") or [None])[-1]
+    results, checks, norov = kinds.get("result", []), kinds.get("check", []), \
+        kinds.get("norov", [])
+    tsc = env.get("tsc") if isinstance(env.get("tsc"), dict) else {}
+    cpus = env.get("cpus") if isinstance(env.get("cpus"), dict) else {}
+    hv = env.get("hypervisor") if isinstance(env.get("hypervisor"), dict) else {}
+    status = end.get("status") if end else "no end record: the plan did not finish"
+    facts = [f"{cpus['count']} CPU{'' if cpus['count'] == 1 else 's'}" if "count" in cpus else None,
+             f"hypervisor {hv['vendor']}" if hv.get("vendor") else None,
+             f"TSC {tsc['khz']} kHz ({tsc.get('source', '?')})" if tsc.get("khz") else None,
+             f"harness {env['harness_cycles']} cycles" if "harness_cycles" in env else None]
+    out = _wrap(f"summary: {status}; " + ", ".join(f for f in facts if f))
+    out += [x for w in warnings_of(env, host) for x in _wrap(f"warning: {w}")]
+    shown, skipped = _backends(results)
+    if shown:
+        most = max((r.get("ntargets", 0) for r in results if r.get("bench") == "broadcast"),
+                   default=0)
+        out.append("p50 per backend, cycles and ns; single: round trip to a spinning or halted")
+        out.append(f"target; broadcast: to all {most} others (shorthand, else set); flush: pages")
+        out.append("from which a flush hypercall beats the native INVLPG shootdown (-: none)")
+        out.append(f"{'':18}" + "".join(f"{h:>10}" for h in HEAD))
+        out.append(f"{'backend':18}" + "".join(f"{h:>10}" for h in SUB))
+        for b in shown:
+            cyc, ns = headline(results, b, bool(tsc.get("khz")))
+            out.append(f"{b[:14]:<14} cyc" + "".join(f"{c:>10}" for c in cyc))
+            if any(ns):
+                out.append(f"{'':14} ns " + "".join(f"{c:>10}" for c in ns))
+    elif not results:
+        out.append("no benchmark figure")
+    by_reason = {}
+    for b, why in skipped.items():
+        by_reason.setdefault(why, []).append(b)
+    for why, bs in by_reason.items():
+        out += _wrap(f"skipped: {', '.join(bs)}: {why}")
+    counts = {}
+    for r in results:
+        counts[r.get("status")] = counts.get(r.get("status"), 0) + 1
+    suite = "; ".join(f"check {c.get('backend')}: {c.get('passed')} passed, {c.get('failed')} "
+                      f"failed, {c.get('skipped')} skipped" for c in checks) or "no check suite"
+    figures = ", ".join(f"{counts[s]} {s}" for s in ("SUCCESS", "SKIP", "FAILURE", "ERROR")
+                        if counts.get(s)) or "none"
+    out += _wrap(f"correctness: {suite}; benchmark records: {figures}")
+    bad = _failures(results, norov, tap_failures)
+    for f in bad[:most_failures]:
+        out += _wrap(f)
+    if len(bad) > most_failures:
+        out.append(f"... {len(bad) - most_failures} more in console.log")
+    return [line.rstrip() for line in out]
+
+
+def tap_failures(text):
+    """The `not ok` lines of a console, without their number."""
+    return [m.group(1) for m in re.finditer(r"^not ok \d+ - (.*)$", text, re.M)]
