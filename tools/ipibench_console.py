@@ -458,13 +458,17 @@ def _listed(where, key="warnings"):
 
 def warnings_of(env, host=None):
     """The texts of the warnings of the env record and of the host facts, once
-    each. Either may have none (the field is new): a list under "warnings" (or
-    "trust": {"warnings"}), each entry {"id", "text"} or a plain string."""
-    out = []
+    each (by id: the guest's text of a condition both saw). Either may have
+    none (the field is new): a list under "warnings" (or "trust":
+    {"warnings"}), each entry {"id", "text"} or a plain string."""
+    out, ids = [], set()
     for w in _listed(env) + _listed(host):
-        text = (w.get("text") or w.get("id")) if isinstance(w, dict) else w
-        if isinstance(text, str) and text and text not in out:
-            out.append(text)
+        wid = w.get("id") if isinstance(w, dict) else None
+        text = (w.get("text") or wid) if isinstance(w, dict) else w
+        if not isinstance(text, str) or not text or text in out or (wid and wid in ids):
+            continue
+        out.append(text)
+        ids.add(wid)
     return out
 
 
@@ -513,7 +517,9 @@ def summary(records, host=None, tap_failures=(), most_failures=5):
     cpus = env.get("cpus") if isinstance(env.get("cpus"), dict) else {}
     hv = env.get("hypervisor") if isinstance(env.get("hypervisor"), dict) else {}
     status = end.get("status") if end else "no end record: the plan did not finish"
+    accel = (host or {}).get("accel") if isinstance(host, dict) else None
     facts = [f"{cpus['count']} CPU{'' if cpus['count'] == 1 else 's'}" if "count" in cpus else None,
+             f"accel {accel}" if isinstance(accel, str) and accel else
              f"hypervisor {hv['vendor']}" if hv.get("vendor") else None,
              f"TSC {tsc['khz']} kHz ({tsc.get('source', '?')})" if tsc.get("khz") else None,
              f"harness {env['harness_cycles']} cycles" if "harness_cycles" in env else None]

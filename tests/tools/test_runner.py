@@ -518,6 +518,12 @@ def _(_s):
     check(not any(line.startswith("warning:") for line in C.summary(plain)), "warning")
     check(C.warnings_of({"warnings": ["a", {"id": "b"}, 3]}, {"trust": {"warnings": "x"}})
           == ["a", "b"], "warnings_of")
+    # A condition guest and host both saw is said once, in the guest's words.
+    check(C.warnings_of({"trust": {"warnings": [{"id": "tcg", "text": "TCG (guest)"}]}},
+                        {"warnings": [{"id": "tcg", "text": "TCG (host)"}]}) == ["TCG (guest)"],
+          "one condition twice")
+    check(C.summary(SUMMARY_RECORDS, {"accel": "kvm"})[0].startswith(
+        "summary: FAILURE; 4 CPUs, accel kvm, TSC"), "accel")
     many = C.summary([{"record": "result", "backend": "x", "bench": "single", "status": "ERROR",
                        "reason": f"r{i}"} for i in range(9)], most_failures=5)
     check(many[-1] == "... 4 more in console.log", many[-1])
