@@ -31,6 +31,7 @@ enum debug_key {
 	DEBUG_EXPIRE_DEADLINE,	/* `single`'s first run: deadline 1 ms, target late by 20 ms */
 	DEBUG_TRIPLE_FAULT,	/* the BSP loads an empty IDT and raises #UD: a reset */
 	DEBUG_EXTRA_EXIT,	/* every unicast send first reads the APIC ID: one exit more */
+	DEBUG_NO_ACPI,		/* ignore ACPI: CPUs from the MP table, no PM timer */
 	DEBUG_COUNT
 };
 

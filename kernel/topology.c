@@ -2,20 +2,28 @@
 /*
  * Finding the CPUs: the RSDP in the first KiB of the EBDA or in
  * 0xE0000-0xFFFFF (ACPI 6.5 5.2.5.1), then the MADT through the XSDT or RSDT.
- * The parsing itself is lib/acpi.c, pure and host-tested; this file only
- * reaches physical memory, which the 4 GiB identity map makes trivial.
+ * Without a usable MADT, the Intel MP table: its floating pointer in the
+ * first KiB of the EBDA, the last KiB of base memory or 0xF0000-0xFFFFF (MP
+ * 1.4 section 4), then the configuration table it points at. The parsing
+ * itself is lib/acpi.c and lib/mptable.c, pure and host-tested; this file
+ * only reaches physical memory, which the 4 GiB identity map makes trivial.
  */
 #include "include/console.h"
 #include "include/mm.h"
+#include "include/options.h"
 #include "include/percpu.h"
 #include "include/topology.h"
 #include "lib/acpi.h"
 #include "lib/error.h"
+#include "lib/mptable.h"
 
 #define EBDA_SEGMENT_PTR 0x40e
 #define BIOS_AREA_START 0xe0000
 #define BIOS_AREA_LEN 0x20000
 #define IDENTITY_MAP_END (4ull << 30)
+#define BASE_MEM_LAST_KIB 0x9fc00 /* 639 KiB: the spec's fallback when the BDA says nothing */
+#define BIOS_ROM_START 0xf0000
+#define BIOS_ROM_LEN 0x10000
 
 struct madt_cpu topo_cpus[MAX_CPUS];
 struct madt_info topo_info;
@@ -40,7 +48,8 @@ static const void *rsdp_find(void)
 	return NULL;
 }
 
-int topology_discover(void)
+/* The MADT path, as it was before the MP table fallback joined it. */
+static int topology_from_acpi(void)
 {
 	const void *rsdp = rsdp_find(), *madt;
 	size_t len;
@@ -70,6 +79,88 @@ int topology_discover(void)
 	return 0;
 }
 
+/*
+ * MP 1.4 section 4: the first KiB of the EBDA, else the last KiB of base
+ * memory, else the BIOS ROM. qboot (QEMU microvm, acpi=off) leaves the BDA's
+ * EBDA pointer 0 and puts the structure at 639 KiB.
+ */
+static const void *fps_find(void)
+{
+	uint64_t ebda = (uint64_t)*(const volatile uint16_t *)phys_to_virt(EBDA_SEGMENT_PTR) << 4;
+	size_t off;
+
+	if (ebda >= 0x80000 && ebda < 0xa0000 && !mptable_find_fps(phys_to_virt(ebda), 1024, &off))
+		return phys_to_virt(ebda + off);
+	if (!mptable_find_fps(phys_to_virt(BASE_MEM_LAST_KIB), 1024, &off))
+		return phys_to_virt(BASE_MEM_LAST_KIB + off);
+	if (!mptable_find_fps(phys_to_virt(BIOS_ROM_START), BIOS_ROM_LEN, &off))
+		return phys_to_virt(BIOS_ROM_START + off);
+	return NULL;
+}
+
+static void mptable_report(const struct mptable_info *mp)
+{
+	kprintf("mptable: %zu CPU%s (APIC IDs", mp->ncpus, mp->ncpus == 1 ? "" : "s");
+	for (size_t i = 0; i < mp->ncpus; i++)
+		kprintf(" %u", topo_cpus[i].apic_id);
+	kprintf(")\n");
+	if (mp->default_config)
+		kprintf("mptable: default configuration %u (MP 1.4 chapter 5), no table\n",
+			mp->default_config);
+	else
+		kprintf("mptable: MP 1.%u table at 0x%x: %zu entries, %zu disabled, %zu duplicates; "
+			"local APIC at 0x%lx\n",
+			mp->spec_rev, mp->table_phys, mp->nentries, mp->ndisabled, mp->nduplicates,
+			mp->lapic_phys);
+	if (mp->nbsp != 1)
+		kprintf("mptable: %zu processor entries carry the BP flag, not 1: ignored, the BSP "
+			"is the CPU running this\n", mp->nbsp);
+	if (mp->ntruncated_list)
+		kprintf("mptable: %zu CPUs beyond the supported %u are ignored\n",
+			mp->ntruncated_list, MAX_CPUS);
+}
+
+/* The MP table path: its CPU list in topo_cpus[], its counts in the MADT's form. */
+static int topology_from_mptable(void)
+{
+	const void *fps = fps_find();
+	struct mptable_info mp;
+	int rc;
+
+	if (!fps) {
+		kprintf("mptable: no MP floating pointer (EBDA, 639K, 0xF0000-0xFFFFF)\n");
+		return -E_NOENT;
+	}
+	rc = mptable_read(fps, phys_map, NULL, topo_cpus, MAX_CPUS, &mp);
+	if (rc < 0) {
+		kprintf("mptable: rejected: %s (%s, offset %zu)\n", mp.reason ? mp.reason : "?",
+			error_name(rc), mp.reason_offset);
+		return rc;
+	}
+	mptable_report(&mp);
+	if (rc == 0)
+		return -E_NOENT;
+	topo_info = (struct madt_info){
+		.lapic_phys = mp.lapic_phys,
+		.ncpus = mp.ncpus,
+		.ndisabled = mp.ndisabled,
+		.nduplicates = mp.nduplicates,
+		.ntruncated_list = mp.ntruncated_list,
+	};
+	return 0;
+}
+
+/* ACPI first; the MP table when it has no RSDP or no usable MADT (or debug=no-acpi). */
+int topology_discover(void)
+{
+	if (debug_on(DEBUG_NO_ACPI))
+		kprintf("debug: no-acpi: ACPI ignored, CPUs from the MP table\n");
+	else if (topology_from_acpi() == 0)
+		return 0;
+	topo_info = (struct madt_info){0}; /* no partial MADT result stands */
+	return topology_from_mptable();
+}
+
 unsigned int topology_listed(void)
 {
 	return (unsigned int)topo_info.ncpus;
@@ -77,7 +168,7 @@ unsigned int topology_listed(void)
 
 int topology_pm_timer(uint16_t *port, bool *ext32)
 {
-	const void *rsdp = rsdp_find(), *fadt;
+	const void *rsdp = debug_on(DEBUG_NO_ACPI) ? NULL : rsdp_find(), *fadt;
 	size_t len;
 	int rc;
 

@@ -12,8 +12,11 @@ of the boot tests, CPU-set texts, and programs of JSON writer calls in the
 encoding tests/fuzz/fuzz_json.c reads (a record like the kernel's, every
 escape, the nesting limit, tiny buffers, a few misuses). A few hand-built MADTs
 add what QEMU does not emit: the Local APIC Address Override (5.2.12.8), Online
-Capable entries (ACPI 6.3) and x2APIC IDs above 255. The output is deterministic;
-rerun this after changing a fixture and commit the result.
+Capable entries (ACPI 6.3) and x2APIC IDs above 255. The mptable target gets the
+MP configuration tables captured from SeaBIOS and qboot (tests/fixtures/mptable),
+each as it is and behind a floating pointer in a memory image, plus hand-built
+tables and a default configuration (MP 1.4 sections 4-5). The output is
+deterministic; rerun this after changing a fixture and commit the result.
 
 The Python targets (results, console, presets) need no files here:
 tests/fuzz/fuzz_tools.py builds their seeds at run time from
@@ -25,10 +28,12 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "madt")
+MP_FIXTURES = os.path.join(ROOT, "tests", "fixtures", "mptable")
 CORPUS = os.path.join(HERE, "corpus")
 
 IMAGE_BASE = 0xE0000  # the physical address fuzz_acpi.c maps its image at
 CTL_FIX_AND_COPY = 0x03  # fuzz_acpi.c: fix checksums, map into exact copies
+MP_IMAGE_BASE = 0xF0000  # fuzz_mptable.c's image base; its control byte reads as fuzz_acpi.c's
 
 CMDLINES = [
     "/boot/ipibench.elf plan=check iters=10k backends=xapic,x2apic",
@@ -110,6 +115,53 @@ def image(table, xsdt):
         checksum_fix(rsdp, 8)
     mem = bytes(rsdp).ljust(root_at, b"\0") + bytes(root) + facp + table
     return bytes([CTL_FIX_AND_COPY]) + mem
+
+
+def mp_fps(table_phys, feature1=0, rev=4):
+    """The MP Floating Pointer Structure (MP 1.4 4.1): one paragraph, checksum at byte 10."""
+    fps = bytearray(struct.pack("<4sIBBBBB3s", b"_MP_", table_phys, 1, rev, 0, feature1, 0,
+                                b"\0\0\0"))
+    return bytes(checksum_fix(fps, 10))
+
+
+def mp_table(entries, rev=4, lapic=0xFEE00000, extended=b""):
+    """An MP Configuration Table (4.2): header, base entries, then any extended bytes."""
+    body = b"".join(entries)
+    hdr = struct.pack("<4sHBB8s12sIHHIHBB", b"PCMP", 44 + len(body), rev, 0, b"FUZZ    ",
+                      b"IPIBENCH    ", 0, 0, len(entries), lapic, len(extended),
+                      (-sum(extended)) & 0xFF, 0)
+    return bytes(checksum_fix(bytearray(hdr + body), 7, 44 + len(body))) + extended
+
+
+def mp_cpu(apic_id, flags):
+    """A processor entry (4.3.1): APIC version 0x14, family 6, flags bit 0 EN, bit 1 BP."""
+    return struct.pack("<BBBBII8s", 0, apic_id, 0x14, flags, 0x60FB1, 0, b"")
+
+
+def mp_image(table):
+    """fuzz_mptable.c's input: control byte, floating pointer at 0xF0000, table behind it."""
+    return bytes([CTL_FIX_AND_COPY]) + mp_fps(MP_IMAGE_BASE + 16) + table
+
+
+def mptable_seeds():
+    seeds = {}
+    for name in sorted(os.listdir(MP_FIXTURES)):
+        if name.endswith("-table.bin"):
+            with open(os.path.join(MP_FIXTURES, name), "rb") as f:
+                table = f.read()
+            shape = name[:-len("-table.bin")] + ".bin"
+            seeds["table-" + shape] = bytes([0]) + table
+            seeds["image-" + shape] = mp_image(table)
+    others = [struct.pack("<BB6s", 1, 0, b"ISA   "),  # bus, I/O APIC, I/O and local interrupt
+              struct.pack("<BBBBI", 2, 2, 0x11, 1, 0xFEC00000),
+              struct.pack("<BBHBBBB", 3, 0, 0, 0, 0, 2, 2),
+              struct.pack("<BBHBBBB", 4, 3, 0, 0, 0, 0xFF, 1)]
+    seeds["image-two-bsp-disabled-dup.bin"] = mp_image(mp_table(
+        [mp_cpu(0, 3), mp_cpu(1, 2), mp_cpu(2, 1), mp_cpu(0, 1), mp_cpu(3, 0)] + others, rev=1))
+    seeds["image-extended.bin"] = mp_image(mp_table(
+        [mp_cpu(0, 3), mp_cpu(1, 1)] + others, extended=bytes([128, 20]) + bytes(18)))
+    seeds["image-default-5.bin"] = bytes([CTL_FIX_AND_COPY]) + mp_fps(0, feature1=5)
+    return seeds
 
 
 def json_cap(cap):
@@ -195,6 +247,8 @@ def main():
     for name in ("pc-smp4.bin", "q35-smp6-s2c3.bin", "x2apic-online-capable.bin"):
         write("acpi", "rsdt-" + name, image(tables[name], xsdt=False))
         write("acpi", "xsdt-" + name, image(tables[name], xsdt=True))
+    for name, seed in mptable_seeds().items():
+        write("mptable", name, seed)
     return 0
 
 

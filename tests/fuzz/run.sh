@@ -11,12 +11,12 @@
 #   --seconds N  fuzzing time per target (default 60; make fuzz, FUZZ_SECONDS=N)
 #
 # libFuzzer targets (built by `make fuzz_build` into build/fuzz/): cmdline,
-# madt, acpi, cpuset, json. Python targets (tests/fuzz/fuzz_tools.py): results,
-# console, presets.
+# madt, acpi, mptable, cpuset, json. Python targets (tests/fuzz/fuzz_tools.py):
+# results, console, presets.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
 
-c_targets=(cmdline madt acpi cpuset json)
+c_targets=(cmdline madt acpi mptable cpuset json)
 py_targets=(results console presets kvm-trace)
 all=("${c_targets[@]}" "${py_targets[@]}")
 seconds=60 only=""
