@@ -49,7 +49,7 @@ class HostKvm:
         if p.returncode == 0:
             return None
         lines = [x for x in p.stderr.rstrip("\n").split("\n") if not x.startswith("QEMU")]
-        return "\n".join(lines[:2]).rstrip("\n")
+        return "; ".join(x.strip() for x in lines[:2] if x.strip())  # one line
 
 
 def refuse_or_fall_back(model, why, preset, allow_fallback, kvm_present):
@@ -98,7 +98,7 @@ def choose(accel, cpu, preset, preset_cpu, machine, allow_fallback, kvm):
         if accel != "kvm":
             notes = refuse_or_fall_back(model, why, preset, allow_fallback, kvm.usable())
             if kvm.software() and notes:
-                notes[-1] += "; --accel kvm uses it anyway, with a warning on every figure"
+                notes[-1] += "; --accel kvm uses it anyway, every figure then marked kvm-software"
             accel = "tcg-single"
             if base.startswith("host"):
                 base = "max" + base[len("host"):]

@@ -288,7 +288,7 @@ class Boot:
         if o.iso and subprocess.call(["make", "-s", "iso"]) != 0:
             raise ToolError(Q.EX_BUILD, "ISO build failed")
         if self.accel.startswith("tcg") and not self.prepared:
-            say("run.sh: no usable /dev/kvm: running under TCG; timings are emulated, only "
+            say("run.sh: running under TCG: timings are emulated, only "
                 "behaviour counts")
 
     def conclude(self):
