@@ -70,11 +70,15 @@ int kut_index(const char *bench, const char *metric, const char *variant, uint32
 		return self_index(variant, flags);
 	/*
 	 * vmexit.c's APs idle in HLT: ipi sends again as soon as the last call
-	 * returned (the target may not be back in HLT yet), ipi_halt first lets
-	 * it settle. single-halt does the one with halt_gap=0, the other with a
-	 * gap; single (a spinning target) has no counterpart.
+	 * returned (the target may not be back in HLT yet), ipi_halt spins 2000
+	 * cycles inside each timed iteration first. single-halt with halt_gap=0
+	 * is the one; its vmexit-gap pass, which spins the same 2000 cycles in
+	 * its region, the other. single-halt with a gap of microseconds is
+	 * neither, and single (a spinning target) has no counterpart.
 	 */
-	if (str_eq(metric, "round-trip") && str_eq(bench, "single-halt"))
-		return halt_gap_us ? 2 * SHAPES + 1 : 2 * SHAPES;
-	return -1;
+	if (!str_eq(metric, "round-trip") || !str_eq(bench, "single-halt"))
+		return -1;
+	if (str_eq(variant, "vmexit-gap"))
+		return 2 * SHAPES + 1;
+	return !halt_gap_us && (!variant || str_eq(variant, "none")) ? 2 * SHAPES : -1;
 }

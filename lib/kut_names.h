@@ -8,9 +8,9 @@
  *   x2apic_self_ipi_<shape>   self IPI through the x2APIC SELF IPI MSR
  *   ipi                       round trip to CPU 1, idle in HLT, sent again
  *                             at once (single-halt with halt_gap=0)
- *   ipi_halt                  the same after the target settled in HLT
- *                             (vmexit.c waits 2000 cycles; single-halt
- *                             with its halt_gap)
+ *   ipi_halt                  the same, each iteration followed by a
+ *                             2000-cycle spin inside the timing, as
+ *                             vmexit.c does (single-halt's vmexit-gap pass)
  *
  * with <shape> one of sti_nop, sti_hlt, tpr, tpr_sti_nop, tpr_sti_hlt (TPR
  * through CR8, as there). Hypercall backends have no counterpart: their
