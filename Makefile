@@ -53,7 +53,7 @@ LIB_SRCS := lib/acpi.c lib/cmdline.c lib/cpuset.c lib/crossover.c lib/error.c li
 KERNEL_SRCS := kernel/console.c kernel/cpu.c kernel/lapic.c kernel/libc.c kernel/main.c \
 	kernel/mm.c kernel/multiboot.c kernel/options.c kernel/percpu.c kernel/pic.c \
 	kernel/plan.c kernel/smp.c kernel/status.c kernel/topology.c kernel/trap.c \
-	kernel/tsc.c kernel/tsc_sync.c \
+	kernel/tsc.c kernel/tsc_sync.c kernel/watchdog.c \
 	ipi/core.c ipi/flush.c ipi/flush_native.c ipi/irq.c ipi/switch.c \
 	apic/check.c apic/x2apic.c apic/xapic.c \
 	hyperv/flush.c hyperv/hv.c hyperv/icr.c hyperv/ipi.c kvm/pv_ipi.c \

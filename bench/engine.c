@@ -3,6 +3,14 @@
  * The benchmark engine: the registry walk, calibrated sampling, the target
  * side (CPUs spinning with interrupts on), and the records. Only the BSP
  * prints, and never inside a timed region.
+ *
+ * The stall watchdog (include/watchdog.h) learns each CPU's part from here,
+ * never between a region's TSC reads: a sampling is WATCH_SAMPLING with a
+ * step after each warm-up and calibration iteration, then WATCH_MEASURING
+ * with twice the calibrated time of its iterations as budget and no step
+ * until the last; bench_on_sender()'s loop is WATCH_SENDER (the sender
+ * timeout as budget); a spinning target is WATCH_TARGET, not watched: its
+ * sender's deadlines bound every wait on it.
  */
 #include "bench/kut_view.h"
 #include "bench/trust.h"
@@ -15,6 +23,7 @@
 #include "include/smp.h"
 #include "include/status.h"
 #include "include/tsc.h"
+#include "include/watchdog.h"
 #include "lib/error.h"
 #include "lib/fmt.h"
 #include "lib/record.h"
@@ -111,7 +120,7 @@ static uint32_t spin_epoch;
 static void spin_debug(void)
 {
 	unsigned int me = this_cpu()->cpu;
-	unsigned int victim = options.debug_cpu ? options.debug_cpu : ncpus - 1;
+	unsigned int victim = debug_cpu_pick(ncpus);
 
 	if (debug_on(DEBUG_FAULT_AP_BENCH) && me == victim)
 		asm volatile("ud2");
@@ -137,6 +146,7 @@ static void spin_until_stopped(void *arg)
 	bool late = me == READ_ONCE(bench_late_cpu);
 
 	(void)arg;
+	(void)watch_enter(WATCH_TARGET, 0, NULL, 0); /* the mailbox loop restores its phase */
 	spin_debug();
 	/* debug=expire-deadline: late, not lost: the IPI is taken once IF is back on. */
 	late ? irq_disable() : irq_enable();
@@ -191,26 +201,46 @@ int bench_targets_stop(void)
 	return err;
 }
 
+/* What bench_on_sender() runs on the sender. */
+struct on_sender {
+	void (*fn)(void *);
+	void *arg;
+};
+
+/* fn(arg) as the watchdog's WATCH_SENDER: the budget the BSP gives an AP sender. */
+static void on_sender_run(void *arg)
+{
+	const struct on_sender *job = arg;
+	struct watch_saved saved = watch_enter(WATCH_SENDER, BENCH_SENDER_TIMEOUT_US, NULL, 0);
+
+	job->fn(job->arg);
+	watch_restore(&saved);
+}
+
 /*
  * The BSP's spin loop while an AP sender runs: the APs' loop (one load of a
  * line the stopper writes once, the second acknowledgement, PAUSE only
  * under TCG), with the deadline read every BENCH_POLLS passes. The late
  * injection of debug=expire-deadline applies here too, IF off from before
- * the sender starts.
+ * the sender starts. Meanwhile the BSP is a target (not watched) and the
+ * sender is watched.
  */
 int bench_on_sender(unsigned int sender, void (*fn)(void *), void *arg)
 {
 	struct percpu *me = this_cpu();
 	bool late = me->cpu == READ_ONCE(bench_late_cpu);
+	struct on_sender job = { fn, arg };
+	struct watch_saved saved;
 	uint64_t deadline;
 	unsigned int pass = 0;
 
 	if (sender == me->cpu) {
-		fn(arg);
+		on_sender_run(&job);
 		return 0;
 	}
+	saved = watch_enter(WATCH_TARGET, 0, NULL, 0);
 	late ? irq_disable() : irq_enable();
-	smp_post(sender, fn, arg);
+	smp_post(sender, on_sender_run, &job);
 	if (late) {
 		tsc_delay_us(20000);
 		irq_enable();
@@ -226,6 +256,7 @@ int bench_on_sender(unsigned int sender, void (*fn)(void *), void *arg)
 			status_exit(STATUS_ERROR);
 		}
 	}
+	watch_restore(&saved);
 	return 0;
 }
 
@@ -281,11 +312,14 @@ static void bench_keep(struct bench_run *r, const uint64_t *out)
 	}
 }
 
-/* Iterations that fit the budget, from the median of a few timed ones. */
-static int bench_calibrate(struct bench_run *r, bench_iter_fn fn, uint64_t *iters)
+/*
+ * Iterations that fit the budget, from the median (*per, cycles) of a few
+ * timed ones; a watchdog step after each, outside its TSC reads.
+ */
+static int bench_calibrate(struct bench_run *r, bench_iter_fn fn, uint64_t *iters, uint64_t *per)
 {
 	uint64_t t[CALIBRATE_ITERS], out[BENCH_MAX_METRICS] = { 0 };
-	uint64_t budget = tsc_us_to_cycles(bench_params.budget_us), per;
+	uint64_t budget = tsc_us_to_cycles(bench_params.budget_us);
 
 	for (int i = 0; i < CALIBRATE_ITERS; i++) {
 		uint64_t t0 = rdtsc();
@@ -294,10 +328,11 @@ static int bench_calibrate(struct bench_run *r, bench_iter_fn fn, uint64_t *iter
 		if (err)
 			return err;
 		t[i] = rdtsc() - t0;
+		watch_step();
 	}
 	sort_u64(t, CALIBRATE_ITERS);
-	per = t[CALIBRATE_ITERS / 2] ? t[CALIBRATE_ITERS / 2] : 1;
-	*iters = budget / per;
+	*per = t[CALIBRATE_ITERS / 2] ? t[CALIBRATE_ITERS / 2] : 1;
+	*iters = budget / *per;
 	if (*iters < bench_params.min_iters)
 		*iters = bench_params.min_iters;
 	if (*iters > bench_params.max_iters)
@@ -322,19 +357,52 @@ static void bench_mark_end(const struct bench_run *r)
 		outl(BENCH_MARK_PORT, r->mark << 1 | 1);
 }
 
+/*
+ * The watchdog's budget for the measured iterations: twice what the
+ * calibration says they take, and one halt gap for an iteration that waits
+ * longer than the others.
+ */
+static uint64_t bench_measure_budget_us(uint64_t iters, uint64_t per)
+{
+	uint64_t ms = iters * per / (tsc_khz ? tsc_khz : 1) + 1;
+
+	return 2 * ms * 1000 + bench_params.halt_gap_us;
+}
+
+/*
+ * debug=stall: debug_cpu, measuring on a backend, spins with interrupts off
+ * for good, as a CPU stuck in a hypercall would stay, and only another
+ * CPU's watchdog can end the run. No PAUSE: round-robin TCG (one host
+ * thread for every vCPU) still moves on to the other vCPUs, its kick timer
+ * ends a vCPU's turn every 100 ms of virtual time whatever it runs (the
+ * boot tests show it), and multi-threaded TCG or KVM run them in parallel.
+ */
+static void bench_stall_debug(const struct bench_run *r)
+{
+	if (!debug_on(DEBUG_STALL) || !r->ops || this_cpu()->cpu != debug_cpu_pick(ncpus))
+		return;
+	irq_disable();
+	for (;;)
+		asm volatile("" ::: "memory");
+}
+
 int bench_sample(struct bench_run *r, bench_iter_fn fn)
 {
-	uint64_t out[BENCH_MAX_METRICS] = { 0 }, iters;
-	int err;
+	uint64_t out[BENCH_MAX_METRICS] = { 0 }, iters, per;
+	struct watch_saved saved =
+	    watch_enter(WATCH_SAMPLING, bench_params.halt_gap_us, r->variant, 0);
+	int err = 0;
 
-	for (uint64_t i = 0; i < bench_params.warmup; i++) {
+	for (uint64_t i = 0; i < bench_params.warmup && !err; i++) {
 		err = fn(r, out);
-		if (err)
-			return err;
+		watch_step();
 	}
-	err = bench_calibrate(r, fn, &iters);
+	if (!err)
+		err = bench_calibrate(r, fn, &iters, &per);
 	if (err)
-		return err;
+		goto out;
+	(void)watch_enter(WATCH_MEASURING, bench_measure_budget_us(iters, per), r->variant, iters);
+	bench_stall_debug(r);
 	bench_mark_begin(r);
 	for (uint64_t i = 0; i < iters && !err; i++) {
 		err = fn(r, out);
@@ -343,6 +411,8 @@ int bench_sample(struct bench_run *r, bench_iter_fn fn)
 	}
 	bench_mark_end(r);
 	r->iterations = iters;
+out:
+	watch_restore(&saved);
 	return err;
 }
 

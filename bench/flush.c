@@ -82,6 +82,7 @@
 #include "include/mm.h"
 #include "include/smp.h"
 #include "include/tsc.h"
+#include "include/watchdog.h"
 #include "include/x86.h"
 #include "lib/crossover.h"
 #include "lib/error.h"
@@ -194,6 +195,7 @@ static void flush_spin(void *arg)
 	bool yield = poll_yield;
 
 	(void)arg;
+	(void)watch_enter(WATCH_TARGET, 0, NULL, 0); /* the mailbox loop restores its phase */
 	irq_enable();
 	prev = tsc_begin();
 	while (!load_acquire(&flush_stop)) {

@@ -29,6 +29,7 @@
 #include "include/flush.h"
 #include "include/hyperv.h"
 #include "include/percpu.h"
+#include "include/watchdog.h"
 #include "include/x86.h"
 #include "lib/error.h"
 #include "lib/fmt.h"
@@ -165,20 +166,34 @@ static struct {
 	size_t why_size;
 } hv_req;
 static bool hv_flush_was_on;
+/* The stall watchdog's describer of this CPU's hypercalls before begin(), for end(). */
+static watch_describe_fn hv_flush_calls_were;
 
 static const char *hv_flush_family_probe(void)
 {
 	return hv_probe(HV_NEED_HYPERCALL | HV_NEED_VP_INDEX | HV_NEED_FLUSH);
 }
 
+/*
+ * On the BSP, which makes every flush call: from here to end() the stall
+ * watchdog describes its hypercalls as these (hv_describe_call reads the
+ * input prepare() and each flush() encode into its call buffer), whatever
+ * the IPI backend in force (kvm-pv-ipi's would misname them).
+ */
 static int hv_flush_begin(const char *who)
 {
+	int err;
+
 	hv_flush_was_on = hv_calls_enabled();
-	return hv_calls_on(who);
+	err = hv_calls_on(who);
+	if (!err)
+		hv_flush_calls_were = watch_calls(hv_describe_call);
+	return err;
 }
 
 static void hv_flush_end(const char *why)
 {
+	(void)watch_calls(hv_flush_calls_were);
 	if (!hv_flush_was_on)
 		hv_calls_off(why);
 }

@@ -245,6 +245,32 @@ struct hv_call *hv_call_buf(void)
 	return hv_bufs[this_cpu()->cpu];
 }
 
+int hv_describe_call(unsigned int cpu_nr, char *buf, size_t size)
+{
+	const struct hv_call *c = cpu_nr < MAX_CPUS ? hv_bufs[cpu_nr] : NULL;
+	uint16_t code;
+	int n;
+
+	if (!c || !c->control)
+		return 0;
+	code = (uint16_t)(c->control & HV_CONTROL_CODE_MASK);
+	n = fmt_snprintf(buf, size, "%s (code 0x%04x, %s, %s): RCX 0x%lx", hv_call_name(code),
+			 code, hv_form_name(c->form), hv_vmmcall ? "vmmcall" : "vmcall", c->control);
+	if (n < 0 || (size_t)n >= size)
+		return n;
+	if (c->form == HV_FORM_SLOW)
+		n += fmt_snprintf(buf + n, size - (size_t)n, ", RDX 0x%lx (input GPA) holding",
+				  (uint64_t)(uintptr_t)c->q);
+	else
+		n += fmt_snprintf(buf + n, size - (size_t)n, ", RDX, R8%s:",
+				  c->form == HV_FORM_XMM ? ", XMM0-5" : "");
+	for (size_t i = 0; i < c->qwords && i < 4 && (size_t)n < size; i++)
+		n += fmt_snprintf(buf + n, size - (size_t)n, " 0x%lx", c->q[i]);
+	if (c->qwords > 4 && (size_t)n < size)
+		n += fmt_snprintf(buf + n, size - (size_t)n, " ... (%zu qwords)", c->qwords);
+	return n;
+}
+
 /* --- one call ------------------------------------------------------------------------------ */
 
 /*

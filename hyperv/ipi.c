@@ -227,6 +227,7 @@ static int hv_ipi_ex_xmm_activate(void)
 		.send_allbutself = hv_ipi_send_allbutself,                                         \
 		.send_all = hv_ipi_send_all,                                                       \
 		.eoi = hv_ipi_eoi,                                                                 \
+		.describe_call = hv_describe_call,                                                 \
 	}
 
 HV_IPI_OPS(ipi_hv_ipi, "hv-ipi", "call=send-ipi form=fast set=one-call vp<64", hv_ipi_probe,

@@ -86,6 +86,14 @@ int hv_calls_off(const char *why);
 struct hv_call *hv_call_buf(void);
 
 /*
+ * The stall watchdog's view of CPU cpu's latest call (struct ipi_ops'
+ * describe_call, flush_hv's too): name, code, form, instruction, control
+ * word and the first input words, read from that CPU's call buffer, which
+ * the call's encoding filled before issuing it. 0 when it made none yet.
+ */
+int hv_describe_call(unsigned int cpu, char *buf, size_t size);
+
+/*
  * Issue c in its encoded form and check the result: status SUCCESS and, for
  * a rep call, every rep completed (a rep call that returns early with
  * SUCCESS is reissued from where it stopped, TLFS 2.2). With

@@ -75,6 +75,14 @@ struct ipi_ops {
 	void (*send_allbutself)(uint8_t vector);
 	void (*send_all)(uint8_t vector); /* all including self */
 	void (*eoi)(void);
+	/*
+	 * NULL, or (hypercall backends) the stall watchdog's description of
+	 * CPU cpu's latest call, read on another CPU from the input buffers
+	 * that CPU's send filled before issuing it: the call, its code and its
+	 * input words (include/watchdog.h, watch_describe_fn). Nothing is added
+	 * to the send path for it.
+	 */
+	int (*describe_call)(unsigned int cpu, char *buf, size_t size);
 };
 
 extern const struct ipi_ops ipi_xapic, ipi_xapic_logical, ipi_x2apic, ipi_x2apic_cluster;

@@ -33,6 +33,7 @@
 #define LAPIC_ICR_LOW	0x300
 #define LAPIC_ICR_HIGH	0x310
 #define LAPIC_LVT_TIMER	0x320
+#define  LAPIC_LVT_TIMER_PERIODIC (1u << 17)
 #define LAPIC_LVT_THERMAL 0x330
 #define LAPIC_LVT_PERF	0x340
 #define LAPIC_LVT_LINT0	0x350
@@ -41,8 +42,9 @@
 #define  LAPIC_LVT_MASKED (1u << 16)
 #define  LAPIC_LVT_DM_NMI (4u << 8)
 #define LAPIC_TIMER_ICR	0x380
+#define LAPIC_TIMER_CCR	0x390
 #define LAPIC_TIMER_DCR	0x3e0
-#define  LAPIC_DCR_DIV1 0xb
+#define  LAPIC_DCR_DIV1 0xb	/* divide by 1; 0x0, 0x1, 0x2, 0x3, 0x8, 0x9, 0xa: by 2 .. 128 */
 #define LAPIC_SELF_IPI	0x3f0	/* x2APIC only */
 
 #define X2APIC_MSR(reg) (0x800u + ((reg) >> 4))
@@ -62,6 +64,13 @@ void lapic_eoi(void);
 /* Boot-path IPI: waits (bounded) for the xAPIC delivery-status bit. 0 or -E_TIMEDOUT. */
 int lapic_send_icr(uint32_t dest, uint32_t low);
 void lapic_stop_others(void);		/* NMI to all but self, for the exit path */
+/*
+ * An NMI to one APIC ID in the mode this CPU's APIC is really in (read
+ * from IA32_APIC_BASE, not the global lapic_mode, which a switch changes
+ * before the CPUs move): for the watchdog, whatever the backend. 0, or
+ * -E_TIMEDOUT (xAPIC ICR busy) / -E_RANGE (an ID xAPIC cannot address).
+ */
+int lapic_send_nmi(uint32_t apic_id);
 bool lapic_irr_pending(unsigned int vector);
 /*
  * A HLT that waits for an interrupt which never comes would hang: the local
@@ -74,6 +83,17 @@ bool lapic_irr_pending(unsigned int vector);
 void lapic_watchdog_arm(void);
 void lapic_watchdog_kick(void);
 void lapic_watchdog_disarm(void);
+/*
+ * The stall watchdog's tick (kernel/watchdog.c): the same timer, periodic,
+ * count `count` at divide configuration `dcr`, vector VEC_WATCHDOG, whose
+ * handler calls watchdog_tick() after its EOI. lapic_tick_config() sets it
+ * for every CPU (count 0: none); lapic_tick_resume() (re)starts it on this
+ * CPU, or masks the timer when there is none. lapic_setup_local() and
+ * lapic_watchdog_disarm() end with it, so a mode switch or a bounded HLT
+ * gives the tick back.
+ */
+void lapic_tick_config(uint32_t dcr, uint32_t count);
+void lapic_tick_resume(void);
 bool lapic_isr_pending(unsigned int vector);
 
 #endif

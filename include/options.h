@@ -32,10 +32,12 @@ enum debug_key {
 	DEBUG_TRIPLE_FAULT,	/* the BSP loads an empty IDT and raises #UD: a reset */
 	DEBUG_EXTRA_EXIT,	/* every unicast send first reads the APIC ID: one exit more */
 	DEBUG_NO_ACPI,		/* ignore ACPI: CPUs from the MP table, no PM timer */
+	DEBUG_STALL,		/* debug_cpu, as sender, spins with IF=0 in its first sampling */
 	DEBUG_COUNT
 };
 
 #define INIT_DELAY_AUTO UINT32_MAX
+#define DEBUG_CPU_LAST UINT32_MAX	/* debug_cpu not given: the last CPU */
 
 struct options {
 	enum plan plan;
@@ -43,7 +45,7 @@ struct options {
 	uint32_t init_delay_us;
 	uint64_t backends;	/* bit per enum ipi_backend_id (include/ipi.h) */
 	uint64_t debug;		/* bit per enum debug_key */
-	uint32_t debug_cpu;	/* victim of fault injection; 0 = the last CPU */
+	uint32_t debug_cpu;	/* victim of fault injection; DEBUG_CPU_LAST when not given */
 	bool help;
 };
 
@@ -71,6 +73,12 @@ void options_print_help(void);
 static inline bool debug_on(enum debug_key k)
 {
 	return options.debug & (1ull << k);
+}
+
+/* The CPU fault injection targets: debug_cpu= (0, the BSP, included), else the last of n. */
+static inline unsigned int debug_cpu_pick(unsigned int n)
+{
+	return options.debug_cpu == DEBUG_CPU_LAST ? n - 1 : options.debug_cpu;
 }
 
 #endif

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "include/compiler.h"
+#include "include/watchdog.h"
 
 #define MAX_CPUS 1024
 #define BOOT_STACK_SIZE 16384
@@ -22,7 +23,7 @@
 /* Vectors. Benchmark and test IPIs use IPI_VEC_FIRST .. +IPI_VEC_COUNT-1. */
 #define VEC_PIC_BASE 0x20	/* legacy 8259s remapped here, then masked */
 #define VEC_WAKE 0x30		/* mailbox doorbell: wakes a halted idle CPU */
-#define VEC_WATCHDOG 0x31	/* local APIC timer bounding a HLT */
+#define VEC_WATCHDOG 0x31	/* local APIC timer: the stall watchdog's tick, or bounding a HLT */
 #define IPI_VEC_FIRST 0x40
 #define IPI_VEC_COUNT 0x40
 #define VEC_SPURIOUS 0xff	/* SVR vector; bits 3:0 set, as P6 required */
@@ -80,6 +81,8 @@ struct percpu {
 	uint32_t online;		/* set once by the AP itself */
 	struct mailbox mbox;
 	struct irq_stats irq;
+	struct watch watch;		/* progress word (include/watchdog.h), own line */
+	struct watch_nmi watch_nmi;	/* a watcher's NMI and this CPU's answer, own line */
 } __cacheline_aligned;
 
 static inline struct percpu *this_cpu(void)

@@ -21,6 +21,9 @@ enum status {
 
 #define STATUS_BYTE_BASE 0x20 /* STATUS_SUCCESS -> 0x20 -> QEMU exit 65 */
 
+/* Set once status_exit() starts stopping the other CPUs (their NMI handler parks them). */
+extern int status_stopping;
+
 /* What was running, for the crash report ("benchmark single on x2apic"), or NULL. */
 extern const char *volatile crash_context;
 

@@ -54,7 +54,7 @@ static bool ipi_irq_arm_debug(void)
 
 	if (!debug_on(DEBUG_SWALLOW_IPI) && !debug_on(DEBUG_DOUBLE_IPI))
 		return false;
-	inject_cpu = options.debug_cpu ? options.debug_cpu : ncpus - 1;
+	inject_cpu = debug_cpu_pick(ncpus);
 	if (inject_cpu >= ncpus) {
 		kprintf("debug: %s: CPU %u is not online\n", key, inject_cpu);
 		status_report(STATUS_ERROR);

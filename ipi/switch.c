@@ -16,6 +16,13 @@
  * hypercall); (2) everybody moves its own APIC and enables the backend;
  * (3) nobody sends an IPI before every CPU can take it. Each wait has a
  * deadline; the CPUs that never reached a barrier are named.
+ *
+ * The stall watchdog (include/watchdog.h) watches each CPU through the
+ * switch (phase WATCH_SWITCH, budget SWITCH_BUDGET_US: the switch's own
+ * timeout and the second smp_call_all adds; a step at each barrier), and
+ * learns from the new backend how to describe the hypercalls its sends make
+ * from then on (ops->describe_call), before any phase sends over it. Each
+ * CPU's APIC moved, lapic_setup_local() has also restarted its tick.
  */
 #include "include/console.h"
 #include "include/ipi.h"
@@ -24,11 +31,13 @@
 #include "include/percpu.h"
 #include "include/smp.h"
 #include "include/tsc.h"
+#include "include/watchdog.h"
 #include "include/x86.h"
 #include "lib/error.h"
 
 #define SWITCH_TIMEOUT_US 2000000 /* whole switch, barriers included */
 #define SWITCH_PHASES	  3
+#define SWITCH_BUDGET_US  (SWITCH_TIMEOUT_US + 1000000) /* the watchdog's: all of it */
 
 struct switch_req {
 	const struct ipi_ops *ops;
@@ -102,6 +111,7 @@ static void switch_on_cpu(void *arg)
 	struct switch_cpu *me = &switch_cpu[p->cpu];
 	bool irq_was_on = irq_enabled();
 	int activate_err = 0;
+	struct watch_saved saved = watch_enter(WATCH_SWITCH, SWITCH_BUDGET_US, r->ops->name, 0);
 
 	irq_disable();
 	if (!switch_meet(r, me))
@@ -122,8 +132,10 @@ static void switch_on_cpu(void *arg)
 		me->err = activate_err;
 	me->mode = (uint8_t)lapic_mode_read();
 	p->ops = r->ops;
+	watch_calls(r->ops->describe_call);
 	switch_meet(r, me);
 out:
+	watch_restore(&saved);
 	if (irq_was_on)
 		irq_enable();
 }

@@ -2,11 +2,14 @@
 /*
  * Polled 16550 UART on COM1 (115200 8N1) and the kernel printf on top of it.
  * Output is serialised by a lock with a deadline: a CPU that crashed while
- * holding it must not silence the CPU reporting the crash.
+ * holding it must not silence the CPU reporting the crash. What a CPU
+ * prints is progress for the stall watchdog (include/watchdog.h): only the
+ * BSP prints in a healthy run, never inside a timed region.
  */
 #include <stddef.h>
 #include "include/console.h"
 #include "include/status.h"
+#include "include/watchdog.h"
 #include "include/x86.h"
 #include "lib/fmt.h"
 
@@ -85,6 +88,7 @@ void console_write(const char *s, unsigned long n)
 
 	console_out(NULL, s, n);
 	console_lock_drop(taken);
+	watch_step();
 }
 
 void kvprintf(const char *fmt, va_list ap)
@@ -93,6 +97,7 @@ void kvprintf(const char *fmt, va_list ap)
 
 	fmt_vcallback(console_out, NULL, fmt, ap);
 	console_lock_drop(taken);
+	watch_step();
 }
 
 void kprintf(const char *fmt, ...)

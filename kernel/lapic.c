@@ -3,12 +3,15 @@
  * Generic local APIC access for everything outside the timed paths: one
  * read/write pair that follows the mode in force (xAPIC MMIO or x2APIC MSRs),
  * local set-up, EOI, and the IPIs of bring-up and shutdown. SDM vol. 3A
- * chapter 11 (APIC), 11.12 (x2APIC).
+ * chapter 11 (APIC), 11.12 (x2APIC). The local APIC timer (11.5.4) bounds
+ * a HLT that waits for an interrupt, and ticks for the stall watchdog
+ * (kernel/watchdog.c) in between.
  */
 #include "include/irq.h"
 #include "include/lapic.h"
 #include "include/percpu.h"
 #include "include/tsc.h"
+#include "include/watchdog.h"
 #include "include/x86.h"
 #include "lib/error.h"
 #include "lib/icr.h"
@@ -18,6 +21,9 @@ volatile uint32_t *lapic_mmio = (volatile uint32_t *)(uintptr_t)LAPIC_DEFAULT_PH
 
 /* Delivery-status waits happen before the TSC is calibrated too: count spins. */
 #define ICR_IDLE_SPINS 1000000
+
+/* The watchdog's periodic tick, the same on every CPU; tick_count 0: none. */
+static uint32_t tick_dcr = LAPIC_DCR_DIV1, tick_count;
 
 enum lapic_mode lapic_mode_read(void)
 {
@@ -57,7 +63,7 @@ void lapic_setup_local(void)
 
 	lapic_write(LAPIC_SVR, LAPIC_SVR_ENABLE | 0xff);
 	lapic_write(LAPIC_TPR, 0);
-	lapic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MASKED);
+	lapic_tick_resume();	/* masked, unless the watchdog ticks */
 	/* No ExtINT through LINT0: the 8259s are masked, and an ExtINT
 	 * window would inhibit AVIC (hyperv-abi.md 6.2, IRQWIN). */
 	lapic_write(LAPIC_LVT_LINT0, LAPIC_LVT_MASKED);
@@ -112,13 +118,30 @@ void lapic_stop_others(void)
 	 * have no NMI handler at all, and would triple-fault the machine. */
 	for (unsigned int c = 0; c < ncpus; c++) {
 		const struct percpu *p = percpu_of[c];
-		struct icr_fields f = icr_make_fixed(0, 0);
 
-		if (!p || p == self)
-			continue;
-		f.delivery = ICR_DM_NMI;
-		lapic_send_icr(p->apic_id, icr_encode_low(&f));
+		if (p && p != self)
+			(void)lapic_send_nmi(p->apic_id);
 	}
+}
+
+int lapic_send_nmi(uint32_t apic_id)
+{
+	struct icr_fields f = icr_make_fixed(0, 0);
+	uint32_t low;
+
+	f.delivery = ICR_DM_NMI;
+	low = icr_encode_low(&f);
+	if (lapic_mode_read() == LAPIC_X2APIC) {
+		wrmsr(ICR_X2APIC_MSR, (uint64_t)apic_id << ICR_X2APIC_DEST_SHIFT | low);
+		return 0;
+	}
+	if (apic_id >= 0xff)
+		return -E_RANGE;
+	if (xapic_wait_idle())
+		return -E_TIMEDOUT;
+	lapic_mmio[LAPIC_ICR_HIGH / 4] = apic_id << ICR_XAPIC_DEST_SHIFT;
+	lapic_mmio[LAPIC_ICR_LOW / 4] = low;
+	return xapic_wait_idle();
 }
 
 static bool lapic_vector_bit(uint32_t base, unsigned int vector)
@@ -136,11 +159,14 @@ bool lapic_isr_pending(unsigned int vector)
 	return lapic_vector_bit(LAPIC_ISR, vector);
 }
 
+/* Both uses of the timer: a bounded HLT ends here, and the watchdog's tick scans. */
 static void lapic_watchdog_fired(unsigned int vector, uint64_t tsc)
 {
 	(void)vector;
 	(void)tsc;
 	lapic_eoi();
+	if (READ_ONCE(tick_count))
+		watchdog_tick();
 }
 
 void lapic_watchdog_arm(void)
@@ -159,5 +185,26 @@ void lapic_watchdog_kick(void)
 void lapic_watchdog_disarm(void)
 {
 	lapic_write(LAPIC_TIMER_ICR, 0);
-	lapic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MASKED);
+	lapic_tick_resume();
+}
+
+void lapic_tick_config(uint32_t dcr, uint32_t count)
+{
+	irq_set_handler(VEC_WATCHDOG, lapic_watchdog_fired);
+	tick_dcr = dcr;
+	WRITE_ONCE(tick_count, count);
+}
+
+void lapic_tick_resume(void)
+{
+	uint32_t count = READ_ONCE(tick_count);
+
+	if (!count) {
+		lapic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MASKED);
+		return;
+	}
+	/* SDM 11.5.4: divide configuration first; writing the initial count starts it. */
+	lapic_write(LAPIC_TIMER_DCR, tick_dcr);
+	lapic_write(LAPIC_LVT_TIMER, LAPIC_LVT_TIMER_PERIODIC | VEC_WATCHDOG);
+	lapic_write(LAPIC_TIMER_ICR, count);
 }

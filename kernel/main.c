@@ -97,7 +97,9 @@ static void boot_smp(void)
 	listed = (unsigned int)topo_info.ncpus;
 	boot_x2apic_if_needed(listed);
 	if (debug_on(DEBUG_SKIP_SIPI))
-		o.skip_sipi_cpu = options.debug_cpu ? options.debug_cpu : listed - 1;
+		o.skip_sipi_cpu = debug_cpu_pick(listed);
+	if (debug_on(DEBUG_SKIP_SIPI) && !o.skip_sipi_cpu)
+		kprintf("debug: skip-sipi needs an AP (CPU 0 is the BSP): nothing skipped\n");
 	smp_start_aps(topo_cpus, listed, &o);
 	for (unsigned int c = 0; c < ncpus; c++)
 		kprintf("smp: CPU %u APIC ID %u online%s\n", c, percpu_of[c]->apic_id,

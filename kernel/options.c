@@ -18,13 +18,14 @@ struct options options = {
 	.ap_timeout_ms = 2000,
 	.init_delay_us = INIT_DELAY_AUTO,
 	.backends = ~0ull,
+	.debug_cpu = DEBUG_CPU_LAST,
 };
 
 static const char *const plan_names[] = { "default", "boot", "check", "bench", NULL };
 static const char *const debug_names[] = { "fault-bsp", "fault-ap", "skip-sipi", "swallow-ipi",
 					    "double-ipi", "corrupt-vpset", "fault-ap-bench",
 					    "expire-deadline", "triple-fault", "extra-exit", "no-acpi",
-					    NULL };
+					    "stall", NULL };
 _Static_assert(ARRAY_SIZE(debug_names) == DEBUG_COUNT + 1, "one name per debug key");
 
 /* --- the kernel's keys: plan first, the rest after every other group ------------------------ */
@@ -52,8 +53,8 @@ static const struct opt_spec kernel_specs[K_COUNT] = {
 	[K_INIT_DELAY] = { "init_delay", OPT_UINT, 0, 100000, NULL,
 			   "us between INIT and START-UP (default: 10000, the SDM's 10 ms, on bare metal; 0 under a hypervisor, as Linux does)" },
 	[K_DEBUG] = { "debug", OPT_LIST, 0, 0, debug_names, "fault injection (tests only)" },
-	[K_DEBUG_CPU] = { "debug_cpu", OPT_UINT, 1, 1023, NULL,
-			  "CPU number that fault injection targets (default: the last)" },
+	[K_DEBUG_CPU] = { "debug_cpu", OPT_UINT, 0, 1023, NULL,
+			  "CPU number that fault injection targets, 0 the BSP (default: the last)" },
 	[K_HELP] = { "help", OPT_BOOL, 0, 0, NULL, "print this list and stop" },
 };
 

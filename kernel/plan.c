@@ -13,6 +13,7 @@
 #include "include/percpu.h"
 #include "include/smp.h"
 #include "include/status.h"
+#include "include/watchdog.h"
 #include "kernel/plan.h"
 
 static void fault_now(void *arg)
@@ -49,7 +50,7 @@ static void plan_debug_faults(void)
 		fault_now(NULL);
 	}
 	if (debug_on(DEBUG_FAULT_AP)) {
-		unsigned int c = options.debug_cpu ? options.debug_cpu : ncpus - 1;
+		unsigned int c = debug_cpu_pick(ncpus);
 
 		if (c == 0 || c >= ncpus) {
 			kprintf("debug: fault-ap needs an AP (CPU %u is not one)\n", c);
@@ -59,6 +60,33 @@ static void plan_debug_faults(void)
 		kprintf("debug: raising #UD on CPU %u\n", c);
 		smp_call(c, fault_now, NULL, 1000000);
 	}
+}
+
+/*
+ * debug=stall: debug_cpu (default the last; 0, the BSP, allowed) becomes
+ * the benchmarks' sender, so that it is the CPU that measures, and spins
+ * with interrupts off once its first sampling on a backend starts measuring
+ * (bench/engine.c). Nobody waits on a sender with a deadline of its own
+ * short enough to matter (a spinning target, or the BSP's 120 s in
+ * bench_on_sender), so the watchdog is what must end the run: ERROR, its
+ * line naming that CPU. Needs a second CPU to watch it.
+ */
+static void plan_debug_stall(void)
+{
+	unsigned int c = debug_cpu_pick(ncpus);
+
+	if (!debug_on(DEBUG_STALL))
+		return;
+	if (ncpus < 2 || c >= ncpus) {
+		kprintf("debug: stall needs another CPU to watch CPU %u (%u online): not armed\n", c,
+			ncpus);
+		options.debug &= ~(1ull << DEBUG_STALL);
+		status_report(STATUS_ERROR);
+		return;
+	}
+	bench_params.sender = c;
+	kprintf("debug: stall: CPU %u (APIC ID %u) is the sender and spins with interrupts off once "
+		"its first sampling on a backend measures\n", c, percpu_of[c]->apic_id);
 }
 
 static void plan_bench(void)
@@ -76,11 +104,16 @@ static void plan_bench(void)
 void plan_run(void)
 {
 	bench_params_for_emulation();
+	watchdog_start(bench_params.deadline_us);
+	plan_debug_stall();
 	bench_measure_dryrun();
 	env_record_print();
 	plan_debug_faults();
-	if (options.plan == PLAN_DEFAULT || options.plan == PLAN_CHECK)
+	if (options.plan == PLAN_DEFAULT || options.plan == PLAN_CHECK) {
+		crash_context = "the correctness suite";
 		check_run();
+		crash_context = NULL;
+	}
 	if (options.plan == PLAN_DEFAULT || options.plan == PLAN_BENCH)
 		plan_bench();
 	end_record_print(status_name(status_worst()), bench_results_printed);

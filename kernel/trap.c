@@ -7,13 +7,16 @@
  * CPU number and APIC ID, then ends the run with STATUS_CRASH, unless the
  * faulting RIP has an entry in the exception table (rdmsr_safe and friends),
  * in which case execution resumes at its fixup. #DF, NMI and #MC run on
- * their own IST stacks so that a blown stack still gets reported.
+ * their own IST stacks so that a blown stack still gets reported. An NMI is
+ * one of three: status_exit() stopping this CPU, the stall watchdog asking
+ * for its registers (include/watchdog.h), or unexpected (a CRASH).
  */
 #include <stdint.h>
 #include "include/console.h"
 #include "include/lapic.h"
 #include "include/percpu.h"
 #include "include/status.h"
+#include "include/watchdog.h"
 #include "include/x86.h"
 #include "kernel/trap.h"
 
@@ -40,7 +43,6 @@ struct extable_entry {
 
 extern const uint64_t isr_stub_table[256];
 extern const struct extable_entry __ex_table_start[], __ex_table_end[];
-extern int status_stopping;
 
 /* The template every CPU copies into its own IDT; never changed after boot
  * (handlers are chosen through handlers[], not by rewriting gates). */
@@ -154,13 +156,25 @@ static void trap_dump(const struct trap_frame *f)
 	kprintf("  R13 %016lx  R14 %016lx  R15 %016lx\n", f->r13, f->r14, f->r15);
 }
 
+static __noreturn void trap_park(void)
+{
+	for (;;)
+		asm volatile("cli; hlt");
+}
+
 static void trap_exception(struct trap_frame *f)
 {
-	if (f->vector == 2 && __atomic_load_n(&status_stopping, __ATOMIC_ACQUIRE)) {
-		/* status_exit() on another CPU is stopping us: stay quiet. */
-		for (;;)
-			asm volatile("cli; hlt");
-	}
+	/* status_exit() on another CPU is stopping us: stay quiet. */
+	if (f->vector == 2 && __atomic_load_n(&status_stopping, __ATOMIC_ACQUIRE))
+		trap_park();
+	/*
+	 * The watchdog on another CPU asked for our registers: publish them
+	 * (it prints them) and stay here, NMIs blocked, until the run ends.
+	 * Even mid-way through a stuck instruction sequence, an NMI is taken at
+	 * an instruction boundary, so RIP is where this CPU was stuck.
+	 */
+	if (f->vector == 2 && watchdog_nmi(f, sizeof(*f)))
+		trap_park();
 	if (extable_fixup(f))
 		return;
 	trap_dump(f);

@@ -143,6 +143,21 @@ static void kvm_pv_eoi(void)
 	wrmsr(X2APIC_MSR(LAPIC_EOI), 0);
 }
 
+/* For the stall watchdog, on another CPU: the first call of cpu's latest send, as planned. */
+static int kvm_pv_describe(unsigned int cpu_nr, char *buf, size_t size)
+{
+	const struct kvm_pvipi_call *c = cpu_nr < MAX_CPUS ? kvm_plan[cpu_nr] : NULL;
+
+	if (!c || (!c->bitmap[0] && !c->bitmap[1]))
+		return 0;
+	return fmt_snprintf(buf, size,
+			    "KVM_HC_SEND_IPI (RAX %u, %s): RBX 0x%lx RCX 0x%lx (APIC ID bitmap), RDX %u "
+			    "(its lowest APIC ID), RSI the ICR low of a fixed physical IPI (the vector "
+			    "is not kept); the first call of the send",
+			    KVM_HC_SEND_IPI, kvm_vmmcall ? "vmmcall" : "vmcall", c->bitmap[0],
+			    c->bitmap[1], c->min_id);
+}
+
 static const char *kvm_pv_probe(void)
 {
 	if (!cpu.kvm_base) {
@@ -224,4 +239,5 @@ const struct ipi_ops ipi_kvm_pv_ipi = {
     .send_allbutself = kvm_pv_send_allbutself,
     .send_all = kvm_pv_send_all,
     .eoi = kvm_pv_eoi,
+    .describe_call = kvm_pv_describe,
 };

@@ -244,6 +244,41 @@ def honest_records(sc, log):
     return problems
 
 
+def watchdog_line(sc, log):
+    """Issue 12: the boot says what the stall watchdog watches, and with one CPU that nothing is."""
+    if sc.smp == "1":
+        want = r"^watchdog: 1 CPU: no other CPU can watch it, so nothing is watched; run\.sh's " \
+               r"--timeout is the bound$"
+    else:
+        want = r"^watchdog: \d+ CPUs, each one's local APIC timer \(\d+ kHz\) ticks every \d+ ms"
+    return [] if re.search(want, log, re.M) else [f"no boot line /{want}/"]
+
+
+def stalled(cpu, apic_id, deadline_ms):
+    """Issue 12: the watchdog names the stalled CPU, what it did and its RIP, within its bound."""
+    def check(sc, log):
+        m = re.search(rf"^watchdog: CPU {cpu} \(APIC ID {apic_id}\) made no progress for (\d+) "
+                      rf"ms \(bound (\d+) ms: 2 x deadline {deadline_ms} ms \+ 1000 ms \+ phase "
+                      rf"budget \d+ ms\): backend (\S+), benchmark (\S+) on \S+, phase measuring "
+                      rf"\d+ iterations .*, RIP ([0-9a-f]{{16}}) CS 0008 \(NMI taken\)$", log, re.M)
+        if not m:
+            return [f"no watchdog line naming CPU {cpu} (APIC ID {apic_id}), backend, benchmark, "
+                    "phase and RIP"]
+        stale, bound = int(m.group(1)), int(m.group(2))
+        problems = []
+        # Seen between the bound and the bound plus a tick (one per deadline; the timer's
+        # rate is measured against the TSC in 10 ms, which a loaded host can skew).
+        if not bound <= stale <= bound + 5 * deadline_ms:
+            problems.append(f"reported after {stale} ms, bound {bound} ms")
+        if not re.search(rf"^watchdog: CPU {cpu}: RSP [0-9a-f]{{16}} .* \(IF=0\)$", log, re.M):
+            problems.append("no register line with IF=0 from the NMI")
+        if not re.search(rf"^debug: stall: CPU {cpu} \(APIC ID {apic_id}\) is the sender", log,
+                         re.M):
+            problems.append("no 'debug: stall' line naming the CPU")
+        return problems
+    return check
+
+
 def marked(sc, log):
     """Issue 11: with markers=1 every measured record names its sampling's phase marker."""
     recs, problems = [r for r in result_records(log) if r["status"] == "SUCCESS"], []
@@ -277,7 +312,8 @@ def scenarios():
                 if machine == "pc" and cpu == "qemu64" and smp not in ("1", "4"):
                     continue  # keep the matrix small: x2APIC absence is covered below
                 bench = (machine, smp, cpu) in BENCH_SHAPES
-                checks = [cpus_online(ids), tsc_line, skew_line, suite_passed, switch_sequence]
+                checks = [cpus_online(ids), tsc_line, skew_line, suite_passed, switch_sequence,
+                          watchdog_line]
                 if bench:
                     checks += [bench_results, records_valid("env", "check", "result", "end")]
                 else:
@@ -376,6 +412,31 @@ def scenarios():
                                   r'"bench":"single","metric":"round-trip".*"backend":"x2apic"'
                                   r'.*"sender":2.*"status":"SUCCESS"'),
                          records_valid("env", "result", "end"), final_status("FAILURE")]),
+        # Issue 12 item 3: a CPU that stops making progress (here spinning with IF=0 in
+        # a benchmark's measured iterations, no deadline of its own) is found by another
+        # CPU's watchdog tick, which takes its registers by NMI and ends the run ERROR.
+        Scenario("debug=stall on the BSP: an AP's watchdog names CPU 0, its phase and RIP, ERROR",
+                 smp="2", accel="tcg-single", timeout=60,
+                 append=f"plan=bench bench=broadcast backends=xapic deadline=200 debug=stall "
+                        f"debug_cpu=0 {SMALL}",
+                 expect=ERROR,
+                 checks=[stalled(0, 0, 200), watchdog_line,
+                         lacks(r'"record":"result".*"bench":"broadcast"'),
+                         final_status("ERROR")]),
+        Scenario("debug=stall on an AP: the watchdog names its CPU and APIC ID, phase and RIP",
+                 smp="6,sockets=2,cores=3", accel="tcg-single", timeout=60,
+                 append=f"plan=bench bench=broadcast backends=x2apic deadline=200 debug=stall "
+                        f"debug_cpu=4 {SMALL}",
+                 expect=ERROR,
+                 checks=[stalled(4, 5, 200), contains(r"^watchdog: CPU 4 .*backend x2apic, "
+                                                      r"benchmark broadcast on x2apic"),
+                         final_status("ERROR")]),
+        Scenario("debug=stall with one CPU: nobody could watch it, so it is not armed, ERROR",
+                 smp="1", append="plan=boot debug=stall", expect=ERROR,
+                 checks=[watchdog_line,
+                         contains(r"^debug: stall needs another CPU to watch CPU 0 \(1 online\): "
+                                  r"not armed"),
+                         final_status("ERROR")]),
         Scenario("without a PIT the TSC is calibrated against the ACPI PM timer", smp="2",
                  accel="tcg-single", append="plan=boot", qemu=["-machine", "pit=off"],
                  checks=[contains(r"^tsc: \d+ kHz from ACPI PM timer calibration"),

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The stall watchdog (kernel/watchdog.c): what no deadline on a stuck CPU
+ * can bound, another CPU reports. A hypercall that never retires (under a
+ * PVM-flavoured KVM, KVM_HC_SEND_IPI never returned), or a CPU spinning with
+ * interrupts off, leaves its CPU unable to look at its own clock.
+ *
+ * Each CPU says what it is doing in its progress word (struct watch, in its
+ * per-CPU area, on a line of its own): a phase, and a step counter it bumps
+ * at phase boundaries, around barriers and waits, after each warm-up and
+ * calibration iteration, and with each console line; never inside a timed
+ * region and never per measured iteration. Every CPU's local APIC timer
+ * ticks once per `deadline`; the tick scans the other CPUs' words, and one
+ * whose word has not moved for longer than its phase allows is stalled:
+ * the watcher asks it for its registers by NMI, prints what it was doing
+ * and ends the run with status ERROR. The bound (README "Watchdog",
+ * docs/architecture.md) is 2 x deadline + 1 s + the phase's own budget.
+ *
+ * All of these are no-ops until watchdog_start(); none is ever called
+ * between a benchmark's TSC reads.
+ */
+#ifndef INCLUDE_WATCHDOG_H
+#define INCLUDE_WATCHDOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "include/compiler.h"
+
+enum watch_phase {
+	WATCH_IDLE,	 /* not watched: idle in HLT, before the plan, after a report */
+	WATCH_TARGET,	 /* not watched: a spinning target; its sender bounds every wait on it */
+	WATCH_PLAN,	 /* the BSP driving the plan: the suite, set-up, records */
+	WATCH_REQUEST,	 /* running a mailbox request (smp_post) */
+	WATCH_SWITCH,	 /* a backend switch: barriers, APIC moves, the backend's enable */
+	WATCH_SENDER,	 /* a benchmark's loop on its sender (bench_on_sender) */
+	WATCH_SAMPLING,	 /* a sampling's warm-up and calibration: a step per iteration */
+	WATCH_MEASURING, /* a sampling's measured iterations: no step until the last */
+	WATCH_PHASES
+};
+
+/*
+ * Describes CPU cpu's latest hypercall from that CPU's own input buffers
+ * (which the call's encoding fills before it is issued), for the
+ * watchdog's report on another CPU. Returns the length written, 0 when the
+ * CPU issued none yet.
+ */
+typedef int (*watch_describe_fn)(unsigned int cpu, char *buf, size_t size);
+
+/* A CPU's progress word: written by that CPU only, read by the watchers. */
+struct watch {
+	uint32_t seq;	   /* odd while the fields below change; +2 per step */
+	uint32_t phase;	   /* enum watch_phase */
+	uint64_t budget_us; /* the phase's own budget, on top of 2 x deadline + 1 s */
+	const char *what;  /* the phase's detail (variant, backend, request), or NULL */
+	uint64_t detail;   /* a number for it: iterations measured, request function */
+	watch_describe_fn calls; /* the hypercalls sends from this CPU make now, or NULL */
+} __cacheline_aligned;
+
+/* A watchdog NMI's question (a watcher's write) and its answer (the NMI handler's). */
+struct watch_nmi {
+	uint32_t asked;
+	uint32_t answered;
+	uint64_t frame[22]; /* struct trap_frame (kernel/trap.h), as the handler saw it */
+} __cacheline_aligned;
+
+/* The phase a CPU was in before watch_enter(), for watch_restore(). */
+struct watch_saved {
+	uint32_t phase;
+	uint64_t budget_us;
+	const char *what;
+	uint64_t detail;
+};
+
+/* Set once watchdog_start() has the ticks running (two CPUs or more). */
+extern bool watchdog_running;
+
+static inline bool watchdog_on(void)
+{
+	return __builtin_expect(READ_ONCE(watchdog_running), 0);
+}
+
+/*
+ * On the BSP once the deadline (us) is known, at the plan's start:
+ * calibrates the local APIC timer against the TSC, starts the tick on every
+ * CPU and says on the console what is watched and how (with one CPU:
+ * that nothing is).
+ */
+void watchdog_start(uint64_t deadline_us);
+
+/* This CPU enters phase ph (own budget, detail); returns the phase it leaves. */
+struct watch_saved watch_enter(enum watch_phase ph, uint64_t budget_us, const char *what,
+			       uint64_t detail);
+void watch_restore(const struct watch_saved *s);
+/* A step inside the phase: its bound starts again. */
+void watch_step(void);
+/* The hypercalls this CPU's sends make from now on (the backend's describer); returns the old. */
+watch_describe_fn watch_calls(watch_describe_fn fn);
+
+/* The local APIC timer's tick (lapic.c calls it after EOI): scan the others. */
+void watchdog_tick(void);
+/* From the NMI handler: true when a watcher asked this CPU (frame published; park). */
+bool watchdog_nmi(const void *frame, size_t size);
+
+#endif

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The stall watchdog (include/watchdog.h says what each CPU publishes).
+ *
+ * Who watches: every CPU, from its local APIC timer, periodic, one tick per
+ * `deadline` (at most 60 s), vector VEC_WATCHDOG. A tick runs wherever its
+ * CPU has IF=1: idle in HLT (the timer ends the HLT), spinning as a
+ * benchmark target, waiting in bench_on_sender(), or driving the plan
+ * between timed regions. So a BSP stuck in VMMCALL with the APs idle in
+ * HLT or spinning as its targets is seen by the APs' ticks, an AP stuck as
+ * sender by the BSP's, and a CPU spinning with IF=0 (whose own timer stays
+ * pending) by any other. One scan at a time (a try-lock); each scan reads
+ * every other CPU's progress word and remembers, per CPU, the word it saw
+ * last and when (its own TSC): a word unchanged for longer than the bound
+ * of the phase it names is a stall.
+ *
+ * The bound: 2 x deadline + 1 s + the phase's own budget (docs/
+ * architecture.md, "The stall watchdog", has the table). The report asks the
+ * stalled CPU for its registers with an NMI (lapic_send_nmi: this CPU's real
+ * APIC mode, whatever the backend) and waits up to the deadline (at most
+ * 10 s): a CPU that takes no NMI is inside an instruction that does not
+ * retire, such as a hypercall that never returns. Its handler only
+ * publishes the frame (trap.c); this CPU prints it, since an NMI handler
+ * that printed could wait on a console lock its own CPU holds.
+ *
+ * Cost: per CPU and per deadline, one timer interrupt and EOI and a scan of
+ * ncpus lines; where it lands in a timed region (IF=1 shapes, a spinning
+ * target), one sample in thousands. The progress steps are stores to the
+ * CPU's own line outside every timed region. A single CPU has nobody to
+ * watch it: no tick then, and run.sh's --timeout is the bound.
+ */
+#include "include/console.h"
+#include "include/ipi.h"
+#include "include/lapic.h"
+#include "include/percpu.h"
+#include "include/smp.h"
+#include "include/status.h"
+#include "include/tsc.h"
+#include "include/watchdog.h"
+#include "include/x86.h"
+#include "kernel/trap.h"
+#include "lib/fmt.h"
+
+_Static_assert(sizeof(struct trap_frame) == sizeof(((struct watch_nmi *)0)->frame),
+	       "the NMI answer holds one trap frame");
+
+#define WATCH_SLACK_US	 1000000u /* the fixed second of every bound */
+#define TICK_CAL_US	 10000u	  /* calibrating the APIC timer against the TSC */
+#define TICK_MAX_MS	 60000u
+#define NMI_WAIT_MAX_US	 10000000u
+#define START_TIMEOUT_US 1000000u
+
+bool watchdog_running;		/* after watchdog_start(), with 2 CPUs or more */
+static uint64_t watch_deadline_us;
+static uint32_t scan_lock, watch_fired;
+
+/* Per watched CPU, under scan_lock: the word seen last, and when (watcher's TSC). */
+static struct {
+	uint32_t seq;
+	uint64_t tsc;
+} seen[MAX_CPUS];
+
+static const char *const phase_names[WATCH_PHASES] = {
+	[WATCH_IDLE] = "idle",
+	[WATCH_TARGET] = "spinning as a target",
+	[WATCH_PLAN] = "driving the plan",
+	[WATCH_REQUEST] = "running a mailbox request",
+	[WATCH_SWITCH] = "switching backend",
+	[WATCH_SENDER] = "running the benchmark's loop on its sender",
+	[WATCH_SAMPLING] = "sampling (warm-up and calibration)",
+	[WATCH_MEASURING] = "measuring",
+};
+
+/* A consistent copy of a CPU's word. */
+struct watch_snap {
+	uint32_t seq, phase;
+	uint64_t budget_us, detail;
+	const char *what;
+	watch_describe_fn calls;
+};
+
+/* --- the watched CPU's side: stores to its own line ------------------------------------------ */
+
+static void watch_write(struct watch *w, uint32_t phase, uint64_t budget_us, const char *what,
+			uint64_t detail)
+{
+	WRITE_ONCE(w->seq, w->seq + 1);	/* odd: being written (x86 keeps stores in order) */
+	barrier();
+	WRITE_ONCE(w->phase, phase);
+	WRITE_ONCE(w->budget_us, budget_us);
+	WRITE_ONCE(w->what, what);
+	WRITE_ONCE(w->detail, detail);
+	barrier();
+	WRITE_ONCE(w->seq, w->seq + 1);
+}
+
+struct watch_saved watch_enter(enum watch_phase ph, uint64_t budget_us, const char *what,
+			       uint64_t detail)
+{
+	struct watch *w;
+	struct watch_saved s = { WATCH_IDLE, 0, NULL, 0 };
+
+	if (!watchdog_on())
+		return s;
+	w = &this_cpu()->watch;
+	s = (struct watch_saved){ w->phase, w->budget_us, w->what, w->detail };
+	watch_write(w, ph, budget_us, what, detail);
+	return s;
+}
+
+void watch_restore(const struct watch_saved *s)
+{
+	if (watchdog_on())
+		watch_write(&this_cpu()->watch, s->phase, s->budget_us, s->what, s->detail);
+}
+
+void watch_step(void)
+{
+	struct watch *w;
+
+	if (!watchdog_on())
+		return;
+	w = &this_cpu()->watch;
+	WRITE_ONCE(w->seq, w->seq + 2);	/* parity kept: also from an interrupt mid-write */
+}
+
+watch_describe_fn watch_calls(watch_describe_fn fn)
+{
+	struct watch *w = &this_cpu()->watch;
+	watch_describe_fn old = w->calls;
+
+	/* Read only in a report, long after: no sequence needed. */
+	WRITE_ONCE(w->calls, fn);
+	return old;
+}
+
+bool watchdog_nmi(const void *frame, size_t size)
+{
+	struct watch_nmi *n;
+
+	if (!watchdog_on())
+		return false;
+	n = &this_cpu()->watch_nmi;
+	if (!load_acquire(&n->asked) || n->answered)
+		return false;
+	__builtin_memcpy(n->frame, frame, size < sizeof(n->frame) ? size : sizeof(n->frame));
+	store_release(&n->answered, 1);
+	return true;
+}
+
+/* --- the watcher's side ------------------------------------------------------------------- */
+
+static bool watch_read(const struct watch *w, struct watch_snap *s)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		uint32_t seq = READ_ONCE(w->seq);
+
+		if (seq & 1)
+			continue;
+		barrier();
+		s->phase = READ_ONCE(w->phase);
+		s->budget_us = READ_ONCE(w->budget_us);
+		s->what = READ_ONCE(w->what);
+		s->detail = READ_ONCE(w->detail);
+		s->calls = READ_ONCE(w->calls);
+		barrier();
+		if (READ_ONCE(w->seq) == seq) {
+			s->seq = seq;
+			return true;
+		}
+	}
+	return false;
+}
+
+static uint64_t watch_bound_us(const struct watch_snap *s)
+{
+	return 2 * watch_deadline_us + WATCH_SLACK_US + s->budget_us;
+}
+
+/* Asks CPU p for its registers; true once its NMI handler answered. */
+static bool watch_ask_nmi(struct percpu *p, uint64_t wait_us, int *send_err)
+{
+	uint64_t deadline;
+
+	store_release(&p->watch_nmi.asked, 1);
+	*send_err = lapic_send_nmi(p->apic_id);
+	if (*send_err)
+		return false;
+	deadline = tsc_deadline_us(wait_us);
+	while (!load_acquire(&p->watch_nmi.answered)) {
+		if (tsc_expired(deadline))
+			return false;
+		cpu_relax();	/* under TCG: lets the stalled vCPU run and take it */
+	}
+	return true;
+}
+
+/* "benchmark single on x2apic, phase measuring 2000 iterations (variant none)" */
+static void watch_doing(char *buf, size_t size, const struct percpu *p,
+			const struct watch_snap *s)
+{
+	const char *ctx = crash_context;
+	int n = fmt_snprintf(buf, size, "backend %s, %s, phase %s",
+			     p->ops ? p->ops->name : "none (before the first switch)",
+			     ctx ? ctx : "no benchmark running", phase_names[s->phase]);
+
+	if (n < 0 || (size_t)n >= size)
+		return;
+	if (s->phase == WATCH_MEASURING)
+		n += fmt_snprintf(buf + n, size - (size_t)n, " %lu iterations", s->detail);
+	if (s->phase == WATCH_REQUEST)
+		fmt_snprintf(buf + n, size - (size_t)n, " (function 0x%lx)", s->detail);
+	else if (s->what)
+		fmt_snprintf(buf + n, size - (size_t)n, " (%s %s)",
+			     s->phase == WATCH_SWITCH ? "to" : "variant", s->what);
+}
+
+static void watch_print_frame(unsigned int c, const struct trap_frame *f)
+{
+	kprintf("watchdog: CPU %u: RSP %016lx  SS %04lx  RFLAGS %016lx (IF=%u)\n", c, f->rsp,
+		f->ss, f->rflags, (unsigned int)(f->rflags >> 9 & 1));
+	kprintf("watchdog: CPU %u: RAX %016lx  RBX %016lx  RCX %016lx  RDX %016lx\n", c, f->rax,
+		f->rbx, f->rcx, f->rdx);
+	kprintf("watchdog: CPU %u: RSI %016lx  RDI %016lx  RBP %016lx  R8  %016lx\n", c, f->rsi,
+		f->rdi, f->rbp, f->r8);
+}
+
+static __noreturn void watch_report(unsigned int c, const struct watch_snap *s, uint64_t stale)
+{
+	static char doing[256], calls[192], rip[160];
+	struct percpu *p = percpu_of[c];
+	struct trap_frame f;
+	uint64_t wait_us = watch_deadline_us < NMI_WAIT_MAX_US ? watch_deadline_us : NMI_WAIT_MAX_US;
+	int send_err = 0;
+	bool answered = watch_ask_nmi(p, wait_us, &send_err);
+
+	__builtin_memcpy(&f, p->watch_nmi.frame, sizeof(f));
+	watch_doing(doing, sizeof(doing), p, s);
+	calls[0] = 0;
+	if (s->calls)
+		s->calls(c, calls, sizeof(calls));
+	if (answered)
+		fmt_snprintf(rip, sizeof(rip), "RIP %016lx CS %04lx (NMI taken)", f.rip, f.cs);
+	else if (send_err)
+		fmt_snprintf(rip, sizeof(rip), "RIP unknown: the NMI could not be sent (%d)", send_err);
+	else
+		fmt_snprintf(rip, sizeof(rip),
+			     "RIP unknown: no NMI taken within %lu ms: stuck in an instruction that "
+			     "does not retire, e.g. a hypercall that never returns", wait_us / 1000);
+	kprintf("watchdog: CPU %u (APIC ID %u) made no progress for %lu ms (bound %lu ms: 2 x "
+		"deadline %lu ms + 1000 ms + phase budget %lu ms): %s%s%s, %s\n",
+		c, p->apic_id, stale / tsc_khz, watch_bound_us(s) / 1000, watch_deadline_us / 1000,
+		s->budget_us / 1000, doing, calls[0] ? ", hypercall " : "", calls, rip);
+	if (answered)
+		watch_print_frame(c, &f);
+	kprintf("watchdog: ending the run (status ERROR); 'addr2line -e build/ipibench.elf RIP' "
+		"names the line\n");
+	status_exit(STATUS_ERROR);
+}
+
+static void watch_check(unsigned int c, uint64_t now)
+{
+	struct watch_snap s;
+
+	if (!watch_read(&percpu_of[c]->watch, &s)) {
+		seen[c].tsc = now;	/* changing under our eyes: that is progress */
+		return;
+	}
+	if (s.seq != seen[c].seq) {
+		seen[c].seq = s.seq;
+		seen[c].tsc = now;
+		return;
+	}
+	if (s.phase < WATCH_PLAN || s.phase >= WATCH_PHASES)
+		return;
+	if (now - seen[c].tsc <= tsc_us_to_cycles(watch_bound_us(&s)))
+		return;
+	if (__atomic_exchange_n(&watch_fired, 1, __ATOMIC_ACQ_REL))
+		return;
+	watch_report(c, &s, now - seen[c].tsc);
+}
+
+void watchdog_tick(void)
+{
+	unsigned int me;
+	uint64_t now;
+
+	if (!watchdog_on() || READ_ONCE(watch_fired) || READ_ONCE(status_stopping))
+		return;
+	if (__atomic_exchange_n(&scan_lock, 1, __ATOMIC_ACQUIRE))
+		return;
+	now = rdtsc();
+	me = this_cpu()->cpu;
+	for (unsigned int c = 0; c < ncpus; c++) {
+		if (c != me)
+			watch_check(c, now);
+	}
+	store_release(&scan_lock, 0);
+}
+
+/* --- start ---------------------------------------------------------------------------------- */
+
+/* The local APIC timer's rate in kHz at divide-by-1, against the TSC (0: it does not count). */
+static uint64_t watch_timer_khz(void)
+{
+	uint32_t left;
+
+	lapic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MASKED);
+	lapic_write(LAPIC_TIMER_DCR, LAPIC_DCR_DIV1);
+	lapic_write(LAPIC_TIMER_ICR, 0xffffffffu);
+	tsc_delay_us(TICK_CAL_US);
+	left = lapic_read(LAPIC_TIMER_CCR);
+	lapic_write(LAPIC_TIMER_ICR, 0);
+	return (0xffffffffull - left) * 1000 / TICK_CAL_US;
+}
+
+/* Divide configuration (SDM 11.5.4, figure 11-10) and count for one tick per period_ms. */
+static bool watch_tick_count(uint64_t khz, uint64_t period_ms, uint32_t *dcr, uint32_t *count)
+{
+	static const uint8_t dcrs[] = { 0xb, 0x0, 0x1, 0x2, 0x3, 0x8, 0x9, 0xa }; /* 1 .. 128 */
+	uint64_t counts = khz * period_ms;
+
+	for (unsigned int shift = 0; shift < ARRAY_SIZE(dcrs); shift++) {
+		if ((counts >> shift) <= 0xffffffffull && (counts >> shift) > 0) {
+			*dcr = dcrs[shift];
+			*count = (uint32_t)(counts >> shift);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void watch_cpu_start(void *arg)
+{
+	(void)arg;
+	lapic_tick_resume();
+}
+
+void watchdog_start(uint64_t deadline_us)
+{
+	uint64_t period_ms = deadline_us / 1000, khz;
+	uint32_t dcr, count;
+
+	watch_deadline_us = deadline_us;
+	if (ncpus < 2) {
+		kprintf("watchdog: 1 CPU: no other CPU can watch it, so nothing is watched; "
+			"run.sh's --timeout is the bound\n");
+		return;
+	}
+	period_ms = period_ms < 1 ? 1 : period_ms > TICK_MAX_MS ? TICK_MAX_MS : period_ms;
+	khz = watch_timer_khz();
+	if (!khz || !watch_tick_count(khz, period_ms, &dcr, &count)) {
+		kprintf("watchdog: the local APIC timer does not count (%lu kHz): nothing is "
+			"watched; run.sh's --timeout is the bound\n", khz);
+		return;
+	}
+	lapic_tick_config(dcr, count);
+	if (smp_call_all(watch_cpu_start, NULL, START_TIMEOUT_US))
+		status_report(STATUS_ERROR);
+	/* The BSP drives the plan from here on: watched, its steps counted. */
+	watch_write(&this_cpu()->watch, WATCH_PLAN, 0, NULL, 0);
+	store_release(&watchdog_running, true);
+	kprintf("watchdog: %u CPUs, each one's local APIC timer (%lu kHz) ticks every %lu ms and "
+		"checks the others: a CPU in a send, hypercall, benchmark phase, barrier or request "
+		"that makes no progress for 2 x deadline + 1000 ms + its phase's budget (%lu ms and "
+		"more) is reported, its registers taken by NMI, and the run ends ERROR\n",
+		ncpus, khz, period_ms, (2 * deadline_us + WATCH_SLACK_US) / 1000);
+}
