@@ -116,7 +116,7 @@ $(B)/ipibench.iso: $(B)/ipibench.elf32 boot/grub.cfg
 		{ cat $(B)/grub-mkrescue.log >&2; exit 1; }
 
 # Host unit tests: every test links all of lib/.
-$(B)/host/%: tests/unit/%.c tests/unit/check.h $(LIB_SRCS) $(wildcard lib/*.h)
+$(B)/host/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB_SRCS) $(wildcard lib/*.h)
 	@mkdir -p $(@D)
 	$(call say,HOSTCC,$@)
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) $< $(LIB_SRCS) -o $@

@@ -11,76 +11,15 @@
 #include "lib/error.h"
 #include "lib/mptable.h"
 #include "tests/unit/check.h"
+#include "tests/unit/fixture.h"
 
 #define FIXTURE_DIR "tests/fixtures/mptable/"
 #define QEMU_LAPIC  0xfee00000u
 
-/* ---- byte helpers (loops: clang-tidy flags libc memset/memcpy) ------------------------ */
-
-static void bytes_fill(void *dst, int v, size_t n)
-{
-	uint8_t *d = dst;
-
-	for (size_t i = 0; i < n; i++)
-		d[i] = (uint8_t)v;
-}
-
-static void bytes_copy(void *dst, const void *src, size_t n)
-{
-	uint8_t *d = dst;
-	const uint8_t *s = src;
-
-	for (size_t i = 0; i < n; i++)
-		d[i] = s[i];
-}
-
-static void put_le16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint8_t *dup_exact(const void *src, size_t len)
-{
-	uint8_t *p = malloc(len ? len : 1);
-
-	if (!p)
-		abort();
-	if (len)
-		bytes_copy(p, src, len);
-	return p;
-}
-
-/* Reads a fixture into an exactly-sized buffer; bails out of the run if it is missing. */
+/* A captured table: NAME-fps.bin or NAME-table.bin. */
 static uint8_t *load_fixture(const char *name, const char *suffix, size_t *len)
 {
-	char path[256] = FIXTURE_DIR;
-	size_t dir = strlen(path), nlen = strlen(name), slen = strlen(suffix);
-	FILE *f;
-	long n;
-	uint8_t *buf;
-
-	if (dir + nlen + slen >= sizeof(path))
-		abort();
-	bytes_copy(path + dir, name, nlen);
-	bytes_copy(path + dir + nlen, suffix, slen + 1);
-	f = fopen(path, "rb");
-	if (!f || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET)) {
-		printf("Bail out! cannot read %s (run from the repository root)\n", path);
-		exit(1);
-	}
-	buf = malloc((size_t)n);
-	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n)
-		abort();
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
+	return fixture_load(FIXTURE_DIR, name, suffix, len);
 }
 
 /* Sets the byte at `at` so that p[0..len) sums to zero modulo 256. */
@@ -341,50 +280,6 @@ TEST(fixture_max_cpus_small)
 }
 
 /* ---- the floating pointer, captured and scanned --------------------------------------- */
-
-/* A synthetic physical memory of a few regions, each an exact heap copy. */
-struct region {
-	uint64_t phys;
-	uint8_t *buf;
-	size_t len;
-};
-
-struct memory {
-	struct region r[4];
-	size_t n;
-	size_t maps;
-};
-
-static const void *mem_map(void *ctx, uint64_t phys, size_t len)
-{
-	struct memory *m = ctx;
-
-	m->maps++;
-	for (size_t i = 0; i < m->n; i++) {
-		const struct region *r = &m->r[i];
-
-		if (phys >= r->phys && phys - r->phys <= r->len && len <= r->len - (phys - r->phys))
-			return r->buf + (phys - r->phys);
-	}
-	return NULL;
-}
-
-static uint8_t *mem_add(struct memory *m, uint64_t phys, const void *src, size_t len)
-{
-	struct region *r = &m->r[m->n++];
-
-	r->phys = phys;
-	r->buf = dup_exact(src, len);
-	r->len = len;
-	return r->buf;
-}
-
-static void mem_free(struct memory *m)
-{
-	for (size_t i = 0; i < m->n; i++)
-		free(m->r[i].buf);
-	m->n = 0;
-}
 
 /*
  * The captured floating pointer placed where the firmware put it, inside the
