@@ -2,11 +2,12 @@
 #
 # ipibench: the guest kernel, its GRUB ISO, the host tools and the tests.
 #
-# One image recipe: link the ELF64 at 1 MiB (kept for gdb and objdump), then
-# convert it to elf32-i386 for multiboot loaders: QEMU's -kernel refuses a
-# 64-bit ELF and also refuses elf32-x86-64.
+# One image recipe: link once at 1 MiB, with a multiboot header and a PVH
+# entry note, then make two images of it: build/ipibench.elf32 (elf32-i386:
+# QEMU's multiboot loader refuses a 64-bit ELF and also elf32-x86-64) and
+# build/ipibench.elf (ELF64, for PVH loaders, gdb and objdump).
 #
-#   make            kernel image (build/ipibench.elf32) and ELF64 (build/ipibench.elf)
+#   make            both kernel images: build/ipibench.elf32 (multiboot) and build/ipibench.elf (PVH)
 #   make iso        bootable GRUB ISO (build/ipibench.iso)
 #   make unit       host unit tests of lib/ (sanitizers on)
 #   make test       every test (tests/run): unit, boot, lint, KVM lane when possible
@@ -50,9 +51,9 @@ LIB_SRCS := lib/acpi.c lib/cmdline.c lib/cpuset.c lib/crossover.c lib/error.c li
 	lib/hv_encode.c lib/icr.c lib/ipi_flags.c lib/json.c lib/kut_names.c lib/kvm_pvipi.c \
 	lib/mptable.c lib/pv_result.c lib/record.c lib/sort.c lib/stats.c lib/trust.c
 
-KERNEL_SRCS := kernel/console.c kernel/cpu.c kernel/lapic.c kernel/libc.c kernel/main.c \
-	kernel/mm.c kernel/multiboot.c kernel/options.c kernel/percpu.c kernel/pic.c \
-	kernel/plan.c kernel/smp.c kernel/status.c kernel/topology.c kernel/trap.c \
+KERNEL_SRCS := kernel/boot.c kernel/console.c kernel/cpu.c kernel/lapic.c kernel/libc.c \
+	kernel/main.c kernel/mm.c kernel/multiboot.c kernel/options.c kernel/percpu.c kernel/pic.c \
+	kernel/plan.c kernel/pvh.c kernel/smp.c kernel/status.c kernel/topology.c kernel/trap.c \
 	kernel/tsc.c kernel/tsc_sync.c kernel/watchdog.c \
 	ipi/core.c ipi/flush.c ipi/flush_native.c ipi/irq.c ipi/switch.c \
 	apic/check.c apic/x2apic.c apic/xapic.c \
@@ -62,8 +63,8 @@ KERNEL_SRCS := kernel/console.c kernel/cpu.c kernel/lapic.c kernel/libc.c kernel
 	bench/kut_view.c bench/norov.c bench/params.c bench/point.c bench/runner.c bench/self.c \
 	bench/trust.c
 
-ASM_SRCS := boot/multiboot.asm boot/isr.asm boot/extable.asm boot/trampoline_blob.asm \
-	hyperv/hypercall.asm
+ASM_SRCS := boot/multiboot.asm boot/pvh.asm boot/isr.asm boot/extable.asm \
+	boot/trampoline_blob.asm hyperv/hypercall.asm
 
 KOBJS := $(patsubst %.c,$(B)/%.o,$(KERNEL_SRCS) $(LIB_SRCS)) \
 	$(patsubst %.asm,$(B)/%.o,$(ASM_SRCS))
@@ -71,13 +72,22 @@ KOBJS := $(patsubst %.c,$(B)/%.o,$(KERNEL_SRCS) $(LIB_SRCS)) \
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/host/%,$(wildcard tests/unit/test_*.c))
 
 .PHONY: all iso unit unit_build test lint check-kvm bench bench-boot clean deps fuzz fuzz_build
-all: $(B)/ipibench.elf32
+all: $(B)/ipibench.elf32 $(B)/ipibench.elf
 
-$(B)/ipibench.elf: $(KOBJS) linker.ld
+$(B)/ipibench.linked.elf: $(KOBJS) linker.ld
 	$(call say,LD,$@)
 	$(Q)$(LD) $(LDFLAGS) -o $@ $(KOBJS)
 
-$(B)/ipibench.elf32: $(B)/ipibench.elf
+# QEMU's -kernel tries multiboot before PVH and stops at an ELF64 that has a
+# multiboot header ("Cannot load x86-64 image"): the ELF64 leaves the header
+# out, so QEMU, like every PVH loader, boots it through its note. The elf32
+# copy keeps both; QEMU and GRUB take its multiboot header.
+$(B)/ipibench.elf: $(B)/ipibench.linked.elf
+	$(call say,OBJCOPY,$@)
+	$(Q)$(OBJCOPY) -R .multiboot $< $@
+	@! grub-file --is-x86-multiboot $@ || { echo "$@: a multiboot header left in the PVH image" >&2; exit 1; }
+
+$(B)/ipibench.elf32: $(B)/ipibench.linked.elf
 	$(call say,OBJCOPY,$@)
 	$(Q)$(OBJCOPY) -O elf32-i386 $< $@
 	@grub-file --is-x86-multiboot $@ || { echo "$@: no multiboot header in the first 8 KiB" >&2; exit 1; }
@@ -88,7 +98,8 @@ $(B)/%.o: %.c | $(B)/asm-offsets.inc
 	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
 # asm-offsets: C layouts exported to nasm, one "%define NAME value" per line.
-$(B)/asm-offsets.inc: kernel/asm-offsets.c include/trampoline.h include/percpu.h include/status.h
+$(B)/asm-offsets.inc: kernel/asm-offsets.c include/boot.h include/trampoline.h include/percpu.h \
+		include/status.h
 	@mkdir -p $(@D)
 	$(call say,GEN,$@)
 	$(Q)$(CC) $(KCFLAGS) -MF $(B)/asm-offsets.d -S $< -o $(B)/asm-offsets.s

@@ -4,7 +4,10 @@
 ;
 ; A multiboot loader (QEMU -kernel, GRUB) enters _start in 32-bit protected
 ; mode with paging off, EAX = 0x2BADB002 and EBX = the multiboot information
-; (Multiboot Specification 0.6.96, 3.2 "Machine state"). We clear .bss,
+; (Multiboot Specification 0.6.96, 3.2 "Machine state"). A PVH loader enters
+; pvh_start (boot/pvh.asm) in the same state with EBX = its hvm_start_info;
+; that entry sets EAX to the start info's magic and joins here at
+; boot_entry32, so both loaders share what follows. We clear .bss,
 ; identity-map the first 4 GiB with 2 MiB pages (the top 32 MiB, which holds
 ; the IOAPIC, HPET and local APIC MMIO, uncached), enable PAE, SSE and
 ; EFER.LME, turn paging on and jump to 64-bit code (SDM vol. 3A 10.8.5
@@ -30,10 +33,10 @@ section .multiboot progbits alloc noexec nowrite align=4
 	dd -(MB_MAGIC + MB_FLAGS)
 
 section .data
-global boot_gdt64, boot_mb_magic, boot_mb_info
+global boot_gdt64, boot_magic, boot_info
 align 8
-boot_mb_magic:	dd 0
-boot_mb_info:	dd 0
+boot_magic:	dd 0			; which entry: multiboot's or PVH's magic
+boot_info:	dd 0			; the loader's information, physical
 align 16
 boot_gdt64:
 	dq 0				; null
@@ -54,12 +57,15 @@ boot_stack_top:
 
 section .text.boot progbits alloc exec nowrite align=16
 bits 32
-global _start
+global _start, boot_entry32
 _start:
 	cli
 	cld
-	mov [boot_mb_magic], eax
-	mov [boot_mb_info], ebx
+; Both entries from here: EAX = the loader's magic, EBX = its information,
+; 32-bit protected mode, paging off, flat segments, no stack yet.
+boot_entry32:
+	mov [boot_magic], eax
+	mov [boot_info], ebx
 	mov esp, boot_stack_top
 
 	; Multiboot loaders zero .bss, but a bare "we did it ourselves" costs
@@ -144,8 +150,8 @@ long_mode:
 	mov fs, ax
 	mov gs, ax
 	mov rsp, boot_stack_top
-	mov edi, [boot_mb_magic]
-	mov esi, [boot_mb_info]
+	mov edi, [boot_magic]
+	mov esi, [boot_info]
 	extern kmain
 	call kmain
 .dead:	cli

@@ -6,9 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct multiboot_info;
-
-void mm_init(const struct multiboot_info *mbi);
+/* Over the RAM ranges the loader gave (include/boot.h); panics when none is usable. */
+void mm_init(void);
 void *mm_alloc(size_t size, size_t align);	/* zeroed; panics when exhausted */
 uint64_t mm_free_bytes(void);
 

@@ -5,6 +5,7 @@
  * so the asm never hard-codes a C layout.
  */
 #include <stddef.h>
+#include "include/boot.h"
 #include "include/status.h"
 #include "include/trampoline.h"
 #include "include/percpu.h"
@@ -23,4 +24,5 @@ void asm_offsets(void)
 	DEFINE(TA_ENTRY, offsetof(struct trampoline_args, entry));
 	DEFINE(BOOT_STACK_SIZE, BOOT_STACK_SIZE);
 	DEFINE(STATUS_BYTE_ERROR, STATUS_BYTE_BASE + STATUS_ERROR);
+	DEFINE(BOOT_PVH_MAGIC, BOOT_PVH_MAGIC);
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The BSP's path from the multiboot entry to the final status line:
+ * The BSP's path from the multiboot or PVH entry to the final status line:
  * console, per-CPU data and IDT, command line, CPU identification, local
  * APIC, TSC, CPU discovery and AP bring-up, then the plan.
  */
+#include "include/boot.h"
 #include "include/console.h"
 #include "include/cpu.h"
 #include "include/lapic.h"
@@ -16,7 +17,6 @@
 #include "include/topology.h"
 #include "include/tsc.h"
 #include "include/x86.h"
-#include "kernel/multiboot.h"
 #include "kernel/plan.h"
 #include "kernel/trap.h"
 
@@ -109,17 +109,17 @@ static void boot_smp(void)
 		status_report(STATUS_ERROR);
 }
 
-void kmain(uint32_t magic, uint32_t mbi_phys);
-void kmain(uint32_t magic, uint32_t mbi_phys)
+/* magic, info: EAX and EBX at the multiboot or PVH entry (include/boot.h). */
+void kmain(uint32_t magic, uint32_t info_phys);
+void kmain(uint32_t magic, uint32_t info_phys)
 {
-	const struct multiboot_info *mbi = (const void *)(uintptr_t)mbi_phys;
 	struct percpu *bsp;
 
 	serial_init();
 	kprintf("\nipibench %s\n", ipibench_version);
-	if (multiboot_take(magic, mbi))
+	if (boot_take(magic, info_phys))
 		status_exit(STATUS_ERROR);
-	mm_init(mbi);
+	mm_init();
 	idt_init();
 	bsp = percpu_alloc(0, 0);
 	percpu_load(bsp);

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Boot-time allocator: a bump pointer over the largest available RAM region
- * of the multiboot memory map that lies above the kernel image and inside
- * the 4 GiB identity map. Nothing is ever freed: everything allocated here
+ * of the loader's memory map (multiboot or PVH: include/boot.h) that lies
+ * above the kernel image and inside the 4 GiB identity map. Nothing is ever freed: everything allocated here
  * (per-CPU areas, stacks, sample buffers) lives for the whole run.
  */
 #include "include/console.h"
 #include "include/mm.h"
-#include "kernel/multiboot.h"
+#include "include/boot.h"
 
 #define IDENTITY_MAP_END (4ull << 30)
 #define MMIO_HOLE_START 0xfe000000ull	/* never hand out the uncached top */
@@ -31,23 +31,14 @@ static void mm_consider(uint64_t start, uint64_t end)
 	}
 }
 
-void mm_init(const struct multiboot_info *mbi)
+void mm_init(void)
 {
-	if (mbi->flags & MBI_FLAG_MMAP) {
-		uint64_t p = mbi->mmap_addr, end = p + mbi->mmap_length;
-
-		while (p + sizeof(struct multiboot_mmap_entry) <= end) {
-			const struct multiboot_mmap_entry *e = (const void *)(uintptr_t)p;
-
-			if (e->type == MULTIBOOT_MEMORY_AVAILABLE && e->addr < IDENTITY_MAP_END)
-				mm_consider(e->addr, e->addr + e->len);
-			p += e->size + sizeof(e->size);
-		}
-	} else if (mbi->flags & MBI_FLAG_MEM) {
-		mm_consider(1ull << 20, (1ull << 20) + (uint64_t)mbi->mem_upper * 1024);
+	for (unsigned int i = 0; i < boot_nram; i++) {
+		if (boot_ram[i].start < IDENTITY_MAP_END)
+			mm_consider(boot_ram[i].start, boot_ram[i].end);
 	}
 	if (limit == next)
-		panic("no usable RAM above the kernel in the multiboot memory map");
+		panic("no usable RAM above the kernel in the loader's memory map");
 }
 
 void *mm_alloc(size_t size, size_t align)

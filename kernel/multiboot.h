@@ -8,8 +8,6 @@
 #include "include/boot.h"
 #include "include/compiler.h"
 
-#define MULTIBOOT_BOOTLOADER_MAGIC 0x2badb002
-
 #define MBI_FLAG_MEM (1u << 0)
 #define MBI_FLAG_CMDLINE (1u << 2)
 #define MBI_FLAG_MMAP (1u << 6)
@@ -38,8 +36,9 @@ struct multiboot_mmap_entry {
 
 #define MULTIBOOT_MEMORY_AVAILABLE 1
 
-/* boot_cmdline and boot_loader_name: include/boot.h. */
+/* The magic in EAX is BOOT_MULTIBOOT_MAGIC, what is kept: include/boot.h. */
 
-int multiboot_take(uint32_t magic, const struct multiboot_info *mbi);
+/* Copies mbi's command line, loader name and RAM ranges (include/boot.h); 0. */
+int multiboot_take(const struct multiboot_info *mbi);
 
 #endif
