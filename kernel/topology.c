@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Finding the CPUs: the RSDP in the first KiB of the EBDA or in
- * 0xE0000-0xFFFFF (ACPI 6.5 5.2.5.1), then the MADT through the XSDT or RSDT.
+ * Finding the CPUs: the RSDP where the loader said it is (PVH's start info),
+ * else in the first KiB of the EBDA or in 0xE0000-0xFFFFF (ACPI 6.5
+ * 5.2.5.1), then the MADT through the XSDT or RSDT.
  * Without a usable MADT, the Intel MP table: its floating pointer in the
  * first KiB of the EBDA, the last KiB of base memory or 0xF0000-0xFFFFF (MP
  * 1.4 section 4), then the configuration table it points at. The parsing
  * itself is lib/acpi.c and lib/mptable.c, pure and host-tested; this file
  * only reaches physical memory, which the 4 GiB identity map makes trivial.
  */
+#include "include/boot.h"
 #include "include/console.h"
 #include "include/mm.h"
 #include "include/options.h"
@@ -36,11 +38,35 @@ static const void *phys_map(void *ctx, uint64_t phys, size_t len)
 	return phys_to_virt(phys);
 }
 
+/* Where the loader said the RSDP is (PVH's rsdp_paddr), if a valid one is there. */
+static const void *rsdp_given(void)
+{
+	static bool said;
+	size_t off;
+
+	bool valid;
+
+	if (!boot_rsdp_phys)
+		return NULL;
+	valid = boot_rsdp_phys < IDENTITY_MAP_END - ACPI_RSDP_V2_LEN &&
+		!acpi_find_rsdp(phys_to_virt(boot_rsdp_phys), ACPI_RSDP_V2_LEN, &off) && off == 0;
+	if (!said && valid)
+		kprintf("acpi: RSDP at 0x%lx, from the loader\n", boot_rsdp_phys);
+	else if (!said)
+		kprintf("acpi: no valid RSDP at 0x%lx, where the loader said it is: scanning "
+			"instead\n", boot_rsdp_phys);
+	said = true;
+	return valid ? phys_to_virt(boot_rsdp_phys) : NULL;
+}
+
 static const void *rsdp_find(void)
 {
 	uint64_t ebda = (uint64_t)*(const volatile uint16_t *)phys_to_virt(EBDA_SEGMENT_PTR) << 4;
+	const void *given = rsdp_given();
 	size_t off;
 
+	if (given)
+		return given;
 	if (ebda >= 0x80000 && ebda < 0xa0000 && !acpi_find_rsdp(phys_to_virt(ebda), 1024, &off))
 		return phys_to_virt(ebda + off);
 	if (!acpi_find_rsdp(phys_to_virt(BIOS_AREA_START), BIOS_AREA_LEN, &off))
