@@ -5,11 +5,13 @@ tests: exit status, the correctness suite's TAP lines, the JSON records;
 and, here where real KVM runs, that every backend the preset's flags offer
 actually ran: a SKIP of such a backend is a failure.
 
-usage: tests/kvm-lane/judge.py [--label L] [--expect-failure PATTERN | --expect-reset]
+usage: tests/kvm-lane/judge.py [--label L]
+                               [--expect-failure PATTERN | --expect-error PATTERN | --expect-reset]
                                OUTDIR PRESET...
 Prints one TAP line per preset; exit 1 if any failed. With
 --expect-failure, a preset passes only when its guest ended in FAILURE and
-its console matches PATTERN: the lane proving it can fail. With
+its console matches PATTERN: the lane proving it can fail; --expect-error
+the same for ERROR (the stall watchdog ending a run). With
 --expect-reset, only when the guest's own triple fault (debug=triple-fault)
 reset it and the lane did not take that for the outer emulator's fault.
 
@@ -153,7 +155,8 @@ def judge_expected(outdir, preset, status_want, meaning, pattern):
 
 def main(argv):
     label, expect, reset = "", None, False
-    while argv and argv[0] in ("--label", "--expect-failure", "--expect-reset"):
+    want = ("71", "FAILURE")
+    while argv and argv[0] in ("--label", "--expect-failure", "--expect-error", "--expect-reset"):
         if argv[0] == "--expect-reset":
             reset = True
             argv = argv[1:]
@@ -162,6 +165,8 @@ def main(argv):
             label = argv[1] + ": "
         else:
             expect = argv[1]
+            if argv[0] == "--expect-error":
+                want = ("69", "ERROR")
         argv = argv[2:]
     if len(argv) < 2:
         print(__doc__.strip())
@@ -171,7 +176,7 @@ def main(argv):
         if reset:
             problems, notes = judge_expected(argv[0], preset, *EXPECT_RESET)
         elif expect:
-            problems, notes = judge_expected(argv[0], preset, "71", "FAILURE", expect)
+            problems, notes = judge_expected(argv[0], preset, *want, expect)
         else:
             problems, notes = judge(argv[0], preset)
         print(f"{'not ok' if problems else 'ok'} - kvm-lane: {label}{preset}")

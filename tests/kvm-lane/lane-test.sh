@@ -180,6 +180,12 @@ pass negative hv-xmm "plan=check backends=hv-ipi-ex-xmm debug=corrupt-vpset dead
 	--expect-failure "HvCallSendSyntheticClusterIpiEx \(XMM-fast\) returned INVALID_HYPERCALL_INPUT" ||
 	rc=1
 pass reset x2apic "plan=boot debug=triple-fault" --expect-reset || rc=1
+# The stall watchdog under real KVM: the sender stalls with IF=0 while its
+# last hypercall's input is in its buffers; another CPU's tick must name the
+# CPU, the XMM-fast call and its input, and take RIP by NMI.
+pass stall hv-xmm "plan=bench bench=send-cost backends=hv-ipi-ex-xmm debug=stall deadline=200 iters=20 warmup=1 budget=1" \
+	--expect-error "^watchdog: CPU 1 \(APIC ID 1\) made no progress .*hypercall HvCallSendSyntheticClusterIpiEx \(code 0x0015, XMM-fast.*RIP [0-9a-f]{16} CS 0008 \(NMI taken\)" ||
+	rc=1
 exits_pass exits x2apic,hv-xmm,kvm-pv \
 	"plan=bench bench=send-cost,single-halt,self backends=xapic,x2apic,hv-ipi,hv-ipi-slow,hv-ipi-ex-xmm,kvm-pv-ipi iters=50 warmup=2 budget=1 halt_gap=2000 markers=1" ||
 	rc=1
