@@ -53,6 +53,8 @@ void trust_check(void)
 		.skew_bound = tsc_skew_bound,
 		.skew_consistent = tsc_skew_consistent,
 		.ncpus = ncpus,
+		.tsc_freq_guessed = tsc_freq_guessed,
+		.tsc_khz = tsc_khz,
 	};
 	warnings = trust_assess(&facts);
 	if (trust_ids(figure_ids, sizeof(figure_ids), warnings & TRUST_PER_FIGURE) < 0)

@@ -13,6 +13,7 @@
 extern uint64_t tsc_khz;
 extern const char *tsc_source;
 extern uint64_t tsc_pit_khz;	/* PIT-calibrated figure, 0 if not measured */
+extern bool tsc_freq_guessed;	/* nothing declared or measured it: tsc_khz is TSC_KHZ_GUESS */
 
 /* Worst bound over all APs of |AP TSC - BSP TSC| in cycles, and whether the
  * measured intervals were consistent (no AP ever read "before" the BSP). */

@@ -4,11 +4,19 @@
  * the Hyper-V TSC frequency MSR (TLFS, HV_X64_MSR_TSC_FREQUENCY, when
  * CPUID 0x40000003 EAX[11] grants it), the hypervisor timing leaf 0x40000010
  * (EAX = TSC kHz; QEMU/KVM and VMware), CPUID 0x15 (SDM vol. 2A: crystal
- * clock x EBX/EAX). The PIT is always used to calibrate as well (channel 2
- * gated through port 0x61, 5 ms in mode 0, median of three), printed beside the declared
- * figure, and used alone when nothing is declared. Without a PIT (no
- * OUT2 edge within the bound, e.g. -machine pit=off) the ACPI PM timer from
- * the FADT calibrates instead (ACPI 6.5 4.8.3.3, 3.579545 MHz).
+ * clock x EBX/EAX), then KVM's pvclock (kvmclock: the tsc_to_system_mul and
+ * tsc_shift KVM converts TSC cycles to ns with; Linux's pvclock_tsc_khz()).
+ * The PIT is always used to calibrate as well (channel 2 gated through port
+ * 0x61, 5 ms in mode 0, median of three), printed beside the declared
+ * figure, and used alone when nothing is declared. Without a PIT (OUT2 high
+ * before the count can have run out: port 0x61 reads 0xff on a machine
+ * without it; or no OUT2 edge within the bound, e.g. -machine pit=off) the
+ * ACPI PM timer from the FADT calibrates instead (ACPI 6.5 4.8.3.3,
+ * 3.579545 MHz); hardware-reduced ACPI (QEMU microvm) has none. Then CPUID
+ * 0x16's nominal base frequency (SDM vol. 2A: MHz, "not guaranteed" to be
+ * the TSC's). With none of these (QEMU microvm pic=off,pit=off under TCG:
+ * no hypervisor leaves, no PIT, no PM timer) the frequency is a guess, said
+ * as such on the console and as the trust warning tsc-freq-guessed.
  */
 #include "include/console.h"
 #include "include/cpu.h"
@@ -26,10 +34,33 @@
 #define  PORT_61_OUT2 0x20
 #define PIT_POLL_CYCLES_MAX 500000000ull /* no PIT at all: give up */
 #define HV_TIMING_LEAF 0x40000010u
+#define CPUID_FREQ_LEAF 0x16u	/* EAX[15:0]: processor base frequency, MHz */
+
+/* KVM's pvclock (Linux Documentation/virt/kvm/x86/msr.rst, cpuid.rst) */
+#define KVM_FEATURE_CLOCKSOURCE (1u << 0)	/* MSR_KVM_SYSTEM_TIME */
+#define KVM_FEATURE_CLOCKSOURCE2 (1u << 3)	/* MSR_KVM_SYSTEM_TIME_NEW */
+#define MSR_KVM_SYSTEM_TIME 0x12
+#define MSR_KVM_SYSTEM_TIME_NEW 0x4b564d01
+#define  KVM_SYSTEM_TIME_ENABLE 1ull
+
+struct pvclock_vcpu_time_info {
+	uint32_t version;	/* odd while KVM writes */
+	uint32_t pad0;
+	uint64_t tsc_timestamp;
+	uint64_t system_time;
+	uint32_t tsc_to_system_mul;	/* ns = ((cycles << shift) * mul) >> 32 */
+	int8_t tsc_shift;
+	uint8_t flags;
+	uint8_t pad[2];
+};
+_Static_assert(sizeof(struct pvclock_vcpu_time_info) == 32, "msr.rst: 32 bytes");
+_Static_assert(__builtin_offsetof(struct pvclock_vcpu_time_info, tsc_to_system_mul) == 24,
+	       "msr.rst");
 
 uint64_t tsc_khz = TSC_KHZ_GUESS;
-const char *tsc_source = "guess";
+const char *tsc_source = "a guess";
 uint64_t tsc_pit_khz;
+bool tsc_freq_guessed;
 
 static uint64_t tsc_pit_calibrate_once(void)
 {
@@ -40,6 +71,10 @@ static uint64_t tsc_pit_calibrate_once(void)
 	outb(PIT_CMD, 0xb0);	/* channel 2, lobyte/hibyte, mode 0, binary */
 	outb(PIT_CH2, latch & 0xff);
 	outb(PIT_CH2, latch >> 8);
+	/* Mode 0 drives OUT low from the command until the count runs out: high
+	 * now is no PIT (an absent port reads 0xff), not a 5 ms that took none. */
+	if (inb(PORT_61) & PORT_61_OUT2)
+		return 0;
 	t0 = t1 = rdtsc();
 	while (!(inb(PORT_61) & PORT_61_OUT2)) {
 		t1 = rdtsc();
@@ -90,6 +125,7 @@ static uint64_t tsc_pm_calibrate_once(uint16_t port, uint32_t mask)
 
 static uint64_t tsc_pm_calibrate(void)
 {
+	uint64_t a, b;
 	uint32_t mask;
 	uint16_t port;
 	bool ext32;
@@ -97,8 +133,43 @@ static uint64_t tsc_pm_calibrate(void)
 	if (topology_pm_timer(&port, &ext32))
 		return 0;
 	mask = ext32 ? 0xffffffffu : 0xffffffu;
-	return median3(tsc_pm_calibrate_once(port, mask), tsc_pm_calibrate_once(port, mask),
-		       tsc_pm_calibrate_once(port, mask));
+	/* As for the PIT: a timer that does not move costs one bounded wait. */
+	a = tsc_pm_calibrate_once(port, mask);
+	b = a ? tsc_pm_calibrate_once(port, mask) : 0;
+	return median3(a, b, b ? tsc_pm_calibrate_once(port, mask) : 0);
+}
+
+/*
+ * kvmclock: have KVM fill a pvclock area, read its scale, stop it again
+ * (nothing else here uses the clock, and KVM must not write the area later).
+ * TSC kHz = 10^6 * 2^32 / mul, shifted the other way by tsc_shift.
+ */
+static uint64_t tsc_kvmclock_khz(void)
+{
+	static struct pvclock_vcpu_time_info pv __attribute__((aligned(64)));
+	uint32_t msr, version, mul;
+	int8_t shift;
+	uint64_t khz;
+
+	if (cpu.kvm_features & KVM_FEATURE_CLOCKSOURCE2)
+		msr = MSR_KVM_SYSTEM_TIME_NEW;
+	else if (cpu.kvm_features & KVM_FEATURE_CLOCKSOURCE)
+		msr = MSR_KVM_SYSTEM_TIME;
+	else
+		return 0;
+	if (wrmsr_safe(msr, (uint64_t)(uintptr_t)&pv | KVM_SYSTEM_TIME_ENABLE))
+		return 0;
+	do {
+		version = __atomic_load_n(&pv.version, __ATOMIC_ACQUIRE);
+		mul = pv.tsc_to_system_mul;
+		shift = pv.tsc_shift;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while ((version & 1) || version != __atomic_load_n(&pv.version, __ATOMIC_RELAXED));
+	(void)wrmsr_safe(msr, 0);
+	if (!version || !mul)
+		return 0;
+	khz = (1000000ull << 32) / mul;
+	return shift < 0 ? khz << -shift : khz >> shift;
 }
 
 static uint64_t tsc_declared_khz(const char **source)
@@ -125,13 +196,34 @@ static uint64_t tsc_declared_khz(const char **source)
 			return (uint64_t)r.ecx * r.ebx / r.eax / 1000;
 		}
 	}
+	if (cpu.kvm_base && (hz = tsc_kvmclock_khz())) {
+		*source = "kvmclock";
+		return hz;
+	}
 	return 0;
+}
+
+/* CPUID 0x16's base frequency: nominal, in MHz; the TSC's only on some CPUs. */
+static uint64_t tsc_nominal_khz(void)
+{
+	return cpu.max_leaf >= CPUID_FREQ_LEAF ? (cpuid(CPUID_FREQ_LEAF, 0).eax & 0xffff) * 1000ull
+					       : 0;
+}
+
+/* Nothing declared, nothing to calibrate against: say so, and how far to trust it. */
+static void tsc_guess(void)
+{
+	tsc_freq_guessed = true;
+	kprintf("tsc: nothing declares the frequency (Hyper-V MSR, leaf 0x40000010, CPUID "
+		"0x15, kvmclock, CPUID 0x16) and nothing calibrates it (no PIT channel 2 at port "
+		"0x61, no ACPI PM timer): assuming %u MHz, so every ns figure is unreliable and waits last longer "
+		"than asked; cycles stand\n", TSC_KHZ_GUESS / 1000);
 }
 
 void tsc_init(void)
 {
 	const char *src = NULL, *pit_source = "PIT calibration";
-	uint64_t declared = tsc_declared_khz(&src);
+	uint64_t declared = tsc_declared_khz(&src), nominal;
 
 	tsc_pit_khz = tsc_pit_calibrate();
 	if (!tsc_pit_khz && (tsc_pit_khz = tsc_pm_calibrate()))
@@ -142,9 +234,11 @@ void tsc_init(void)
 	} else if (tsc_pit_khz) {
 		tsc_khz = tsc_pit_khz;
 		tsc_source = pit_source;
+	} else if ((nominal = tsc_nominal_khz())) {
+		tsc_khz = nominal;
+		tsc_source = "CPUID 0x16 (nominal base frequency; nothing to calibrate against)";
 	} else {
-		kprintf("ipibench: warning: no TSC frequency source (no PIT, no ACPI PM timer); assuming %u kHz\n",
-			TSC_KHZ_GUESS);
+		tsc_guess();
 	}
 	kprintf("tsc: %lu kHz from %s", tsc_khz, tsc_source);
 	if (declared && tsc_pit_khz)

@@ -9,6 +9,7 @@ static const char *const ids[TRUST_COUNT] = {
 	[TRUST_RDTSC_EXITS] = "rdtsc-exits",
 	[TRUST_TSC_UNSTABLE] = "tsc-unstable",
 	[TRUST_TSC_SKEW] = "tsc-skew",
+	[TRUST_TSC_FREQ_GUESSED] = "tsc-freq-guessed",
 };
 
 unsigned int trust_assess(const struct trust_facts *f)
@@ -23,6 +24,8 @@ unsigned int trust_assess(const struct trust_facts *f)
 		w |= 1u << TRUST_TSC_UNSTABLE;
 	if (f->ncpus > 1 && (!f->skew_consistent || f->skew_bound > TRUST_SKEW_MAX_CYCLES))
 		w |= 1u << TRUST_TSC_SKEW;
+	if (f->tsc_freq_guessed)
+		w |= 1u << TRUST_TSC_FREQ_GUESSED;
 	return w;
 }
 
@@ -54,6 +57,11 @@ int trust_text(char *buf, size_t cap, enum trust_warning w, const struct trust_f
 				    "(over %u): one-way figures under %lu cycles are skipped",
 				    (unsigned long)f->skew_bound, TRUST_SKEW_MAX_CYCLES,
 				    (unsigned long)f->skew_bound * 10);
+	case TRUST_TSC_FREQ_GUESSED:
+		return fmt_snprintf(buf, cap, "no source gave the TSC frequency (no declared "
+				    "figure, no PIT, no ACPI PM timer, no CPUID 0x16): %lu kHz is "
+				    "assumed, so every ns figure is off by an unknown ratio; cycles "
+				    "stand", (unsigned long)f->tsc_khz);
 	default:
 		return fmt_snprintf(buf, cap, "?");
 	}

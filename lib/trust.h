@@ -24,8 +24,16 @@
  *   or was inconsistent: one-way figures (send TSC to handler TSC on
  *   another CPU) are then skipped unless ten times the bound, so most are.
  *
- * The first three touch every timed figure; tsc-skew only the one-way ones,
- * which already SKIP themselves, so it is said once, in the env record.
+ * - tsc-freq-guessed: nothing gave the TSC frequency: no declared figure
+ *   (Hyper-V MSR, leaf 0x40000010, CPUID 0x15, kvmclock), no PIT or ACPI PM
+ *   timer to calibrate against, no CPUID 0x16 (QEMU microvm with
+ *   pic=off,pit=off under TCG is such a machine). The kernel then assumes
+ *   TSC_KHZ_GUESS (include/tsc.h): cycles stand, but every ns figure is off
+ *   by the unknown ratio of the real frequency to the guess.
+ *
+ * The first three and tsc-freq-guessed touch every timed figure (each
+ * carries ns); tsc-skew only the one-way ones, which already SKIP
+ * themselves, so it is said once, in the env record.
  */
 #ifndef LIB_TRUST_H
 #define LIB_TRUST_H
@@ -42,11 +50,14 @@ enum trust_warning {
 	TRUST_RDTSC_EXITS,
 	TRUST_TSC_UNSTABLE,
 	TRUST_TSC_SKEW,
+	TRUST_TSC_FREQ_GUESSED,
 	TRUST_COUNT
 };
 
 /* The warnings that make every timed figure untrustworthy. */
-#define TRUST_PER_FIGURE ((1u << TRUST_TCG) | (1u << TRUST_RDTSC_EXITS) | (1u << TRUST_TSC_UNSTABLE))
+#define TRUST_PER_FIGURE                                                                    \
+	((1u << TRUST_TCG) | (1u << TRUST_RDTSC_EXITS) | (1u << TRUST_TSC_UNSTABLE) |       \
+	 (1u << TRUST_TSC_FREQ_GUESSED))
 
 struct trust_facts {
 	bool tcg;
@@ -57,6 +68,8 @@ struct trust_facts {
 	uint64_t skew_bound;	/* cycles; UINT64_MAX when inconsistent */
 	bool skew_consistent;
 	unsigned int ncpus;
+	bool tsc_freq_guessed;	/* no source: tsc_khz is an assumption */
+	uint64_t tsc_khz;	/* what the figures' ns are computed with */
 };
 
 /* Bit w set for each warning that applies. */

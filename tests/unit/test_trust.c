@@ -64,6 +64,27 @@ TEST(skew)
 	CHECK(trust_assess(&f) == 0);
 }
 
+/* A guessed TSC frequency: on its own, whatever else holds, and per figure. */
+TEST(tsc_freq_guessed)
+{
+	char buf[256];
+	struct trust_facts f = kvm_hw;
+
+	f.tsc_freq_guessed = true;
+	f.tsc_khz = 5000000;
+	CHECK(trust_assess(&f) == 1u << TRUST_TSC_FREQ_GUESSED);
+	CHECK(TRUST_PER_FIGURE & (1u << TRUST_TSC_FREQ_GUESSED));
+	f.tcg = true;
+	CHECK(trust_assess(&f) == ((1u << TRUST_TCG) | (1u << TRUST_TSC_FREQ_GUESSED)));
+	CHECK(trust_ids(buf, sizeof(buf), trust_assess(&f)) > 0);
+	CHECK(__builtin_strcmp(buf, "tcg tsc-freq-guessed") == 0);
+	CHECK(trust_text(buf, sizeof(buf), TRUST_TSC_FREQ_GUESSED, &f) > 0);
+	CHECK(__builtin_strstr(buf, "5000000 kHz is assumed") != NULL);
+	CHECK(__builtin_strstr(buf, "every ns figure") != NULL);
+	f.tsc_freq_guessed = false;
+	CHECK(!(trust_assess(&f) & (1u << TRUST_TSC_FREQ_GUESSED)));
+}
+
 TEST(ids_and_texts)
 {
 	char buf[256];
@@ -85,4 +106,4 @@ TEST(ids_and_texts)
 }
 
 TEST_MAIN(T(hardware_kvm_raises_nothing), T(rdtsc_threshold_is_exclusive), T(tcg_replaces_rdtsc),
-	  T(stable_tsc_from_either_bit), T(skew), T(ids_and_texts))
+	  T(stable_tsc_from_either_bit), T(skew), T(tsc_freq_guessed), T(ids_and_texts))
