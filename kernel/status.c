@@ -2,8 +2,17 @@
 /*
  * The run status and the way out: the last console line states the worst
  * status, then isa-debug-exit (port 0xf4) ends QEMU with (byte << 1) | 1.
- * Where that device is absent the write is lost; we then stop every other
- * CPU with an NMI and halt, so the final line stays the last word.
+ * Where that device is absent the write is lost (a port with no device
+ * behind it swallows writes, so nothing waits on it); we then stop every
+ * other CPU with an NMI and halt, so the final line stays the last word.
+ *
+ * That is the fallback on purpose: QEMU has the device on every machine
+ * run.sh uses (microvm too: -device isa-debug-exit), Cloud Hypervisor and
+ * Firecracker have none. A reset instead (i8042 0xFE, the FADT's reset
+ * register) would end Firecracker, but reboot QEMU without -no-reboot and
+ * Cloud Hypervisor, running the plan again and again. So the VMM keeps a
+ * halted guest until whoever started it stops it; the status is the
+ * console's last line, "ipibench: status WORD" (README.md, "Other VMMs").
  */
 #include "include/console.h"
 #include "include/lapic.h"
