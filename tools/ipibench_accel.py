@@ -9,7 +9,7 @@ import stat
 import subprocess
 
 import ipibench_results as R
-from ipibench_qemu import EX_NEEDS_KVM, EX_USAGE, cpu_value
+from ipibench_qemu import EX_NEEDS_KVM, EX_USAGE, cpu_value, machine_arg
 
 
 class HostKvm:
@@ -41,9 +41,10 @@ class HostKvm:
 
         Some hosts offer a /dev/kvm that cannot run every vCPU model (nested or
         PVM-based KVM refusing an MSR QEMU sets for -cpu host). Create the
-        machine paused and quit at once: if that fails, KVM cannot run it."""
+        machine (a --machine value) paused and quit at once: if that fails, KVM
+        cannot run it."""
         p = subprocess.run(["timeout", "-k", "2", "20", self.qemu, "-accel", "kvm", "-cpu", model,
-                            "-M", machine, "-nodefaults", "-display", "none", "-S",
+                            "-M", machine_arg(machine), "-nodefaults", "-display", "none", "-S",
                             "-monitor", "stdio"], input="quit\n", stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, text=True, errors="replace")
         if p.returncode == 0:

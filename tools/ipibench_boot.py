@@ -343,7 +343,7 @@ class Boot:
         append = f"{o.append} markers=1".strip() if self.tracefs else o.append
         self.qemu = Q.command_line(self.env.qemu, self.accel, o.machine, self.cpu, self.smp,
                                    o.memory, append, o.iso, self.preset_extra, o.qemu_args,
-                                   self.runtime_dir, o.perf_kvm or bool(self.tracefs))
+                                   self.runtime_dir, o.perf_kvm or bool(self.tracefs), o.pvh)
 
     def open_log(self):
         """Sets dir (the run's new directory) and log."""
@@ -415,7 +415,8 @@ class Boot:
         exits = ["--exits"] if o.exits else []
         if o.module_param:
             exits += ["--module-param", o.module_param]
-        self.qemu = [LANE, "--presets", self.preset, *exits, "--append", append]  # kept
+        self.qemu = [LANE, "--presets", self.preset, *self.lane_machine(), *exits, "--append",
+                     append]  # kept
         try:
             out = tempfile.mkdtemp(prefix="ipibench-lane.", dir="/tmp")
         except OSError:
@@ -426,7 +427,8 @@ class Boot:
             say(f"run.sh: KVM nested inside QEMU TCG (preset {self.preset}): timings are doubly "
                 "emulated, only behaviour counts")
             with open(os.path.join(out, "lane.txt"), "wb") as f:
-                lane_rc = self.jobs.run([LANE, "--image", Q.IMAGE, "--presets", self.preset,
+                lane_rc = self.jobs.run([LANE, "--image", Q.kernel_image(o.machine, o.pvh),
+                                         "--presets", self.preset, *self.lane_machine(),
                                          *exits, "--append", append, "--out", out,
                                          "--inner-timeout", o.timeout,
                                          "--timeout", str(int(o.timeout) + LANE_SETUP_S)],
@@ -442,6 +444,12 @@ class Boot:
                 self.console.line(line)
         finally:
             shutil.rmtree(out, ignore_errors=True)
+
+    def lane_machine(self):
+        """lane.sh's --machine for microvm; pc and q35 keep the lane's inner QEMU's
+        default machine (pc), as the lane has always booted them."""
+        m = self.o.machine
+        return ["--machine", Q.machine_arg(m)] if m.startswith("microvm") else []
 
     def take_lane(self, out, lane_rc):
         lane_txt = read_text(os.path.join(out, "lane.txt"))

@@ -7,6 +7,8 @@ code 2 (docs/exit-codes.md). tests/tools/test_runner.py holds its cases."""
 import os
 import re
 
+from ipibench_qemu import MACHINES
+
 EX_USAGE = 2
 
 USAGE = """usage: ./run.sh [run] [options]         boot one configuration (the default)
@@ -39,7 +41,10 @@ options:
   --smp SPEC        QEMU -smp value (default: the preset's, else 4), e.g. 8 or 6,sockets=2,cores=3
   --cpu MODEL[,F]   QEMU -cpu value (default: host under KVM, max under TCG); with
                     --preset, the base model its flags are appended to
-  --machine M       pc or q35 (default q35)
+  --machine M       pc, q35, microvm or microvm-noacpi (default q35). microvm is QEMU's
+                    microvm as microVM monitors present one: no 8259, PIT or RTC
+                    (pic=off,pit=off,rtc=off), booted through PVH (build/ipibench.elf);
+                    microvm-noacpi adds acpi=off: CPUs from the Intel MP table
   --memory SIZE     guest RAM as QEMU's -m takes it: 256M, 1G, a plain number is MiB
                     (default 256M; at least what the guest needs: 3M at -smp 4)
   --append ARGS     kernel command line, e.g. 'plan=check' (help=1 lists keys)
@@ -56,6 +61,8 @@ options:
                     kvm-pv-*) under TCG when KVM cannot: each backend they add SKIPs
   --timeout S       seconds before the boot is killed (default 300)
   --iso             boot the GRUB ISO (build/ipibench.iso) instead of -kernel
+  --pvh             boot build/ipibench.elf through its PVH entry rather than the
+                    multiboot image (on microvm always)
   --label NAME      name of the results directory (default: preset, accel, machine, smp)
   --results-dir DIR save into DIR exactly (must not exist; matrix uses it)
   --pin[=CPUS]      KVM only: pin vCPU i to the i-th host CPU of CPUS (default: the
@@ -105,7 +112,7 @@ options:
   --boots N         boots of each configuration (default 5; the rank test needs
                     4 or more a side to reach p < 0.05)
   --label NAME      name of the matrix directory (default matrix)
-  --append, --accel, --machine, --memory, --timeout, --pin[=CPUS], --perf-kvm,
+  --append, --accel, --machine, --memory, --timeout, --pin[=CPUS], --perf-kvm, --pvh,
   --allow-fallback  passed to every boot (./run.sh run --help); under --accel auto
                     a preset that needs KVM it cannot have stops the matrix at once
   --verbose         stream every boot's whole console (default: one line per boot)
@@ -166,7 +173,7 @@ class RunOptions:
         self.machine, self.memory, self.accel, self.timeout = "q35", "256M", "auto", "300"
         self.results_dir = ""  # --results-dir, made absolute
         self.pin = None  # None: no --pin; "": the CPUs run.sh may use; else a CPU list
-        self.iso = self.perf_kvm = self.allow_fallback = self.help = False
+        self.iso = self.pvh = self.perf_kvm = self.allow_fallback = self.help = False
         self.console = "progress"  # or "quiet", "verbose": the last of those options wins
         self.exits = self.require_apicv = False
         self.module_param = ""
@@ -196,7 +203,8 @@ RUN_VALUES = {"--preset": "preset", "--smp": "smp", "--cpu": "cpu", "--machine":
               "--memory": "memory", "--accel": "accel", "--timeout": "timeout",
               "--label": "label", "--results-dir": "results_dir",
               "--module-param": "module_param"}
-RUN_FLAGS = {"--iso": ("iso", True), "--perf-kvm": ("perf_kvm", True), "--exits": ("exits", True),
+RUN_FLAGS = {"--iso": ("iso", True), "--pvh": ("pvh", True), "--perf-kvm": ("perf_kvm", True),
+             "--exits": ("exits", True),
              "--require-apicv": ("require_apicv", True),
              "--allow-fallback": ("allow_fallback", True), "--no-save": ("save", False),
              # How much of the console: the last one given wins (ab adds --quiet).
@@ -251,8 +259,14 @@ def parse_run(argv, caller_dir):
 
 
 def check_run(o):
-    if o.machine not in ("pc", "q35"):
-        raise UsageError(f"--machine takes pc or q35, not '{o.machine}'")
+    if o.machine not in MACHINES:
+        raise UsageError(f"--machine takes pc, q35, microvm or microvm-noacpi, not "
+                         f"'{o.machine}'")
+    if o.iso and o.pvh:
+        raise UsageError("--iso boots the ISO's multiboot image; --pvh needs -kernel")
+    if o.iso and o.machine.startswith("microvm"):
+        raise UsageError("--iso boots from a CD drive, which microvm has none of: "
+                         "--machine pc or q35")
     if not _digits(o.timeout):
         raise UsageError(f"--timeout takes whole seconds, not '{o.timeout}'")
     if memory_mib(o.memory) is None:
@@ -360,7 +374,7 @@ def parse_matrix(argv):
         elif a == "--allow-fallback":
             o.allow_fallback = True
             o.passed.append(a)
-        elif a in ("--pin", "--perf-kvm") or a.startswith("--pin="):
+        elif a in ("--pin", "--perf-kvm", "--pvh") or a.startswith("--pin="):
             o.passed.append(a)
         elif a == "--verbose":
             o.verbose = True

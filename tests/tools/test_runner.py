@@ -114,6 +114,34 @@ def _(_s):
     check(Q.cpu_value("max", "") == "max" and Q.cpu_value("host", "a,b") == "host,a,b", "cpu_value")
 
 
+@case("run.sh command line: --machine microvm and microvm-noacpi, the PVH image, no legacy "
+      "devices; the lane told the machine")
+def _(_s):
+    base = ["pic=off", "pit=off", "rtc=off", "isa-serial=on"]
+    for machine, acpi in (("microvm", []), ("microvm-noacpi", ["acpi=off"])):
+        cmd = Q.command_line("q", "tcg-single", machine, "max", "4", "256M", "plan=check",
+                             preset_extra=["-global", "x"])
+        where = f"{machine}: {cmd}"
+        check(cmd[cmd.index("-M") + 1].split(",") == ["microvm", *base, *acpi], where)
+        check(cmd[-4:] == ["-kernel", "build/ipibench.elf", "-append", "plan=check"], where)
+        check(["-nodefaults", "-display", "none", "-no-reboot", "-serial", "stdio", "-device",
+               "isa-debug-exit,iobase=0xf4,iosize=0x04", "-global", "x"] ==
+              cmd[cmd.index("-nodefaults"):cmd.index("-kernel")], where)
+        o = O.parse_run(["--machine", machine], "/")
+        lane = B.Boot.lane_machine(type("Boot", (), {"o": o})())
+        check(lane == ["--machine", cmd[cmd.index("-M") + 1]], f"{machine}: lane {lane}")
+        check(Q.kernel_image(machine) == Q.PVH_IMAGE, machine)
+    for machine in ("pc", "q35"):
+        check(Q.machine_arg(machine) == machine and Q.kernel_image(machine) == Q.IMAGE, machine)
+        cmd = Q.command_line("q", "kvm", machine, "host", "2", "256M", "", pvh=True)
+        check(cmd[-4:-2] == ["-kernel", "build/ipibench.elf"], f"--pvh on {machine}: {cmd}")
+        check(O.parse_run(["--machine", machine, "--pvh"], "/").pvh, f"--pvh on {machine}")
+        o = O.parse_run(["--machine", machine], "/")
+        check(B.Boot.lane_machine(type("Boot", (), {"o": o})()) == [], f"{machine}: lane")
+    check(Q.default_label("", "tcg-single", "microvm-noacpi", "2") ==
+          "tcg-single-microvm-noacpi-smp2", "label")
+
+
 # --- decoding QEMU's status
 
 
@@ -247,7 +275,12 @@ def _(_s):
     for argv, msg, usage in ((["--bogus"], "unknown option '--bogus'", True),
                              (["--smp"], "--smp needs a value", False),
                              (["--preset", ""], "--preset needs a value", False),
-                             (["--machine", "foo"], "--machine takes pc or q35, not 'foo'", False),
+                             (["--machine", "foo"], "--machine takes pc, q35, microvm or "
+                              "microvm-noacpi, not 'foo'", False),
+                             (["--machine", "microvm", "--iso"], "--iso boots from a CD drive, "
+                              "which microvm has none of: --machine pc or q35", False),
+                             (["--pvh", "--iso"], "--iso boots the ISO's multiboot image; --pvh "
+                              "needs -kernel", False),
                              (["--timeout", "12x"], "--timeout takes whole seconds, not '12x'",
                               False),
                              (["--iso", "--append", "x"], "--iso boots with the ISO's own command "
@@ -272,12 +305,12 @@ def _(_s):
     o = O.parse_matrix(["--presets", "xapic,x2apic,", "--smp", "2,4", "--boots", "3", "--label",
                         "l", "--accel", "tcg", "--machine", "pc", "--append", "plan=boot",
                         "--memory", "1G", "--timeout", "60", "--allow-fallback", "--pin=1",
-                        "--perf-kvm", "--verbose"])
+                        "--perf-kvm", "--pvh", "--verbose"])
     check((o.names, o.counts, o.boots, o.label, o.accel, o.machine, o.allow_fallback, o.verbose)
           == (["xapic", "x2apic"], ["2", "4"], "3", "l", "tcg", "pc", True, True), f"{vars(o)}")
     check(o.passed == ["--accel", "tcg", "--machine", "pc", "--append", "plan=boot", "--memory",
-                       "1G", "--timeout", "60", "--allow-fallback", "--pin=1", "--perf-kvm"],
-          f"{o.passed}")
+                       "1G", "--timeout", "60", "--allow-fallback", "--pin=1", "--perf-kvm",
+                       "--pvh"], f"{o.passed}")
     check(O.parse_matrix(["--presets", "x"]).boots == "5", "5 boots by default")
     check(O.split_list("") == [] and O.split_list("a,,b") == ["a", "", "b"] and
           O.split_list(",a,") == ["", "a"], "split as bash's read -a")
