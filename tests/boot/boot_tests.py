@@ -33,8 +33,9 @@ TOPOLOGIES = {
 class Scenario:
     def __init__(self, name, smp="2", machine="q35", cpu="max", append="",
                  expect=OK, checks=(), iso=False, timeout=120, qemu=(), accel="tcg",
-                 stderr=()):
+                 stderr=(), pvh=False):
         self.name, self.smp, self.machine, self.cpu = name, smp, machine, cpu
+        self.pvh = pvh  # run.sh --pvh: the ELF64 through its PVH entry
         self.stderr = list(stderr)  # patterns run.sh's own messages must match
         self.append, self.expect, self.checks = append, expect, list(checks)
         self.iso, self.timeout, self.qemu, self.accel = iso, timeout, list(qemu), accel
@@ -47,6 +48,8 @@ class Scenario:
             cmd.append("--iso")
         else:
             cmd += ["--append", self.append]
+        if self.pvh:
+            cmd.append("--pvh")
         if self.qemu:
             cmd += ["--"] + self.qemu
         return cmd
@@ -553,6 +556,59 @@ def mptable_scenarios():
     ]
 
 
+def microvm_facts(acpi):
+    """Issue 14 items 1 and 2: microvm without an 8259, PIT or RTC, entered through PVH;
+    CPUs from the MADT the start info's RSDP leads to, or (acpi=off) from the MP table;
+    under TCG nothing gives the TSC frequency, and every figure says its ns are a guess."""
+    def check(sc, log):
+        n = len(TOPOLOGIES[sc.smp])
+        want = [r"^loader: pvh$", r'"record":"env".*"loader":"pvh"',
+                r"^pvh: start info version 1 at 0x[0-9a-f]+: [1-9]\d* memory map entries, ",
+                r"^pic: no 8259 \(its mask register reads back 0xff\): nothing to mask$",
+                r"^tsc: nothing declares the frequency .* \(no PIT channel 2 at port 0x61, no "
+                r"ACPI PM timer\): assuming 5000 MHz, so every ns figure is unreliable",
+                r"^tsc: 5000000 kHz from a guess, ", r"^warning: tsc-freq-guessed: ",
+                r'"id":"tsc-freq-guessed","text":"[^"]*","per_figure":true',
+                r"\[untrusted: [^]]*tsc-freq-guessed\]$"]
+        if acpi:
+            want += [r"^acpi: RSDP at 0x[0-9a-f]+, from the loader$",
+                     rf"^acpi: MADT lists {n} usable CPUs"]
+        else:
+            want += [r"^pvh: start info .*, no RSDP, ", r"^acpi: no RSDP found",
+                     rf"^mptable: {n} CPUs? \(APIC IDs"]
+        return contains(*want)(sc, log) + lacks(r"^mptable: " if acpi else r"^acpi: MADT")(sc, log)
+    return check
+
+
+def microvm_scenarios():
+    """Issue 14 item 4: QEMU microvm as microVM monitors present a guest (pic=off, pit=off,
+    rtc=off; run.sh --machine microvm boots build/ipibench.elf through PVH), the default plan
+    at -smp 1, 2 and 4, with ACPI and with only the firmware's MP table (microvm-noacpi);
+    and PVH on q35 (run.sh --pvh), where the firmware has every legacy device."""
+    out = []
+    for machine, acpi in (("microvm", True), ("microvm-noacpi", False)):
+        for smp in ("1", "2", "4"):
+            out.append(Scenario(
+                f"{machine} -smp {smp}: PVH, no 8259, PIT or RTC, CPUs from the "
+                f"{'MADT' if acpi else 'MP table'}, default plan runs",
+                smp=smp, machine=machine, accel="tcg-single", append=f"plan=default {SMALL}",
+                checks=[cpus_online(TOPOLOGIES[smp]), tsc_line, skew_line, suite_passed,
+                        switch_sequence, watchdog_line, bench_results, microvm_facts(acpi),
+                        records_valid("env", "check", "result", "end"), final_status("SKIP")]))
+    out.append(Scenario(
+        "q35 --pvh: build/ipibench.elf boots through its PVH entry, RSDP from the start info",
+        smp="4", machine="q35", pvh=True, append="plan=check",
+        checks=[cpus_online(TOPOLOGIES["4"]), suite_passed,
+                contains(r"^loader: pvh$", r"^cmdline: plan=check$",
+                         r"^pvh: start info version 1 at 0x[0-9a-f]+: [1-9]\d* memory map "
+                         r"entries, RSDP at 0x[0-9a-f]+",
+                         r"^acpi: RSDP at 0x[0-9a-f]+, from the loader$",
+                         r"^tsc: \d+ kHz from PIT calibration"),
+                lacks(r"^pic: no 8259", r"tsc-freq-guessed"),
+                records_valid("env", "check", "end"), final_status("SKIP")]))
+    return out
+
+
 def run(sc):
     t0 = time.monotonic()
     try:
@@ -574,7 +630,8 @@ def run(sc):
 
 def main():
     only = sys.argv[1] if len(sys.argv) > 1 else None
-    todo = [s for s in scenarios() + mptable_scenarios() if not only or only in s.name]
+    todo = [s for s in scenarios() + mptable_scenarios() + microvm_scenarios()
+            if not only or only in s.name]
     workers = max(1, min(len(todo), os.cpu_count() or 2))
     bad = 0
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
