@@ -18,6 +18,9 @@
 #            lane runs a preset again only on the outer TCG's own SVM fault
 #            (a guest RIP inside the L1 host's kvm_amd, see lane.sh), never
 #            on a guest's triple fault;
+#   microvm  run.sh --machine microvm through the lane: x2apic on QEMU
+#            microvm without 8259, PIT or RTC, booted through PVH, the TSC
+#            frequency from kvmclock, the suite;
 #   exits    x2apic, hv-xmm and kvm-pv traced (lane.sh --exits) with the
 #            guest's phase markers on: exits per iteration of each backend's
 #            send, halted wake-up and self IPI as exits.expect states them
@@ -180,6 +183,14 @@ pass negative hv-xmm "plan=check backends=hv-ipi-ex-xmm debug=corrupt-vpset dead
 	--expect-failure "HvCallSendSyntheticClusterIpiEx \(XMM-fast\) returned INVALID_HYPERCALL_INPUT" ||
 	rc=1
 pass reset x2apic "plan=boot debug=triple-fault" --expect-reset || rc=1
+# QEMU microvm as microVM monitors present a guest (no 8259, PIT or RTC),
+# booted through PVH, under real KVM: run.sh tells the lane the machine and
+# the image; the TSC frequency comes from kvmclock; the suite passes.
+out=$(./run.sh --accel kvm-in-tcg --preset x2apic --machine microvm --no-save --verbose \
+	--timeout 120 --append "plan=check" 2>&1)
+expect_run "run.sh --accel kvm-in-tcg --machine microvm: PVH, no 8259, TSC from kvmclock, the suite passes" \
+	0 $? "$out" "^loader: pvh$" "^pic: no 8259" "^tsc: [0-9]* kHz from kvmclock" \
+	"^smp: 2 of 2 CPUs online" "^check: [0-9]* passed, 0 failed" || rc=1
 # The stall watchdog under real KVM: the sender stalls with IF=0 while its
 # last hypercall's input is in its buffers; another CPU's tick must name the
 # CPU, the XMM-fast call and its input, and take RIP by NMI.

@@ -7,9 +7,14 @@
 # of tools/presets.conf with an inner `qemu-system-x86_64 -accel kvm`.
 #
 # usage: tests/kvm-lane/lane.sh --image PATH [--presets NAMES] [--append ARGS]
-#                               [--out DIR] [--timeout S] [--inner-timeout S]
+#                               [--machine M] [--out DIR] [--timeout S]
+#                               [--inner-timeout S]
 #        tests/kvm-lane/lane.sh --resplit DIR
-#   --image PATH         multiboot kernel (elf32-i386), booted with -kernel
+#   --image PATH         the kernel, booted with -kernel: multiboot (elf32-i386)
+#                        or PVH (build/ipibench.elf)
+#   --machine M          the inner QEMU's -M value for every preset, e.g.
+#                        microvm,pic=off,pit=off,rtc=off (default: QEMU's
+#                        own, pc)
 #   --exits              trace every KVM event that exit accounting reads
 #                        (kvm_exit, kvm_pio, kvm_msr, hypercalls, Hyper-V IPI
 #                        and flush calls, APICv/AVIC) and keep each preset's
@@ -49,6 +54,7 @@ cache=$repo/build/kvm-lane
 image=
 presets=
 append=
+machine=
 out=$cache/out
 timeout=
 inner_timeout=60
@@ -74,6 +80,7 @@ parse_args() {
 		--image) image=$2 ;;
 		--presets) presets=$2 ;;
 		--append) append=$2 ;;
+		--machine) machine=$2 ;;
 		--out) out=$2 ;;
 		--timeout) timeout=$2 ;;
 		--inner-timeout) inner_timeout=$2 ;;
@@ -93,6 +100,9 @@ parse_args() {
 	[ -z "$module_param" ] || [[ "$module_param" =~ ^(kvm|kvm_amd)\.[a-z_]+=[A-Za-z0-9]+$ ]] ||
 		die "--module-param wants kvm.P=V or kvm_amd.P=V, not '$module_param'"
 	[ -z "$timeout" ] || [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || die "--timeout wants seconds"
+	# It joins each preset's extra arguments, which init splits on blanks.
+	[ -z "$machine" ] || [[ "$machine" =~ ^[a-z0-9][a-z0-9.,=_-]*$ ]] ||
+		die "--machine wants a QEMU -M value without blanks, not '$machine'"
 }
 
 # Prints "name|cpu flags|smp|extra args" for one preset of presets.conf.
@@ -260,7 +270,7 @@ build_initrd() {
 		[[ "$name" =~ ^[a-z0-9][a-z0-9-]*$ ]] || die "bad preset name '$name'"
 		line=$(preset_line "$name") || die "no preset '$name' in $conf"
 		[[ "$line" =~ ^[^|]*\|[^|]*\|[1-9][0-9]*\| ]] || die "preset $name: bad smp field in $conf"
-		echo "$line" >>"$tmp/root/lane/presets"
+		echo "$line${machine:+ -M $machine}" >>"$tmp/root/lane/presets"
 	done
 	(cd "$tmp/root" && find . | sort | /bin/busybox cpio -o -H newc -R 0:0 2>/dev/null) \
 		>"$tmp/run.cpio"

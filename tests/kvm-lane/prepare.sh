@@ -36,8 +36,11 @@ readonly META=linux-image-amd64
 # kvm needs irqbypass; kvm-amd needs kvm and ccp (for SEV, even when unused).
 readonly MODULES=(irqbypass ccp kvm kvm-amd)
 # What `-M pc -kernel <multiboot ELF>` makes QEMU load; found by trying (see
-# README.md). linuxboot_dma.bin and pvh.bin cover Linux and PVH kernels too.
-readonly FIRMWARE=(bios-256k.bin multiboot_dma.bin linuxboot_dma.bin kvmvapic.bin pvh.bin)
+# README.md). linuxboot_dma.bin and pvh.bin cover Linux and PVH kernels too,
+# bios-microvm.bin is microvm's firmware, SeaBIOS built for it (lane.sh
+# --machine microvm,...).
+readonly FIRMWARE=(bios-256k.bin multiboot_dma.bin linuxboot_dma.bin kvmvapic.bin pvh.bin
+	bios-microvm.bin)
 readonly APT=(apt-get -o DPkg::Lock::Timeout=600 -q)
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
