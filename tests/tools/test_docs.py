@@ -262,6 +262,13 @@ COMMANDS = {
     "qemu-system-x86_64 -accel kvm -cpu host -smp 4 -m 256M -nodefaults -display none -serial "
     "stdio -device isa-debug-exit,iobase=0xf4,iosize=0x04 -kernel build/ipibench.elf32 "
     "-append plan=default": raw_qemu,
+    # README: microvm (no 8259, PIT or RTC) through PVH, with ACPI and with an MP table only.
+    "./run.sh --machine microvm": as_written(needles=(r"^run\.sh: (SUCCESS|SKIP)",)),
+    "./run.sh --machine microvm-noacpi --smp 2 --append plan=check":
+        as_written(needles=(r"^run\.sh: SKIP",)),
+    "qemu-system-x86_64 -M microvm,pic=off,pit=off,rtc=off -accel kvm -cpu host -smp 4 -m 256M "
+    "-nodefaults -display none -serial stdio -device isa-debug-exit,iobase=0xf4,iosize=0x04 "
+    "-kernel build/ipibench.elf -append plan=default": raw_qemu,
     # README: the lane, AVIC on/off, exits.
     "tests/kvm-lane/lane.sh --image build/ipibench.elf32 --presets hv-xmm,kvm-pv --append "
     "plan=check --out /tmp/lane": in_lane(needles=(r"hv-xmm +6[57] ",)),
