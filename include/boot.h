@@ -8,6 +8,7 @@
 #ifndef INCLUDE_BOOT_H
 #define INCLUDE_BOOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,8 @@ struct boot_ram {
 };
 
 extern char boot_cmdline[2048];
+/* Multiboot loaders put the image path first on the line; PVH passes the arguments alone. */
+extern bool boot_cmdline_image_first;
 extern char boot_loader_name[64];	/* multiboot: the loader's own name; PVH: "pvh" */
 extern uint64_t boot_rsdp_phys;		/* 0 unless the loader said where the RSDP is */
 extern struct boot_ram boot_ram[BOOT_RAM_MAX];

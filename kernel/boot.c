@@ -15,6 +15,7 @@
 #include "lib/error.h"
 
 char boot_cmdline[2048];
+bool boot_cmdline_image_first;
 char boot_loader_name[64];
 uint64_t boot_rsdp_phys;
 struct boot_ram boot_ram[BOOT_RAM_MAX];

@@ -28,8 +28,10 @@ static void multiboot_take_ram(const struct multiboot_info *mbi)
 
 int multiboot_take(const struct multiboot_info *mbi)
 {
-	if (mbi->flags & MBI_FLAG_CMDLINE)
+	if (mbi->flags & MBI_FLAG_CMDLINE) {
 		boot_copy_string(boot_cmdline, sizeof(boot_cmdline), mbi->cmdline);
+		boot_cmdline_image_first = true;
+	}
 	if (mbi->flags & MBI_FLAG_LOADER_NAME)
 		boot_copy_string(boot_loader_name, sizeof(boot_loader_name), mbi->boot_loader_name);
 	multiboot_take_ram(mbi);

@@ -5,6 +5,7 @@
  * unknown, duplicate or malformed in one place whoever owns it. This file
  * owns only the kernel's own keys.
  */
+#include "include/boot.h"
 #include "include/compiler.h"
 #include "include/console.h"
 #include "include/options.h"
@@ -119,7 +120,8 @@ int options_parse(const char *line)
 	unsigned int at = 0;
 
 	options_collect();
-	if (cmdline_parse(line, all_specs, nspecs, v, err, sizeof(err)) < 0) {
+	if ((boot_cmdline_image_first ? cmdline_parse : cmdline_parse_args)(line, all_specs, nspecs,
+									   v, err, sizeof(err)) < 0) {
 		kprintf("ipibench: bad command line: %s\n", err);
 		return -E_INVAL;
 	}

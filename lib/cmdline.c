@@ -458,8 +458,8 @@ static int specs_check(const struct opt_spec *specs, size_t nspecs, struct sbuf 
 	return 0;
 }
 
-int cmdline_parse(const char *line, const struct opt_spec *specs, size_t nspecs,
-		  struct opt_value *values, char *err, size_t errlen)
+static int parse_line(const char *line, bool image_first, const struct opt_spec *specs,
+		      size_t nspecs, struct opt_value *values, char *err, size_t errlen)
 {
 	struct sbuf msg = sbuf_init(err, errlen);
 	const char *p = line ? line : "";
@@ -472,7 +472,7 @@ int cmdline_parse(const char *line, const struct opt_spec *specs, size_t nspecs,
 	for (size_t i = 0; i < nspecs; i++)
 		values[i] = (struct opt_value){false, 0, NULL, 0};
 	tok = next_token(&p);
-	if (tok.len > 0 && !span_chr(tok, '='))
+	if (image_first && tok.len > 0 && !span_chr(tok, '='))
 		tok = next_token(&p); /* the image path that multiboot loaders put first */
 	for (; tok.len > 0; tok = next_token(&p)) {
 		ret = parse_token(tok, specs, nspecs, values, &msg);
@@ -481,6 +481,18 @@ int cmdline_parse(const char *line, const struct opt_spec *specs, size_t nspecs,
 		count += ret;
 	}
 	return count;
+}
+
+int cmdline_parse(const char *line, const struct opt_spec *specs, size_t nspecs,
+		  struct opt_value *values, char *err, size_t errlen)
+{
+	return parse_line(line, true, specs, nspecs, values, err, errlen);
+}
+
+int cmdline_parse_args(const char *line, const struct opt_spec *specs, size_t nspecs,
+		       struct opt_value *values, char *err, size_t errlen)
+{
+	return parse_line(line, false, specs, nspecs, values, err, errlen);
 }
 
 /* Width of a spec's value column in the help text. */

@@ -8,9 +8,11 @@
  * and what is accepted, since the user sees it only on a serial console.
  *
  * Syntax: tokens separated by spaces or tabs (newlines and carriage returns
- * count as spaces too). The first token is skipped when it has no '=': QEMU
- * and GRUB put the image path there. Every other token is key=value; the
- * value runs to the next separator and may itself contain '='.
+ * count as spaces too). cmdline_parse() skips the first token when it has
+ * no '=': multiboot loaders (QEMU, GRUB) put the image path there. A PVH
+ * loader passes the arguments alone: cmdline_parse_args() skips nothing, so
+ * a bare first word is an error there too. Every other token is key=value;
+ * the value runs to the next separator and may itself contain '='.
  */
 #ifndef LIB_CMDLINE_H
 #define LIB_CMDLINE_H
@@ -59,6 +61,10 @@ struct opt_value {
  */
 int cmdline_parse(const char *line, const struct opt_spec *specs, size_t nspecs,
 		  struct opt_value *values, char *err, size_t errlen);
+
+/* As cmdline_parse(), for a line of arguments only: no image path first. */
+int cmdline_parse_args(const char *line, const struct opt_spec *specs, size_t nspecs,
+		       struct opt_value *values, char *err, size_t errlen);
 
 /*
  * Renders one line per spec: key, accepted values, help text, in aligned

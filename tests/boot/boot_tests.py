@@ -606,6 +606,13 @@ def microvm_scenarios():
                          r"^tsc: \d+ kHz from PIT calibration"),
                 lacks(r"^pic: no 8259", r"tsc-freq-guessed"),
                 records_valid("env", "check", "end"), final_status("SKIP")]))
+    # Multiboot puts the image path first and the parser skips it; PVH passes
+    # the arguments alone, so a bare first word must be refused, not skipped.
+    out.append(Scenario(
+        "--pvh: a bare first word on the command line is refused, not taken for an image path",
+        smp="2", machine="q35", pvh=True, append="help plan=boot", expect=BADCMD,
+        checks=[contains(r"^ipibench: bad command line: 'help' is not key=value"),
+                final_status("BAD-CMDLINE")]))
     return out
 
 

@@ -3,8 +3,8 @@
 #
 # The kvm-lane group of tests/run (and `make check-kvm`): first host-rip.sh
 # on saved traces (no VM), then prepares the lane (a SKIP line with the
-# reason when that is impossible here), then four passes of the lane, each
-# judged like a boot test (judge.py), and after the suite pass a check of
+# reason when that is impossible here), then the passes of the lane below,
+# each judged like a boot test (judge.py), and after the suite pass a check of
 # how a rerun is split and judged (lane.sh --resplit on its real frame):
 #   suite    every lane preset, the correctness suite on every backend;
 #   figures  the presets that offer the paravirtual paths, the suite, a
@@ -18,6 +18,9 @@
 #            lane runs a preset again only on the outer TCG's own SVM fault
 #            (a guest RIP inside the L1 host's kvm_amd, see lane.sh), never
 #            on a guest's triple fault;
+#   stall    debug=stall on the hv-ipi-ex-xmm sender: another CPU's stall
+#            watchdog must end the run ERROR naming the CPU, the XMM-fast
+#            call with its input, and the RIP it took by NMI;
 #   microvm  run.sh --machine microvm through the lane: x2apic on QEMU
 #            microvm without 8259, PIT or RTC, booted through PVH, the TSC
 #            frequency from kvmclock, the suite;

@@ -257,6 +257,12 @@ TEST(key_errors)
 	parse_bad("ITERS=5", -E_NOENT, "unknown key 'ITERS'");
 	parse_bad("iters =5", -E_NOENT, "unknown key '' in '=5'"); /* "iters" is the image path */
 	parse_bad("x iters =5", -E_INVAL, "'iters' is not key=value");
+	/* A PVH line holds the arguments alone: no first word is skipped. */
+	CHECK_EQ(cmdline_parse_args("help plan=full", specs, K_COUNT, vals, err, sizeof(err)),
+		 -E_INVAL);
+	CHECK_STR(err, "'help' is not key=value (keys: plan, backends, iters, help, tag, seed, note)");
+	CHECK_EQ(cmdline_parse_args("plan=full iters=5", specs, K_COUNT, vals, err, sizeof(err)), 2);
+	CHECK_EQ(cmdline_parse_args("", specs, K_COUNT, vals, err, sizeof(err)), 0);
 	parse_bad("iters=", -E_INVAL, "empty value in 'iters=' (accepted: 1..1000000,");
 	parse_bad("iters==5", -E_INVAL, "bad number in 'iters==5'");
 }
