@@ -11,7 +11,6 @@
 #include "include/percpu.h"
 #include "include/tsc.h"
 #include "include/x86.h"
-#include "lib/kvm_pvipi.h"
 #include "lib/trust.h"
 
 #define TRUST_TRIES 64
@@ -48,8 +47,7 @@ void trust_check(void)
 		.rdtsc_cycles = cheapest(false),
 		.cpuid_cycles = cheapest(true),
 		.invariant_tsc = cpu.invariant_tsc,
-		.kvm_stable_tsc = cpu.kvm_base &&
-				  (cpu.kvm_features & KVM_FEATURE_CLOCKSOURCE_STABLE_BIT),
+		.kvm_stable_tsc = tsc_kvm_stable(),
 		.skew_bound = tsc_skew_bound,
 		.skew_consistent = tsc_skew_consistent,
 		.ncpus = ncpus,

@@ -21,6 +21,8 @@ extern uint64_t tsc_skew_bound;
 extern bool tsc_skew_consistent;
 
 void tsc_init(void);
+/* kvmclock says the host's TSC is stable (PVCLOCK_TSC_STABLE_BIT); false without KVM. */
+bool tsc_kvm_stable(void);
 void tsc_measure_skew(void);
 /*
  * A bound on how far CPU b's TSC may run ahead of or behind CPU a's: 0 for

@@ -42,6 +42,7 @@
 #define MSR_KVM_SYSTEM_TIME 0x12
 #define MSR_KVM_SYSTEM_TIME_NEW 0x4b564d01
 #define  KVM_SYSTEM_TIME_ENABLE 1ull
+#define PVCLOCK_TSC_STABLE_BIT (1u << 0) /* pvclock_vcpu_time_info.flags */
 
 struct pvclock_vcpu_time_info {
 	uint32_t version;	/* odd while KVM writes */
@@ -144,32 +145,58 @@ static uint64_t tsc_pm_calibrate(void)
  * (nothing else here uses the clock, and KVM must not write the area later).
  * TSC kHz = 10^6 * 2^32 / mul, shifted the other way by tsc_shift.
  */
-static uint64_t tsc_kvmclock_khz(void)
+static bool kvmclock_read(uint32_t *mul, int8_t *shift, uint8_t *flags)
 {
 	static struct pvclock_vcpu_time_info pv __attribute__((aligned(64)));
-	uint32_t msr, version, mul;
-	int8_t shift;
-	uint64_t khz;
+	uint32_t msr, version;
 
 	if (cpu.kvm_features & KVM_FEATURE_CLOCKSOURCE2)
 		msr = MSR_KVM_SYSTEM_TIME_NEW;
 	else if (cpu.kvm_features & KVM_FEATURE_CLOCKSOURCE)
 		msr = MSR_KVM_SYSTEM_TIME;
 	else
-		return 0;
+		return false;
 	if (wrmsr_safe(msr, (uint64_t)(uintptr_t)&pv | KVM_SYSTEM_TIME_ENABLE))
-		return 0;
+		return false;
 	do {
 		version = __atomic_load_n(&pv.version, __ATOMIC_ACQUIRE);
-		mul = pv.tsc_to_system_mul;
-		shift = pv.tsc_shift;
+		*mul = pv.tsc_to_system_mul;
+		*shift = pv.tsc_shift;
+		*flags = pv.flags;
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	} while ((version & 1) || version != __atomic_load_n(&pv.version, __ATOMIC_RELAXED));
 	(void)wrmsr_safe(msr, 0);
-	if (!version || !mul)
+	return version && *mul;
+}
+
+static uint64_t tsc_kvmclock_khz(void)
+{
+	uint32_t mul;
+	int8_t shift;
+	uint8_t flags;
+	uint64_t khz;
+
+	if (!kvmclock_read(&mul, &shift, &flags))
 		return 0;
 	khz = (1000000ull << 32) / mul;
 	return shift < 0 ? khz << -shift : khz >> shift;
+}
+
+/*
+ * PVCLOCK_TSC_STABLE_BIT in kvmclock's flags: KVM sets it only while its
+ * master clock is in use, i.e. while the host's TSCs are synchronized and
+ * constant-rate (Linux arch/x86/kvm/x86.c, kvm_guest_time_update()). The
+ * CPUID bit KVM_FEATURE_CLOCKSOURCE_STABLE_BIT says less: only that the
+ * guest may believe this flag.
+ */
+bool tsc_kvm_stable(void)
+{
+	uint32_t mul;
+	int8_t shift;
+	uint8_t flags = 0;
+
+	return cpu.kvm_base && kvmclock_read(&mul, &shift, &flags) &&
+	       (flags & PVCLOCK_TSC_STABLE_BIT);
 }
 
 static uint64_t tsc_declared_khz(const char **source)

@@ -43,11 +43,12 @@ int trust_text(char *buf, size_t cap, enum trust_warning w, const struct trust_f
 	case TRUST_RDTSC_EXITS:
 		return fmt_snprintf(buf, cap, "RDTSC costs %lu cycles (one that runs in the guest "
 				    "costs under 50; CPUID, always intercepted, %lu here): RDTSC "
-				    "traps to the hypervisor, and every timed figure carries that cost",
+				    "costs like an exit, trapped or emulated, and every timed figure "
+				    "carries that cost",
 				    (unsigned long)f->rdtsc_cycles, (unsigned long)f->cpuid_cycles);
 	case TRUST_TSC_UNSTABLE:
 		return fmt_snprintf(buf, cap, "no invariant TSC (CPUID 0x80000007 EDX[8]) and no "
-				    "KVM stable-TSC bit: cycles may not convert to a fixed time, "
+				    "kvmclock TSC-stable flag: cycles may not convert to a fixed time, "
 				    "nor agree between CPUs");
 	case TRUST_TSC_SKEW:
 		if (!f->skew_consistent)

@@ -15,11 +15,17 @@
  *   project measured 15,000+ cycles for its empty timed region under a
  *   PVM-flavoured KVM, where RDTSC traps. 200 sits 4x above the first and
  *   well below the second. Under TCG the rule is not applied: tcg says more.
+ *   (Not covered: under TSC scaling to a much lower guest rate a trapped
+ *   RDTSC's cost, counted in guest cycles, shrinks and could pass as 200.)
  * - tsc-unstable: neither the invariant-TSC bit (CPUID 0x80000007 EDX[8])
- *   nor KVM's stable-clocksource bit (KVM leaf + 1, EAX[24]: the host's TSC
- *   is stable) is set, so cycles may not convert to a fixed time and two
- *   CPUs' TSCs may drift apart. QEMU's -cpu host hides invtsc unless asked
- *   (+invtsc), so the KVM bit is the usual evidence under KVM.
+ *   nor kvmclock's PVCLOCK_TSC_STABLE_BIT (KVM sets it while its master
+ *   clock runs: the host's TSCs synchronized and constant-rate) says the
+ *   TSC is stable, so cycles may not convert to a fixed time and two CPUs'
+ *   TSCs may drift apart. QEMU's -cpu host hides invtsc unless asked
+ *   (+invtsc) for the sake of migration, so kvmclock's flag is the usual
+ *   evidence under KVM. Said once, in the env record, not on every figure:
+ *   +invtsc on one side alone changes no figure and must not make two runs
+ *   incomparable.
  * - tsc-skew: the TSC skew bound between CPUs exceeds TRUST_SKEW_MAX_CYCLES
  *   or was inconsistent: one-way figures (send TSC to handler TSC on
  *   another CPU) are then skipped unless ten times the bound, so most are.
@@ -31,9 +37,10 @@
  *   TSC_KHZ_GUESS (include/tsc.h): cycles stand, but every ns figure is off
  *   by the unknown ratio of the real frequency to the guess.
  *
- * The first three and tsc-freq-guessed touch every timed figure (each
+ * tcg, rdtsc-exits and tsc-freq-guessed touch every timed figure (each
  * carries ns); tsc-skew only the one-way ones, which already SKIP
- * themselves, so it is said once, in the env record.
+ * themselves, and tsc-unstable is a doubt about the clock rather than a
+ * known error: both are said once, in the env record.
  */
 #ifndef LIB_TRUST_H
 #define LIB_TRUST_H
@@ -55,9 +62,7 @@ enum trust_warning {
 };
 
 /* The warnings that make every timed figure untrustworthy. */
-#define TRUST_PER_FIGURE                                                                    \
-	((1u << TRUST_TCG) | (1u << TRUST_RDTSC_EXITS) | (1u << TRUST_TSC_UNSTABLE) |       \
-	 (1u << TRUST_TSC_FREQ_GUESSED))
+#define TRUST_PER_FIGURE ((1u << TRUST_TCG) | (1u << TRUST_RDTSC_EXITS) | (1u << TRUST_TSC_FREQ_GUESSED))
 
 struct trust_facts {
 	bool tcg;

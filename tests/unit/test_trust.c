@@ -74,6 +74,9 @@ TEST(tsc_freq_guessed)
 	f.tsc_khz = 5000000;
 	CHECK(trust_assess(&f) == 1u << TRUST_TSC_FREQ_GUESSED);
 	CHECK(TRUST_PER_FIGURE & (1u << TRUST_TSC_FREQ_GUESSED));
+	/* A doubt about the clock, said once: +invtsc on one side changes no figure. */
+	CHECK(!(TRUST_PER_FIGURE & (1u << TRUST_TSC_UNSTABLE)));
+	CHECK(!(TRUST_PER_FIGURE & (1u << TRUST_TSC_SKEW)));
 	f.tcg = true;
 	CHECK(trust_assess(&f) == ((1u << TRUST_TCG) | (1u << TRUST_TSC_FREQ_GUESSED)));
 	CHECK(trust_ids(buf, sizeof(buf), trust_assess(&f)) > 0);
