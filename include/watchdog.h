@@ -35,7 +35,7 @@ enum watch_phase {
 	WATCH_SWITCH,	 /* a backend switch: barriers, APIC moves, the backend's enable */
 	WATCH_SENDER,	 /* a benchmark's loop on its sender (bench_on_sender) */
 	WATCH_SAMPLING,	 /* a sampling's warm-up and calibration: a step per iteration */
-	WATCH_MEASURING, /* a sampling's measured iterations: no step until the last */
+	WATCH_MEASURING, /* a sampling's measured iterations: a step after each, outside its region */
 	WATCH_PHASES
 };
 

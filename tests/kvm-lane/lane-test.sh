@@ -198,7 +198,7 @@ expect_run "run.sh --accel kvm-in-tcg --machine microvm: PVH, no 8259, TSC from 
 # last hypercall's input is in its buffers; another CPU's tick must name the
 # CPU, the XMM-fast call and its input, and take RIP by NMI.
 pass stall hv-xmm "plan=bench bench=send-cost backends=hv-ipi-ex-xmm debug=stall deadline=200 iters=20 warmup=1 budget=1" \
-	--expect-error "^watchdog: CPU 1 \(APIC ID 1\) made no progress .*hypercall HvCallSendSyntheticClusterIpiEx \(code 0x0015, XMM-fast.*RIP [0-9a-f]{16} CS 0008 \(NMI taken\)" ||
+	--expect-error "^watchdog: CPU 1 \(APIC ID 1\) made no progress .*latest hypercall HvCallSendSyntheticClusterIpiEx \(code 0x0015, XMM-fast.*RIP [0-9a-f]{16} CS 0008 \(NMI taken\)" ||
 	rc=1
 exits_pass exits x2apic,hv-xmm,kvm-pv \
 	"plan=bench bench=send-cost,single-halt,self backends=xapic,x2apic,hv-ipi,hv-ipi-slow,hv-ipi-ex-xmm,kvm-pv-ipi iters=50 warmup=2 budget=1 halt_gap=2000 markers=1" ||
