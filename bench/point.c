@@ -45,8 +45,9 @@ static const char vmexit_words[] = "ack=count-before-eoi next-send=after-2000-cy
  * kvm-unit-tests' x86/vmexit.c times ipi_halt as a whole loop of: send to
  * CPU 1 (idle in HLT) and wait for it to have run the call, then spin 2000
  * TSC cycles, then the next send; it reports cycles per iteration, spin
- * included. single-halt's "vmexit-gap" pass measures exactly that, so the
- * kvm-unit-tests view can set a like-for-like figure beside theirs.
+ * included. single-halt's "vmexit-gap" pass times the same loop body, so the
+ * kvm-unit-tests view can set a like-for-like figure beside theirs; what
+ * still differs (README, the kvm-unit-tests view) is the harness around it.
  */
 #define VMEXIT_HALT_SPIN 2000
 
