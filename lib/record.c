@@ -123,6 +123,23 @@ int record_norov(char *buf, size_t cap, const struct norov *n)
 	return json_finish(&j);
 }
 
+int record_phase(char *buf, size_t cap, unsigned int index, unsigned int of,
+		 const char *backend, const char *bench)
+{
+	struct json j;
+
+	json_init(&j, buf, cap);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "record", "phase");
+	json_u64(&j, "schema", RECORD_SCHEMA);
+	json_u64(&j, "index", index);
+	json_u64(&j, "of", of);
+	json_str(&j, "backend", backend);
+	json_str(&j, "bench", bench);
+	json_obj_end(&j);
+	return json_finish(&j);
+}
+
 int record_kut(char *buf, size_t cap, const char *name, const char *backend,
 	       uint64_t mean_cycles)
 {

@@ -66,6 +66,14 @@ int record_norov(char *buf, size_t cap, const struct norov *n);
 int record_kut(char *buf, size_t cap, const char *name, const char *backend,
 	       uint64_t mean_cycles);
 
+/*
+ * One unit of the benchmark walk opens ("record": "phase"): index of of,
+ * the backend ("none", or one whose probe refused it) and the benchmark
+ * ("all" for a refused backend), so the host can show progress.
+ */
+int record_phase(char *buf, size_t cap, unsigned int index, unsigned int of,
+		 const char *backend, const char *bench);
+
 /* The correctness suite's totals ("record": "check"). */
 int record_check(char *buf, size_t cap, const char *backends, unsigned int passed,
 		 unsigned int failed, unsigned int skipped);

@@ -166,6 +166,16 @@ TEST(kut_exact)
 		       "\"backend\":\"x2apic\",\"mean_cycles\":1234}");
 }
 
+TEST(phase_exact)
+{
+	char buf[RECORD_MAX];
+
+	CHECK(record_phase(buf, sizeof(buf), 3, 40, "x2apic", "single") > 0);
+	CHECK_STR(buf, "{\"record\":\"phase\",\"schema\":1,\"index\":3,\"of\":40,"
+		       "\"backend\":\"x2apic\",\"bench\":\"single\"}");
+	CHECK(record_phase(buf, 20, 3, 40, "x2apic", "single") < 0 && buf[0] == 0);
+}
+
 TEST(check_exact)
 {
 	char buf[RECORD_MAX];
@@ -175,6 +185,6 @@ TEST(check_exact)
 		       "\"failed\":0,\"skipped\":2}");
 }
 
-TEST_MAIN(T(norov_exact), T(norov_delivery_note), T(kut_exact), T(check_exact), T(result_exact),
+TEST_MAIN(T(norov_exact), T(norov_delivery_note), T(kut_exact), T(phase_exact), T(check_exact), T(result_exact),
 	  T(result_counts_invalid_samples), T(result_mark), T(skip_has_reason_and_no_stats), T(unknown_tsc_has_no_ns),
 	  T(overflow_leaves_no_partial_record), T(table_row_columns))
