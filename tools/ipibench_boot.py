@@ -463,8 +463,9 @@ class Boot:
             why = re.findall(r"^kvm-lane: error: (.*)$", lane_txt, re.M)
             if why:
                 say(f"run.sh: the KVM lane: {why[-1]}")
-            # The outer VM ran out of its bound: the guest did not finish in time.
-            self.rc = 124 if why and "timed out" in why[-1] else 1
+            # 124: the outer VM ran out of its bound, the guest did not finish in
+            # time (decode_status: TIMEOUT); anything else is the lane failing.
+            self.rc = 124 if lane_rc == 124 else 1
             return
         with open(self.log, "w") as f:
             f.write(read_text(os.path.join(out, f"{self.preset}.log")))

@@ -179,6 +179,11 @@ expect_run() {
 rc=$early
 pass suite "$(IFS=,; echo "${all[*]}")" "plan=check" || rc=1
 rerun_split_test || rc=1
+# An outer VM past its bound is exit 124, which run.sh reports as TIMEOUT.
+out=$(tests/kvm-lane/lane.sh --image build/ipibench.elf32 --presets x2apic --timeout 3 \
+	--append plan=boot --out "$base/bound" 2>&1)
+expect_run "lane.sh: an outer VM past --timeout exits 124 and says so" 124 $? "$out" \
+	"^kvm-lane: error: outer VM timed out after 3s" || rc=1
 pass figures hv-xmm,hv-vapic,kvm-pv \
 	"plan=default bench=send-cost,flush iters=3 warmup=1 budget=1" || rc=1
 # Each lost IPI waits out deadline= (ms): 200 ms rather than 1 s, 22 of them.

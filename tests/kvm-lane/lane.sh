@@ -39,8 +39,9 @@
 # --inner-timeout bound killed it).
 #
 # exit: 0 the outer VM ran every preset to its end (whatever the guests'
-# statuses: judging them is the caller's job); 1 the outer VM failed, timed out
-# or a preset's frame is missing; 2 usage; 77 cannot prepare (see prepare.sh).
+# statuses: judging them is the caller's job); 1 the outer VM failed or a
+# preset's frame is missing; 2 usage; 77 cannot prepare (see prepare.sh);
+# 124 the outer VM ran past --timeout (timeout(1)'s own code).
 set -euo pipefail
 
 # The presets issue 6 runs in the lane; every one must exist in presets.conf.
@@ -370,7 +371,9 @@ run_outer() {
 	set -e
 	case "$rc" in
 	0) ;;
-	124 | 137) die "outer VM timed out after ${timeout}s$(running_preset) (see $out/outer.log)" ;;
+	124 | 137)
+		echo "kvm-lane: error: outer VM timed out after ${timeout}s$(running_preset) (see $out/outer.log)" >&2
+		exit 124 ;;
 	*) die "outer VM failed with status $rc (see $out/outer.log)" ;;
 	esac
 	grep -q '^@@@ lane-error ' "$out/outer.log" &&
