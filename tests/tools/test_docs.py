@@ -135,8 +135,7 @@ def hardware_kvm():
     flavour, which does not virtualize RDTSC and hangs KVM PV calls)."""
     import ipibench_accel
     kvm = ipibench_accel.HostKvm(shutil.which("qemu-system-x86_64") or "qemu-system-x86_64")
-    return (kvm.usable() and not os.path.exists("/sys/module/kvm_pvm")
-            and kvm.probe("host", "q35") is None)
+    return kvm.usable() and not kvm.software() and kvm.probe("host", "q35") is None
 
 
 def argv_of(cmd, ctx):
