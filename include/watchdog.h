@@ -8,12 +8,12 @@
  * Each CPU says what it is doing in its progress word (struct watch, in its
  * per-CPU area, on a line of its own): a phase, and a step counter it bumps
  * at phase boundaries, around barriers and waits, after each warm-up and
- * calibration iteration, and with each console line; never inside a timed
- * region and never per measured iteration. Every CPU's local APIC timer
- * ticks once per `deadline`; the tick scans the other CPUs' words, and one
+ * calibration iteration, after each measured one, and with each console
+ * line; never inside a timed region. Every CPU's local APIC timer ticks
+ * twice per bound base (2 x deadline, at least 4 s, + 1 s); the tick scans the other CPUs' words, and one
  * whose word has not moved for longer than its phase allows is stalled:
  * the watcher asks it for its registers by NMI, prints what it was doing
- * and ends the run with status ERROR. The bound (README "Watchdog",
+ * and ends the run with status ERROR. The bound (README "The stall watchdog",
  * docs/architecture.md) is 2 x deadline + 1 s + the phase's own budget.
  *
  * All of these are no-ops until watchdog_start(); none is ever called
