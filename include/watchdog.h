@@ -14,7 +14,7 @@
  * whose word has not moved for longer than its phase allows is stalled:
  * the watcher asks it for its registers by NMI, prints what it was doing
  * and ends the run with status ERROR. The bound (README "The stall watchdog",
- * docs/architecture.md) is 2 x deadline + 1 s + the phase's own budget.
+ * docs/architecture.md) is 2 x deadline (at least 4 s) + 1 s + the phase's own budget.
  *
  * All of these are no-ops until watchdog_start(); none is ever called
  * between a benchmark's TSC reads.
@@ -51,7 +51,7 @@ typedef int (*watch_describe_fn)(unsigned int cpu, char *buf, size_t size);
 struct watch {
 	uint32_t seq;	   /* odd while the fields below change; +2 per step */
 	uint32_t phase;	   /* enum watch_phase */
-	uint64_t budget_us; /* the phase's own budget, on top of 2 x deadline + 1 s */
+	uint64_t budget_us; /* the phase's own budget, on top of the base (watchdog.c) */
 	const char *what;  /* the phase's detail (variant, backend, request), or NULL */
 	uint64_t detail;   /* a number for it: iterations measured, request function */
 	watch_describe_fn calls; /* the hypercalls sends from this CPU make now, or NULL */
