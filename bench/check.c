@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The delivery-correctness suite (plan=check, and plan=default before any
- * timing). For each selected backend: switch every CPU to it, then send
+ * The delivery-correctness suite (plan=check, and plan=default before the
+ * timing of each group of backends: kernel/plan.c). For each selected backend: switch every CPU to it, then send
  * from the BSP and from one AP to every kind of destination (self, each
  * CPU by number, all-but-self, all-including-self, a set) and require that
  * each intended CPU counted the vector exactly once and nobody counted
@@ -592,6 +592,7 @@ static void check_return(enum lapic_mode boot_mode)
 
 	if (lapic_mode == boot_mode || ops->probe())
 		return;
+	check_begin("back to the boot mode");
 	fmt_snprintf(label, sizeof(label), "%s (again)", ops->name);
 	if (check_switch(ops, label))
 		check_from(label, 0);
@@ -618,31 +619,43 @@ static void check_summary(void)
 		kprintf("%s\n", line);
 }
 
-void check_run(void)
+static bool check_stopped; /* a switch failed: the rest of the suite cannot run */
+
+void check_begin(const char *what)
 {
-	enum lapic_mode boot_mode = lapic_mode;
+	kprintf("check: delivery correctness on %u CPUs: %s\n", ncpus, what);
+}
 
-	kprintf("check: delivery correctness on %u CPUs\n", ncpus);
-	for (unsigned int i = 0; i < IPI_BACKEND_COUNT; i++) {
-		const struct ipi_ops *ops = ipi_backends[i];
-		char name[CHECK_NAME_LEN];
-		const char *why;
+void check_backend_run(const struct ipi_ops *ops)
+{
+	char name[CHECK_NAME_LEN];
+	const char *why;
 
-		if (!(options.backends & (1ull << i)))
-			continue;
-		why = ops->probe();
-		if (why) {
-			fmt_snprintf(name, sizeof(name), "%s: every check", ops->name);
-			tap_skip(name, why);
-			continue;
-		}
-		if (!check_switch(ops, ops->name))
-			goto out;
-		check_backend(ops->name);
+	if (check_stopped)
+		return;
+	why = ops->probe();
+	if (why) {
+		fmt_snprintf(name, sizeof(name), "%s: every check", ops->name);
+		tap_skip(name, why);
+		return;
 	}
+	if (!check_switch(ops, ops->name)) {
+		check_stopped = true;
+		return;
+	}
+	check_backend(ops->name);
+}
+
+void check_flush_run(void)
+{
 	/* Flush calls come with their backends (the Hyper-V hypercall ones): checked with them. */
-	check_flush(options.backends);
-	check_return(boot_mode);
-out:
+	if (!check_stopped)
+		check_flush(options.backends);
+}
+
+void check_end(enum lapic_mode boot_mode)
+{
+	if (!check_stopped)
+		check_return(boot_mode);
 	check_summary();
 }

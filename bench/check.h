@@ -12,13 +12,27 @@
 
 #include <stdint.h>
 #include "include/compiler.h"
+#include "include/ipi.h"
 #include "include/status.h"
 
 #define CHECK_NAME_LEN	    160 /* a test's name, a verdict's line */
 #define CHECK_VERDICT_LINES 4
 
-/* Runs the suite over options.backends; call on the BSP after bring-up. */
-void check_run(void);
+/*
+ * The suite in pieces, so that the plan (kernel/plan.c) can set each
+ * backend's checks just before its benchmarks, xAPIC-mode backends before
+ * the first x2APIC switch. On the BSP after bring-up: check_begin() opens
+ * a block of the suite (what: which backends follow, for the console),
+ * check_backend_run() switches every CPU to ops and checks it (SKIP with
+ * the probe's reason when unusable; after a failed switch nothing more of
+ * the suite runs), check_flush_run() checks the flush calls of the chosen
+ * backends, check_end() returns to the boot mode (checked once more) and
+ * prints the TAP plan and the summary record.
+ */
+void check_begin(const char *what);
+void check_backend_run(const struct ipi_ops *ops);
+void check_flush_run(void);
+void check_end(enum lapic_mode boot_mode);
 
 /*
  * bench/check_flush.c: the flush calls the chosen backends bring

@@ -464,6 +464,7 @@ static struct result bench_result(const struct bench_run *r, const char *metric,
 		.tsc_khz = tsc_khz,
 		.dryrun_cycles = bench_dryrun_cycles,
 		.untrusted = trust_figure_ids(),
+		.after_x2apic = READ_ONCE(lapic_x2apic_entered),
 	};
 }
 

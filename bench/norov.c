@@ -190,7 +190,8 @@ static void norov_print(const struct bench_run *r, const struct norov_job *job)
 	const char *note = norov_delivery_note(r, job);
 	struct norov n = { test_names[job->t], r->ops->name, bench_params.norov_iters,
 			   note ? 0 : stats_cycles_to_ns(job->delivery, tsc_khz),
-			   stats_cycles_to_ns(job->total, tsc_khz), "SUCCESS", note };
+			   stats_cycles_to_ns(job->total, tsc_khz), "SUCCESS", note,
+			   READ_ONCE(lapic_x2apic_entered) };
 
 	if (note)
 		kprintf("norov %-14s %-15s %12s    delivery %12lu ns total (%lu iterations; "

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Walks the benchmark registry in name order over the plan's backends:
- * every backend switches all CPUs at once, then every selected benchmark
- * that can run there does; the rest get a SKIP record with the reason.
+ * Walks the benchmark registry in name order over each backend the plan
+ * hands it, in the plan's order (kernel/plan.c: xAPIC-mode backends before
+ * the first x2APIC switch): every backend switches all CPUs at once, then
+ * every selected benchmark that can run there does; the rest get a SKIP
+ * record with the reason.
  *
  * Each unit of that walk opens with a "phase" record (docs/results.md):
  * its index, the total, backend and benchmark, so that the host can show
@@ -150,7 +152,7 @@ static bool bench_switch(const struct ipi_ops *ops)
 }
 
 /*
- * why: the backend's probe's refusal, asked once by bench_run_all(), or NULL.
+ * why: the backend's probe's refusal, asked once by bench_plan_begin(), or NULL.
  * The first unit opens before the switch, so that a switch that hangs is
  * seen inside it; every announced unit opens, even after a failed switch.
  */
@@ -183,10 +185,14 @@ static void bench_backend(const struct ipi_ops *ops, const char *why)
 		bench_switch(ops); /* no benchmark of its own chosen: switched all the same */
 }
 
-void bench_run_all(const struct ipi_ops *const *backends, unsigned int n)
+/* The plan's backends and their probes' answers, asked once by bench_plan_begin(). */
+static const struct ipi_ops *plan_ops[IPI_BACKEND_COUNT];
+static const char *plan_why[IPI_BACKEND_COUNT];
+static unsigned int plan_n;
+
+void bench_plan_begin(const struct ipi_ops *const *backends, unsigned int n)
 {
 	const struct bench *const *list;
-	const char *why[IPI_BACKEND_COUNT];
 	char header[160];
 
 	bench_registry(&list);
@@ -195,10 +201,11 @@ void bench_run_all(const struct ipi_ops *const *backends, unsigned int n)
 		phase_count += bench_chosen(i, false);
 	}
 	/* Probes have no side effects: asked once here, their answers decide the units. */
-	for (unsigned int k = 0; k < n && k < IPI_BACKEND_COUNT; k++) {
-		why[k] = backends[k]->probe();
+	for (plan_n = 0; plan_n < n && plan_n < IPI_BACKEND_COUNT; plan_n++) {
+		plan_ops[plan_n] = backends[plan_n];
+		plan_why[plan_n] = backends[plan_n]->probe();
 		if (per_backend_chosen)
-			phase_count += why[k] ? 1 : per_backend_chosen;
+			phase_count += plan_why[plan_n] ? 1 : per_backend_chosen;
 	}
 	record_table_header(header, sizeof(header));
 	bench_measure_dryrun_on_sender();
@@ -211,7 +218,17 @@ void bench_run_all(const struct ipi_ops *const *backends, unsigned int n)
 		bench_phase("none", sorted[i]->name);
 		bench_run_one(sorted[i], NULL);
 	}
-	for (unsigned int k = 0; k < n && k < IPI_BACKEND_COUNT; k++)
-		bench_backend(backends[k], why[k]);
+}
+
+void bench_plan_backend(const struct ipi_ops *ops)
+{
+	for (unsigned int k = 0; k < plan_n; k++) {
+		if (plan_ops[k] == ops)
+			bench_backend(ops, plan_why[k]);
+	}
+}
+
+void bench_plan_end(void)
+{
 	kut_view_print();
 }

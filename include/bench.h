@@ -280,7 +280,16 @@ void env_record_print(void);
 void end_record_print(const char *status, unsigned int results);
 extern unsigned int bench_results_printed;
 
-/* Runs the registry over the given backends (all usable ones when NULL). */
-void bench_run_all(const struct ipi_ops *const *backends, unsigned int n);
+/*
+ * The registry over the plan's backends, in three steps so that the plan
+ * can put each backend's checks before its benchmarks: bench_plan_begin()
+ * asks every backend's probe once (the units' count comes from the whole
+ * list), prints the harness cost and runs the benchmarks that send no IPI;
+ * bench_plan_backend() runs one of those backends (in the order the plan
+ * chooses); bench_plan_end() prints the kvm-unit-tests view.
+ */
+void bench_plan_begin(const struct ipi_ops *const *backends, unsigned int n);
+void bench_plan_backend(const struct ipi_ops *ops);
+void bench_plan_end(void);
 
 #endif

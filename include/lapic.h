@@ -54,6 +54,14 @@ enum lapic_mode { LAPIC_DISABLED, LAPIC_XAPIC, LAPIC_X2APIC };
 /* The mode all CPUs are in; every switch happens on all CPUs at once. */
 extern enum lapic_mode lapic_mode;
 extern volatile uint32_t *lapic_mmio;
+/*
+ * Some CPU has been in x2APIC mode during this boot (set by the CPU that
+ * moves, never cleared). On AMD AVIC without x2AVIC that is when KVM
+ * (Linux 6.3+, commit 2008fab34530, kvm_inhibit_apic_access_page()) drops
+ * the APIC-access page for the rest of the VM's life; every record says
+ * whether it was measured after it.
+ */
+extern bool lapic_x2apic_entered;
 
 enum lapic_mode lapic_mode_read(void);	/* from IA32_APIC_BASE of this CPU */
 uint32_t lapic_read(uint32_t reg);

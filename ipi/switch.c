@@ -75,6 +75,8 @@ static int switch_move(enum lapic_mode to)
 			err = wrmsr_safe(MSR_IA32_APIC_BASE, off | APIC_BASE_EN);
 		if (!err)
 			err = wrmsr_safe(MSR_IA32_APIC_BASE, off | APIC_BASE_EN | APIC_BASE_EXTD);
+		if (!err)
+			WRITE_ONCE(lapic_x2apic_entered, true);
 	} else {
 		err = wrmsr_safe(MSR_IA32_APIC_BASE, off);
 		if (!err)

@@ -18,6 +18,7 @@
 
 enum lapic_mode lapic_mode = LAPIC_XAPIC;
 volatile uint32_t *lapic_mmio = (volatile uint32_t *)(uintptr_t)LAPIC_DEFAULT_PHYS;
+bool lapic_x2apic_entered;
 
 /* Delivery-status waits happen before the TSC is calibrated too: count spins. */
 #define ICR_IDLE_SPINS 1000000

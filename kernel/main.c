@@ -46,6 +46,7 @@ static void boot_bsp_lapic(struct percpu *bsp)
 		wrmsr(MSR_IA32_APIC_BASE, rdmsr(MSR_IA32_APIC_BASE) | APIC_BASE_EN);
 		lapic_mode = LAPIC_XAPIC;
 	}
+	lapic_x2apic_entered = lapic_mode == LAPIC_X2APIC; /* the firmware's doing */
 	lapic_mmio = (volatile uint32_t *)(uintptr_t)(rdmsr(MSR_IA32_APIC_BASE) & ~0xfffull);
 	lapic_setup_local();
 	bsp->apic_id = lapic_id();
@@ -71,6 +72,7 @@ static void boot_x2apic_if_needed(unsigned int listed)
 	}
 	wrmsr(MSR_IA32_APIC_BASE, rdmsr(MSR_IA32_APIC_BASE) | APIC_BASE_EN | APIC_BASE_EXTD);
 	lapic_mode = LAPIC_X2APIC;
+	lapic_x2apic_entered = true;
 	lapic_setup_local();
 	kprintf("smp: APIC IDs up to %u: bringing CPUs up in x2APIC mode\n", max_id);
 }

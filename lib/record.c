@@ -80,6 +80,7 @@ int record_result(char *buf, size_t cap, const struct result *r)
 	json_u64(&j, "sender", r->sender);
 	json_str(&j, "targets", or_none(r->targets));
 	json_u64(&j, "ntargets", r->ntargets);
+	json_bool(&j, "after_x2apic", r->after_x2apic);
 	json_str(&j, "status", r->status);
 	if (r->reason)
 		json_str(&j, "reason", r->reason);
@@ -118,6 +119,7 @@ int record_norov(char *buf, size_t cap, const struct norov *n)
 	if (n->delivery_note)
 		json_str(&j, "delivery_note", n->delivery_note);
 	json_u64(&j, "total_ns", n->total_ns);
+	json_bool(&j, "after_x2apic", n->after_x2apic);
 	json_str(&j, "status", n->status);
 	json_obj_end(&j);
 	return json_finish(&j);

@@ -36,6 +36,12 @@ struct result {
 	const char *status;	  /* "SUCCESS", "SKIP", "ERROR", "FAILURE" */
 	const char *reason;	  /* why, for anything but SUCCESS; may be NULL */
 	const char *untrusted;	  /* ids of lib/trust.h warnings that touch it, blank-separated; NULL: none */
+	/*
+	 * Some CPU of this boot had been in x2APIC mode before this was
+	 * measured. On AMD AVIC without x2AVIC, KVM (Linux 6.3+, commit
+	 * 2008fab34530) then traps every xAPIC access for the VM's lifetime.
+	 */
+	bool after_x2apic;
 };
 
 /* One JSON line (no newline); length, or -E_NOSPC / -E_INVAL (buf = ""). */
@@ -54,6 +60,7 @@ struct norov {
 	uint64_t total_ns;
 	const char *status;	/* "SUCCESS" or "FAILURE" */
 	const char *delivery_note; /* NULL when delivery_ns is a measured figure */
+	bool after_x2apic;	/* as in struct result */
 };
 
 int record_norov(char *buf, size_t cap, const struct norov *n);

@@ -64,6 +64,7 @@ def check_result(rec, problems):
         need(rec, key, str, problems)
     for key in ("sender", "ntargets", "iterations"):
         need(rec, key, int, problems)
+    need(rec, "after_x2apic", bool, problems)
     status = rec.get("status")
     if status not in STATUSES:
         problems.append(f"status {status!r} is not one of {sorted(STATUSES)}")
@@ -128,6 +129,7 @@ def check_norov(rec, problems):
     if rec.get("delivery_note") and rec.get("delivery_ns") != 0:
         problems.append("a delivery_note beside a delivery figure")
     need(rec, "backend", str, problems)
+    need(rec, "after_x2apic", bool, problems)
     if rec.get("status") not in STATUSES:
         problems.append(f"status {rec.get('status')!r}")
 
@@ -167,6 +169,19 @@ def check_phases(phases, ended):
     return []
 
 
+def check_x2apic_order(records):
+    """Across a log: after_x2apic never goes back to false (no CPU leaves the
+    fact of having been in x2APIC mode behind), so a record that says false
+    came before every record that says true."""
+    seen = None
+    for n, rec in records:
+        if rec.get("after_x2apic") is True and seen is None:
+            seen = n
+        elif rec.get("after_x2apic") is False and seen is not None:
+            return [f"line {n}: after_x2apic false after line {seen} said true"]
+    return []
+
+
 def check_end(rec, problems):
     need(rec, "status", str, problems)
     need(rec, "results", int, problems)
@@ -183,7 +198,7 @@ def validate(path, require):
     except OSError as e:
         print(f"{path}: cannot read: {e.strerror}")
         return None
-    bad, kinds, results, phases = 0, {}, 0, []
+    bad, kinds, results, phases, measured = 0, {}, 0, [], []
     for n, line in enumerate(lines, 1):
         if not line.startswith('{"record":'):
             continue
@@ -210,6 +225,8 @@ def validate(path, require):
                 results += kind == "result"
                 if kind == "phase" and not problems:
                     phases.append(rec)
+                if kind in ("result", "norov") and not problems:
+                    measured.append((n, rec))
         for p in problems:
             print(f"{path}:{n}: {p}")
         bad += bool(problems)
@@ -221,7 +238,7 @@ def validate(path, require):
     if end and end[-1].get("results") != results:
         print(f"{path}: end record counts {end[-1].get('results')} results, log has {results}")
         bad += 1
-    for p in check_phases(phases, bool(end)) if not bad else []:
+    for p in (check_phases(phases, bool(end)) + check_x2apic_order(measured)) if not bad else []:
         print(f"{path}: {p}")
         bad += 1
     return bad

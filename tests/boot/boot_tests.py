@@ -154,6 +154,35 @@ def switch_sequence(sc, log):
     return [] if modes and modes[0] == "xapic" else [f"first mode is not xapic: {modes[:1]}"]
 
 
+XAPIC_BACKENDS = ("xapic", "xapic-logical", "hv-icr")
+
+
+def xapic_before_x2apic(sc, log):
+    """Issue 20: every xAPIC-mode check and figure comes before the first x2APIC
+    switch (on AVIC without x2AVIC, KVM traps every xAPIC access after it), and
+    each record says on which side of it it was measured."""
+    lines, problems = log.splitlines(), []
+    first = next((i for i, l in enumerate(lines)
+                  if re.match(r"apic: all \d+ CPUs in x2apic mode", l)), None)
+    if first is None:
+        return [] if sc.cpu != "max" else ["no switch to x2apic mode"]
+    for i, l in enumerate(lines):
+        m = re.match(r"(?:not )?ok \d+ - ([a-z0-9-]+): ", l)
+        if m and m.group(1) in XAPIC_BACKENDS and i > first:
+            problems.append(f"xAPIC check after the first x2APIC switch: {l[:90]}")
+        if not l.startswith(('{"record":"result"', '{"record":"norov"')):
+            continue
+        r = json.loads(l)
+        if r.get("backend") == "none":
+            continue
+        want = r.get("backend") not in XAPIC_BACKENDS
+        if r.get("after_x2apic") is not want or (i > first) is not want:
+            problems.append(f"{r.get('bench', r.get('test'))} on {r.get('backend')}: "
+                            f"after_x2apic {r.get('after_x2apic')} on line {i}, first x2APIC "
+                            f"switch on line {first}")
+    return problems[:6]
+
+
 def bench_results(sc, log):
     """Every benchmark ran on every usable backend, or SKIPped with a reason."""
     problems = []
@@ -324,7 +353,8 @@ def scenarios():
                 checks = [cpus_online(ids), tsc_line, skew_line, suite_passed, switch_sequence,
                           watchdog_line]
                 if bench:
-                    checks += [bench_results, records_valid("env", "check", "result", "end")]
+                    checks += [bench_results, xapic_before_x2apic,
+                               records_valid("env", "check", "result", "end")]
                 else:
                     checks += [records_valid("env", "check", "end")]
                 # Under TCG the Hyper-V and KVM PV backends always SKIP.
