@@ -40,7 +40,7 @@ TEST(result_exact)
 	CHECK_STR(buf,
 		  "{\"record\":\"result\",\"schema\":1,\"bench\":\"single\",\"metric\":\"round-trip\","
 		  "\"variant\":\"none\",\"backend\":\"x2apic\",\"flags\":\"dest=physical\","
-		  "\"target_state\":\"spin\",\"sender\":0,\"targets\":\"1\",\"ntargets\":1,"
+		  "\"target_state\":\"spin\",\"sender\":0,\"targets\":\"1\",\"ntargets\":1,\"after_x2apic\":false,"
 		  "\"status\":\"SUCCESS\",\"iterations\":3,\"samples\":3,\"invalid\":0,\"unit\":\"cycles\","
 		  "\"cycles\":{\"min\":100,\"p50\":200,\"mean\":200,\"p90\":300,\"p99\":300,"
 		  "\"max\":300,\"stddev\":82},"
@@ -74,6 +74,20 @@ TEST(result_mark)
 	r.mark = 7;
 	CHECK(record_result(buf, sizeof(buf), &r) > 0);
 	CHECK(strstr(buf, "\"iterations\":3,\"mark\":7,") != NULL);
+}
+
+/* Whether some CPU had been in x2APIC mode: always stated, false or true (issue 20). */
+TEST(result_after_x2apic)
+{
+	struct stats st = st3();
+	char buf[RECORD_MAX];
+	struct result r = base(&st, NULL);
+
+	CHECK(record_result(buf, sizeof(buf), &r) > 0);
+	CHECK(strstr(buf, "\"ntargets\":1,\"after_x2apic\":false,\"status\"") != NULL);
+	r.after_x2apic = true;
+	CHECK(record_result(buf, sizeof(buf), &r) > 0);
+	CHECK(strstr(buf, "\"after_x2apic\":true,") != NULL);
 }
 
 TEST(skip_has_reason_and_no_stats)
@@ -139,19 +153,20 @@ TEST(table_row_columns)
 TEST(norov_exact)
 {
 	char buf[RECORD_MAX];
-	struct norov n = { "Normal IPI", "x2apic", 100000, 223910476, 251301666, "SUCCESS", NULL };
+	struct norov n = { "Normal IPI", "x2apic", 100000, 223910476, 251301666, "SUCCESS", NULL,
+			   true };
 
 	CHECK(record_norov(buf, sizeof(buf), &n) > 0);
 	CHECK_STR(buf, "{\"record\":\"norov\",\"schema\":1,\"test\":\"Normal IPI\","
 		       "\"backend\":\"x2apic\",\"iterations\":100000,\"delivery_ns\":223910476,"
-		       "\"total_ns\":251301666,\"status\":\"SUCCESS\"}");
+		       "\"total_ns\":251301666,\"after_x2apic\":true,\"status\":\"SUCCESS\"}");
 }
 
 /* A delivery that is not a measured figure says why, so 0 never reads as "0 ns". */
 TEST(norov_delivery_note)
 {
 	char buf[RECORD_MAX];
-	struct norov n = { "Self-IPI", "x2apic", 10, 0, 500, "SUCCESS", "no IPI" };
+	struct norov n = { "Self-IPI", "x2apic", 10, 0, 500, "SUCCESS", "no IPI", false };
 
 	CHECK(record_norov(buf, sizeof(buf), &n) > 0);
 	CHECK(strstr(buf, "\"delivery_ns\":0,\"delivery_note\":\"no IPI\",") != NULL);
@@ -186,5 +201,5 @@ TEST(check_exact)
 }
 
 TEST_MAIN(T(norov_exact), T(norov_delivery_note), T(kut_exact), T(phase_exact), T(check_exact), T(result_exact),
-	  T(result_counts_invalid_samples), T(result_mark), T(skip_has_reason_and_no_stats), T(unknown_tsc_has_no_ns),
+	  T(result_counts_invalid_samples), T(result_mark), T(result_after_x2apic), T(skip_has_reason_and_no_stats), T(unknown_tsc_has_no_ns),
 	  T(overflow_leaves_no_partial_record), T(table_row_columns))
