@@ -41,6 +41,7 @@
 #include "lib/error.h"
 #include "lib/fmt.h"
 #include "lib/record.h"
+#include "lib/sort.h"
 
 /* Until every target counted: the benchmarks' deadline (1 s, 10 s under TCG). */
 #define DELIVERY_TIMEOUT_US bench_params.deadline_us
@@ -499,6 +500,111 @@ static void check_holds(const char *label)
 	}
 }
 
+/* --- waking a blocked CPU -------------------------------------------------------------------- */
+
+#define WAKE_TIMES 5
+#define WAKE_LOST  UINT64_MAX
+
+static void wake_nothing(void *arg)
+{
+	(void)arg;
+}
+
+/*
+ * The idle time before wake i. debug=late-wake arms the target for the
+ * middle one instead: woken by a no-op request, it sits with IF=0 for
+ * 4 x late_wake before it halts again, and the wake sent meanwhile is late.
+ */
+static void wake_gap(unsigned int target, unsigned int i)
+{
+	static bool injected;
+	uint64_t deadline = tsc_deadline_us(DELIVERY_TIMEOUT_US);
+
+	if (!debug_on(DEBUG_LATE_WAKE) || injected || i != WAKE_TIMES / 2 ||
+	    debug_cpu_pick(ncpus) != target) {
+		tsc_delay_us(bench_block_gap_us());
+		return;
+	}
+	injected = true;
+	kprintf("debug: CPU %u answers the next wake %lu us late (late-wake)\n", target,
+		4 * bench_params.late_wake_us);
+	smp_delay_next_wake(target, 4 * bench_params.late_wake_us);
+	(void)smp_call(target, wake_nothing, NULL, CALL_TIMEOUT_US);
+	while (!smp_wake_delay_started() && !tsc_expired(deadline))
+		cpu_relax();
+}
+
+/* Cycles from the send until the BSP saw the target's count, or WAKE_LOST. */
+static uint64_t wake_once(const struct ipi_ops *ops, unsigned int target, unsigned int i)
+{
+	const uint32_t *count = &percpu_of[target]->irq.count[BENCH_VEC - IPI_VEC_FIRST];
+	uint32_t c0;
+	uint64_t t0;
+
+	wake_gap(target, i);
+	c0 = load_acquire(count);
+	t0 = rdtsc();
+	ops->send(target, BENCH_VEC);
+	if (!wait_count(count, c0, t0 + tsc_us_to_cycles(DELIVERY_TIMEOUT_US)))
+		return WAKE_LOST;
+	return rdtsc() - t0;
+}
+
+/* The late bound: late_wake, or ten times the median on-time wake if that is more. */
+static uint64_t wake_bound(const uint64_t *dt)
+{
+	uint64_t v[WAKE_TIMES], floor = tsc_us_to_cycles(bench_params.late_wake_us);
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < WAKE_TIMES; i++) {
+		if (dt[i] != WAKE_LOST)
+			v[n++] = dt[i];
+	}
+	if (!n)
+		return floor;
+	sort_u64(v, n);
+	return 10 * v[n / 2] > floor ? 10 * v[n / 2] : floor;
+}
+
+/*
+ * A blocked vCPU must be woken by the IPI sent to it: idle well beyond the
+ * host's halt polling (block_gap), the target gets WAKE_TIMES IPIs, each of
+ * which must be handled (else lost) and within the late bound (else late:
+ * a target the host left blocked until something else woke it, as AVIC IPI
+ * virtualization does under AMD erratum #1235). Both are FAILUREs.
+ */
+static void check_wake(const char *label)
+{
+	const struct ipi_ops *ops = this_cpu()->ops;
+	unsigned int target = ncpus - 1;
+	char name[CHECK_NAME_LEN];
+	struct verdict v = {0};
+	uint64_t dt[WAKE_TIMES], bound;
+
+	fmt_snprintf(name, sizeof(name),
+		     "%s: CPU 0 wakes CPU %u from HLT after %u us idle, %u times, none lost or late",
+		     label, target, bench_block_gap_us(), WAKE_TIMES);
+	if (ncpus < 2) {
+		tap_skip(name, "one CPU");
+		return;
+	}
+	for (unsigned int i = 0; i < WAKE_TIMES; i++)
+		dt[i] = wake_once(ops, target, i);
+	bound = wake_bound(dt);
+	failures_judge(&v);
+	for (unsigned int i = 0; i < WAKE_TIMES; i++) {
+		if (dt[i] == WAKE_LOST)
+			verdict_add(&v, "CPU %u lost wake %u: not handled within %lu us", target, i + 1,
+				    DELIVERY_TIMEOUT_US);
+		else if (dt[i] > bound)
+			verdict_add(&v, "CPU %u woke late on wake %u: %lu us after the send (late "
+				    "beyond %lu us: late_wake or 10 x the median)", target, i + 1,
+				    stats_cycles_to_ns(dt[i], tsc_khz) / 1000,
+				    stats_cycles_to_ns(bound, tsc_khz) / 1000);
+	}
+	tap_verdict(name, &v, STATUS_FAILURE);
+}
+
 /* --- switching ---------------------------------------------------------------------------- */
 
 /* Per CPU, after a switch: test vectors in IRR / ISR (bit i = vector IPI_VEC_FIRST + i). */
@@ -582,6 +688,7 @@ static void check_backend(const char *label)
 		tap_skip(name, "one CPU");
 	}
 	check_holds(label);
+	check_wake(label);
 }
 
 /* The sequence xapic -> x2apic -> xapic: end in the mode the firmware gave us, and check it. */

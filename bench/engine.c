@@ -404,6 +404,7 @@ int bench_sample(struct bench_run *r, bench_iter_fn fn)
 	(void)watch_enter(WATCH_MEASURING, bench_measure_budget_us(iters, per), r->variant, iters);
 	bench_stall_debug(r);
 	bench_mark_begin(r);
+	r->measuring = true;
 	for (uint64_t i = 0; i < iters && !err; i++) {
 		err = fn(r, out);
 		if (!err)
@@ -411,6 +412,7 @@ int bench_sample(struct bench_run *r, bench_iter_fn fn)
 		/* Between regions: a host that slows down mid-record is progress, not a stall. */
 		watch_step();
 	}
+	r->measuring = false;
 	bench_mark_end(r);
 	r->iterations = iters;
 out:
@@ -465,6 +467,10 @@ static struct result bench_result(const struct bench_run *r, const char *metric,
 		.dryrun_cycles = bench_dryrun_cycles,
 		.untrusted = trust_figure_ids(),
 		.after_x2apic = READ_ONCE(lapic_x2apic_entered),
+		.has_late = r->has_late,
+		.late_count = r->late_count,
+		.late_bound = r->late_bound,
+		.late_max = r->late_max,
 	};
 }
 
@@ -490,6 +496,27 @@ void bench_emit(struct bench_run *r)
 		bench_print(&res);
 		kut_view_note(r, r->m[i].name, st.mean);
 	}
+}
+
+void bench_late_wakes(struct bench_run *r, unsigned int m)
+{
+	struct samples *s = &r->m[m].s;
+	uint64_t floor = bench_params.late_wake_us * tsc_khz / 1000;
+	struct stats st;
+
+	r->has_late = false;
+	/* Sorts the kept samples in place, as every record's statistics do. */
+	if (stats_compute_samples(&st, s))
+		return;
+	r->late_bound = st.p50 * 10 > floor ? st.p50 * 10 : floor;
+	r->late_count = r->late_max = 0;
+	for (size_t i = 0; i < s->len; i++) {
+		if (s->buf[i] > r->late_bound) {
+			r->late_count++;
+			r->late_max = s->buf[i] > r->late_max ? s->buf[i] : r->late_max;
+		}
+	}
+	r->has_late = true;
 }
 
 void bench_emit_status(struct bench_run *r, const char *metric, const char *status,

@@ -18,6 +18,8 @@ struct bench_params bench_params = {
 	.sender = 0,
 	.target = 0,	/* 0: the last CPU */
 	.halt_gap_us = 50,
+	.halt_poll_ns = BENCH_KVM_HALT_POLL_NS_DEFAULT,
+	.late_wake_us = 10000,
 	.norov_iters = 10000,	/* Norov used 100000; the record states the count */
 };
 
@@ -33,6 +35,9 @@ enum {
 	K_TARGET,
 	K_MATRIX,
 	K_HALT_GAP,
+	K_BLOCK_GAP,
+	K_HALT_POLL_NS,
+	K_LATE_WAKE,
 	K_NOROV_ITERS,
 	K_DEADLINE,
 	K_MARKERS,
@@ -54,6 +59,15 @@ static const struct opt_spec specs[K_COUNT] = {
 		       "single: every sender/target pair (up to 8 CPUs)" },
 	[K_HALT_GAP] = { "halt_gap", OPT_UINT, 0, 1000000, NULL,
 			 "us single-halt waits before each send so the target is back in HLT" },
+	[K_BLOCK_GAP] = { "block_gap", OPT_UINT, 1, 10000000, NULL,
+			  "us single-halt's block pass idles before each send (default: 10 x "
+			  "halt_poll_ns, at least 1000)" },
+	[K_HALT_POLL_NS] = { "halt_poll_ns", OPT_UINT, 0, 1000000000, NULL,
+			     "the host's kvm.halt_poll_ns (run.sh passes it under KVM; default: "
+			     "KVM's 200000, said to be assumed)" },
+	[K_LATE_WAKE] = { "late_wake", OPT_UINT, 1, 60000000, NULL,
+			  "us after which a halted CPU's wake counts as late, with 10 x the "
+			  "median (default 10000; 200000 under TCG)" },
 	[K_NOROV_ITERS] = { "norov_iters", OPT_UINT, 1, 10000000, NULL,
 			    "fixed loop of the ipi_benchmark view (Norov used 100000)" },
 	[K_DEADLINE] = { "deadline", OPT_UINT, 1, 600000, NULL,
@@ -103,6 +117,14 @@ static void params_apply(const struct opt_value *v)
 		bench_params.matrix = v[K_MATRIX].u;
 	if (v[K_HALT_GAP].set)
 		bench_params.halt_gap_us = (uint32_t)v[K_HALT_GAP].u;
+	if (v[K_BLOCK_GAP].set)
+		bench_params.block_gap_us = (uint32_t)v[K_BLOCK_GAP].u;
+	if (v[K_HALT_POLL_NS].set) {
+		bench_params.halt_poll_ns = v[K_HALT_POLL_NS].u;
+		bench_params.halt_poll_known = true;
+	}
+	if (given(v, K_LATE_WAKE, BENCH_KEY_LATE_WAKE))
+		bench_params.late_wake_us = v[K_LATE_WAKE].u;
 	if (given(v, K_NOROV_ITERS, BENCH_KEY_NOROV))
 		bench_params.norov_iters = v[K_NOROV_ITERS].u;
 	if (given(v, K_DEADLINE, BENCH_KEY_DEADLINE))
@@ -131,8 +153,20 @@ void bench_params_for_emulation(void)
 	 * target can wait seconds for a core. Late is not lost. */
 	if (!(bench_params.explicit_keys & BENCH_KEY_DEADLINE))
 		bench_params.deadline_us = 10000000;
+	if (!(bench_params.explicit_keys & BENCH_KEY_LATE_WAKE))
+		bench_params.late_wake_us = 200000;
 	kprintf("bench: QEMU TCG: timings are emulated and mean nothing; short defaults "
-		"(min %lu iterations, warm-up %lu, budget %lu us, norov_iters %lu, deadline %lu us)\n",
+		"(min %lu iterations, warm-up %lu, budget %lu us, norov_iters %lu, deadline %lu us, "
+		"late_wake %lu us)\n",
 		bench_params.min_iters, bench_params.warmup, bench_params.budget_us,
-		bench_params.norov_iters, bench_params.deadline_us);
+		bench_params.norov_iters, bench_params.deadline_us, bench_params.late_wake_us);
+}
+
+uint32_t bench_block_gap_us(void)
+{
+	uint64_t us = bench_params.halt_poll_ns / 100; /* 10 x halt_poll_ns, in us */
+
+	if (bench_params.block_gap_us)
+		return bench_params.block_gap_us;
+	return us < 1000 ? 1000 : (uint32_t)(us > 10000000 ? 10000000 : us);
 }

@@ -12,9 +12,30 @@
  *               skew bound is small against it.
  *  single-halt  the same to a target idle in HLT (wake-up latency: what
  *               AVIC's doorbell against its wake-up path changes). The sender
- *               waits halt_gap_us before each send so the target is back in
- *               HLT; whether the host then blocks the vCPU depends on its
- *               halt polling, which the host facts record.
+ *               idles a gap before each send so the target is back in HLT.
+ *               A halted vCPU woken while KVM still polls it (kvm_vcpu_halt(),
+ *               up to halt_poll_ns) and one woken from a blocked state take
+ *               different host paths (on AVIC: IsRunning kept, against a
+ *               doorbell missed and an incomplete-IPI exit), so two passes:
+ *               the `none` variant's halt_gap (50 us, inside KVM's default
+ *               200 us window once the vCPU's adaptive window has grown) and
+ *               the `block` variant's block_gap (10 x halt_poll_ns, at least
+ *               1 ms). Each record says which the gap aims at (wake=poll or
+ *               wake=block, from halt_poll_ns= as run.sh read it on the host)
+ *               and counts its late wakes (bench_late_wakes()).
+ *
+ * single and single-halt also run an `ack-after-eoi` pass: the target's
+ * handler writes EOI before it counts, as Linux's call-function handler
+ * does, so the round trip holds the target's EOI, which is one of the two
+ * things APICv and AVIC save (an exit without them). The other passes count
+ * first, so their regions close before the EOI.
+ *
+ * On a halted target the watchdog tick is paused while it is measured, as
+ * kvm-unit-tests' idle targets have none (on Intel with the VMX preemption
+ * timer, each wake from HLT would switch the APIC timer between its
+ * hardware and software forms twice), when a third CPU is left to watch
+ * the sender; with two CPUs it stays armed. Records say which:
+ * target-timer=paused|armed.
  *
  * The sender measures with interrupts off; each iteration waits for its
  * interrupt to be handled, so no two are ever pending together (a second
@@ -25,12 +46,14 @@
  * returns; its spin loop then copies the count into `back` (bench.h). The
  * sender waits for `back` after the region, so the next IPI never reaches
  * a target that is still in its handler or, where EOI exits, in the host.
- * That order is in each record's flags: ack=count-before-eoi
- * next-send=after-loop-ack.
+ * That order is in each record's flags: ack=count-before-eoi (or
+ * ack=after-eoi) next-send=after-loop-ack.
  */
 #include "include/bench.h"
 #include "include/console.h"
+#include "include/options.h"
 #include "include/smp.h"
+#include "include/watchdog.h"
 #include "include/tsc.h"
 #include "lib/error.h"
 #include "lib/fmt.h"
@@ -38,8 +61,7 @@
 #define MATRIX_MAX_CPUS 8
 
 static const char spin_words[] = "ack=count-before-eoi next-send=after-loop-ack";
-static const char halt_words[] = "ack=count-before-eoi next-send=after-halt-gap";
-static const char vmexit_words[] = "ack=count-before-eoi next-send=after-2000-cycle-spin-in-region";
+static const char spin_eoi_words[] = "ack=after-eoi next-send=after-loop-ack";
 
 /*
  * kvm-unit-tests' x86/vmexit.c times ipi_halt as a whole loop of: send to
@@ -53,6 +75,19 @@ static const char vmexit_words[] = "ack=count-before-eoi next-send=after-2000-cy
 
 static char target_text[16];
 static bool point_halt;
+static uint32_t point_gap_us;	/* single-halt: idle time before each send */
+static char halt_words[192];
+
+/* One pass of single or single-halt. */
+struct point_pass {
+	const char *variant;	/* NULL: none */
+	enum ipi_ack ack;
+	bool block;		/* single-halt: block_gap instead of halt_gap */
+};
+
+static const struct point_pass pass_plain = { NULL, IPI_ACK_BEFORE_EOI, false };
+static const struct point_pass pass_after_eoi = { "ack-after-eoi", IPI_ACK_AFTER_EOI, false };
+static const struct point_pass pass_block = { "block", IPI_ACK_BEFORE_EOI, true };
 
 static int point_lost(struct bench_run *r, const char *what)
 {
@@ -94,6 +129,35 @@ static int send_cost_iter(struct bench_run *r, uint64_t *out)
 	return point_back(r, want);
 }
 
+static void point_nothing(void *arg)
+{
+	(void)arg;
+}
+
+/*
+ * The gap before a send to a halted target. debug=late-wake, once a
+ * sampling measures: the target is told to answer its next wake late, and
+ * the gap ends only once it has begun to sit on it (IF=0), so the next
+ * send meets a target that takes it 4 x late_wake late.
+ */
+static void point_idle_gap(const struct bench_run *r)
+{
+	static bool late_done;
+
+	if (__builtin_expect(debug_on(DEBUG_LATE_WAKE) && !late_done && r->measuring, 0) &&
+	    r->target == debug_cpu_pick(ncpus)) {
+		uint64_t deadline = tsc_deadline_us(bench_params.deadline_us);
+
+		late_done = true;
+		smp_delay_next_wake(r->target, 4 * bench_params.late_wake_us);
+		(void)smp_call(r->target, point_nothing, NULL, 2 * bench_params.deadline_us);
+		while (!smp_wake_delay_started() && !tsc_expired(deadline))
+			cpu_relax();
+		return;
+	}
+	tsc_delay_us(point_gap_us);
+}
+
 /*
  * One round trip. Both flags are constants at each call site below, so
  * each instance keeps only its own code: single's and single-halt's region
@@ -110,7 +174,7 @@ static inline __attribute__((always_inline)) int round_trip(struct bench_run *r,
 	int err;
 
 	if (gap_before && point_halt)	/* single-halt: let the target get back into HLT */
-		tsc_delay_us(bench_params.halt_gap_us);
+		point_idle_gap(r);
 	deadline = tsc_deadline_us(bench_params.deadline_us);
 	bench_expect(target);
 	irq_disable();
@@ -212,24 +276,82 @@ static void single_emit(struct bench_run *r, uint64_t *round_trip_p50)
 	bench_emit_status(r, "one-way", "SKIP", why);
 }
 
-static uint64_t single_common(struct bench_run *r, bool halt)
+static void point_tick_pause(void *arg)
+{
+	(void)arg;
+	lapic_tick_pause();
+}
+
+static void point_tick_resume(void *arg)
+{
+	(void)arg;
+	lapic_tick_resume();
+}
+
+/*
+ * A halted target's watchdog tick: paused while it is measured when some
+ * third CPU is left to watch the sender (with two, nobody else would).
+ * Returns what the records say.
+ */
+static const char *point_target_timer(const struct bench_run *r, bool pause)
+{
+	bool can = watchdog_on() && ncpus >= 3;
+
+	if (can)
+		(void)smp_call(r->target, pause ? point_tick_pause : point_tick_resume, NULL,
+			       2 * bench_params.deadline_us);
+	return can ? "paused" : "armed";
+}
+
+/* single-halt's words: the ack order, the gap, what the gap aims at against halt polling. */
+static void point_halt_words(const struct point_pass *pass, const char *next_send,
+			     const char *timer)
+{
+	const uint64_t poll = bench_params.halt_poll_ns;
+	const char *wake = (uint64_t)point_gap_us * 1000 < poll ? "poll" : "block";
+
+	fmt_snprintf(halt_words, sizeof(halt_words),
+		     "ack=%s next-send=%s halt-gap-us=%u wake=%s halt-poll-ns=%s%lu target-timer=%s",
+		     pass->ack == IPI_ACK_AFTER_EOI ? "after-eoi" : "count-before-eoi", next_send,
+		     point_gap_us, wake, bench_params.halt_poll_known ? "" : "assumed-", poll,
+		     timer);
+}
+
+static uint64_t single_common(struct bench_run *r, bool halt, const struct point_pass *pass)
 {
 	uint64_t p50 = 0;
 	static const char *const names[] = { "round-trip", "one-way" };
+	const char *timer = NULL;
 	struct cpuset t;
 
 	point_halt = halt;
 	point_setup(r, halt ? "halt" : "spin");
+	r->variant = pass->variant;
+	r->has_late = false;
+	if (halt) {
+		point_gap_us = pass->block ? bench_block_gap_us() : bench_params.halt_gap_us;
+		timer = point_target_timer(r, true);
+		point_halt_words(pass, "after-halt-gap", timer);
+	} else {
+		r->words = pass->ack == IPI_ACK_AFTER_EOI ? spin_eoi_words : spin_words;
+	}
 	bench_metrics(r, 2, names);
 	cpuset_clear(&t);
 	if (!halt) {
 		cpuset_add(&t, r->target);
 		bench_targets_spin(&t);
 	}
-	if (!bench_sample_on_sender(r, round_trip_iter))
+	ipi_irq_ack_order(BENCH_VEC, pass->ack);
+	if (!bench_sample_on_sender(r, round_trip_iter)) {
+		if (halt)
+			bench_late_wakes(r, 0);
 		single_emit(r, &p50);
+	}
+	ipi_irq_ack_order(BENCH_VEC, IPI_ACK_BEFORE_EOI);
 	if (!halt && bench_targets_stop())
 		status_report(STATUS_ERROR);
+	if (timer)
+		(void)point_target_timer(r, false);
 	return p50;
 }
 
@@ -241,7 +363,7 @@ static void single_matrix(struct bench_run *r)
 		for (unsigned int tgt = 0; tgt < ncpus; tgt++) {
 			r->sender = snd;
 			r->target = tgt;
-			p50[snd][tgt] = snd == tgt ? 0 : single_common(r, false);
+			p50[snd][tgt] = snd == tgt ? 0 : single_common(r, false, &pass_plain);
 		}
 	}
 	kprintf("single matrix on %s: round-trip p50 cycles, row = sender, column = target\n",
@@ -257,7 +379,8 @@ static void single_matrix(struct bench_run *r)
 static void single_run(struct bench_run *r)
 {
 	if (!bench_params.matrix) {
-		single_common(r, false);
+		single_common(r, false, &pass_plain);
+		single_common(r, false, &pass_after_eoi);
 		return;
 	}
 	if (ncpus > MATRIX_MAX_CPUS) {
@@ -279,19 +402,32 @@ static const char *single_halt_valid(const struct ipi_ops *ops)
 static void vmexit_halt_pass(struct bench_run *r)
 {
 	static const char *const names[] = { "round-trip" };
+	const char *timer;
 
 	point_halt = true;
 	point_setup(r, "halt");
 	r->variant = "vmexit-gap";
-	r->words = vmexit_words;
+	r->has_late = false;
+	point_gap_us = 0;
+	timer = point_target_timer(r, true);
+	point_halt_words(&pass_plain, "after-2000-cycle-spin-in-region", timer);
 	bench_metrics(r, 1, names);
-	if (!bench_sample_on_sender(r, vmexit_halt_iter))
+	if (!bench_sample_on_sender(r, vmexit_halt_iter)) {
+		bench_late_wakes(r, 0);
 		bench_emit(r);
+	}
+	(void)point_target_timer(r, false);
 }
 
+/*
+ * The poll pass first: its warm-up grows the target's adaptive halt-poll
+ * window; the block pass's warm-up then shrinks it again.
+ */
 static void single_halt_run(struct bench_run *r)
 {
-	single_common(r, true);
+	single_common(r, true, &pass_plain);
+	single_common(r, true, &pass_after_eoi);
+	single_common(r, true, &pass_block);
 	if (!(r->ops->flags & IPI_F_HYPERCALL))
 		vmexit_halt_pass(r);
 }

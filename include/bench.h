@@ -56,7 +56,11 @@ struct bench_params {
 	uint64_t budget_us;	/* time budget that calibrates the iteration count */
 	uint64_t deadline_us;	/* an IPI not handled by then is lost: FAILURE */
 	uint32_t sender, target;
-	uint32_t halt_gap_us;	/* single-halt: idle time before each send */
+	uint32_t halt_gap_us;	/* single-halt: idle time before each send (wake=poll) */
+	uint32_t block_gap_us;	/* single-halt's block pass: idle time well beyond halt polling */
+	uint64_t halt_poll_ns;	/* the host's kvm.halt_poll_ns, as run.sh read it */
+	bool halt_poll_known;	/* halt_poll_ns= given; else KVM's default is assumed */
+	uint64_t late_wake_us;	/* a wake slower than this (and 10 x the median) is late */
 	uint64_t norov_iters;	/* ipi_benchmark view: fixed loop length */
 	bool target_set;	/* target= given */
 	bool matrix;		/* single: all sender/target pairs */
@@ -69,12 +73,25 @@ struct bench_params {
 #define BENCH_KEY_BUDGET (1u << 2)
 #define BENCH_KEY_NOROV (1u << 3)
 #define BENCH_KEY_DEADLINE (1u << 4)
+#define BENCH_KEY_LATE_WAKE (1u << 5)
+
+/* KVM's default halt_poll_ns on x86 (virt/kvm/kvm_main.c, KVM_HALT_POLL_NS_DEFAULT). */
+#define BENCH_KVM_HALT_POLL_NS_DEFAULT 200000u
 
 /* Under an emulator (TCG) figures mean nothing and every IPI costs
  * milliseconds: shorten what the command line left at its default. */
 void bench_params_for_emulation(void);
 
 extern struct bench_params bench_params;
+
+/*
+ * single-halt's block pass and the wake check idle this long before each
+ * send: block_gap=, else 10 x halt_poll_ns (at least 1 ms), well beyond
+ * KVM's halt-polling window (kvm_vcpu_halt() polls at most halt_poll_ns,
+ * and shrinks a vCPU's window after a block that outlasted it), so that
+ * the host has blocked the vCPU when the IPI comes.
+ */
+uint32_t bench_block_gap_us(void);
 
 /* One metric's samples. */
 struct bench_metric {
@@ -97,6 +114,10 @@ struct bench_run {
 	struct bench_metric m[BENCH_MAX_METRICS];
 	uint64_t iterations;
 	uint32_t mark;			/* phase marker number of the last sampling, 0: none */
+	bool measuring;			/* bench_sample() is in its measured iterations */
+	/* Halted targets: wakes beyond late_bound cycles, and the slowest (bench_late_wakes). */
+	bool has_late;
+	uint64_t late_count, late_bound, late_max;
 	/* NULL, or run on the sender around bench_sample_on_sender's sampling. */
 	void (*sender_begin)(void);
 	void (*sender_end)(void);
@@ -122,6 +143,13 @@ typedef int (*bench_iter_fn)(struct bench_run *r, uint64_t *out);
 void bench_metrics(struct bench_run *r, unsigned int n, const char *const *names);
 /* Warm up, calibrate, sample; 0, or the first iteration's error. */
 int bench_sample(struct bench_run *r, bench_iter_fn fn);
+/*
+ * Late wakes of a halted target, from metric m's kept samples: those over
+ * max(10 x their median, late_wake), into r->late_* for its records. A late
+ * wake is neither lost nor an ordinary slow sample: a target the host left
+ * blocked until something else woke it (AMD erratum #1235).
+ */
+void bench_late_wakes(struct bench_run *r, unsigned int m);
 /* Records (JSON line and table row) for every metric of r; status SUCCESS. */
 void bench_emit(struct bench_run *r);
 /* A record without samples: SKIP, ERROR or FAILURE with the reason. */

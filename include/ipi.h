@@ -137,6 +137,17 @@ const struct ipi_ops *ipi_current(void);
 /* Counting handlers for the IPI vectors; installed by the first ipi_switch(). */
 void ipi_irq_install(void);
 
+/*
+ * Where the counting handler of vector puts its count against its EOI:
+ * IPI_ACK_BEFORE_EOI (the default: count, then EOI) or IPI_ACK_AFTER_EOI
+ * (EOI, then count, as Linux's call-function handler does). A benchmark
+ * sets it around its sampling, on the BSP with the targets quiet, and puts
+ * the default back. The after-EOI handler has no fault injection (debug
+ * swallow-ipi and double-ipi act on the default one).
+ */
+enum ipi_ack { IPI_ACK_BEFORE_EOI, IPI_ACK_AFTER_EOI };
+void ipi_irq_ack_order(unsigned int vector, enum ipi_ack ack);
+
 static inline void ipi_send_set(const struct ipi_ops *ops, const struct cpuset *set, uint8_t vector)
 {
 	if (ops->send_set) {

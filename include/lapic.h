@@ -102,6 +102,8 @@ void lapic_watchdog_disarm(void);
  */
 void lapic_tick_config(uint32_t dcr, uint32_t count);
 void lapic_tick_resume(void);
+/* Stops this CPU's tick (timer masked, count 0) until lapic_tick_resume(). */
+void lapic_tick_pause(void);
 bool lapic_isr_pending(unsigned int vector);
 
 #endif

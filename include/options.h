@@ -33,6 +33,7 @@ enum debug_key {
 	DEBUG_EXTRA_EXIT,	/* every unicast send first reads the APIC ID: one exit more */
 	DEBUG_NO_ACPI,		/* ignore ACPI: CPUs from the MP table, no PM timer */
 	DEBUG_STALL,		/* debug_cpu, as sender, spins with IF=0 in its first sampling */
+	DEBUG_LATE_WAKE,	/* debug_cpu, halted, answers one wake 4 x late_wake late */
 	DEBUG_COUNT
 };
 

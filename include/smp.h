@@ -32,6 +32,15 @@ int smp_call(unsigned int cpu, smp_fn fn, void *arg, uint64_t timeout_us);
 /* fn(arg) on every CPU, this one included; 0 or -E_TIMEDOUT. */
 int smp_call_all(smp_fn fn, void *arg, uint64_t timeout_us);
 bool smp_busy(unsigned int cpu);
+/*
+ * debug=late-wake: after its next wake, idle AP cpu keeps interrupts off
+ * for us microseconds before it halts again, once, so that the IPI sent to
+ * it meanwhile is taken that late: a late wake, as a vCPU that the host
+ * left blocked would show (AMD erratum #1235). Tests only.
+ */
+void smp_delay_next_wake(unsigned int cpu, uint64_t us);
+/* The AP armed by smp_delay_next_wake() has started its delay (and clears the word). */
+bool smp_wake_delay_started(void);
 
 /* Sense-reversing barrier for ncpus CPUs; its counter has its own line. */
 struct smp_barrier {

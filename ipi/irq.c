@@ -38,6 +38,23 @@ static void ipi_irq_count(unsigned int vector, uint64_t tsc)
 	ipi_irq_account(vector, tsc, 1);
 }
 
+/*
+ * ack=after-eoi: EOI first, then the count, as Linux's call-function
+ * vector does (its sysvec handler acknowledges the APIC before running
+ * the function that signals completion). A region that closes on this
+ * count holds the target's EOI write: an exit without APICv or AVIC,
+ * absorbed by hardware with them.
+ */
+static void ipi_irq_count_after_eoi(unsigned int vector, uint64_t tsc)
+{
+	struct percpu *p = this_cpu();
+	uint32_t *count = &p->irq.count[vector - IPI_VEC_FIRST];
+
+	WRITE_ONCE(p->irq.entry_tsc, tsc);
+	p->ops->eoi();
+	store_release(count, *count + 1);
+}
+
 static void ipi_irq_inject(unsigned int vector, uint64_t tsc)
 {
 	if (this_cpu()->cpu == inject_cpu &&
@@ -78,4 +95,13 @@ void ipi_irq_install(void)
 	fn = ipi_irq_arm_debug() ? ipi_irq_inject : ipi_irq_count;
 	for (unsigned int v = IPI_VEC_FIRST; v < IPI_VEC_FIRST + IPI_VEC_COUNT; v++)
 		irq_set_handler(v, fn);
+}
+
+void ipi_irq_ack_order(unsigned int vector, enum ipi_ack ack)
+{
+	static irq_handler_t count_first;
+
+	if (!count_first)
+		count_first = irq_get_handler(vector);
+	irq_set_handler(vector, ack == IPI_ACK_AFTER_EOI ? ipi_irq_count_after_eoi : count_first);
 }

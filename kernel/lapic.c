@@ -209,3 +209,9 @@ void lapic_tick_resume(void)
 	lapic_write(LAPIC_LVT_TIMER, LAPIC_LVT_TIMER_PERIODIC | VEC_WATCHDOG);
 	lapic_write(LAPIC_TIMER_ICR, count);
 }
+
+void lapic_tick_pause(void)
+{
+	lapic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MASKED);
+	lapic_write(LAPIC_TIMER_ICR, 0);
+}

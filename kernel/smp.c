@@ -57,6 +57,36 @@ static void ap_run_watched(struct percpu *p)
 	watch_restore(&saved);
 }
 
+/* debug=late-wake (smp_delay_next_wake): the CPU that delays, how long, and that it has begun. */
+static uint32_t late_wake_cpu = UINT32_MAX, late_wake_started;
+static uint64_t late_wake_us;
+
+void smp_delay_next_wake(unsigned int cpu, uint64_t us)
+{
+	late_wake_us = us;
+	WRITE_ONCE(late_wake_started, 0);
+	store_release(&late_wake_cpu, cpu);
+}
+
+bool smp_wake_delay_started(void)
+{
+	return load_acquire(&late_wake_started);
+}
+
+/*
+ * With interrupts off, about to halt with no request pending: the armed CPU
+ * sits on what arrives meanwhile (a request's wake-up included: it is taken
+ * at the STI before the HLT).
+ */
+static void ap_late_wake(const struct percpu *p)
+{
+	if (__builtin_expect(READ_ONCE(late_wake_cpu) != p->cpu, 1))
+		return;
+	WRITE_ONCE(late_wake_cpu, UINT32_MAX);
+	store_release(&late_wake_started, 1);
+	tsc_delay_us(late_wake_us);
+}
+
 static void __noreturn ap_idle(struct percpu *p)
 {
 	for (;;) {
@@ -65,6 +95,7 @@ static void __noreturn ap_idle(struct percpu *p)
 		irq_disable();
 		req = load_acquire(&p->mbox.req);
 		if (req == p->mbox.ack) {
+			ap_late_wake(p);
 			safe_halt();
 			continue;
 		}

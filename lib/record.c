@@ -95,6 +95,11 @@ int record_result(char *buf, size_t cap, const struct result *r)
 		if (r->tsc_khz)
 			record_stats(&j, "ns", r->st, r->tsc_khz);
 		json_u64(&j, "dryrun_cycles", r->dryrun_cycles);
+		if (r->has_late) {
+			json_u64(&j, "late_wakes", r->late_count);
+			json_u64(&j, "late_bound_cycles", r->late_bound);
+			json_u64(&j, "late_max_cycles", r->late_max);
+		}
 		if (r->untrusted && *r->untrusted)
 			record_words(&j, "untrusted", r->untrusted);
 		if (r->histo)
@@ -198,6 +203,10 @@ int record_table_row(char *buf, size_t cap, const struct result *r)
 			 (unsigned long)stats_cycles_to_ns(r->st->p50, r->tsc_khz),
 			 (unsigned long)r->st->p99, (unsigned long)r->st->max,
 			 (unsigned long)r->st->n, (unsigned long)r->dryrun_cycles);
+	if (n >= 0 && (size_t)n < cap && r->has_late && r->late_count)
+		n += fmt_snprintf(buf + n, cap - (size_t)n, "  [late-wakes=%lu, max %lu us]",
+				  (unsigned long)r->late_count,
+				  (unsigned long)(stats_cycles_to_ns(r->late_max, r->tsc_khz) / 1000));
 	if (n >= 0 && (size_t)n < cap && r->untrusted && *r->untrusted)
 		n += fmt_snprintf(buf + n, cap - (size_t)n, "  [untrusted: %s]", r->untrusted);
 	return n;

@@ -42,6 +42,9 @@ struct result {
 	 * 2008fab34530) then traps every xAPIC access for the VM's lifetime.
 	 */
 	bool after_x2apic;
+	/* Halted targets (late wakes, bench_late_wakes()): present when has_late. */
+	bool has_late;
+	uint64_t late_count, late_bound, late_max; /* wakes over late_bound cycles, the slowest */
 };
 
 /* One JSON line (no newline); length, or -E_NOSPC / -E_INVAL (buf = ""). */

@@ -246,20 +246,39 @@ def sent_from(sender, halt_ran):
     return check
 
 
+def late_wakes(want):
+    """Issue 20: single-halt's round-trip records count their late wakes, variant by variant."""
+    def check(sc, log):
+        got = {r["variant"]: r.get("late_wakes") for r in result_records(log)
+               if r["bench"] == "single-halt" and r["metric"] == "round-trip"
+               and r["status"] == "SUCCESS"}
+        return [] if got == want else [f"late_wakes by variant {got}, expected {want}"]
+    return check
+
+
 def honest_records(sc, log):
     """Issue 15: records state the ack order, the SELF IPI fence, invalid samples, set writes."""
     recs, problems = result_records(log), []
     for r in recs:
         flags = r.get("flags", "")
+        ack = "after-eoi" if r["variant"] == "ack-after-eoi" else "count-before-eoi"
         if r["bench"] in ("send-cost", "single", "broadcast") and r["status"] == "SUCCESS" \
-                and "ack=count-before-eoi next-send=after-loop-ack" not in flags:
-            problems.append(f"{r['bench']} {r['backend']}: flags lack the ack order: {flags}")
+                and f"ack={ack} next-send=after-loop-ack" not in flags:
+            problems.append(f"{r['bench']} {r['variant']} {r['backend']}: flags lack the ack "
+                            f"order {ack}: {flags}")
         # The vmexit-gap pass (kvm-unit-tests' ipi_halt loop) spins in its region instead.
         gap = ("next-send=after-2000-cycle-spin-in-region" if r["variant"] == "vmexit-gap"
                else "next-send=after-halt-gap")
         if r["bench"] == "single-halt" and r["status"] == "SUCCESS" and gap not in flags:
             problems.append(f"single-halt {r['variant']} {r['backend']}: flags lack {gap}: "
                             f"{flags}")
+        if r["bench"] == "single-halt" and r["status"] == "SUCCESS":
+            want = {"block": "wake=block", "vmexit-gap": "halt-gap-us=0 "}.get(r["variant"],
+                                                                             "wake=poll")
+            if want not in flags or "target-timer=" not in flags \
+                    or not isinstance(r.get("late_wakes"), int):
+                problems.append(f"single-halt {r['variant']} {r['backend']}: no {want}, "
+                                f"target-timer or late_wakes: {flags}")
         if r["bench"] == "self" and r["backend"].startswith("x2apic") \
                 and "self-fence=none" not in flags:
             problems.append(f"self {r['backend']}: flags lack self-fence=none: {flags}")
@@ -413,6 +432,19 @@ def scenarios():
                  checks=[sent_from(3, halt_ran=True), honest_records,
                          records_valid("env", "result", "norov", "end"),
                          final_status("SKIP")]),
+        Scenario("debug=late-wake: the wake check calls a late wake late, not lost, FAILURE",
+                 smp="4", append="plan=check backends=x2apic debug=late-wake", expect=FAILURE,
+                 checks=[contains(r"^not ok \d+ - x2apic: CPU 0 wakes CPU 3 from HLT after \d+ "
+                                  r"us idle, 5 times, none lost or late: CPU 3 woke late on "
+                                  r"wake 3: \d+ us after the send"),
+                         lacks(r"lost wake"), final_status("FAILURE")]),
+        Scenario("debug=late-wake in single-halt: its record counts one late wake, the others none",
+                 smp="3", accel="tcg-single",
+                 append=f"plan=bench bench=single-halt backends=x2apic debug=late-wake {SMALL}",
+                 checks=[late_wakes({"none": 1, "ack-after-eoi": 0, "block": 0,
+                                     "vmexit-gap": 0}),
+                         contains(r"^single-halt +round-trip +none .*\[late-wakes=1, max \d+ us\]"),
+                         records_valid("env", "result", "end"), final_status("SUCCESS")]),
         Scenario("debug=extra-exit adds a register read to each send and changes no result",
                  smp="2", accel="tcg-single",
                  append=f"plan=bench bench=send-cost,single backends=xapic,x2apic "

@@ -90,6 +90,28 @@ TEST(result_after_x2apic)
 	CHECK(strstr(buf, "\"after_x2apic\":true,") != NULL);
 }
 
+/* A halted target's late wakes: three keys on the record, a note on its row when any. */
+TEST(result_late_wakes)
+{
+	struct stats st = st3();
+	char buf[RECORD_MAX];
+	struct result r = base(&st, NULL);
+
+	CHECK(record_result(buf, sizeof(buf), &r) > 0);
+	CHECK(strstr(buf, "late_wakes") == NULL);
+	r.has_late = true;
+	r.late_bound = 2000;
+	CHECK(record_result(buf, sizeof(buf), &r) > 0);
+	CHECK(strstr(buf, "\"dryrun_cycles\":40,\"late_wakes\":0,\"late_bound_cycles\":2000,"
+			  "\"late_max_cycles\":0,") != NULL);
+	CHECK(record_table_row(buf, sizeof(buf), &r) > 0);
+	CHECK(strstr(buf, "late-wakes") == NULL);
+	r.late_count = 2;
+	r.late_max = 4000000; /* 2 ms at 2 GHz */
+	CHECK(record_table_row(buf, sizeof(buf), &r) > 0);
+	CHECK(strstr(buf, "  [late-wakes=2, max 2000 us]") != NULL);
+}
+
 TEST(skip_has_reason_and_no_stats)
 {
 	char buf[RECORD_MAX];
@@ -201,5 +223,5 @@ TEST(check_exact)
 }
 
 TEST_MAIN(T(norov_exact), T(norov_delivery_note), T(kut_exact), T(phase_exact), T(check_exact), T(result_exact),
-	  T(result_counts_invalid_samples), T(result_mark), T(result_after_x2apic), T(skip_has_reason_and_no_stats), T(unknown_tsc_has_no_ns),
+	  T(result_counts_invalid_samples), T(result_mark), T(result_after_x2apic), T(result_late_wakes), T(skip_has_reason_and_no_stats), T(unknown_tsc_has_no_ns),
 	  T(overflow_leaves_no_partial_record), T(table_row_columns))
