@@ -103,7 +103,7 @@ TEST(result_late_wakes)
 	r.late_bound = 2000;
 	CHECK(record_result(buf, sizeof(buf), &r) > 0);
 	CHECK(strstr(buf, "\"dryrun_cycles\":40,\"late_wakes\":0,\"late_bound_cycles\":2000,"
-			  "\"late_max_cycles\":0,") != NULL);
+			  "\"late_max_cycles\":0}") != NULL);
 	CHECK(record_table_row(buf, sizeof(buf), &r) > 0);
 	CHECK(strstr(buf, "late-wakes") == NULL);
 	r.late_count = 2;
