@@ -37,6 +37,26 @@ LANE = "tests/kvm-lane/lane.sh"
 LANE_SETUP_S = 60
 
 
+def host_halt_poll_ns(root="/"):
+    """This host's kvm.halt_poll_ns, or None when KVM is not loaded or says
+    something else than a number."""
+    try:
+        with open(os.path.join(root, "sys/module/kvm/parameters/halt_poll_ns")) as f:
+            text = f.read().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def with_halt_poll_ns(append, value):
+    """The guest's single-halt tells a poll wake from a block wake against the
+    host's halt-polling window (bench/point.c): tell it the window, unless
+    the command line already does or nobody knows it."""
+    if value is None or re.search(r"(^|\s)halt_poll_ns=", append):
+        return append
+    return f"{append} halt_poll_ns={value}".strip()
+
+
 class Env:
     """What run.sh's place and environment say, read once. Paths the caller
     gives are relative to where it ran run.sh (caller_dir); run.sh itself works
@@ -341,6 +361,8 @@ class Boot:
             except OSError:
                 raise ToolError(Q.EX_SAVE, "cannot create a temporary directory")
         append = f"{o.append} markers=1".strip() if self.tracefs else o.append
+        if self.accel == "kvm":
+            append = with_halt_poll_ns(append, host_halt_poll_ns())
         self.qemu = Q.command_line(self.env.qemu, self.accel, o.machine, self.cpu, self.smp,
                                    o.memory, append, o.iso, self.preset_extra, o.qemu_args,
                                    self.runtime_dir, o.perf_kvm or bool(self.tracefs), o.pvh)

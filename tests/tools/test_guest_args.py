@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""What run.sh adds to the guest's command line from the host (issue 20):
+KVM's halt-polling window, so that single-halt's records can say whether a
+gap aims at a poll wake or a blocked one."""
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+sys.path.insert(0, HERE)
+import ipibench_boot as B  # noqa: E402
+from harness import check, registry, run_cases  # noqa: E402
+
+CASES, case = registry()
+
+
+@case("halt_poll_ns is read from the host's kvm module, and nothing when it is absent or odd")
+def host_value(_):
+    with tempfile.TemporaryDirectory() as root:
+        check(B.host_halt_poll_ns(root) is None, "no kvm module: None")
+        params = os.path.join(root, "sys/module/kvm/parameters")
+        os.makedirs(params)
+        with open(os.path.join(params, "halt_poll_ns"), "w") as f:
+            f.write("200000\n")
+        check(B.host_halt_poll_ns(root) == 200000, "200000 read")
+        with open(os.path.join(params, "halt_poll_ns"), "w") as f:
+            f.write("-1\n")
+        check(B.host_halt_poll_ns(root) is None, "not a count: None")
+
+
+@case("halt_poll_ns= joins the guest's command line unless it is there or unknown")
+def appended(_):
+    check(B.with_halt_poll_ns("plan=check", 0) == "plan=check halt_poll_ns=0", "0 is a value")
+    check(B.with_halt_poll_ns("", 200000) == "halt_poll_ns=200000", "alone")
+    check(B.with_halt_poll_ns("plan=check", None) == "plan=check", "unknown: left out")
+    check(B.with_halt_poll_ns("halt_poll_ns=5 x=1", 200000) == "halt_poll_ns=5 x=1",
+          "the user's own wins")
+    check(B.with_halt_poll_ns("my_halt_poll_ns=5", 7) == "my_halt_poll_ns=5 halt_poll_ns=7",
+          "only the whole key counts")
+
+
+if __name__ == "__main__":
+    sys.exit(1 if run_cases(CASES, "tools") else 0)
