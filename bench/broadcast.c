@@ -39,18 +39,48 @@ static char targets_text[64];
 static const char bcast_words[] = "ack=count-before-eoi next-send=after-loop-ack";
 static char set_words[96];
 
-static void bcast_send(const struct ipi_ops *ops)
+/* The targets as a list, in CPU-number order, made before any region (bcast_list). */
+static unsigned int tlist[MAX_CPUS], tcount;
+static const uint32_t *tcounts[MAX_CPUS];	/* each target's count word */
+
+static void bcast_list(void)
 {
-	switch (shape) {
-	case BCAST_SHORTHAND:
-		ops->send_allbutself(BENCH_VEC);
-		break;
-	case BCAST_SET:
-		ipi_send_set(ops, &targets, BENCH_VEC);
-		break;
-	case BCAST_LOOP:
-		cpuset_for_each(c, &targets) ops->send((unsigned int)c, BENCH_VEC);
-		break;
+	tcount = 0;
+	cpuset_for_each(c, &targets) {
+		tcounts[tcount] = bench_count_word((unsigned int)c);
+		tlist[tcount++] = (unsigned int)c;
+	}
+}
+
+/*
+ * Each shape's send, with what it calls loaded into locals before the
+ * region opens (always inlined into its own iteration function, so no
+ * shape switch and no ops pointer load sit between the TSC reads):
+ * shorthand is one call of send_allbutself; set one call of the backend's
+ * send_set, or, for a backend without one, the unicast loop below; loop
+ * one send per entry of the precomputed list (the loop's own increment
+ * and load of the next CPU number are inside the region, as in any
+ * unicast loop).
+ */
+static inline __attribute__((always_inline)) void bcast_send(enum bcast_shape sh,
+							      const struct ipi_ops *ops,
+							      uint64_t *t0)
+{
+	void (*one)(unsigned int cpu_nr, uint8_t vector) = ops->send;
+	void (*all)(uint8_t vector) = ops->send_allbutself;
+	void (*set)(const struct cpuset *set, uint8_t vector) = ops->send_set;
+	const unsigned int n = tcount;
+
+	if (sh == BCAST_SET && !set)
+		sh = BCAST_LOOP;
+	*t0 = tsc_begin();
+	if (sh == BCAST_SHORTHAND) {
+		all(BENCH_VEC);
+	} else if (sh == BCAST_SET) {
+		set(&targets, BENCH_VEC);
+	} else {
+		for (unsigned int i = 0; i < n; i++)
+			one(tlist[i], BENCH_VEC);
 	}
 }
 
@@ -65,8 +95,10 @@ static int bcast_lost(struct bench_run *r, unsigned int cpu_nr)
 /* After the region: every target's spin loop has its count (EOI and IRET done). */
 static int bcast_settle(struct bench_run *r, uint64_t deadline)
 {
-	cpuset_for_each(c, &targets) {
-		if (!bench_wait_back((unsigned int)c, want[c], deadline))
+	for (unsigned int i = 0; i < tcount; i++) {
+		unsigned int c = tlist[i];
+
+		if (!bench_wait_back(c, want[i], deadline))
 			continue;
 		bench_fail(r, "%s broadcast of vector 0x%x from CPU %u: CPU %u (APIC ID %u) handled it, but its spin loop did not resume within %lu us",
 			   shape_names[shape], BENCH_VEC, r->sender, c, percpu_of[c]->apic_id,
@@ -93,31 +125,57 @@ static void bcast_one_way(uint64_t t0, uint64_t *first, uint64_t *last)
 	}
 }
 
-static int bcast_iter(struct bench_run *r, uint64_t *out)
+/*
+ * One broadcast. all-ack's region goes on past the send: it polls each
+ * target's count word in list order (the word's address and the count it
+ * waits for are in arrays filled before the region), so it holds one
+ * satisfied poll per target that was already done when its turn came.
+ */
+static inline __attribute__((always_inline)) int bcast_iter(struct bench_run *r, uint64_t *out,
+							     enum bcast_shape sh)
 {
 	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us), t0, t1;
+	const unsigned int n = tcount;
+	unsigned int i;
 
-	cpuset_for_each(c, &targets) {
-		want[c] = bench_count((unsigned int)c) + 1;
-		bench_expect((unsigned int)c);
+	for (i = 0; i < n; i++) {
+		want[i] = bench_read(tcounts[i]) + 1;
+		bench_expect(tlist[i]);
 	}
 	irq_disable();
-	t0 = tsc_begin();
-	bcast_send(r->ops);
+	bcast_send(sh, r->ops, &t0);
 	t1 = bench_tsc_end();
-	cpuset_for_each(c, &targets) {
-		if (bench_wait_count((unsigned int)c, want[c], deadline)) {
-			irq_enable();
-			return bcast_lost(r, (unsigned int)c);
-		}
+	for (i = 0; i < n; i++) {
+		if (bench_poll(tcounts[i], want[i], deadline))
+			break;
 	}
 	out[3] = bench_tsc_end() - t0;
 	irq_enable();
+	if (i < n)
+		return bcast_lost(r, tlist[i]);
 	out[0] = t1 - t0;
 	bcast_one_way(t0, &out[1], &out[2]);
 	/* The loops' acknowledgements get a deadline of their own (point.c says why). */
 	return bcast_settle(r, tsc_deadline_us(bench_params.deadline_us));
 }
+
+static int bcast_iter_shorthand(struct bench_run *r, uint64_t *out)
+{
+	return bcast_iter(r, out, BCAST_SHORTHAND);
+}
+
+static int bcast_iter_set(struct bench_run *r, uint64_t *out)
+{
+	return bcast_iter(r, out, BCAST_SET);
+}
+
+static int bcast_iter_loop(struct bench_run *r, uint64_t *out)
+{
+	return bcast_iter(r, out, BCAST_LOOP);
+}
+
+static const bench_iter_fn bcast_iters[] = { bcast_iter_shorthand, bcast_iter_set,
+					     bcast_iter_loop };
 
 /* send and all-ack always; first and last only when one-way figures hold, else a SKIP each. */
 static void bcast_emit(struct bench_run *r)
@@ -159,8 +217,9 @@ static int bcast_one(struct bench_run *r, unsigned int k)
 			     r->ops->set_writes(&targets));
 		r->words = set_words;
 	}
+	bcast_list();
 	bench_metrics(r, 4, names);
-	if (bench_sample_on_sender(r, bcast_iter))
+	if (bench_sample_on_sender(r, bcast_iters[shape]))
 		return -E_TIMEDOUT;
 	bcast_emit(r);
 	return 0;

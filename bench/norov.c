@@ -7,7 +7,8 @@
  * synchronous iterations, reported as total ns and, where the test
  * timestamps delivery, the summed send-to-handler-entry time.
  *
- *  Dry-run         the loop without sending
+ *  Dry-run         the loop without sending: every other step of a Normal
+ *                  IPI iteration, its wait finding the count already there
  *  Self-IPI        what the module measured under that name: its
  *                  smp_call_function_single() to its own CPU runs the
  *                  function locally with interrupts off and sends no IPI;
@@ -19,11 +20,10 @@
  *
  * The loops run on the sender (sender=), the BSP by default. The waits
  * poll bare (bench_poll). Like the module's loop, an iteration ends when
- * the handlers have counted; it does not wait for the targets' loops. Our
- * handler counts before its EOI where Linux's call-function vector EOIs
- * first, so the next IPI can meet a target still in its EOI (an exit
- * without APICv/AVIC): the single benchmark, not this view, is the figure
- * without that overlap. Normal IPI's delivery is the summed
+ * the handlers have counted; it does not wait for the targets' loops. The
+ * handlers write EOI before they count (ack=after-eoi), as Linux's
+ * call-function vector does, so each iteration holds its targets' EOIs (an
+ * exit each without APICv/AVIC) as the module's did. Normal IPI's delivery is the summed
  * send-to-handler-entry time on two TSCs: reported only when no delta was
  * negative and the pair's skew bound is under a tenth of the mean.
  *
@@ -47,17 +47,18 @@ static const char *const test_names[NOROV_COUNT] = { "Dry-run", "Self-IPI", "Nor
 static int shared_lock __cacheline_aligned;
 static uint32_t want[MAX_CPUS];
 
+/* Linux's order: the call-function handler acknowledges the APIC first, then runs the function. */
 static void lock_handler(unsigned int vector, uint64_t tsc)
 {
 	struct percpu *p = this_cpu();
 
+	WRITE_ONCE(p->irq.entry_tsc, tsc);
+	p->ops->eoi();
 	while (__atomic_exchange_n(&shared_lock, 1, __ATOMIC_ACQUIRE))
 		cpu_relax();
 	__atomic_store_n(&shared_lock, 0, __ATOMIC_RELEASE);
-	WRITE_ONCE(p->irq.entry_tsc, tsc);
 	store_release(&p->irq.count[vector - IPI_VEC_FIRST],
 		      p->irq.count[vector - IPI_VEC_FIRST] + 1);
-	p->ops->eoi();
 }
 
 static const uint32_t *count_word(unsigned int cpu_nr, unsigned int vec)
@@ -96,22 +97,29 @@ static void norov_local_call(void)
 		irq_enable();
 }
 
-/* One synchronous iteration over the wait set; 0 or the CPU that lost it + 1. */
+/*
+ * One synchronous iteration over the wait set; 0 or the CPU that lost it + 1.
+ * Dry-run does all of it but the send: its waits find counts that are
+ * already there, so that a test's total minus Dry-run's is its sends and
+ * deliveries alone (Dry-run has Normal IPI's one-target wait set: Broadcast
+ * adds a satisfied poll per target more).
+ */
 static unsigned int norov_iter(struct norov_job *job, const struct cpuset *wait, unsigned int vec)
 {
 	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us), t0;
+	const uint32_t inc = job->t != NOROV_DRY;
 
-	cpuset_for_each(c, wait) want[c] = bench_read(count_word((unsigned int)c, vec)) + 1;
+	cpuset_for_each(c, wait) want[c] = bench_read(count_word((unsigned int)c, vec)) + inc;
 	t0 = tsc_begin();
 	if (job->t == NOROV_NORMAL)
 		job->ops->send(job->target, (uint8_t)vec);
-	else
+	else if (job->t != NOROV_DRY)
 		ipi_send_set(job->ops, job->others, (uint8_t)vec);
 	cpuset_for_each(c, wait) {
 		if (bench_poll(count_word((unsigned int)c, vec), want[c], deadline))
 			return (unsigned int)c + 1;
 	}
-	if (job->t == NOROV_NORMAL) {
+	if (job->t == NOROV_NORMAL || job->t == NOROV_DRY) {
 		uint64_t d = bench_one_way(bench_entry_tsc(job->target), t0);
 
 		if (d == BENCH_INVALID)
@@ -129,8 +137,6 @@ static uint64_t norov_pass(struct norov_job *job, uint64_t iters, const struct c
 	uint64_t t0 = tsc_begin();
 
 	for (uint64_t i = 0; i < iters && !job->lost; i++) {
-		if (job->t == NOROV_DRY)
-			continue;
 		if (job->t == NOROV_SELF) {
 			norov_local_call();
 			continue;
@@ -148,7 +154,7 @@ static void norov_loop(void *arg)
 	const struct cpuset *wait = job->others;
 
 	cpuset_clear(&one);
-	if (job->t == NOROV_NORMAL) {
+	if (job->t == NOROV_NORMAL || job->t == NOROV_DRY) {
 		cpuset_add(&one, job->target);
 		wait = &one;
 	}
@@ -191,7 +197,7 @@ static void norov_print(const struct bench_run *r, const struct norov_job *job)
 	struct norov n = { test_names[job->t], r->ops->name, bench_params.norov_iters,
 			   note ? 0 : stats_cycles_to_ns(job->delivery, tsc_khz),
 			   stats_cycles_to_ns(job->total, tsc_khz), "SUCCESS", note,
-			   READ_ONCE(lapic_x2apic_entered) };
+			   READ_ONCE(lapic_x2apic_entered), "after-eoi" };
 
 	if (note)
 		kprintf("norov %-14s %-15s %12s    delivery %12lu ns total (%lu iterations; "
@@ -230,6 +236,7 @@ static void norov_run(struct bench_run *r)
 	cpuset_fill(&others, ncpus);
 	cpuset_remove(&others, r->sender);
 	irq_set_handler(LOCK_VEC, lock_handler);
+	ipi_irq_ack_order(BENCH_VEC, IPI_ACK_AFTER_EOI);
 	for (enum norov_test t = NOROV_DRY; t < NOROV_COUNT; t++) {
 		struct cpuset spin;
 
@@ -245,6 +252,7 @@ static void norov_run(struct bench_run *r)
 		if (bench_targets_stop())
 			status_report(STATUS_ERROR);
 	}
+	ipi_irq_ack_order(BENCH_VEC, IPI_ACK_BEFORE_EOI);
 	irq_set_handler(LOCK_VEC, saved);
 }
 

@@ -125,6 +125,8 @@ int record_norov(char *buf, size_t cap, const struct norov *n)
 		json_str(&j, "delivery_note", n->delivery_note);
 	json_u64(&j, "total_ns", n->total_ns);
 	json_bool(&j, "after_x2apic", n->after_x2apic);
+	if (n->ack)
+		json_str(&j, "ack", n->ack);
 	json_str(&j, "status", n->status);
 	json_obj_end(&j);
 	return json_finish(&j);

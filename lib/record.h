@@ -64,6 +64,7 @@ struct norov {
 	const char *status;	/* "SUCCESS" or "FAILURE" */
 	const char *delivery_note; /* NULL when delivery_ns is a measured figure */
 	bool after_x2apic;	/* as in struct result */
+	const char *ack;	/* the handlers' order: "after-eoi" (Linux's) or "count-before-eoi" */
 };
 
 int record_norov(char *buf, size_t cap, const struct norov *n);

@@ -176,19 +176,20 @@ TEST(norov_exact)
 {
 	char buf[RECORD_MAX];
 	struct norov n = { "Normal IPI", "x2apic", 100000, 223910476, 251301666, "SUCCESS", NULL,
-			   true };
+			   true, "after-eoi" };
 
 	CHECK(record_norov(buf, sizeof(buf), &n) > 0);
 	CHECK_STR(buf, "{\"record\":\"norov\",\"schema\":1,\"test\":\"Normal IPI\","
 		       "\"backend\":\"x2apic\",\"iterations\":100000,\"delivery_ns\":223910476,"
-		       "\"total_ns\":251301666,\"after_x2apic\":true,\"status\":\"SUCCESS\"}");
+		       "\"total_ns\":251301666,\"after_x2apic\":true,\"ack\":\"after-eoi\","
+		       "\"status\":\"SUCCESS\"}");
 }
 
 /* A delivery that is not a measured figure says why, so 0 never reads as "0 ns". */
 TEST(norov_delivery_note)
 {
 	char buf[RECORD_MAX];
-	struct norov n = { "Self-IPI", "x2apic", 10, 0, 500, "SUCCESS", "no IPI", false };
+	struct norov n = { "Self-IPI", "x2apic", 10, 0, 500, "SUCCESS", "no IPI", false, NULL };
 
 	CHECK(record_norov(buf, sizeof(buf), &n) > 0);
 	CHECK(strstr(buf, "\"delivery_ns\":0,\"delivery_note\":\"no IPI\",") != NULL);
