@@ -271,7 +271,7 @@ COMMANDS = {
     # README: the lane, AVIC on/off, exits.
     "tests/kvm-lane/lane.sh --image build/ipibench.elf32 --presets hv-xmm,kvm-pv --append "
     "plan=check --out /tmp/lane": in_lane(needles=(r"hv-xmm +6[57] ",)),
-    "sudo ./run.sh ab --module-param kvm_amd.avic=0,1 --preset x2apic --boots 5 --append "
+    "sudo ./run.sh ab --module-param kvm_amd.avic=0,1 --preset xapic --smp 4 --boots 5 --append "
     "bench=send-cost,single,single-halt,broadcast":
         kvm_host(33, (r"^run\.sh: ab: kvm_amd\.avic: .*nothing was changed",)),
     "sudo ./run.sh --exits --accel kvm --preset x2apic":
