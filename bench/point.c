@@ -188,6 +188,7 @@ static inline __attribute__((always_inline)) int round_trip(struct bench_run *r,
 			;
 	}
 	t1 = bench_tsc_end();
+	bench_mark_region_end(r);
 	irq_enable();
 	if (err)
 		return point_lost(r, "not handled");

@@ -139,6 +139,22 @@ typedef int (*bench_iter_fn)(struct bench_run *r, uint64_t *out);
  */
 #define BENCH_MARK_PORT 0xed
 
+/*
+ * With markers=1, a round trip (single, single-halt) also marks where its
+ * region closed: this word to the same port, right after the closing TSC
+ * read and outside the region, on each measured iteration. A host trace
+ * can then tell a target's exit inside the sender's region (after the
+ * send's exit, before this mark) from one between regions: the
+ * ack-after-eoi variants' EOI exit falls inside, the others' outside.
+ */
+#define BENCH_MARK_REGION_END 0xfffffffeu
+
+static inline __attribute__((always_inline)) void bench_mark_region_end(const struct bench_run *r)
+{
+	if (r->measuring && r->mark)
+		outl(BENCH_MARK_PORT, BENCH_MARK_REGION_END);
+}
+
 /* Declares the metrics and resets their samples. */
 void bench_metrics(struct bench_run *r, unsigned int n, const char *const *names);
 /* Warm up, calibrate, sample; 0, or the first iteration's error. */

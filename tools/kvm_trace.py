@@ -10,7 +10,10 @@ mark << 1 to port 0xed just before a sampling's first measured iteration
 and mark << 1 | 1 just after its last, on the vCPU that measures; every
 result record of that sampling carries "mark". Each kvm_exit between the
 two markers belongs to the sampling: on the marking vCPU's thread to the
-sender, on any other vCPU thread to the targets. Exits outside every window
+sender, on any other vCPU thread to the targets. A round trip also writes
+0xfffffffe right after each region closes: a target's exit after the
+sender's latest send exit and before that mark was inside the region
+("targets_in_region"), one after it between regions. Exits outside every window
 (boot, backend switches, printing) are counted once, as "outside".
 
 An exit is labelled by its reason and, where a following event on the same
@@ -27,12 +30,16 @@ usage: tools/kvm_trace.py TRACE CONSOLE_LOG [--json]
 Pure: no access to anything but the two files; host-tested on captured
 traces (tests/fixtures/traces) and fuzzed.
 """
+import bisect
 import collections
 import json
 import re
 import sys
 
 MARK_PORT = 0xed
+# Written by a round trip (single, single-halt) right after its region closed,
+# on each measured iteration (include/bench.h, BENCH_MARK_REGION_END).
+REGION_END = 0xfffffffe
 TRACE_FILE = "kvm-trace.txt"  # its name in a results directory
 # Threads are named like "qemu-system-x86-161" (comm-pid); the flags column
 # ("d..1.") is absent when the tracer prints no irq info.
@@ -101,6 +108,8 @@ class Window:
         self.sender = collections.Counter()
         self.targets = collections.Counter()
         self.inhibits = set(inhibits)  # APICv/AVIC inhibits in force at any time inside
+        self.region_ends = []          # times the sender marked a region's close
+        self.in_region = collections.Counter()  # target exits inside the sender's regions
 
 
 class Trace:
@@ -215,10 +224,36 @@ def parse(lines):
             t.outside[x.label()] += 1
         else:
             (x.window.sender if x.side == "sender" else x.window.targets)[x.label()] += 1
+    _regions(exits)
     return t
 
 
+def _regions(exits):
+    """Where windows have region marks: which target exits fell inside the
+    sender's timed region (after its latest send exit, before the next
+    region mark) rather than between regions."""
+    sends = collections.defaultdict(list)
+    for x in exits:
+        if x.window is not None and x.window.region_ends and x.side == "sender" \
+                and x.detail != "marker" and JUDGED.match(x.label()):
+            sends[x.window.mark].append(x.ts)
+    for x in exits:
+        w = x.window
+        if w is None or not w.region_ends or x.side != "targets":
+            continue
+        send = bisect.bisect_left(sends[w.mark], x.ts)
+        end = bisect.bisect_left(w.region_ends, x.ts)
+        last_send = sends[w.mark][send - 1] if send else None
+        last_end = w.region_ends[end - 1] if end else None
+        if last_send is not None and (last_end is None or last_send > last_end):
+            w.in_region[x.label()] += 1
+
+
 def _marker(t, open_window, val, tid, ts):
+    if val == REGION_END:
+        if open_window is not None and open_window.tid == tid:
+            open_window.region_ends.append(ts)
+        return open_window
     mark, end = val >> 1, val & 1
     if not end:
         w = Window(mark, tid, ts, t.inhibits)
@@ -259,6 +294,8 @@ def attach(trace, recs):
         r["exits"] = {"sender": per_iteration(w.sender, r["iterations"]),
                       "targets": per_iteration(w.targets, r["iterations"]),
                       "window_s": round(w.end - w.begin, 6),
+                      **({"targets_in_region": per_iteration(w.in_region, r["iterations"])}
+                         if w.region_ends else {}),
                       "apicv": ("inhibited: " + " ".join(sorted(w.inhibits))) if w.inhibits
                       else "no inhibit traced"}
     return recs
@@ -285,8 +322,10 @@ def table(recs, summ):
         if "status" in e:
             out.append(f"{name}: {e['status']}")
             continue
+        inside = "" if "targets_in_region" not in e else \
+            f" (inside the sender's region: {_side_text(e['targets_in_region'])})"
         out.append(f"{name}: sender {_side_text(e['sender'])} | targets "
-                   f"{_side_text(e['targets'])}")
+                   f"{_side_text(e['targets'])}{inside}")
     outside = collections.Counter(summ["outside"])
     top = ", ".join(f"{n} {k}" for k, n in outside.most_common(6))
     out.append(f"outside every record: {sum(outside.values())} exits ({top}); "

@@ -156,6 +156,52 @@ def hand_written_corners(_=None):
     check(trace.unparsed == 1, f"unparsed {trace.unparsed}")
 
 
+def _ev(tid, ts, body):
+    return f" qemu-system-x86-{tid} [000] d..1.  {ts:.6f}: {body}"
+
+
+def _region_trace(eoi_first):
+    """Two round trips of a record on mark 1: the sender (thread 10) sends
+    (msr ICR), marks its region's close, and the target (thread 11) takes
+    its EOI exit before that mark (eoi_first) or after it."""
+    lines = [_ev(10, 1.0, "kvm_exit: vcpu 0 reason io rip 0x1 info1 0x00ed0000 info2 0x0"),
+             _ev(10, 1.0000001, "kvm_pio: pio_write at 0xed size 4 count 1 val 0x2")]
+    t = 1.0001
+    for _ in range(2):
+        lines += [_ev(10, t, "kvm_exit: vcpu 0 reason msr rip 0x2 info1 0x1 info2 0x0"),
+                  _ev(10, t + 1e-7, "kvm_msr: msr_write 830 = 0xef")]
+        eoi = [_ev(11, t + (2e-5 if eoi_first else 5e-5),
+                   "kvm_exit: vcpu 1 reason msr rip 0x3 info1 0x1 info2 0x0"),
+               _ev(11, t + (2e-5 if eoi_first else 5e-5) + 1e-7, "kvm_msr: msr_write 80b = 0x0")]
+        mark = [_ev(10, t + 3e-5, "kvm_exit: vcpu 0 reason io rip 0x4 info1 0x00ed0000 info2 0x0"),
+                _ev(10, t + 3e-5 + 1e-7,
+                    "kvm_pio: pio_write at 0xed size 4 count 1 val 0xfffffffe")]
+        lines += eoi + mark if eoi_first else mark + eoi
+        t += 1e-4
+    lines += [_ev(10, t, "kvm_exit: vcpu 0 reason io rip 0x5 info1 0x00ed0000 info2 0x0"),
+              _ev(10, t + 1e-7, "kvm_pio: pio_write at 0xed size 4 count 1 val 0x3")]
+    return lines
+
+
+@case
+def region_marks_tell_an_eoi_inside_the_region_from_one_after(_=None):
+    """Issue 20: ack-after-eoi's EOI exit falls inside the sender's region, the
+    default's after it; the marks themselves open no window and are not counted."""
+    log = ['{"record":"result","bench":"single","metric":"round-trip","variant":"ack-after-eoi",'
+           '"backend":"x2apic","sender":0,"targets":"1","iterations":2,"mark":1}']
+    for eoi_first, inside in ((True, {"msr (EOI)": 1.0}), (False, {})):
+        trace = kvm_trace.parse(_region_trace(eoi_first))
+        e = kvm_trace.attach(trace, kvm_trace.records(log))[0]["exits"]
+        check(e.get("targets") == {"msr (EOI)": 1.0}, f"targets {e}")
+        check(e.get("sender") == {"msr (ICR)": 1.0}, f"sender {e}")
+        check(e.get("targets_in_region") == inside, f"eoi_first={eoi_first}: {e}")
+        check(list(trace.windows) == [1] and trace.markers == 4, f"{trace.windows} {trace.markers}")
+        line = kvm_trace.table(kvm_trace.attach(trace, kvm_trace.records(log)),
+                               kvm_trace.summary(trace))[0]
+        check("inside the sender's region: " + ("1.00 msr (EOI)" if eoi_first else "none")
+              in line, line)
+
+
 @case
 def random_input_never_raises(_=None):
     rng = random.Random(15)
