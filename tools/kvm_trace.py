@@ -13,7 +13,9 @@ two markers belongs to the sampling: on the marking vCPU's thread to the
 sender, on any other vCPU thread to the targets. A round trip also writes
 0xfffffffe right after each region closes: a target's exit after the
 sender's latest send exit and before that mark was inside the region
-("targets_in_region"), one after it between regions. Exits outside every window
+("targets_in_region"), one after it between regions. kvm_vcpu_wakeup on a
+target thread says how a halted target came back ("target_wakeups": poll,
+when KVM's halt polling saw the IPI, or wait, when the vCPU had blocked). Exits outside every window
 (boot, backend switches, printing) are counted once, as "outside".
 
 An exit is labelled by its reason and, where a following event on the same
@@ -57,6 +59,10 @@ PIO = re.compile(r"^pio_(?P<dir>read|write) at (?P<port>0x[0-9a-f]{1,4}) size (?
                  r"count (?P<count>\d{1,10})(?: val (?P<val>0x[0-9a-f]{1,16}))?")
 HYPERCALL = re.compile(r"^nr (?P<nr>0x[0-9a-f]{1,16})")
 HV_HYPERCALL = re.compile(r"^code (?P<code>0x[0-9a-f]{1,8}) (?P<fast>fast|slow|[01])?")
+# kvm_vcpu_wakeup (virt/kvm/kvm_main.c, kvm_vcpu_halt()): how a halted vCPU
+# came back: "poll time N ns, polling valid" when halt polling saw the wake,
+# "wait time N ns, ..." when the vCPU had blocked.
+WAKEUP = re.compile(r"^(?P<how>poll|wait) time (?P<ns>-?\d{1,20}) ns")
 # "set reason=0, inhibits=0x1 DISABLED": the reason's number, then every inhibit now in force.
 INHIBIT = re.compile(r"^(?P<what>set|cleared) reason=(?P<reason>[^,\s]+),?"
                      r"(?: inhibits=(?P<mask>0x[0-9a-f]+)\s*(?P<names>.*))?")
@@ -109,6 +115,7 @@ class Window:
         self.targets = collections.Counter()
         self.inhibits = set(inhibits)  # APICv/AVIC inhibits in force at any time inside
         self.region_ends = []          # times the sender marked a region's close
+        self.wakeups = collections.Counter()  # halted targets' wakes: "poll" or "wait"
         self.in_region = collections.Counter()  # target exits inside the sender's regions
 
 
@@ -215,6 +222,12 @@ def parse(lines):
                 t.apicv.append((ts, p["what"], " ".join(names) or f"reason {p['reason']}"))
                 if open_window is not None:
                     open_window.inhibits |= t.inhibits
+        elif event == "kvm_vcpu_wakeup":
+            p = WAKEUP.match(body)
+            if not p:
+                t.unparsed += 1
+            elif open_window is not None and tid != open_window.tid:
+                open_window.wakeups[p["how"]] += 1
         elif event.startswith("kvm_avic_"):
             t.avic[event] += 1
     for x in exits:
@@ -296,6 +309,8 @@ def attach(trace, recs):
                       "window_s": round(w.end - w.begin, 6),
                       **({"targets_in_region": per_iteration(w.in_region, r["iterations"])}
                          if w.region_ends else {}),
+                      **({"target_wakeups": per_iteration(w.wakeups, r["iterations"])}
+                         if w.wakeups else {}),
                       "apicv": ("inhibited: " + " ".join(sorted(w.inhibits))) if w.inhibits
                       else "no inhibit traced"}
     return recs
@@ -324,6 +339,10 @@ def table(recs, summ):
             continue
         inside = "" if "targets_in_region" not in e else \
             f" (inside the sender's region: {_side_text(e['targets_in_region'])})"
+        if "target_wakeups" in e:
+            inside += "; wakes from halt: " + ", ".join(
+                f"{v:.2f} {'polled' if k == 'poll' else 'blocked'}"
+                for k, v in sorted(e["target_wakeups"].items()))
         out.append(f"{name}: sender {_side_text(e['sender'])} | targets "
                    f"{_side_text(e['targets'])}{inside}")
     outside = collections.Counter(summ["outside"])

@@ -203,6 +203,24 @@ def region_marks_tell_an_eoi_inside_the_region_from_one_after(_=None):
 
 
 @case
+def halted_targets_wakes_are_counted_polled_or_blocked(_=None):
+    """Issue 20 item 3: kvm_vcpu_wakeup on a target thread inside a window says
+    whether halt polling caught the IPI or the vCPU had blocked."""
+    log = ['{"record":"result","bench":"single-halt","metric":"round-trip","variant":"block",'
+           '"backend":"x2apic","sender":0,"targets":"1","iterations":2,"mark":1}']
+    lines = _region_trace(True)
+    lines[3:3] = [_ev(11, 1.00005, "kvm_vcpu_wakeup: wait time 2000000 ns, polling invalid"),
+                  _ev(11, 1.00015, "kvm_vcpu_wakeup: poll time 1200 ns, polling valid"),
+                  _ev(10, 1.00016, "kvm_vcpu_wakeup: poll time 10 ns, polling valid")]
+    trace = kvm_trace.parse(lines)
+    e = kvm_trace.attach(trace, kvm_trace.records(log))[0]["exits"]
+    check(e.get("target_wakeups") == {"wait": 0.5, "poll": 0.5}, f"{e}")
+    line = kvm_trace.table([{"backend": "x2apic", "bench": "single-halt", "metric": "round-trip",
+                             "variant": "block", "exits": e}], kvm_trace.summary(trace))[0]
+    check("wakes from halt: 0.50 polled, 0.50 blocked" in line, line)
+
+
+@case
 def random_input_never_raises(_=None):
     rng = random.Random(15)
     words = ["kvm_exit:", "kvm_pio:", "kvm_msr:", "reason", "npf", "msr", "0xed", "val",
