@@ -23,7 +23,7 @@ EVENTS = ("kvm_exit", "kvm_pio", "kvm_msr", "kvm_hypercall", "kvm_hv_hypercall",
           "kvm_hv_send_ipi", "kvm_hv_send_ipi_ex", "kvm_hv_flush_tlb", "kvm_hv_flush_tlb_ex",
           "kvm_apicv_inhibit_changed", "kvm_apicv_accept_irq", "kvm_avic_incomplete_ipi",
           "kvm_avic_unaccelerated_access", "kvm_avic_ga_log", "kvm_avic_kick_vcpu_slowpath",
-          "kvm_vcpu_wakeup")
+          "kvm_vcpu_wakeup", "kvm_entry")
 # SVM_EXIT_IOIO is 0x7b, VMX's I/O-instruction exit 30; both keep the port in
 # bits 31:16 of info1 (EXITINFO1, the exit qualification).
 EXIT_FILTER = "(exit_reason != 123 && exit_reason != 30) || info1 < 0x3f80000 || info1 >= 0x4000000"

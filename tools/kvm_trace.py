@@ -98,11 +98,12 @@ def judged_total(side):
 
 
 class Exit:
-    __slots__ = ("tid", "ts", "reason", "detail", "window", "side")
+    __slots__ = ("tid", "ts", "reason", "detail", "window", "side", "back")
 
     def __init__(self, tid, ts, reason, detail):
         self.tid, self.ts, self.reason, self.detail = tid, ts, reason, detail
         self.window, self.side = None, None
+        self.back = None  # the kvm_entry that ended it, where traced
 
     def label(self):
         return f"{self.reason} ({self.detail})" if self.detail else self.reason
@@ -179,6 +180,10 @@ def parse(lines):
                 x.side = "sender" if tid == open_window.tid else "targets"
             last[tid] = x
             exits.append(x)
+        elif event == "kvm_entry":
+            x = last.get(tid)
+            if x is not None and x.back is None:
+                x.back = ts
         elif event == "kvm_pio":
             p = PIO.match(body)
             x = last.get(tid)
@@ -244,7 +249,9 @@ def parse(lines):
 def _regions(exits):
     """Where windows have region marks: which target exits fell inside the
     sender's timed region (after its latest send exit, before the next
-    region mark) rather than between regions."""
+    region mark) rather than between regions. An exit counts as inside when
+    it was over (its kvm_entry, where traced; else its start) before the
+    mark: one that began inside and ended after cost the region nothing."""
     sends = collections.defaultdict(list)
     for x in exits:
         if x.window is not None and x.window.region_ends and x.side == "sender" \
@@ -255,7 +262,7 @@ def _regions(exits):
         if w is None or not w.region_ends or x.side != "targets":
             continue
         send = bisect.bisect_left(sends[w.mark], x.ts)
-        end = bisect.bisect_left(w.region_ends, x.ts)
+        end = bisect.bisect_left(w.region_ends, x.back if x.back is not None else x.ts)
         last_send = sends[w.mark][send - 1] if send else None
         last_end = w.region_ends[end - 1] if end else None
         if last_send is not None and (last_end is None or last_send > last_end):

@@ -177,7 +177,7 @@ if [ "$exits" = 1 ] && [ -n "$T" ]; then
 	for e in kvm_exit kvm_pio kvm_msr kvm_hypercall kvm_hv_hypercall kvm_hv_send_ipi \
 		kvm_hv_send_ipi_ex kvm_hv_flush_tlb kvm_hv_flush_tlb_ex kvm_apicv_inhibit_changed \
 		kvm_apicv_accept_irq kvm_avic_incomplete_ipi kvm_avic_unaccelerated_access \
-		kvm_avic_ga_log kvm_avic_kick_vcpu_slowpath kvm_pi_irte_update kvm_vcpu_wakeup; do
+		kvm_avic_ga_log kvm_avic_kick_vcpu_slowpath kvm_pi_irte_update kvm_vcpu_wakeup kvm_entry; do
 		if [ -d $T/events/kvm/$e ] && echo 1 >$T/events/kvm/$e/enable; then
 			have="$have $e"
 		else

@@ -203,6 +203,25 @@ def region_marks_tell_an_eoi_inside_the_region_from_one_after(_=None):
 
 
 @case
+def an_exit_that_began_inside_the_region_but_ended_after_it_is_outside(_=None):
+    """The default order's EOI exit may start before the sender closes its
+    region, since the count came first: it is inside only if its kvm_entry,
+    where traced, came before the region mark too."""
+    log = ['{"record":"result","bench":"single","metric":"round-trip","variant":"none",'
+           '"backend":"x2apic","sender":0,"targets":"1","iterations":2,"mark":1}']
+    for back, inside in ((4e-5, {}), (2.5e-5, {"msr (EOI)": 1.0})):
+        lines, out = _region_trace(True), []
+        for line in lines:
+            out.append(line)
+            if "msr_write 80b" in line:
+                ts = float(line.split()[3].rstrip(":"))
+                out.append(_ev(11, ts - 2e-5 - 1e-7 + back, "kvm_entry: vcpu 1, rip 0x3"))
+        trace = kvm_trace.parse(out)
+        e = kvm_trace.attach(trace, kvm_trace.records(log))[0]["exits"]
+        check(e.get("targets_in_region") == inside, f"entry after {back}: {e}")
+
+
+@case
 def halted_targets_wakes_are_counted_polled_or_blocked(_=None):
     """Issue 20 item 3: kvm_vcpu_wakeup on a target thread inside a window says
     whether halt polling caught the IPI or the vCPU had blocked."""
