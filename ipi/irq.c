@@ -18,6 +18,7 @@
 #include "include/options.h"
 #include "include/percpu.h"
 #include "include/status.h"
+#include "include/tsc.h"
 
 static unsigned int inject_cpu;
 static uint32_t inject_count; /* what the victim adds for its first IPI: 0 or 2 */
@@ -53,6 +54,32 @@ static void ipi_irq_count_after_eoi(unsigned int vector, uint64_t tsc)
 	WRITE_ONCE(p->irq.entry_tsc, tsc);
 	p->ops->eoi();
 	store_release(count, *count + 1);
+}
+
+/*
+ * debug=slow-eoi: 2 ms between the count and the EOI (or before the EOI,
+ * then the count), so that a host trace can see on which side of the
+ * sender's region end the EOI exit falls (the KVM lane's exits pass: its
+ * doubly emulated sender closes a region later than the target's EOI exit
+ * returns, whatever the order).
+ */
+#define SLOW_EOI_US 2000
+
+static void ipi_irq_count_slow(unsigned int vector, uint64_t tsc)
+{
+	struct percpu *p = this_cpu();
+	uint32_t *count = &p->irq.count[vector - IPI_VEC_FIRST];
+
+	WRITE_ONCE(p->irq.entry_tsc, tsc);
+	store_release(count, *count + 1);
+	tsc_delay_us(SLOW_EOI_US);
+	p->ops->eoi();
+}
+
+static void ipi_irq_count_after_slow_eoi(unsigned int vector, uint64_t tsc)
+{
+	tsc_delay_us(SLOW_EOI_US);
+	ipi_irq_count_after_eoi(vector, tsc);
 }
 
 static void ipi_irq_inject(unsigned int vector, uint64_t tsc)
@@ -93,6 +120,11 @@ void ipi_irq_install(void)
 		return;
 	installed = true;
 	fn = ipi_irq_arm_debug() ? ipi_irq_inject : ipi_irq_count;
+	if (debug_on(DEBUG_SLOW_EOI)) {
+		kprintf("debug: the counting handlers wait %u us before their EOI (slow-eoi)\n",
+			SLOW_EOI_US);
+		fn = ipi_irq_count_slow;
+	}
 	for (unsigned int v = IPI_VEC_FIRST; v < IPI_VEC_FIRST + IPI_VEC_COUNT; v++)
 		irq_set_handler(v, fn);
 }
@@ -100,8 +132,10 @@ void ipi_irq_install(void)
 void ipi_irq_ack_order(unsigned int vector, enum ipi_ack ack)
 {
 	static irq_handler_t count_first;
+	irq_handler_t after = debug_on(DEBUG_SLOW_EOI) ? ipi_irq_count_after_slow_eoi
+						       : ipi_irq_count_after_eoi;
 
 	if (!count_first)
 		count_first = irq_get_handler(vector);
-	irq_set_handler(vector, ack == IPI_ACK_AFTER_EOI ? ipi_irq_count_after_eoi : count_first);
+	irq_set_handler(vector, ack == IPI_ACK_AFTER_EOI ? after : count_first);
 }
