@@ -909,12 +909,15 @@ class Comparison:
                        f"marked '({AFTER_X2APIC_MARK})' measure that emulation, not AVIC; "
                        "boot the xAPIC backends without x2APIC before them (the xapic "
                        "preset, or backends= of xAPIC-mode ones only)")
-        for tag, side in (("A", self.sa), ("B", self.sb)):
-            for why, n in sorted(side.unknown.items()):
-                out.append(f"{tag}: after-x2apic unknown: AVIC was enabled on a CPU that may "
-                           f"lack x2AVIC, and {n} xAPIC-mode figures come from {why}: "
-                           "whether a vCPU had been in x2APIC mode first (which makes them "
-                           "xAPIC emulation) cannot be told")
+        for why in (X2apicBoot.NO_KEY, X2apicBoot.NO_FLAGS):
+            counts = [(t, side.unknown[why]) for t, side in (("A", self.sa), ("B", self.sb))
+                      if side.unknown.get(why)]
+            if counts:
+                out.append(f"{', '.join(t for t, _ in counts)}: after-x2apic unknown: AVIC was "
+                           f"enabled on a CPU that may lack x2AVIC, and "
+                           f"{' + '.join(str(n) for _, n in counts)} xAPIC-mode figures come "
+                           f"from {why}: whether a vCPU had been in x2APIC mode first (which "
+                           "would make them xAPIC emulation) cannot be told")
         return out
 
     def overlap_error(self):

@@ -139,6 +139,10 @@ def _(s):
     os.makedirs(d)
     recs = synth.boot_records(__import__("random").Random(1), synth.ROWS, 0.01, 0.05, 50, 4,
                               "CPUID 0x15")
+    # The xAPIC broadcasts ran after x2APIC mode, on AVIC without x2AVIC (below).
+    for r in recs:
+        if r["record"] == "result":
+            r["after_x2apic"] = r["bench"] == "broadcast"
     with open(os.path.join(d, "console.log"), "w") as f:
         f.write(synth.console(recs))
     fake = os.path.join(s.tmp, "sys")
@@ -177,8 +181,9 @@ def _(s):
     check(len(doc["records"]) == len(recs) and doc["problems"] == [], "records")
     summary = open(os.path.join(d, "summary.txt")).read()
     check("SUCCESS" in summary and SLOW in summary and "vCPU0->CPU2" in summary and
-          "kvm_amd.vnmi=Y" in summary and "host CPU flags: avic pausefilter" in summary,
-          "summary")
+          "kvm_amd.vnmi=Y" in summary and "host CPU flags: avic pausefilter" in summary and
+          "warning: 3 xAPIC-mode results were measured after a vCPU had been in x2APIC "
+          "mode on AVIC without x2AVIC" in summary, "summary")
     check(sorted(os.listdir(d)) == ["console.log", "pin.json", "results.json", "summary.txt"],
           f"leftover files: {os.listdir(d)}")
     before = open(os.path.join(d, "results.json")).read()
