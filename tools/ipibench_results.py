@@ -222,7 +222,7 @@ class Boot:
                                                         dict) else {}
         flags = self.host.get("cpu_flags")
         out = {"host kernel": self.host.get("kernel"),
-               "host CPU flags": " ".join(flags) if isinstance(flags, list) else None}
+               "host CPU flags": " ".join(map(str, flags)) if isinstance(flags, list) else None}
         out.update({k: v for k, v in kvm.items()})
         return out
 
@@ -312,7 +312,8 @@ def _check_records(path, records):
 FACT_TYPES = (("host", "accel", str), ("host", "cpu_model", str), ("host", "kernel", str),
               ("host", "qemu_version", str), ("host", "kvm_params", dict),
               ("host", "cpu_flags", list),
-              ("run", "config", str), ("run", "label", str), ("run", "status", str))
+              ("run", "config", str), ("run", "label", str), ("run", "status", str),
+              ("run", "preset", str))
 
 
 def _check_facts(path, doc):
@@ -690,7 +691,8 @@ class X2apicBoot:
     had been in x2APIC mode on AVIC without x2AVIC (XAPIC_MODE_BACKENDS)."""
 
     NO_KEY = "records without after_x2apic (saved before the guest marked it)"
-    NO_FLAGS = "boots whose CPU flags were not saved (results older than host.cpu_flags)"
+    NO_FLAGS = ("boots whose CPU flags were not saved (results older than host.cpu_flags) "
+                "or read")
 
     def __init__(self, boot):
         self.host = boot.avic_without_x2avic() if hasattr(boot, "avic_without_x2avic") \
