@@ -5,9 +5,10 @@ and the compare table B against A (docs/host-tools.md, "ab"; issue 11).
 
 Under --accel kvm-in-tcg each boot loads the lane's KVM with the value (run
 --module-param), after the checks this host can make without the lane's
-sysfs (a kvm module's plain name, bool or integer values). Otherwise this host's module is set through
-ipibench_modparam, after its refusals (exit 33, nothing changed), and put
-back in a finally: after the last boot, a failed one, or Ctrl-C."""
+sysfs (a KVM module, a plain parameter name, bool or integer values).
+Otherwise this host's module is set through ipibench_modparam, after its
+refusals (exit 33, nothing changed), and put back in a finally: after the
+last boot, a failed one, or Ctrl-C."""
 import os
 import sys
 

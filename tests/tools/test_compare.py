@@ -390,7 +390,7 @@ def xapic_rows_after_x2apic_on_avic_without_x2avic_are_marked_and_refused_by_the
                                            "--tap", j("g.tap")]), 30, "not comparable",
                            "6 rows measured xAPIC emulation")
         tap = open(j("g.tap")).read()
-        check(f"not ok" in tap and "environment: " + BROADCAST_XAPIC + "2: not comparable: "
+        check("not ok" in tap and "environment: " + BROADCAST_XAPIC + "2: not comparable: "
               "after x2APIC" in tap and "in the candidate" in tap, tap[-800:])
         # Backend against backend: the xapic side is A.
         rc, out, _ = expect(run_cmd(tool + ["compare", "--pair", "xapic=x2apic", j("late")]), 0)
