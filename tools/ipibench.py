@@ -24,6 +24,7 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import ipibench_modparam  # noqa: E402
 import ipibench_results as R  # noqa: E402
 import kvm_trace  # noqa: E402
 
@@ -38,18 +39,16 @@ version; 25 nothing in common to compare; 30 environments not comparable
 
 # --- save: host facts and the results file
 
-# Pause-loop exiting (Intel PLE, AMD pause filter) takes a vCPU that spins on
-# PAUSE out of guest mode: a spinning target or a polling sender then pays an
-# exit, so its thresholds and window sizes change what a round trip costs.
-KVM_PARAMS = (("kvm_amd", "avic"), ("kvm_intel", "enable_apicv"), ("kvm_intel", "enable_ipiv"),
-              ("kvm", "halt_poll_ns"), ("kvm", "halt_poll_ns_grow"),
-              ("kvm", "halt_poll_ns_grow_start"), ("kvm", "halt_poll_ns_shrink"),
-              ("kvm_intel", "ple_gap"), ("kvm_intel", "ple_window"),
-              ("kvm_intel", "ple_window_grow"), ("kvm_intel", "ple_window_shrink"),
-              ("kvm_intel", "ple_window_max"),
-              ("kvm_amd", "pause_filter_thresh"), ("kvm_amd", "pause_filter_count"),
-              ("kvm_amd", "pause_filter_count_grow"), ("kvm_amd", "pause_filter_count_shrink"),
-              ("kvm_amd", "pause_filter_count_max"))
+# The CPU flags /proc/cpuinfo shows ("flags" and, since Linux 5.8, "vmx flags")
+# that decide how KVM delivers an IPI: AMD's AVIC and x2AVIC (AVIC without
+# x2AVIC emulates every xAPIC access once a vCPU has been in x2APIC mode, see
+# ipibench_results.avic_without_x2avic), virtual NMIs, the pause filter;
+# Intel's APIC-access virtualization, APIC-register virtualization, virtual
+# interrupt delivery, posted interrupts, IPI virtualization, TPR shadow, PLE
+# and the preemption timer; x2apic and hypervisor (the host is itself a VM).
+CPU_FLAGS = ("svm", "avic", "x2avic", "vnmi", "pausefilter", "pfthreshold",
+             "vmx", "vapic", "vapic_reg", "vid", "posted_intr", "ipi_virt", "tpr_shadow",
+             "flexpriority", "ple", "preemption_timer", "x2apic", "hypervisor")
 
 
 def read_first(path):
@@ -60,23 +59,37 @@ def read_first(path):
         return None
 
 
+def cpuinfo_facts(text):
+    """(model name, the CPU_FLAGS the first CPU shows, sorted) from /proc/cpuinfo's
+    text; (None, None) without it, so that a reader tells 'no x2avic' from
+    'not read'."""
+    if text is None:
+        return None, None
+    model, flags, seen = None, set(), set()
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip()
+        if key in seen and key in ("model name", "flags", "vmx flags"):
+            continue  # the first CPU's lines only
+        seen.add(key)
+        if key == "model name":
+            model = value.strip()
+        elif key in ("flags", "vmx flags"):
+            flags.update(value.split())
+    return model, sorted(f for f in CPU_FLAGS if f in flags)
+
+
 def host_facts(qemu_version):
-    """What the host was: every fact that changes how IPIs are delivered."""
+    """What the host was: every fact that changes how IPIs are delivered.
+    IPIBENCH_SYSFS and IPIBENCH_CPUINFO point elsewhere (tests only)."""
     sysfs = os.environ.get("IPIBENCH_SYSFS", "/sys")
-    model = None
-    for line in (read_first("/proc/cpuinfo") or "").splitlines():
-        if line.startswith("model name"):
-            model = line.split(":", 1)[1].strip()
-            break
-    kvm = {}
-    for module, param in KVM_PARAMS:
-        v = read_first(os.path.join(sysfs, "module", module, "parameters", param))
-        if v is not None:
-            kvm[f"{module}.{param}"] = v
+    model, flags = cpuinfo_facts(read_first(os.environ.get("IPIBENCH_CPUINFO",
+                                                           "/proc/cpuinfo")))
     u = os.uname()
     return {"hostname": u.nodename, "kernel": u.release, "kernel_version": u.version,
             "machine": u.machine, "cpu_model": model, "cpus": os.cpu_count(),
-            "qemu_version": qemu_version, "kvm_params": kvm}
+            "cpu_flags": flags, "qemu_version": qemu_version,
+            "kvm_params": ipibench_modparam.read_all(sysfs)}
 
 
 def host_warnings(host, records):
@@ -117,7 +130,9 @@ def summary_text(doc):
              f"host: {host['cpu_model']}, {host['cpus']} CPUs, Linux {host['kernel']}; "
              f"{host['qemu_version']}",
              "KVM parameters: " + (" ".join(f"{k}={v}" for k, v in host["kvm_params"].items())
-                                   or "none readable")]
+                                   or "none readable"),
+             "host CPU flags: " + (" ".join(host["cpu_flags"]) if host.get("cpu_flags")
+                                   is not None else "not read")]
     if run.get("pin"):
         lines.append("pinned: " + " ".join(f"vCPU{p['vcpu']}->CPU{p['host_cpu']}"
                                            for p in run["pin"]))
@@ -144,6 +159,12 @@ def summary_text(doc):
         lines.append("kvm-unit-tests view (x86/vmexit.c names; mean cycles per iteration):")
         for rec in boot.kut:
             lines.append(f"  {rec.get('name')}  {rec.get('backend')}  {rec.get('mean_cycles')}")
+    x2apic = R.X2apicBoot(boot)
+    emulated = [r for r in boot.results if x2apic.result(r) is True]
+    if emulated:
+        lines.append(f"warning: {len(emulated)} xAPIC-mode results were measured after a vCPU "
+                     "had been in x2APIC mode on AVIC without x2AVIC: xAPIC emulation, not "
+                     "AVIC (docs/host-tools.md, compare)")
     lines += exits_lines(doc)
     lines += [f"problem: {p}" for p in doc["problems"]]
     lines += [f"not correct: {p}" for p in R.correctness_failures(boot)]
@@ -320,6 +341,11 @@ def gate_verdicts(cmp, cand_boots, threshold):
     if cmp.reasons:
         out.append(Verdict("environment", "comparable", False,
                            "not comparable: " + "; ".join(cmp.reasons)))
+    for r in cmp.after_x2apic:
+        sides = " and ".join({"A": "baseline", "B": "candidate"}[t] for t in r.after_x2apic)
+        out.append(Verdict("environment", r.name, False,
+                           f"not comparable: {R.AFTER_X2APIC_MARK} in the {sides} (measured "
+                           "after a vCPU had been in x2APIC mode)"))
     for r in cmp.compared:
         worse = r.significant and r.change > threshold and not cmp.reasons
         msg = (f"{R.fmt_change(r)} ({R.fmt_num(r.a)} -> {R.fmt_num(r.b)} {cmp.unit}, "
@@ -385,6 +411,13 @@ def cmd_gate(a):
         raise err
     if cmp.reasons:
         raise R.ToolError(R.EX_INCOMPARABLE, "not comparable: " + "; ".join(cmp.reasons))
+    if cmp.after_x2apic:
+        for v in verdicts:
+            if v.group == "environment" and not v.ok:
+                print(f"gate: FAIL: {v.name}: {v.message}", file=sys.stderr)
+        raise R.ToolError(R.EX_INCOMPARABLE, f"not comparable: {len(cmp.after_x2apic)} rows "
+                          "measured xAPIC emulation, not AVIC (AVIC without x2AVIC, after "
+                          "x2APIC mode; compare's after-x2apic warning says why)")
     exits_bad = [v for v in verdicts if v.group == "exits" and not v.ok]
     for v in slow + exits_bad:
         print(f"gate: FAIL: {v.name}: {v.message}", file=sys.stderr)

@@ -4,9 +4,11 @@ booted --boots times a side, the KVM module parameter set to A, then to B,
 and the compare table B against A (docs/host-tools.md, "ab"; issue 11).
 
 Under --accel kvm-in-tcg each boot loads the lane's KVM with the value (run
---module-param). Otherwise this host's module is set through
-ipibench_modparam, after its refusals (exit 33, nothing changed), and put
-back in a finally: after the last boot, a failed one, or Ctrl-C."""
+--module-param), after the checks this host can make without the lane's
+sysfs (a KVM module, a plain parameter name, bool or integer values).
+Otherwise this host's module is set through ipibench_modparam, after its
+refusals (exit 33, nothing changed), and put back in a finally: after the
+last boot, a failed one, or Ctrl-C."""
 import os
 import sys
 
@@ -87,7 +89,10 @@ def run(argv, env, jobs):
     host = None if lane else M.Param(M.Host(env.environ), module, param)
     try:
         if host:
-            host.check()
+            host.check(values)
+        else:
+            M.check_name(module, param)
+            M.check_words(f"{module}.{param}", values)
         B.prepare(env, jobs)
         root = B.new_results_dir(env.results_root, Q.sanitize(o.label))
     except M.Refused as e:

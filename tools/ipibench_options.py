@@ -130,12 +130,13 @@ B against A (timings; with --exits also exits per iteration). Each side
 reads the parameter back and says what the module granted ("asked avic=1,
 got N: the CPU has no AVIC"). Under --accel kvm-in-tcg the lane's KVM is
 loaded with the value; otherwise this host's module is set (written, or
-reloaded for parameters read at load time) and put back afterwards, also
-after a failed boot or Ctrl-C.
+reloaded for parameters read at load time: its sysfs file is read-only)
+and put back afterwards, also after a failed boot or Ctrl-C.
 
 options:
-  --module-param M.P=A,B  kvm_amd.avic, kvm_intel.enable_apicv, kvm_intel.enable_ipiv,
-                    kvm.halt_poll_ns, kvm.halt_poll_ns_grow, kvm.halt_poll_ns_shrink
+  --module-param M.P=A,B  any bool or integer parameter of kvm, kvm_amd or kvm_intel
+                    that /sys/module shows (kvm_amd.avic, kvm_amd.vnmi,
+                    kvm_intel.enable_apicv, kvm.halt_poll_ns, ...)
   --boots N         boots a side (default 3)
   --label NAME      name of the results directory (default ab)
   -h, --help        this text
@@ -143,7 +144,8 @@ Every other option goes to each boot (./run.sh run --help): --preset, --smp,
 --append, --accel, --exits, --timeout, ...
 
 exit status: 0 both sides booted, 2 usage, 33 the parameter cannot be set here
-(not root, unknown parameter, module not loaded, /dev/kvm held by another
+(unknown parameter: the message lists those that exist; a value not of its
+type; not root; module not loaded or built in; /dev/kvm held by another
 process; nothing was changed), else the first failing boot's run exit code.
 """
 

@@ -217,12 +217,38 @@ class Boot:
 
     def reported_facts(self):
         """What may legitimately differ (an A/B over a module parameter does) but
-        a reader must see: the host kernel and its KVM parameters."""
+        a reader must see: the host kernel, its CPU flags and KVM parameters."""
         kvm = self.host.get("kvm_params") if isinstance(self.host.get("kvm_params"),
                                                         dict) else {}
-        out = {"host kernel": self.host.get("kernel")}
+        flags = self.host.get("cpu_flags")
+        out = {"host kernel": self.host.get("kernel"),
+               "host CPU flags": " ".join(map(str, flags)) if isinstance(flags, list) else None}
         out.update({k: v for k, v in kvm.items()})
         return out
+
+    def avic_without_x2avic(self):
+        """True when this boot ran on this host's KVM with AVIC enabled
+        (kvm_amd.avic Y or 1) on a CPU without x2AVIC; None when AVIC was on
+        but the CPU flags were not saved (results older than them); else False."""
+        kvm = self.host.get("kvm_params") if isinstance(self.host.get("kvm_params"),
+                                                        dict) else {}
+        if self.host.get("accel") != "kvm" or str(kvm.get("kvm_amd.avic")) not in AVIC_ON:
+            return False
+        flags = self.host.get("cpu_flags")
+        return None if not isinstance(flags, list) else "x2avic" not in flags
+
+
+# kvm_amd.avic's "on" spellings (a bool prints Y; kernels before 5.x had an int).
+AVIC_ON = ("Y", "y", "1")
+# The backends that drive the local APIC in xAPIC mode (MMIO; hv-icr's ICR MSR
+# is xAPIC mode's). On AMD AVIC without x2AVIC (Zen 1 to 3), KVM since Linux
+# 6.3 (commit 2008fab34530) deletes the APIC-access memslot the first time any
+# vCPU enters x2APIC mode and never re-creates it: every xAPIC access after
+# that is trapped and emulated although AVIC reads as active. The guest marks
+# each result record measured after a CPU of its boot had been in x2APIC mode
+# ("after_x2apic": true, docs/results.md), and compare marks those rows.
+XAPIC_MODE_BACKENDS = ("xapic", "xapic-logical", "hv-icr")
+AFTER_X2APIC_MARK = "after x2APIC: emulated on AVIC without x2AVIC"
 
 
 # Guest command-line keys that choose what runs or bound a wait, but change no
@@ -285,7 +311,9 @@ def _check_records(path, records):
 # gives them; absent or null is fine, another type is a malformed file.
 FACT_TYPES = (("host", "accel", str), ("host", "cpu_model", str), ("host", "kernel", str),
               ("host", "qemu_version", str), ("host", "kvm_params", dict),
-              ("run", "config", str), ("run", "label", str), ("run", "status", str))
+              ("host", "cpu_flags", list),
+              ("run", "config", str), ("run", "label", str), ("run", "status", str),
+              ("run", "preset", str))
 
 
 def _check_facts(path, doc):
@@ -599,8 +627,11 @@ class Side:
         self.name, self.boots, self.unit = name, boots, unit
         self.values, self.histos, self.statuses = {}, {}, {}
         self.exits = {}  # key -> per boot (sender, targets) judged exits per iteration
+        self.emulated = {}  # key -> records measured after x2APIC on AVIC without x2AVIC
+        self.unknown = {}   # why whether they were is unknown -> records
         for boot in boots:
             per_boot = {}
+            x2apic = X2apicBoot(boot)
             for rec in boot.results:
                 if backend is not None and rec.get("backend") != backend:
                     continue
@@ -608,6 +639,7 @@ class Side:
                 if backend is not None:
                     key = key[:3] + (label,) + key[4:]
                 self.statuses.setdefault(key, set()).add(rec["status"])
+                self.mark_after_x2apic(key, x2apic.result(rec))
                 stats = rec.get(unit)
                 if rec["status"] != "SUCCESS" or not isinstance(stats, dict):
                     continue
@@ -629,6 +661,7 @@ class Side:
                 key = ("kvm-unit-tests", rec.get("name"), "mean", label if backend is not None
                        else rec.get("backend"), "none", 1)
                 self.statuses.setdefault(key, set()).add("SUCCESS")
+                self.mark_after_x2apic(key, x2apic.kut(rec))
                 mean = rec.get("mean_cycles")
                 if not isinstance(mean, int):
                     continue
@@ -644,6 +677,53 @@ class Side:
 
     def keys(self):
         return set(self.statuses)
+
+    def mark_after_x2apic(self, key, state):
+        """state: X2apicBoot's verdict on one record (None: not concerned)."""
+        if state is True:
+            self.emulated[key] = self.emulated.get(key, 0) + 1
+        elif state:
+            self.unknown[state] = self.unknown.get(state, 0) + 1
+
+
+class X2apicBoot:
+    """Which of one boot's records measured an xAPIC-mode backend after a vCPU
+    had been in x2APIC mode on AVIC without x2AVIC (XAPIC_MODE_BACKENDS)."""
+
+    NO_KEY = "records without after_x2apic (saved before the guest marked it)"
+    NO_FLAGS = ("boots whose CPU flags were not saved (results older than host.cpu_flags) "
+                "or read")
+
+    def __init__(self, boot):
+        self.host = boot.avic_without_x2avic() if hasattr(boot, "avic_without_x2avic") \
+            else False
+        # A kut cell is the mean of a result record above it: the cells of a
+        # backend carry the worst of that backend's results in this boot.
+        self.by_backend = {}
+        for rec in getattr(boot, "results", []):
+            state = self.result(rec)
+            if state is not None:
+                worst = self.by_backend.get(rec.get("backend"))
+                self.by_backend[rec.get("backend")] = state if worst in (None, False) or \
+                    state is True else worst
+
+    def result(self, rec):
+        """True (emulated), False (not), a NO_* reason (unknown), or None (a
+        record this does not concern: another backend, no figure, no AVIC)."""
+        if self.host is False or rec.get("backend") not in XAPIC_MODE_BACKENDS \
+                or rec.get("status") != "SUCCESS":
+            return None
+        after = rec.get("after_x2apic")
+        if not isinstance(after, bool):
+            return self.NO_KEY
+        if not after:
+            return False
+        return True if self.host else self.NO_FLAGS
+
+    def kut(self, rec):
+        if self.host is False or rec.get("backend") not in XAPIC_MODE_BACKENDS:
+            return None
+        return self.by_backend.get(rec.get("backend"), self.NO_KEY)
 
 
 def exits_total(side):
@@ -670,6 +750,7 @@ class Row:
         self.change = self.p = self.ci = None
         self.method, self.verdict, self.significant = "-", "-", False
         self.note = ""
+        self.after_x2apic = []  # the sides ("A", "B") whose figure is xAPIC emulation
         self.a_exits = self.b_exits = None  # (sender, targets) judged exits per iteration
         self.p_min = self.samples_p = None
 
@@ -810,6 +891,36 @@ class Comparison:
         self.rows = [compare_row(k, self.sa, self.sb, alpha, not self.reasons) for k in keys]
         self.rows = skipped_as_no_data(self.rows, self.sa, self.sb)
         self.compared = [r for r in self.rows if r.a is not None]
+        for r in self.rows:
+            r.after_x2apic = [t for t, side in (("A", self.sa), ("B", self.sb))
+                              if r.key in side.emulated]
+        self.after_x2apic = [r for r in self.rows if r.after_x2apic]
+
+    def after_x2apic_lines(self):
+        """What compare says once about xAPIC rows on AVIC without x2AVIC: the
+        marked rows, and the records for which it cannot tell."""
+        out = []
+        if self.after_x2apic:
+            sides = sorted({t for r in self.after_x2apic for t in r.after_x2apic})
+            out.append(f"{', '.join(sides)}: after-x2apic: {len(self.after_x2apic)} rows of "
+                       f"xAPIC-mode backends ({', '.join(XAPIC_MODE_BACKENDS)}) were measured "
+                       "after a vCPU had been in x2APIC mode, on a host with AVIC enabled "
+                       "(kvm_amd.avic) and no x2AVIC (CPU flag x2avic absent): since Linux "
+                       "6.3 KVM then deletes the APIC-access page for good, so every xAPIC "
+                       "access is trapped and emulated although AVIC reads active. Rows "
+                       f"marked '({AFTER_X2APIC_MARK})' measure that emulation, not AVIC; "
+                       "boot the xAPIC backends without x2APIC before them (the xapic "
+                       "preset, or backends= of xAPIC-mode ones only)")
+        for why in (X2apicBoot.NO_KEY, X2apicBoot.NO_FLAGS):
+            counts = [(t, side.unknown[why]) for t, side in (("A", self.sa), ("B", self.sb))
+                      if side.unknown.get(why)]
+            if counts:
+                out.append(f"{', '.join(t for t, _ in counts)}: after-x2apic unknown: AVIC was "
+                           f"enabled on a CPU that may lack x2AVIC, and "
+                           f"{' + '.join(str(n) for _, n in counts)} xAPIC-mode figures come "
+                           f"from {why}: whether a vCPU had been in x2APIC mode first (which "
+                           "would make them xAPIC emulation) cannot be told")
+        return out
 
     def overlap_error(self):
         both = self.sa.keys() & self.sb.keys()
@@ -903,6 +1014,8 @@ def table_rows(cmp):
     for r in cmp.rows:
         bench, metric, variant, backend, state, ntargets = r.key
         verdict = r.verdict + (f" ({r.note})" if r.note else "")
+        if r.after_x2apic:
+            verdict += f" ({AFTER_X2APIC_MARK}: {', '.join(r.after_x2apic)})"
         row = (bench, metric, variant, backend, state, str(ntargets), fmt_num(r.a),
                fmt_num(r.b), fmt_change(r), fmt_p(r), fmt_ci(r),
                f"{len(r.a_vals)}/{len(r.b_vals)}", r.method, verdict)
@@ -928,7 +1041,7 @@ def warning_lines(cmp):
                 if tag not in sides:
                     sides.append(tag)
     return [f"{', '.join(sides)}: {wid.split(':', 1)[-1]}: {text}"
-            for (wid, text), sides in seen.items()]
+            for (wid, text), sides in seen.items()] + cmp.after_x2apic_lines()
 
 
 def format_text(cmp):
@@ -973,10 +1086,11 @@ def format_json(cmp):
              "a_boots": r.a_vals, "b_boots": r.b_vals, "change_pct": r.change, "p": r.p,
              "ci_pct": list(r.ci) if r.ci else None, "test": r.method,
              "p_min": r.p_min, "samples_p": r.samples_p,
-             "verdict": r.verdict, "note": r.note,
+             "verdict": r.verdict, "note": r.note, "after_x2apic": r.after_x2apic,
              "a_exits": list(r.a_exits) if r.a_exits else None,
              "b_exits": list(r.b_exits) if r.b_exits else None} for r in cmp.rows]
     return json.dumps({"a": cmp.sa.name, "b": cmp.sb.name, "unit": cmp.unit,
                        "alpha": cmp.alpha, "not_comparable": cmp.reasons,
-                       "differs": cmp.reported, "rows": rows},
+                       "differs": cmp.reported, "after_x2apic": cmp.after_x2apic_lines(),
+                       "rows": rows},
                       indent=1) + "\n"

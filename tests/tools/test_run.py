@@ -484,17 +484,22 @@ def _(ctx):
 
 def stand_in_kvm_tree(root, avic="0"):
     """A /sys and /proc for `ab` (IPIBENCH_AB_ROOT) and a modprobe that writes the
-    parameter, granting avic=1 as N, like kvm_amd on a CPU without AVIC."""
+    parameter, granting avic=1 as N, like kvm_amd on a CPU without AVIC. avic's
+    file is read-only, as kvm_amd's is: ab reloads the module for it."""
     os.makedirs(os.path.join(root, "sys/module/kvm_amd/parameters"))
     os.makedirs(os.path.join(root, "proc"))
+    with open(os.path.join(root, "sys/module/kvm_amd/initstate"), "w") as f:
+        f.write("live\n")
     with open(os.path.join(root, "sys/module/kvm_amd/parameters/avic"), "w") as f:
         f.write(avic + "\n")
+    os.chmod(os.path.join(root, "sys/module/kvm_amd/parameters/avic"), 0o444)
     with open(os.path.join(root, "proc/cpuinfo"), "w") as f:
         f.write("flags : fpu sse svm\n")
     mp = os.path.join(root, "modprobe")
     with open(mp, "w") as f:
         f.write(f"#!/bin/sh\n[ \"$1\" = -r ] && exit 0\nv=${{2#*=}}; [ \"$v\" = 1 ] && v=N\n"
-                f"echo \"$v\" > {root}/sys/module/$1/parameters/${{2%%=*}}\n")
+                f"f={root}/sys/module/$1/parameters/${{2%%=*}}\n"
+                "rm -f \"$f\"; echo \"$v\" > \"$f\"; chmod 444 \"$f\"\n")
     os.chmod(mp, 0o755)
     return {"IPIBENCH_AB_ROOT": root, "IPIBENCH_AB_EUID": "0", "IPIBENCH_AB_MODPROBE": mp}
 
@@ -505,7 +510,12 @@ def _(ctx):
     env = stand_in_kvm_tree(root)
     avic = os.path.join(root, "sys/module/kvm_amd/parameters/avic")
     expect(run("ab", "--module-param", "kvm_amd.avic=1", env=env), 2, "two values")
-    expect(run("ab", "--module-param", "kvm_amd.foo=0,1", env=env), 33, "unknown parameter")
+    expect(run("ab", "--module-param", "kvm_amd.foo=0,1", env=env), 33,
+           "unknown parameter kvm_amd.foo: kvm_amd has avic;")
+    expect(run("ab", "--module-param", "kvm_amd.avic=0,on", env=env), 33,
+           "kvm_amd.avic takes an integer, or Y or N (it reads 0), not 'on'")
+    expect(run("ab", "--module-param", "kvm_amd.a/b=0,1", "--accel", "kvm-in-tcg", env=env),
+           33, "never a path")
     expect(run("ab", "--module-param", "kvm_amd.avic=0,1", "--accel", "tcg-single",
                env=dict(env, IPIBENCH_AB_EUID="1000")), 33, "needs root", "nothing was changed")
     expect(run("ab", "--module-param", "kvm_intel.enable_apicv=0,1", "--accel", "tcg-single",
