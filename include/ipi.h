@@ -80,6 +80,13 @@ struct ipi_ops {
 	/* Where send_self uses the x2APIC SELF IPI register: the same through
 	 * the ICR's self shorthand, so both can be measured; else NULL. */
 	void (*send_self_icr)(uint8_t vector);
+	/*
+	 * xAPIC: the self shorthand as kvm-unit-tests' apic_icr_write() sends
+	 * it, the delivery-status poll, an ICR2 write (the destination field,
+	 * which a shorthand ignores) and the ICR write, so that the kvm-unit-tests
+	 * view has vmexit.c's self_ipi_* figure; else NULL.
+	 */
+	void (*send_self_icr2)(uint8_t vector);
 	void (*send_allbutself)(uint8_t vector);
 	void (*send_all)(uint8_t vector); /* all including self */
 	void (*eoi)(void);
