@@ -59,12 +59,23 @@ static inline __attribute__((always_inline)) void x2apic_send_in(bool fenced, un
 	x2apic_icr_write(x2apic_dest[target] | ICR_LOW_PHYSICAL | vector);
 }
 
-/* Physical: one WRMSR per member, in CPU-number order, after one fence. */
+/*
+ * Physical: one WRMSR per member, in CPU-number order, after one fence. The
+ * set is read a word at a time up to the last online CPU's word (as Linux's
+ * for_each_cpu stops at nr_cpu_ids), each member taken off its word as it
+ * is sent.
+ */
 static inline __attribute__((always_inline)) void
 x2apic_send_set_in(bool fenced, const struct cpuset *set, uint8_t vector)
 {
+	const uint64_t *dest = x2apic_dest, *w = set->w;
+	const uint64_t *end = w + (ncpus + CPUSET_WORD_BITS - 1) / CPUSET_WORD_BITS;
+
 	x2apic_fence(fenced);
-	cpuset_for_each(c, set) x2apic_icr_write(x2apic_dest[c] | ICR_LOW_PHYSICAL | vector);
+	for (; w < end; w++, dest += CPUSET_WORD_BITS) {
+		for (uint64_t m = *w; m; m &= m - 1)
+			x2apic_icr_write(dest[__builtin_ctzll(m)] | ICR_LOW_PHYSICAL | vector);
+	}
 }
 
 static inline __attribute__((always_inline)) void x2apic_shorthand_in(bool fenced, uint64_t icr)
