@@ -11,10 +11,19 @@
  * WRMSR to an APIC register may complete before all preceding stores are
  * globally visible; software can prevent this by inserting a serializing
  * instruction or the sequence MFENCE;LFENCE before the WRMSR." A receiver
- * that reads data the sender stored just before the IPI needs that, so
- * every ICR send starts with MFENCE;LFENCE (Linux's weak_wrmsr_fence() on
- * Intel); a set sent as several writes fences once, before the first. The
- * SELF IPI register and EOI go without it, as in Linux
+ * that reads data the sender stored just before the IPI needs that. Linux
+ * fences as weak_wrmsr_fence() does: MFENCE;LFENCE unless the CPU lacks
+ * X86_FEATURE_APIC_MSRS_FENCE, which it sets everywhere and clears on AMD
+ * and Hygon (their x2APIC MSR writes need no fence; Linux commit
+ * 04c3024560d3 "x86/barrier: Do not serialize MSR accesses on AMD"), and
+ * once per send call: x2apic_phys.c and x2apic_cluster.c fence once before
+ * walking a mask, however many ICR writes follow. So does this file: each
+ * send path comes in a fenced and an unfenced build (x2APIC_SENDS below),
+ * two tables per backend, and the choose hook installs the one the CPUID
+ * vendor wants when ipi_switch() moves to the backend
+ * (ipi_x2apic_vendor_fences), so no send path tests the vendor. The flags
+ * say which ("fence=mfence+lfence fence-per=send" or "fence=none"). The
+ * SELF IPI register and EOI go without it on every vendor, as in Linux
  * (x2apic_send_IPI_self, native_apic_msr_eoi): a self IPI publishes nothing
  * to another CPU.
  */
@@ -31,9 +40,11 @@ static uint64_t x2apic_dest[MAX_CPUS];
 /* Cluster model: this CPU's LDR as read back after enabling. */
 static uint32_t x2apic_ldr[MAX_CPUS];
 
-static inline void x2apic_fence(void)
+/* fenced is a constant in every caller: the unfenced build has no trace of it. */
+static inline __attribute__((always_inline)) void x2apic_fence(bool fenced)
 {
-	asm volatile("mfence; lfence" ::: "memory");
+	if (fenced)
+		asm volatile("mfence; lfence" ::: "memory");
 }
 
 static inline void x2apic_icr_write(uint64_t icr)
@@ -41,33 +52,103 @@ static inline void x2apic_icr_write(uint64_t icr)
 	wrmsr(ICR_X2APIC_MSR, icr);
 }
 
-static void x2apic_send(unsigned int target, uint8_t vector)
+static inline __attribute__((always_inline)) void x2apic_send_in(bool fenced, unsigned int target,
+								 uint8_t vector)
 {
-	x2apic_fence();
+	x2apic_fence(fenced);
 	x2apic_icr_write(x2apic_dest[target] | ICR_LOW_PHYSICAL | vector);
 }
+
+/*
+ * Physical: one WRMSR per member, in CPU-number order, after one fence. The
+ * set is read a word at a time up to the last online CPU's word (as Linux's
+ * for_each_cpu stops at nr_cpu_ids), each member taken off its word as it
+ * is sent.
+ */
+static inline __attribute__((always_inline)) void
+x2apic_send_set_in(bool fenced, const struct cpuset *set, uint8_t vector)
+{
+	const uint64_t *dest = x2apic_dest, *w = set->w;
+	const uint64_t *end = w + (ncpus + CPUSET_WORD_BITS - 1) / CPUSET_WORD_BITS;
+
+	x2apic_fence(fenced);
+	for (; w < end; w++, dest += CPUSET_WORD_BITS) {
+		for (uint64_t m = *w; m; m &= m - 1)
+			x2apic_icr_write(dest[__builtin_ctzll(m)] | ICR_LOW_PHYSICAL | vector);
+	}
+}
+
+static inline __attribute__((always_inline)) void x2apic_shorthand_in(bool fenced, uint64_t icr)
+{
+	x2apic_fence(fenced);
+	x2apic_icr_write(icr);
+}
+
+static inline __attribute__((always_inline)) void
+x2apic_cluster_send_in(bool fenced, unsigned int target, uint8_t vector)
+{
+	x2apic_fence(fenced);
+	x2apic_icr_write((uint64_t)x2apic_ldr[target] << ICR_X2APIC_DEST_SHIFT | ICR_LOW_LOGICAL |
+			 vector);
+}
+
+/*
+ * One WRMSR per run of consecutive members (in CPU-number order) that share
+ * a cluster (icr_cluster_run): the run's member bits ORed under the cluster
+ * ID, after one fence. CPU numbers follow MADT order, which lists APIC IDs
+ * in ascending order on QEMU and common firmware, so each cluster is one
+ * run; a cluster split over several runs costs a write per run and still
+ * reaches each member once. x2apic_cluster_set_writes() counts the writes
+ * for the records.
+ */
+static inline __attribute__((always_inline)) void
+x2apic_cluster_send_set_in(bool fenced, const struct cpuset *set, uint8_t vector)
+{
+	unsigned int pos = 0;
+	uint32_t dest;
+
+	x2apic_fence(fenced);
+	while ((dest = icr_cluster_run(x2apic_ldr, set, &pos)))
+		x2apic_icr_write((uint64_t)dest << ICR_X2APIC_DEST_SHIFT | ICR_LOW_LOGICAL | vector);
+}
+
+/* Every ICR send path of both backends, built with (_fenced) and without (_unfenced) the fence. */
+#define X2APIC_SENDS(sfx, fenced)                                                                  \
+	static void x2apic_send##sfx(unsigned int target, uint8_t vector)                          \
+	{                                                                                          \
+		x2apic_send_in(fenced, target, vector);                                            \
+	}                                                                                          \
+	static void x2apic_send_set##sfx(const struct cpuset *set, uint8_t vector)                 \
+	{                                                                                          \
+		x2apic_send_set_in(fenced, set, vector);                                           \
+	}                                                                                          \
+	static void x2apic_send_self_icr##sfx(uint8_t vector)                                      \
+	{                                                                                          \
+		x2apic_shorthand_in(fenced, ICR_LOW_SELF | vector);                                \
+	}                                                                                          \
+	static void x2apic_send_allbutself##sfx(uint8_t vector)                                    \
+	{                                                                                          \
+		x2apic_shorthand_in(fenced, ICR_LOW_OTHERS | vector);                              \
+	}                                                                                          \
+	static void x2apic_send_all##sfx(uint8_t vector)                                           \
+	{                                                                                          \
+		x2apic_shorthand_in(fenced, ICR_LOW_ALL | vector);                                 \
+	}                                                                                          \
+	static void x2apic_cluster_send##sfx(unsigned int target, uint8_t vector)                  \
+	{                                                                                          \
+		x2apic_cluster_send_in(fenced, target, vector);                                    \
+	}                                                                                          \
+	static void x2apic_cluster_send_set##sfx(const struct cpuset *set, uint8_t vector)         \
+	{                                                                                          \
+		x2apic_cluster_send_set_in(fenced, set, vector);                                   \
+	}
+
+X2APIC_SENDS(_fenced, true)
+X2APIC_SENDS(_unfenced, false)
 
 static void x2apic_send_self(uint8_t vector)
 {
 	wrmsr(X2APIC_MSR_SELF_IPI, vector);
-}
-
-static void x2apic_send_self_icr(uint8_t vector)
-{
-	x2apic_fence();
-	x2apic_icr_write(ICR_LOW_SELF | vector);
-}
-
-static void x2apic_send_allbutself(uint8_t vector)
-{
-	x2apic_fence();
-	x2apic_icr_write(ICR_LOW_OTHERS | vector);
-}
-
-static void x2apic_send_all(uint8_t vector)
-{
-	x2apic_fence();
-	x2apic_icr_write(ICR_LOW_ALL | vector);
 }
 
 static void x2apic_eoi(void)
@@ -90,46 +171,6 @@ static int x2apic_enable(void)
 	x2apic_dest[p->cpu] = (uint64_t)p->apic_id << ICR_X2APIC_DEST_SHIFT;
 	p->logical_dest = (uint32_t)rdmsr(ICR_X2APIC_LDR_MSR);
 	return err;
-}
-
-const struct ipi_ops ipi_x2apic = {
-    .name = "x2apic",
-    .mode = LAPIC_X2APIC,
-    .flags = IPI_F_FENCE | IPI_F_SELF_MSR,
-    .probe = x2apic_probe,
-    .enable = x2apic_enable,
-    .send = x2apic_send,
-    .send_set = NULL, /* physical: one WRMSR per CPU, the caller loops */
-    .send_self = x2apic_send_self,
-    .send_self_icr = x2apic_send_self_icr,
-    .send_allbutself = x2apic_send_allbutself,
-    .send_all = x2apic_send_all,
-    .eoi = x2apic_eoi,
-};
-
-static void x2apic_cluster_send(unsigned int target, uint8_t vector)
-{
-	x2apic_fence();
-	x2apic_icr_write((uint64_t)x2apic_ldr[target] << ICR_X2APIC_DEST_SHIFT | ICR_LOW_LOGICAL |
-			 vector);
-}
-
-/*
- * One WRMSR per run of consecutive members (in CPU-number order) that share
- * a cluster (icr_cluster_run): the run's member bits ORed under the cluster
- * ID. CPU numbers follow MADT order, which lists APIC IDs in ascending
- * order on QEMU and common firmware, so each cluster is one run; a cluster
- * split over several runs costs a write per run and still reaches each
- * member once. x2apic_cluster_set_writes() counts the writes for the records.
- */
-static void x2apic_cluster_send_set(const struct cpuset *set, uint8_t vector)
-{
-	unsigned int pos = 0;
-	uint32_t dest;
-
-	x2apic_fence();
-	while ((dest = icr_cluster_run(x2apic_ldr, set, &pos)))
-		x2apic_icr_write((uint64_t)dest << ICR_X2APIC_DEST_SHIFT | ICR_LOW_LOGICAL | vector);
 }
 
 static unsigned int x2apic_cluster_set_writes(const struct cpuset *set)
@@ -164,18 +205,56 @@ static int x2apic_cluster_enable(void)
 	return err;
 }
 
-const struct ipi_ops ipi_x2apic_cluster = {
-    .name = "x2apic-cluster",
-    .mode = LAPIC_X2APIC,
-    .flags = IPI_F_FENCE | IPI_F_LOGICAL | IPI_F_SET_CLUSTER | IPI_F_SELF_MSR,
-    .probe = x2apic_cluster_probe,
-    .enable = x2apic_cluster_enable,
-    .send = x2apic_cluster_send,
-    .send_set = x2apic_cluster_send_set,
-    .set_writes = x2apic_cluster_set_writes,
-    .send_self = x2apic_send_self,
-    .send_self_icr = x2apic_send_self_icr,
-    .send_allbutself = x2apic_send_allbutself,
-    .send_all = x2apic_send_all,
-    .eoi = x2apic_eoi,
-};
+static const struct ipi_ops x2apic_unfenced, x2apic_cluster_unfenced;
+
+/* At the switch: the fenced tables but where Linux clears X86_FEATURE_APIC_MSRS_FENCE. */
+static const struct ipi_ops *x2apic_choose(void)
+{
+	return ipi_x2apic_vendor_fences(cpu.vendor) ? &ipi_x2apic : &x2apic_unfenced;
+}
+
+static const struct ipi_ops *x2apic_cluster_choose(void)
+{
+	return ipi_x2apic_vendor_fences(cpu.vendor) ? &ipi_x2apic_cluster : &x2apic_cluster_unfenced;
+}
+
+/* The registry lists the fenced tables; their choose hooks swap in the unfenced ones. */
+#define X2APIC_OPS(sfx, fence)                                                                     \
+	{                                                                                          \
+	    .name = "x2apic",                                                                      \
+	    .mode = LAPIC_X2APIC,                                                                  \
+	    .flags = (fence) | IPI_F_SELF_MSR,                                                     \
+	    .probe = x2apic_probe,                                                                 \
+	    .choose = x2apic_choose,                                                               \
+	    .enable = x2apic_enable,                                                               \
+	    .send = x2apic_send##sfx,                                                              \
+	    .send_set = x2apic_send_set##sfx, /* physical: a WRMSR per member, one fence */        \
+	    .send_self = x2apic_send_self,                                                         \
+	    .send_self_icr = x2apic_send_self_icr##sfx,                                            \
+	    .send_allbutself = x2apic_send_allbutself##sfx,                                        \
+	    .send_all = x2apic_send_all##sfx,                                                      \
+	    .eoi = x2apic_eoi,                                                                     \
+	}
+
+#define X2APIC_CLUSTER_OPS(sfx, fence)                                                             \
+	{                                                                                          \
+	    .name = "x2apic-cluster",                                                              \
+	    .mode = LAPIC_X2APIC,                                                                  \
+	    .flags = (fence) | IPI_F_LOGICAL | IPI_F_SET_CLUSTER | IPI_F_SELF_MSR,                 \
+	    .probe = x2apic_cluster_probe,                                                         \
+	    .choose = x2apic_cluster_choose,                                                       \
+	    .enable = x2apic_cluster_enable,                                                       \
+	    .send = x2apic_cluster_send##sfx,                                                      \
+	    .send_set = x2apic_cluster_send_set##sfx,                                              \
+	    .set_writes = x2apic_cluster_set_writes,                                               \
+	    .send_self = x2apic_send_self,                                                         \
+	    .send_self_icr = x2apic_send_self_icr##sfx,                                            \
+	    .send_allbutself = x2apic_send_allbutself##sfx,                                        \
+	    .send_all = x2apic_send_all##sfx,                                                      \
+	    .eoi = x2apic_eoi,                                                                     \
+	}
+
+const struct ipi_ops ipi_x2apic = X2APIC_OPS(_fenced, IPI_F_FENCE);
+static const struct ipi_ops x2apic_unfenced = X2APIC_OPS(_unfenced, 0);
+const struct ipi_ops ipi_x2apic_cluster = X2APIC_CLUSTER_OPS(_fenced, IPI_F_FENCE);
+static const struct ipi_ops x2apic_cluster_unfenced = X2APIC_CLUSTER_OPS(_unfenced, 0);

@@ -82,6 +82,23 @@ static void xapic_send_self(uint8_t vector)
 	xapic_icr_write_low(ICR_LOW_SELF | vector);
 }
 
+/*
+ * The self shorthand as kvm-unit-tests' apic_icr_write() writes it in xAPIC
+ * mode: the delivery-status poll, then ICR2 (0 here, vmexit.c's vector
+ * there: a shorthand ignores the field) and ICR. IF is left as
+ * the shape has it, as there: with a shorthand, no handler's own ICR2 write
+ * in between could redirect this send. For the kvm-unit-tests view only:
+ * Linux sends the self shorthand with the ICR write alone.
+ */
+static void xapic_send_self_icr2(uint8_t vector)
+{
+	volatile uint32_t *m = lapic_mmio;
+
+	xapic_wait_icr(m);
+	m[ICR_XAPIC_HIGH / 4] = 0;
+	m[ICR_XAPIC_LOW / 4] = ICR_LOW_SELF | vector;
+}
+
 static void xapic_send_allbutself(uint8_t vector)
 {
 	xapic_icr_write_low(ICR_LOW_OTHERS | vector);
@@ -146,6 +163,7 @@ const struct ipi_ops ipi_xapic = {
     .send = xapic_send,
     .send_set = NULL, /* physical: one ICR write per CPU, the caller loops */
     .send_self = xapic_send_self,
+    .send_self_icr2 = xapic_send_self_icr2,
     .send_allbutself = xapic_send_allbutself,
     .send_all = xapic_send_all,
     .eoi = xapic_eoi,
@@ -200,6 +218,7 @@ const struct ipi_ops ipi_xapic_logical = {
     .send = xapic_logical_send,
     .send_set = xapic_logical_send_set,
     .send_self = xapic_send_self,
+    .send_self_icr2 = xapic_send_self_icr2,
     .send_allbutself = xapic_send_allbutself,
     .send_all = xapic_send_all,
     .eoi = xapic_eoi,

@@ -12,10 +12,14 @@
  * times vmexit.c's loop (round trip, then a 2000-cycle spin, inside the
  * timing). The first result per name and backend counts (matrix=1 adds
  * other pairs; vmexit.c's ipi is CPU 0 to CPU 1, our default pair). ipi
- * needs halt_gap=0.
+ * needs halt_gap=0. On xAPIC the self_ipi_* cells are bench/self.c's icr2-*
+ * passes, which write ICR2 and ICR as vmexit.c does; the notes under the
+ * table say what else differs, the RDTSC accumulators vmexit.c keeps inside
+ * its loops among it (kvm-unit-tests x86/vmexit.c: tsc_ipi, tsc_eoi).
  */
 #include "bench/kut_view.h"
 #include "include/console.h"
+#include "include/cpu.h"
 #include "lib/kut_names.h"
 #include "lib/record.h"
 
@@ -28,8 +32,10 @@ static unsigned int nbackends;
 /* The pair behind the ipi / ipi_halt row (vmexit.c always uses CPU 0 -> CPU 1). */
 static unsigned int pair_sender, pair_target;
 static bool pair_known;
-static bool x2apic_seen;	/* a column of an x2APIC backend: its ICR writes are fenced */
+static bool fenced_seen;	/* a column of an x2APIC backend whose ICR writes are fenced */
+static bool unfenced_seen;	/* one whose are not (AMD, Hygon: Linux's rule) */
 static bool self_seen;		/* a self_ipi_* or x2apic_self_ipi_* cell */
+static bool icr2_seen;		/* a self_ipi_* cell of an xAPIC backend: ICR2 and ICR */
 
 static int backend_column(const char *name)
 {
@@ -55,8 +61,12 @@ void kut_view_note(const struct bench_run *r, const char *metric, uint64_t mean_
 	col = backend_column(r->ops->name);
 	if (row < KUT_NAMES - 2)
 		self_seen = true;
+	if (row < KUT_NAMES - 2 && r->ops->mode == LAPIC_XAPIC)
+		icr2_seen = true;
 	if (r->ops->flags & IPI_F_FENCE)
-		x2apic_seen = true;
+		fenced_seen = true;
+	else if (r->ops->mode == LAPIC_X2APIC)
+		unfenced_seen = true;
 	if (row >= KUT_NAMES - 2 && !pair_known) {	/* ipi, ipi_halt: the last two names */
 		pair_sender = r->sender;
 		pair_target = r->target;
@@ -87,10 +97,28 @@ static void kut_view_notes(void)
 			"count); vmexit.c's self_ipi_* rows only test x != 1 afterwards, and its "
 			"x2apic_self_ipi_* rows test nothing, so a delivery that lags the shape is in "
 			"our figure and not in theirs\n");
-	if (x2apic_seen)
+	if (icr2_seen)
+		kprintf("note: the xAPIC self_ipi_* cells are the icr2-* passes, which poll "
+			"delivery status and write ICR2, then ICR, as vmexit.c's apic_icr_write() "
+			"does; the backend's own self send (variants sti-nop ...) writes the ICR "
+			"alone and has no row\n");
+	if (fenced_seen)
 		kprintf("note: on x2APIC every ICR write here, the self_ipi_* shorthand rows' "
-			"included, follows MFENCE;LFENCE (SDM 11.12.3); the x2apic_self_ipi_* rows "
-			"are unfenced\n");
+			"included, follows MFENCE;LFENCE (SDM 11.12.3; Linux's rule for vendor "
+			"%.12s), where vmexit.c's apic_icr_write() has an MFENCE alone; the "
+			"x2apic_self_ipi_* rows are unfenced, as there\n",
+			cpu.vendor);
+	if (unfenced_seen)
+		kprintf("note: on x2APIC the ICR writes here are unfenced, as Linux sends them on "
+			"AMD and Hygon (vendor %.12s), where vmexit.c's apic_icr_write() puts an "
+			"MFENCE before each: its self_ipi_* rows hold one MFENCE more than ours\n",
+			cpu.vendor);
+	if (self_seen || row_measured(KUT_NAMES - 2))
+		kprintf("note: vmexit.c times its loops with RDTSC accumulators inside them, "
+			"which its figures hold and ours do not: tsc_ipi, an RDTSC pair and an add "
+			"to a volatile around each self IPI send (apic_self_ipi, x2apic_self_ipi) and "
+			"each on_cpu() of ipi; tsc_eoi, an RDTSC pair and an add around the EOI in "
+			"its self IPI handler (every self row); ipi_halt has neither\n");
 	if (!pair_known || !(halted || row_measured(KUT_NAMES - 2)))
 		return;
 	kprintf("note: %s here is CPU %u -> CPU %u (vmexit.c: CPU 0 -> CPU 1)%s\n",

@@ -15,7 +15,9 @@
  * TPR=15 holds back every vector. The send is the backend's send_self: the
  * x2APIC SELF IPI register or the ICR's self shorthand, as its flags say;
  * where send_self is the SELF IPI register, the five shapes run again
- * through the ICR's self shorthand (variants icr-*).
+ * through the ICR's self shorthand (variants icr-*); where the backend has
+ * send_self_icr2 (xAPIC), again as kvm-unit-tests sends it, ICR2 and then
+ * the ICR (variants icr2-*: vmexit.c's self_ipi_* figure).
  * HLT shapes bound the HLT with the local APIC timer as a watchdog: armed
  * once per sampling on the sender, restarted (one register write) before
  * each iteration's region opens, stopped after the sampling.
@@ -38,6 +40,10 @@ static const char *const shape_names[] = { "sti-nop", "sti-hlt", "tpr", "tpr-sti
 					   "tpr-sti-hlt" };
 static const char *const icr_shape_names[] = { "icr-sti-nop", "icr-sti-hlt", "icr-tpr",
 					       "icr-tpr-sti-nop", "icr-tpr-sti-hlt" };
+static const char *const icr2_shape_names[] = { "icr2-sti-nop", "icr2-sti-hlt", "icr2-tpr",
+						"icr2-tpr-sti-nop", "icr2-tpr-sti-hlt" };
+/* Per send path of self_run: send_self, send_self_icr, send_self_icr2. */
+static const char *const *const path_names[] = { shape_names, icr_shape_names, icr2_shape_names };
 static void (*self_fn)(uint8_t vector);
 static char self_text[16];
 
@@ -129,8 +135,10 @@ static void self_run(struct bench_run *r)
 	r->targets = self_text;
 	r->ntargets = 1;
 	r->target_state = "self";
-	for (int path = 0; path < 2; path++) {
-		self_fn = path ? r->ops->send_self_icr : r->ops->send_self;
+	for (int path = 0; path < 3; path++) {
+		self_fn = path == 0 ? r->ops->send_self
+			  : path == 1 ? r->ops->send_self_icr
+				      : r->ops->send_self_icr2;
 		if (!self_fn)
 			continue;
 		for (unsigned int sh = SELF_STI_NOP; sh <= SELF_TPR_STI_HLT; sh++) {
@@ -138,7 +146,7 @@ static void self_run(struct bench_run *r)
 
 			r->sender_begin = hlt ? lapic_watchdog_arm : NULL;
 			r->sender_end = hlt ? lapic_watchdog_disarm : NULL;
-			r->variant = path ? icr_shape_names[sh] : shape_names[sh];
+			r->variant = path_names[path][sh];
 			bench_metrics(r, 1, names);
 			err = bench_sample_on_sender(r, shape_iters[sh]);
 			r->sender_begin = r->sender_end = NULL;

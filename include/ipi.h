@@ -52,6 +52,14 @@ struct ipi_ops {
 	/* NULL when usable here, else why not (static text). No side effects. */
 	const char *(*probe)(void);
 	/*
+	 * NULL, or the table ipi_switch() installs in this one's place, chosen
+	 * once on the BSP before any CPU moves, from what CPUID says: the same
+	 * backend (name, mode, enable) with other send paths and the flags
+	 * that say so (x2APIC: the unfenced sends on AMD and Hygon, as Linux).
+	 * A choice made here costs the send paths no branch.
+	 */
+	const struct ipi_ops *(*choose)(void);
+	/*
 	 * NULL, or partition-wide set-up run by ipi_switch() on the BSP only,
 	 * while every other CPU waits at a switch barrier with interrupts off
 	 * (so none is in the middle of a hypercall): the Hyper-V guest OS ID,
@@ -72,6 +80,13 @@ struct ipi_ops {
 	/* Where send_self uses the x2APIC SELF IPI register: the same through
 	 * the ICR's self shorthand, so both can be measured; else NULL. */
 	void (*send_self_icr)(uint8_t vector);
+	/*
+	 * xAPIC: the self shorthand as kvm-unit-tests' apic_icr_write() sends
+	 * it, the delivery-status poll, an ICR2 write (the destination field,
+	 * which a shorthand ignores) and the ICR write, so that the kvm-unit-tests
+	 * view has vmexit.c's self_ipi_* figure; else NULL.
+	 */
+	void (*send_self_icr2)(uint8_t vector);
 	void (*send_allbutself)(uint8_t vector);
 	void (*send_all)(uint8_t vector); /* all including self */
 	void (*eoi)(void);
@@ -110,7 +125,8 @@ unsigned int ipi_take_failures(char *buf, size_t size);
 /*
  * The flags of ops as "key=value" words for records, e.g. "dest=physical
  * icr-wait=before set=loop self=shorthand" (xAPIC) or "dest=logical
- * fence=mfence+lfence set=write-per-cluster self=self-ipi-msr" (x2APIC).
+ * fence=mfence+lfence fence-per=send set=write-per-cluster self=self-ipi-msr
+ * self-fence=none" (x2APIC; "fence=none" on AMD and Hygon).
  * Hypercall backends: "dest=physical send=hypercall self=hypercall" and
  * their words ("call=send-ipi-ex form=xmm-fast ..."). Returns the length,
  * or -E_NOSPC (truncated, NUL-terminated).
@@ -121,7 +137,8 @@ const char *ipi_mode_name(enum lapic_mode mode);
 
 /*
  * Moves every CPU to ops together (barriers, interrupts off) and installs
- * it as this_cpu()->ops everywhere; prints the mode every CPU is in. Runs
+ * it (or the table its choose hook picks) as this_cpu()->ops everywhere;
+ * prints the mode every CPU is in and the installed table's flags. Runs
  * ops->activate on the BSP between the first two barriers, and first
  * prints how many sends over the previous backend failed, if any did.
  * Call on the BSP with ops->probe() == NULL. 0; -E_TIMEDOUT (a CPU missed

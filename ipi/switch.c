@@ -227,6 +227,8 @@ int ipi_switch(const struct ipi_ops *ops)
 		kprintf("apic: %u send(s) over %s failed since the last check; the first: %s\n",
 			failed, prev ? prev->name : "-", flags);
 	ipi_irq_install();
+	if (ops->choose)
+		ops = ops->choose(); /* once, here: the send paths never ask */
 	r->ops = switch_debug_ops(ops);
 	smp_barrier_init(&r->barrier);
 	bsp_gave_up_at = 0;

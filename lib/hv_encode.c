@@ -38,29 +38,41 @@ static int hv_check_vps(const uint32_t *vps, size_t n, uint32_t max_vp)
 	return 0;
 }
 
+/* SWAR bit count: __builtin_popcountll would need libgcc without -mpopcnt. */
+static unsigned int hv_popcount(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (unsigned int)((x * 0x0101010101010101ull) >> 56);
+}
+
+/*
+ * Work in proportion to the VPs and the valid banks, not to the 64 banks a
+ * set may have (the encoders run inside timed regions): the mask, the valid
+ * banks zeroed, then each VP's bit set in its bank's slot, the number of
+ * valid banks below it (bank_contents is packed in bank order).
+ */
 int hv_vpset_build(uint64_t *out, size_t max_qwords, const uint32_t *vps, size_t n,
 		   uint64_t *valid_bank_mask)
 {
-	uint64_t bank[HV_VPSET_MAX_BANKS] = {0};
 	uint64_t mask = 0;
-	size_t banks = 0;
+	size_t banks;
 	int err = hv_check_vps(vps, n, HV_VPSET_MAX_VP);
 
 	if (err)
 		return err;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		mask |= 1ull << (vps[i] / HV_VPSET_BANK_BITS);
-		bank[vps[i] / HV_VPSET_BANK_BITS] |= 1ull << (vps[i] % HV_VPSET_BANK_BITS);
-	}
-	for (unsigned int b = 0; b < HV_VPSET_MAX_BANKS; b++)
-		banks += mask >> b & 1;
+	banks = hv_popcount(mask);
 	if (banks > max_qwords)
 		return -E_NOSPC;
-	/* bank_contents holds only the valid banks, packed in bank order. */
-	banks = 0;
-	for (unsigned int b = 0; b < HV_VPSET_MAX_BANKS; b++) {
-		if (mask >> b & 1)
-			out[banks++] = bank[b];
+	for (size_t b = 0; b < banks; b++)
+		out[b] = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t below = (1ull << (vps[i] / HV_VPSET_BANK_BITS)) - 1;
+
+		out[hv_popcount(mask & below)] |= 1ull << (vps[i] % HV_VPSET_BANK_BITS);
 	}
 	*valid_bank_mask = mask;
 	return (int)banks;
@@ -113,20 +125,28 @@ static int hv_check_vector(uint32_t vector)
 	return (vector < HV_IPI_LOW_VECTOR || vector > HV_IPI_HIGH_VECTOR) ? -E_RANGE : 0;
 }
 
-/* Zero the register window so unused XMM halves are deterministic. */
 static void hv_call_start(struct hv_call *c, enum hv_form want)
 {
-	for (size_t i = 0; i < HV_XMM_MAX_QWORDS; i++)
-		c->q[i] = 0;
 	c->form = want;
 }
 
+/*
+ * The form is final here. XMM: the registers' part past the input is
+ * zeroed, so XMM0..5 (the stub loads all six) carry nothing of an earlier,
+ * longer call: 14 - qwords stores. SLOW and FAST write nothing past the
+ * input, which is all the hypervisor reads (the input page's first qwords;
+ * RDX and R8, q[0] and q[1], which every call's fixed part fills).
+ */
 static void hv_call_finish(struct hv_call *c, size_t qwords, uint16_t code, unsigned int varhead,
 			   unsigned int reps)
 {
 	c->qwords = qwords;
 	if (c->form == HV_FORM_XMM && qwords > HV_XMM_MAX_QWORDS)
 		c->form = HV_FORM_SLOW; /* does not fit RDX, R8, XMM0..5 */
+	if (c->form == HV_FORM_XMM) {
+		for (size_t i = qwords; i < HV_XMM_MAX_QWORDS; i++)
+			c->q[i] = 0;
+	}
 	c->control = hv_control(code, c->form != HV_FORM_SLOW, varhead, reps, 0);
 }
 

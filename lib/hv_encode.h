@@ -52,8 +52,9 @@ struct hv_call {
 	size_t qwords;	   /* input size in qwords */
 	/*
 	 * The input block, 16-byte aligned so XMM registers can be loaded with
-	 * movdqa. q[qwords..13] are zero (XMM padding); entries past both are
-	 * unspecified.
+	 * movdqa. In the XMM form q[qwords..13] are zero (the registers' unused
+	 * part); the SLOW and FAST forms write nothing past q[qwords - 1], so
+	 * entries past the input are what the buffer held before.
 	 */
 	_Alignas(16) uint64_t q[HV_CALL_MAX_QWORDS];
 };

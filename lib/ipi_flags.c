@@ -32,10 +32,16 @@ static const char *set_word(uint32_t flags)
 static const char *order_word(uint32_t flags, bool x2apic)
 {
 	if (x2apic)
-		return flags & IPI_F_FENCE ? "fence=mfence+lfence" : "fence=none";
+		return flags & IPI_F_FENCE ? "fence=mfence+lfence fence-per=send" : "fence=none";
 	if (flags & IPI_F_WAIT_BEFORE)
 		return "icr-wait=before";
 	return flags & IPI_F_WAIT_AFTER ? "icr-wait=after" : "icr-wait=never";
+}
+
+bool ipi_x2apic_vendor_fences(const char *vendor)
+{
+	return __builtin_memcmp(vendor, "AuthenticAMD", 12) != 0 &&
+	       __builtin_memcmp(vendor, "HygonGenuine", 12) != 0;
 }
 
 int ipi_flags_text(uint32_t flags, bool x2apic, const char *words, char *buf, size_t size)

@@ -6,8 +6,9 @@
  *
  * IPI_F_WAIT_* apply to xAPIC backends (at most one set; neither: never polls
  * the delivery-status bit), IPI_F_FENCE to x2APIC backends (clear: no fence
- * before the WRMSR). IPI_F_HYPERCALL replaces both: no poll and no fence, as
- * in Linux's Hyper-V and KVM PV send paths (the call traps to the hypervisor).
+ * before the WRMSR, as Linux on AMD and Hygon). IPI_F_HYPERCALL replaces
+ * both: no poll and no fence, as in Linux's Hyper-V and KVM PV send paths
+ * (the call traps to the hypervisor).
  */
 #ifndef LIB_IPI_FLAGS_H
 #define LIB_IPI_FLAGS_H
@@ -19,7 +20,7 @@
 /* clang-format off */
 #define IPI_F_WAIT_BEFORE	(1u << 0) /* xAPIC: poll ICR delivery status idle before the write */
 #define IPI_F_WAIT_AFTER	(1u << 1) /* xAPIC: poll until idle after the write */
-#define IPI_F_FENCE		(1u << 2) /* x2APIC: MFENCE;LFENCE before the WRMSR (SDM 11.12.3) */
+#define IPI_F_FENCE		(1u << 2) /* x2APIC: MFENCE;LFENCE once per send call (SDM 11.12.3) */
 #define IPI_F_LOGICAL		(1u << 3) /* destinations are logical IDs (LDR), not APIC IDs */
 #define IPI_F_SET_ONE		(1u << 4) /* send_set: one ICR write for the whole set */
 #define IPI_F_SET_CLUSTER	(1u << 5) /* send_set: one ICR write per run of a cluster */
@@ -28,8 +29,20 @@
 /* clang-format on */
 
 /*
+ * Whether x2APIC ICR writes want MFENCE;LFENCE before them on a CPU of this
+ * CPUID vendor (the 12 characters of leaf 0, EBX EDX ECX; need not be
+ * NUL-terminated): Linux's X86_FEATURE_APIC_MSRS_FENCE, which it sets on
+ * every CPU and clears on AMD and Hygon ("AMD CPUs don't need fencing after
+ * x2APIC/TSC_DEADLINE MSR writes", arch/x86/kernel/cpu/amd.c), so true for
+ * every vendor but "AuthenticAMD" and "HygonGenuine".
+ */
+bool ipi_x2apic_vendor_fences(const char *vendor);
+
+/*
  * Writes the space-separated key=value words for flags into buf: dest=, then
- * fence= (x2apic) or icr-wait= (xAPIC), set=, self=, or for IPI_F_HYPERCALL
+ * fence= (x2apic: "fence=mfence+lfence fence-per=send", one fence per send
+ * call however many ICR writes it makes, or "fence=none") or icr-wait=
+ * (xAPIC), set=, self=, or for IPI_F_HYPERCALL
  * send=hypercall self=hypercall; then the backend's own words (may be NULL).
  * Like snprintf, buf is always NUL-terminated when size > 0. Returns the
  * length, or -E_NOSPC when it did not fit (buf then holds the cut text).

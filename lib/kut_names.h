@@ -4,7 +4,10 @@
  * name, so its users can set our numbers beside theirs (design.md, "Offer
  * both views"):
  *
- *   self_ipi_<shape>          self IPI through the ICR self shorthand
+ *   self_ipi_<shape>          self IPI through the ICR self shorthand as
+ *                             vmexit.c's apic_icr_write() sends it: one
+ *                             WRMSR in x2APIC mode (variants icr-*), the
+ *                             ICR2 and then the ICR in xAPIC mode (icr2-*)
  *   x2apic_self_ipi_<shape>   self IPI through the x2APIC SELF IPI MSR
  *   ipi                       round trip to CPU 1, idle in HLT, sent again
  *                             at once (single-halt with halt_gap=0)

@@ -12,13 +12,16 @@ machine; headline medians varying under 10% between boots. Under TCG the
 figures are emulated, so the spread measures the harness and the host, not
 a hypervisor. A benchmark, not a test: it never fails on speed.
 
-usage: tools/bench_plan.py [BOOTS] [--icount] [--kernel ELF32] [--append ARGS] [--save FILE] [--against FILE]
+usage: tools/bench_plan.py [BOOTS] [--icount] [--kernel ELF32] [--cpu MODEL] [--append ARGS]
+                          [--save FILE] [--against FILE]
   --icount  boot with -icount shift=0,sleep=off: the TSC counts executed
             instructions, so the emulated timing no longer follows the host's
             clock and QEMU's round-robin slices. What spread is left then is
             the harness's own (its sample choice, its order of work): every
             median should repeat exactly. Slower (about 16 s a boot here).
   --kernel  boot this image instead of build/ipibench.elf32 (an old build)
+  --cpu     the -cpu value (default max, whose TCG vendor is AuthenticAMD;
+            max,vendor=GenuineIntel takes the Intel paths, e.g. the x2APIC fence)
   --append  more kernel command line after plan=default (e.g. markers=1: the
             phase markers must move no median; compare with --against)
   --save    write every headline median (median over the boots) as JSON
@@ -44,11 +47,12 @@ def option(name):
 
 KERNEL = option("--kernel") or "build/ipibench.elf32"
 APPEND = option("--append") or ""
+CPU = option("--cpu") or "max"
 SAVE, AGAINST = option("--save"), option("--against")
 ICOUNT = "--icount" in sys.argv[1:]
 ARGS = [a for a in sys.argv[1:] if a != "--icount"]
 BOOTS = int(ARGS[0]) if ARGS else 5
-QEMU = ["qemu-system-x86_64", "-accel", "tcg,thread=single", "-M", "q35", "-cpu", "max", "-smp", "4",
+QEMU = ["qemu-system-x86_64", "-accel", "tcg,thread=single", "-M", "q35", "-cpu", CPU, "-smp", "4",
         "-m", "256M", "-nodefaults", "-display", "none", "-no-reboot", "-serial", "stdio",
         "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
         "-kernel", KERNEL, "-append", f"plan=default {APPEND}".strip()]

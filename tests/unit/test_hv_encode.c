@@ -135,6 +135,60 @@ TEST(vpset_errors)
 	CHECK_EQ(mask, 9);
 }
 
+/* Banks far apart and out of order: bank_contents still in bank order. */
+TEST(vpset_sparse)
+{
+	static const uint32_t vps[] = {4095, 700, 0, 701};
+	uint64_t out[4] = {~0ull, ~0ull, ~0ull, ~0ull}, mask = 0;
+
+	CHECK_EQ(hv_vpset_build(out, 3, vps, 4, &mask), 3);
+	CHECK_EQ(mask, 1ull << 63 | 1ull << 10 | 1);
+	CHECK_EQ(out[0], 1);
+	CHECK_EQ(out[1], 3ull << 60); /* 700 = 10 * 64 + 60 */
+	CHECK_EQ(out[2], 1ull << 63);
+	CHECK_EQ(out[3], ~0ull);
+}
+
+#define POISON_QWORD 0xa5a5a5a5a5a5a5a5ull
+
+/*
+ * Inside a timed region the encoders write what the call reads: the XMM
+ * form zeroes the registers' part past its input (XMM0..5 are all loaded),
+ * SLOW and FAST write nothing past their input.
+ */
+TEST(only_xmm_pads)
+{
+	static const uint32_t vps[] = {1};
+	static const uint32_t twelve[] = {0, 64, 128, 192, 256, 320, 384, 448, 512, 576, 640, 704};
+
+	poison(&call);
+	CHECK_EQ(hv_encode_send_ipi_ex(&call, HV_FORM_XMM, 0xf0, vps, 1, false), 0);
+	CHECK_EQ(call.form, HV_FORM_XMM);
+	CHECK_EQ(call.qwords, 4);
+	check_padding(&call);
+	CHECK_EQ(call.q[HV_XMM_MAX_QWORDS], POISON_QWORD);
+	poison(&call);
+	CHECK_EQ(hv_encode_send_ipi_ex(&call, HV_FORM_SLOW, 0xf0, vps, 1, false), 0);
+	CHECK_EQ(call.qwords, 4);
+	for (size_t i = 4; i < HV_XMM_MAX_QWORDS; i++)
+		CHECK_EQ(call.q[i], POISON_QWORD);
+	poison(&call);
+	CHECK_EQ(hv_encode_send_ipi(&call, HV_FORM_FAST, 0xf0, vps, 1), 0);
+	CHECK_EQ(call.qwords, 2);
+	for (size_t i = 2; i < HV_XMM_MAX_QWORDS; i++)
+		CHECK_EQ(call.q[i], POISON_QWORD);
+	poison(&call);
+	CHECK_EQ(hv_encode_flush_space(&call, HV_FORM_SLOW, 0, 2, vps, 1), 0);
+	for (size_t i = call.qwords; i < HV_XMM_MAX_QWORDS; i++)
+		CHECK_EQ(call.q[i], POISON_QWORD);
+	/* too long for the registers: encoded slow, nothing padded */
+	poison(&call);
+	CHECK_EQ(hv_encode_send_ipi_ex(&call, HV_FORM_XMM, 0x20, twelve, 12, false), 0);
+	CHECK_EQ(call.form, HV_FORM_SLOW);
+	CHECK_EQ(call.qwords, 15);
+	CHECK_EQ(call.q[15], POISON_QWORD);
+}
+
 /* docs/hyperv-abi.md 3.6: Ex IPI, vector 0xF0, VPs {1, 65, 130}, slow. */
 TEST(ipi_ex_slow_example)
 {
@@ -598,10 +652,10 @@ TEST(status_names)
 }
 
 TEST_MAIN(T(control_word), T(result_fields), T(vpset_tlfs_example), T(vpset_sizes), T(vpset_errors),
-	  T(ipi_ex_slow_example), T(ipi_ex_xmm_example), T(ipi_ex_all), T(ipi_ex_xmm_capacity),
-	  T(ipi_ex_empty), T(ipi_ex_errors), T(ipi_example), T(ipi_limits), T(ipi_errors),
-	  T(flush_space_example), T(flush_space_all_processors), T(flush_space_errors),
-	  T(flush_list), T(flush_list_capacity), T(flush_list_errors), T(gva_element),
-	  T(flush_list_ex_example), T(flush_list_ex_capacity), T(flush_space_ex),
+	  T(vpset_sparse), T(only_xmm_pads), T(ipi_ex_slow_example), T(ipi_ex_xmm_example),
+	  T(ipi_ex_all), T(ipi_ex_xmm_capacity), T(ipi_ex_empty), T(ipi_ex_errors), T(ipi_example),
+	  T(ipi_limits), T(ipi_errors), T(flush_space_example), T(flush_space_all_processors),
+	  T(flush_space_errors), T(flush_list), T(flush_list_capacity), T(flush_list_errors),
+	  T(gva_element), T(flush_list_ex_example), T(flush_list_ex_capacity), T(flush_space_ex),
 	  T(flush_ex_all_processors), T(flush_ex_empty_set), T(flush_ex_errors),
 	  T(capacity_unknown_code), T(status_names))

@@ -30,13 +30,36 @@ TEST(xapic_backends)
 
 TEST(x2apic_backends)
 {
+	/* Intel and unknown vendors: one fence per send call, however many writes it makes */
 	CHECK_STR(text(IPI_F_FENCE | IPI_F_SELF_MSR, true, NULL),
-		  "dest=physical fence=mfence+lfence set=loop self=self-ipi-msr self-fence=none");
+		  "dest=physical fence=mfence+lfence fence-per=send set=loop self=self-ipi-msr "
+		  "self-fence=none");
 	CHECK_STR(text(IPI_F_FENCE | IPI_F_SELF_MSR | IPI_F_LOGICAL | IPI_F_SET_CLUSTER, true, ""),
-		  "dest=logical fence=mfence+lfence set=write-per-cluster self=self-ipi-msr self-fence=none");
+		  "dest=logical fence=mfence+lfence fence-per=send set=write-per-cluster "
+		  "self=self-ipi-msr self-fence=none");
+	/* AMD and Hygon: the tables without IPI_F_FENCE */
+	CHECK_STR(text(IPI_F_SELF_MSR, true, NULL),
+		  "dest=physical fence=none set=loop self=self-ipi-msr self-fence=none");
+	CHECK_STR(text(IPI_F_SELF_MSR | IPI_F_LOGICAL | IPI_F_SET_CLUSTER, true, NULL),
+		  "dest=logical fence=none set=write-per-cluster self=self-ipi-msr self-fence=none");
 	/* the xAPIC wait flags mean nothing in x2APIC mode */
 	CHECK_STR(text(IPI_F_WAIT_BEFORE, true, NULL),
 		  "dest=physical fence=none set=loop self=shorthand");
+}
+
+TEST(fence_by_vendor)
+{
+	/* Linux clears X86_FEATURE_APIC_MSRS_FENCE on AMD and Hygon only */
+	CHECK(!ipi_x2apic_vendor_fences("AuthenticAMD"));
+	CHECK(!ipi_x2apic_vendor_fences("HygonGenuine"));
+	CHECK(ipi_x2apic_vendor_fences("GenuineIntel"));
+	CHECK(ipi_x2apic_vendor_fences("CentaurHauls"));
+	CHECK(ipi_x2apic_vendor_fences("  Shanghai  "));
+	/* all 12 characters count, and nothing after them */
+	CHECK(ipi_x2apic_vendor_fences("AuthenticAMX"));
+	CHECK(ipi_x2apic_vendor_fences("authenticAMD"));
+	CHECK(!ipi_x2apic_vendor_fences("AuthenticAMD-and-more"));
+	CHECK(ipi_x2apic_vendor_fences("\0\0\0\0\0\0\0\0\0\0\0"));
 }
 
 TEST(hypercall_backends)
@@ -73,4 +96,5 @@ TEST(truncation)
 	CHECK_STR(buf, "dest=physical");
 }
 
-TEST_MAIN(T(xapic_backends), T(x2apic_backends), T(hypercall_backends), T(truncation))
+TEST_MAIN(T(xapic_backends), T(x2apic_backends), T(fence_by_vendor), T(hypercall_backends),
+	  T(truncation))

@@ -19,11 +19,17 @@ static const char *name(const char *bench, const char *metric, const char *varia
 	return i < 0 ? "-" : kut_names[i];
 }
 
-TEST(self_on_xapic_is_the_shorthand)
+TEST(self_on_xapic_writes_icr2_and_icr)
 {
-	CHECK_STR(name("self", "send-to-handler", "sti-nop", XAPIC), "self_ipi_sti_nop");
-	CHECK_STR(name("self", "send-to-handler", "tpr-sti-hlt", XAPIC), "self_ipi_tpr_sti_hlt");
-	CHECK_STR(name("self", "send-to-handler", "tpr", 0), "self_ipi_tpr");
+	/* vmexit.c's apic_icr_write in xAPIC mode: ICR2, then ICR (bench/self.c's icr2-*) */
+	CHECK_STR(name("self", "send-to-handler", "icr2-sti-nop", XAPIC), "self_ipi_sti_nop");
+	CHECK_STR(name("self", "send-to-handler", "icr2-tpr-sti-hlt", XAPIC),
+		  "self_ipi_tpr_sti_hlt");
+	CHECK_STR(name("self", "send-to-handler", "icr2-tpr", 0), "self_ipi_tpr");
+	/* the one-write shorthand is one access short of it: no row */
+	CHECK_STR(name("self", "send-to-handler", "sti-nop", XAPIC), "-");
+	CHECK_STR(name("self", "send-to-handler", "tpr-sti-hlt", XAPIC), "-");
+	CHECK_STR(name("self", "send-to-handler", "tpr", 0), "-");
 }
 
 TEST(self_on_x2apic_has_both)
@@ -57,6 +63,8 @@ TEST(no_counterpart)
 	CHECK_STR(name("self", "send-to-handler", "sti-nop", HYPERCALL), "-");
 	CHECK_STR(name("single", "round-trip", "none", HYPERCALL), "-");
 	CHECK_STR(name("self", "send-to-handler", "icr-", X2APIC), "-");
+	CHECK_STR(name("self", "send-to-handler", "icr2-", XAPIC), "-");
+	CHECK_STR(name("self", "send-to-handler", "icr2sti-nop", XAPIC), "-");
 	CHECK_STR(name("self", "send-to-handler", "sti", X2APIC), "-");
 	CHECK_STR(name("self", "send-to-handler", NULL, X2APIC), "-");
 	CHECK_STR(name("broadcast", "send", "shorthand", X2APIC), "-");
@@ -75,5 +83,5 @@ TEST(names_are_distinct)
 	}
 }
 
-TEST_MAIN(T(self_on_xapic_is_the_shorthand), T(self_on_x2apic_has_both), T(round_trips),
+TEST_MAIN(T(self_on_xapic_writes_icr2_and_icr), T(self_on_x2apic_has_both), T(round_trips),
 	  T(no_counterpart), T(names_are_distinct))
