@@ -31,7 +31,7 @@ static bool measured[KUT_NAMES][VIEW_BACKENDS];
 static unsigned int nbackends;
 /* The pair behind the ipi / ipi_halt row (vmexit.c always uses CPU 0 -> CPU 1). */
 static unsigned int pair_sender, pair_target;
-static bool pair_known;
+static bool pair_known, pair_timer_paused;
 static bool fenced_seen;	/* a column of an x2APIC backend whose ICR writes are fenced */
 static bool unfenced_seen;	/* one whose are not (AMD, Hygon: Linux's rule) */
 static bool self_seen;		/* a self_ipi_* or x2apic_self_ipi_* cell */
@@ -71,6 +71,7 @@ void kut_view_note(const struct bench_run *r, const char *metric, uint64_t mean_
 		pair_sender = r->sender;
 		pair_target = r->target;
 		pair_known = true;
+		pair_timer_paused = r->target_timer && r->target_timer[0] == 'p';
 	}
 	if (col >= 0 && !measured[row][col]) {
 		mean[row][col] = mean_cycles;
@@ -126,6 +127,14 @@ static void kut_view_notes(void)
 		halted ? "; as in vmexit.c, each iteration is the round trip and a 2000-cycle "
 		       "spin inside the timing (single-halt's vmexit-gap pass)"
 		     : "");
+	if (pair_timer_paused)
+		kprintf("note: its target's watchdog tick was paused while it was measured, as "
+			"vmexit.c's idle APs have no timer armed\n");
+	else
+		kprintf("note: its target's watchdog tick stayed armed (with two CPUs nobody "
+			"else would watch the sender), where vmexit.c's idle APs have no timer: on "
+			"Intel with the VMX preemption timer each wake from HLT then switches the "
+			"APIC timer between its hardware and software forms twice\n");
 }
 
 /* The same cells as records, so that results.json, compare and report have them. */

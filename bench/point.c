@@ -304,6 +304,13 @@ static const char *point_target_timer(const struct bench_run *r, bool pause)
 	return can ? "paused" : "armed";
 }
 
+/* point_target_timer(r, true), kept in r for the kvm-unit-tests view's notes. */
+static const char *point_pause_target_timer(struct bench_run *r)
+{
+	r->target_timer = point_target_timer(r, true);
+	return r->target_timer;
+}
+
 /* single-halt's words: the ack order, the gap, what the gap aims at against halt polling. */
 static void point_halt_words(const struct point_pass *pass, const char *next_send,
 			     const char *timer)
@@ -331,7 +338,7 @@ static uint64_t single_common(struct bench_run *r, bool halt, const struct point
 	r->has_late = false;
 	if (halt) {
 		point_gap_us = pass->block ? bench_block_gap_us() : bench_params.halt_gap_us;
-		timer = point_target_timer(r, true);
+		timer = point_pause_target_timer(r);
 		point_halt_words(pass, "after-halt-gap", timer);
 	} else {
 		r->words = pass->ack == IPI_ACK_AFTER_EOI ? spin_eoi_words : spin_words;
@@ -410,7 +417,7 @@ static void vmexit_halt_pass(struct bench_run *r)
 	r->variant = "vmexit-gap";
 	r->has_late = false;
 	point_gap_us = 0;
-	timer = point_target_timer(r, true);
+	timer = point_pause_target_timer(r);
 	point_halt_words(&pass_plain, "after-2000-cycle-spin-in-region", timer);
 	bench_metrics(r, 1, names);
 	if (!bench_sample_on_sender(r, vmexit_halt_iter)) {

@@ -115,6 +115,7 @@ struct bench_run {
 	uint64_t iterations;
 	uint32_t mark;			/* phase marker number of the last sampling, 0: none */
 	bool measuring;			/* bench_sample() is in its measured iterations */
+	const char *target_timer;	/* halted target's watchdog tick: "paused", "armed" or NULL */
 	/* Halted targets: wakes beyond late_bound cycles, and the slowest (bench_late_wakes). */
 	bool has_late;
 	uint64_t late_count, late_bound, late_max;
