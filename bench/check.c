@@ -735,13 +735,14 @@ void check_begin(const char *what)
 
 void check_backend_run(const struct ipi_ops *ops)
 {
-	char name[CHECK_NAME_LEN];
 	const char *why;
 
 	if (check_stopped)
 		return;
 	why = ops->probe();
 	if (why) {
+		char name[CHECK_NAME_LEN];
+
 		fmt_snprintf(name, sizeof(name), "%s: every check", ops->name);
 		tap_skip(name, why);
 		return;
