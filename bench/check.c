@@ -512,20 +512,18 @@ static void wake_nothing(void *arg)
 
 /*
  * The idle time before wake i. debug=late-wake arms the target for the
- * middle one instead: woken by a no-op request, it sits with IF=0 for
- * 4 x late_wake before it halts again, and the wake sent meanwhile is late.
+ * middle one of every pass instead (the retry's too, so the check fails):
+ * woken by a no-op request, it sits with IF=0 for 4 x late_wake before it
+ * halts again, and the wake sent meanwhile is late.
  */
 static void wake_gap(unsigned int target, unsigned int i)
 {
-	static bool injected;
 	uint64_t deadline = tsc_deadline_us(DELIVERY_TIMEOUT_US);
 
-	if (!debug_on(DEBUG_LATE_WAKE) || injected || i != WAKE_TIMES / 2 ||
-	    debug_cpu_pick(ncpus) != target) {
+	if (!debug_on(DEBUG_LATE_WAKE) || i != WAKE_TIMES / 2 || debug_cpu_pick(ncpus) != target) {
 		tsc_delay_us(bench_block_gap_us());
 		return;
 	}
-	injected = true;
 	kprintf("debug: CPU %u answers the next wake %lu us late (late-wake)\n", target,
 		4 * bench_params.late_wake_us);
 	smp_delay_next_wake(target, 4 * bench_params.late_wake_us);
@@ -534,12 +532,17 @@ static void wake_gap(unsigned int target, unsigned int i)
 		cpu_relax();
 }
 
-/* Cycles from the send until the BSP saw the target's count, or WAKE_LOST. */
+/*
+ * Cycles from the send to the target's handler entry (its own TSC, so that
+ * a sender the host preempted after the send is not blamed on the target),
+ * or WAKE_LOST. A target TSC that reads before the send counts as 0: the
+ * boot's skew bound is far below any late bound.
+ */
 static uint64_t wake_once(const struct ipi_ops *ops, unsigned int target, unsigned int i)
 {
 	const uint32_t *count = &percpu_of[target]->irq.count[BENCH_VEC - IPI_VEC_FIRST];
 	uint32_t c0;
-	uint64_t t0;
+	uint64_t t0, entry;
 
 	wake_gap(target, i);
 	c0 = load_acquire(count);
@@ -547,31 +550,46 @@ static uint64_t wake_once(const struct ipi_ops *ops, unsigned int target, unsign
 	ops->send(target, BENCH_VEC);
 	if (!wait_count(count, c0, t0 + tsc_us_to_cycles(DELIVERY_TIMEOUT_US)))
 		return WAKE_LOST;
-	return rdtsc() - t0;
+	entry = READ_ONCE(percpu_of[target]->irq.entry_tsc);
+	return (int64_t)(entry - t0) > 0 ? entry - t0 : 0;
 }
 
-/* The late bound: late_wake, or ten times the median on-time wake if that is more. */
-static uint64_t wake_bound(const uint64_t *dt)
+/* Any wake of the pass lost (2) or late (1), else 0; the verdict's lines for them. */
+static int wake_pass(const struct ipi_ops *ops, unsigned int target, unsigned int pass,
+		     struct verdict *v)
 {
-	uint64_t v[WAKE_TIMES], floor = tsc_us_to_cycles(bench_params.late_wake_us);
-	unsigned int n = 0;
+	uint64_t bound = tsc_us_to_cycles(bench_params.late_wake_us), dt;
+	int worst = 0;
 
 	for (unsigned int i = 0; i < WAKE_TIMES; i++) {
-		if (dt[i] != WAKE_LOST)
-			v[n++] = dt[i];
+		dt = wake_once(ops, target, i);
+		if (dt == WAKE_LOST) {
+			verdict_add(v, "CPU %u lost wake %u%s: not handled within %lu us", target,
+				    i + 1, pass ? " of the retry" : "", DELIVERY_TIMEOUT_US);
+			worst = 2;
+		} else if (dt > bound) {
+			verdict_add(v, "CPU %u woke late on wake %u%s: its handler ran %lu us after "
+				    "the send (late beyond late_wake, %lu us)", target, i + 1,
+				    pass ? " of the retry" : "", stats_cycles_to_ns(dt, tsc_khz) / 1000,
+				    bench_params.late_wake_us);
+			worst = worst ? worst : 1;
+		}
 	}
-	if (!n)
-		return floor;
-	sort_u64(v, n);
-	return 10 * v[n / 2] > floor ? 10 * v[n / 2] : floor;
+	return worst;
 }
 
 /*
  * A blocked vCPU must be woken by the IPI sent to it: idle well beyond the
  * host's halt polling (block_gap), the target gets WAKE_TIMES IPIs, each of
- * which must be handled (else lost) and within the late bound (else late:
- * a target the host left blocked until something else woke it, as AVIC IPI
- * virtualization does under AMD erratum #1235). Both are FAILUREs.
+ * which must be handled (else lost: a FAILURE at once) and enter its
+ * handler within late_wake of the send, on the target's own TSC (else
+ * late). A late wake gets one retry of the five, so that one unlucky host
+ * hiccup is not a FAILURE; late again is. This catches a vCPU the host left
+ * blocked until something else woke it. It does not aim at AMD erratum
+ * #1235's race, which sits at the moment KVM clears IsRunning as the vCPU
+ * blocks (avic_vcpu_blocking()), not after a block_gap of idling; nor does
+ * it prove by itself that the host blocked the vCPU (the lane's trace does:
+ * kvm_vcpu_wakeup).
  */
 static void check_wake(const char *label)
 {
@@ -579,7 +597,6 @@ static void check_wake(const char *label)
 	unsigned int target = ncpus - 1;
 	char name[CHECK_NAME_LEN];
 	struct verdict v = {0};
-	uint64_t dt[WAKE_TIMES], bound;
 
 	fmt_snprintf(name, sizeof(name),
 		     "%s: CPU 0 wakes CPU %u from HLT after %u us idle, %u times, none lost or late",
@@ -588,20 +605,18 @@ static void check_wake(const char *label)
 		tap_skip(name, "one CPU");
 		return;
 	}
-	for (unsigned int i = 0; i < WAKE_TIMES; i++)
-		dt[i] = wake_once(ops, target, i);
-	bound = wake_bound(dt);
-	failures_judge(&v);
-	for (unsigned int i = 0; i < WAKE_TIMES; i++) {
-		if (dt[i] == WAKE_LOST)
-			verdict_add(&v, "CPU %u lost wake %u: not handled within %lu us", target, i + 1,
-				    DELIVERY_TIMEOUT_US);
-		else if (dt[i] > bound)
-			verdict_add(&v, "CPU %u woke late on wake %u: %lu us after the send (late "
-				    "beyond %lu us: late_wake or 10 x the median)", target, i + 1,
-				    stats_cycles_to_ns(dt[i], tsc_khz) / 1000,
-				    stats_cycles_to_ns(bound, tsc_khz) / 1000);
+	if (wake_pass(ops, target, 0, &v) == 1) {
+		struct verdict retry = {0};
+
+		if (!wake_pass(ops, target, 1, &retry)) {
+			kprintf("#   %s: %s; five on time when tried again\n", label, v.line[0]);
+			v = retry;
+		} else {
+			for (unsigned int k = 0; k < retry.problems && k < CHECK_VERDICT_LINES; k++)
+				verdict_add(&v, "%s", retry.line[k]);
+		}
 	}
+	failures_judge(&v);
 	tap_verdict(name, &v, STATUS_FAILURE);
 }
 

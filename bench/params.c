@@ -19,6 +19,7 @@ struct bench_params bench_params = {
 	.target = 0,	/* 0: the last CPU */
 	.halt_gap_us = 50,
 	.halt_poll_ns = BENCH_KVM_HALT_POLL_NS_DEFAULT,
+	.halt_poll_grow = BENCH_KVM_HALT_POLL_GROW_DEFAULT,
 	.late_wake_us = 10000,
 	.norov_iters = 10000,	/* Norov used 100000; the record states the count */
 };
@@ -37,6 +38,7 @@ enum {
 	K_HALT_GAP,
 	K_BLOCK_GAP,
 	K_HALT_POLL_NS,
+	K_HALT_POLL_GROW,
 	K_LATE_WAKE,
 	K_NOROV_ITERS,
 	K_DEADLINE,
@@ -65,6 +67,9 @@ static const struct opt_spec specs[K_COUNT] = {
 	[K_HALT_POLL_NS] = { "halt_poll_ns", OPT_UINT, 0, 1000000000, NULL,
 			     "the host's kvm.halt_poll_ns (run.sh passes it under KVM; default: "
 			     "KVM's 200000, said to be assumed)" },
+	[K_HALT_POLL_GROW] = { "halt_poll_grow", OPT_UINT, 0, 1000, NULL,
+			       "the host's kvm.halt_poll_ns_grow (run.sh passes it under KVM; "
+			       "0: a vCPU's polling window never grows; default: KVM's 2, assumed)" },
 	[K_LATE_WAKE] = { "late_wake", OPT_UINT, 1, 60000000, NULL,
 			  "us after which a halted CPU's wake counts as late, with 10 x the "
 			  "median (default 10000; 200000 under TCG)" },
@@ -122,6 +127,10 @@ static void params_apply(const struct opt_value *v)
 	if (v[K_HALT_POLL_NS].set) {
 		bench_params.halt_poll_ns = v[K_HALT_POLL_NS].u;
 		bench_params.halt_poll_known = true;
+	}
+	if (v[K_HALT_POLL_GROW].set) {
+		bench_params.halt_poll_grow = (uint32_t)v[K_HALT_POLL_GROW].u;
+		bench_params.halt_grow_known = true;
 	}
 	if (given(v, K_LATE_WAKE, BENCH_KEY_LATE_WAKE))
 		bench_params.late_wake_us = v[K_LATE_WAKE].u;

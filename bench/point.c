@@ -311,18 +311,29 @@ static const char *point_pause_target_timer(struct bench_run *r)
 	return r->target_timer;
 }
 
-/* single-halt's words: the ack order, the gap, what the gap aims at against halt polling. */
+/*
+ * single-halt's words: the ack order, the gap, and what the gap aims at
+ * against the host's halt polling. wake=poll is an aim, not a fact: KVM
+ * polls only while its vCPU's adaptive window (grown from 0 by
+ * halt_poll_ns_grow after short halts, clamped to halt_poll_ns) covers the
+ * halt and nothing else is runnable on that host CPU (kvm_vcpu_can_poll():
+ * single_task_running()); a gap under half of halt_poll_ns keeps the halt,
+ * EOI and IRET included, inside it. The host trace says what happened
+ * (kvm_vcpu_wakeup, tools/kvm_trace.py).
+ */
 static void point_halt_words(const struct point_pass *pass, const char *next_send,
 			     const char *timer)
 {
 	const uint64_t poll = bench_params.halt_poll_ns;
-	const char *wake = (uint64_t)point_gap_us * 1000 < poll ? "poll" : "block";
+	const uint32_t grow = bench_params.halt_poll_grow;
+	const char *wake = grow && (uint64_t)point_gap_us * 2000 < poll ? "poll" : "block";
 
 	fmt_snprintf(halt_words, sizeof(halt_words),
-		     "ack=%s next-send=%s halt-gap-us=%u wake=%s halt-poll-ns=%s%lu target-timer=%s",
+		     "ack=%s next-send=%s halt-gap-us=%u wake=%s halt-poll-ns=%s%lu "
+		     "halt-poll-grow=%s%u target-timer=%s",
 		     pass->ack == IPI_ACK_AFTER_EOI ? "after-eoi" : "count-before-eoi", next_send,
 		     point_gap_us, wake, bench_params.halt_poll_known ? "" : "assumed-", poll,
-		     timer);
+		     bench_params.halt_grow_known ? "" : "assumed-", grow, timer);
 }
 
 static uint64_t single_common(struct bench_run *r, bool halt, const struct point_pass *pass)

@@ -60,6 +60,8 @@ struct bench_params {
 	uint32_t block_gap_us;	/* single-halt's block pass: idle time well beyond halt polling */
 	uint64_t halt_poll_ns;	/* the host's kvm.halt_poll_ns, as run.sh read it */
 	bool halt_poll_known;	/* halt_poll_ns= given; else KVM's default is assumed */
+	uint32_t halt_poll_grow; /* the host's kvm.halt_poll_ns_grow (0: the window never grows) */
+	bool halt_grow_known;	/* halt_poll_grow= given */
 	uint64_t late_wake_us;	/* a wake slower than this (and 10 x the median) is late */
 	uint64_t norov_iters;	/* ipi_benchmark view: fixed loop length */
 	bool target_set;	/* target= given */
@@ -75,8 +77,9 @@ struct bench_params {
 #define BENCH_KEY_DEADLINE (1u << 4)
 #define BENCH_KEY_LATE_WAKE (1u << 5)
 
-/* KVM's default halt_poll_ns on x86 (virt/kvm/kvm_main.c, KVM_HALT_POLL_NS_DEFAULT). */
+/* KVM's defaults on x86: KVM_HALT_POLL_NS_DEFAULT (arch/x86/include/asm/kvm_host.h), halt_poll_ns_grow. */
 #define BENCH_KVM_HALT_POLL_NS_DEFAULT 200000u
+#define BENCH_KVM_HALT_POLL_GROW_DEFAULT 2u
 
 /* Under an emulator (TCG) figures mean nothing and every IPI costs
  * milliseconds: shorten what the command line left at its default. */
@@ -88,8 +91,9 @@ extern struct bench_params bench_params;
  * single-halt's block pass and the wake check idle this long before each
  * send: block_gap=, else 10 x halt_poll_ns (at least 1 ms), well beyond
  * KVM's halt-polling window (kvm_vcpu_halt() polls at most halt_poll_ns,
- * and shrinks a vCPU's window after a block that outlasted it), so that
- * the host has blocked the vCPU when the IPI comes.
+ * clamping the vCPU's own window to it, and shrinks that window after a
+ * halt longer than halt_poll_ns), so that the host has blocked the vCPU
+ * when the IPI comes.
  */
 uint32_t bench_block_gap_us(void);
 

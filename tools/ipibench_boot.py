@@ -37,24 +37,28 @@ LANE = "tests/kvm-lane/lane.sh"
 LANE_SETUP_S = 60
 
 
-def host_halt_poll_ns(root="/"):
-    """This host's kvm.halt_poll_ns, or None when KVM is not loaded or says
-    something else than a number."""
-    try:
-        with open(os.path.join(root, "sys/module/kvm/parameters/halt_poll_ns")) as f:
-            text = f.read().strip()
-    except OSError:
-        return None
-    return int(text) if text.isdigit() else None
+def host_halt_poll(root="/"):
+    """This host's kvm.halt_poll_ns and kvm.halt_poll_ns_grow, each None when
+    KVM is not loaded or it says something else than a count."""
+    out = []
+    for name in ("halt_poll_ns", "halt_poll_ns_grow"):
+        try:
+            with open(os.path.join(root, "sys/module/kvm/parameters", name)) as f:
+                text = f.read().strip()
+        except OSError:
+            text = ""
+        out.append(int(text) if text.isdigit() else None)
+    return tuple(out)
 
 
-def with_halt_poll_ns(append, value):
+def with_halt_poll(append, ns, grow):
     """The guest's single-halt tells a poll wake from a block wake against the
-    host's halt-polling window (bench/point.c): tell it the window, unless
-    the command line already does or nobody knows it."""
-    if value is None or re.search(r"(^|\s)halt_poll_ns=", append):
-        return append
-    return f"{append} halt_poll_ns={value}".strip()
+    host's halt polling (bench/point.c): tell it the window and whether it
+    grows, each unless the command line already does or nobody knows it."""
+    for key, value in (("halt_poll_ns", ns), ("halt_poll_grow", grow)):
+        if value is not None and not re.search(rf"(^|\s){key}=", append):
+            append = f"{append} {key}={value}".strip()
+    return append
 
 
 class Env:
@@ -362,7 +366,7 @@ class Boot:
                 raise ToolError(Q.EX_SAVE, "cannot create a temporary directory")
         append = f"{o.append} markers=1".strip() if self.tracefs else o.append
         if self.accel == "kvm":
-            append = with_halt_poll_ns(append, host_halt_poll_ns())
+            append = with_halt_poll(append, *host_halt_poll())
         self.qemu = Q.command_line(self.env.qemu, self.accel, o.machine, self.cpu, self.smp,
                                    o.memory, append, o.iso, self.preset_extra, o.qemu_args,
                                    self.runtime_dir, o.perf_kvm or bool(self.tracefs), o.pvh)

@@ -16,28 +16,32 @@ from harness import check, registry, run_cases  # noqa: E402
 CASES, case = registry()
 
 
-@case("halt_poll_ns is read from the host's kvm module, and nothing when it is absent or odd")
+@case("halt_poll_ns and its grow factor are read from the host's kvm module, None when absent or odd")
 def host_value(_):
     with tempfile.TemporaryDirectory() as root:
-        check(B.host_halt_poll_ns(root) is None, "no kvm module: None")
+        check(B.host_halt_poll(root) == (None, None), "no kvm module: None")
         params = os.path.join(root, "sys/module/kvm/parameters")
         os.makedirs(params)
         with open(os.path.join(params, "halt_poll_ns"), "w") as f:
             f.write("200000\n")
-        check(B.host_halt_poll_ns(root) == 200000, "200000 read")
+        check(B.host_halt_poll(root) == (200000, None), "200000 read, no grow file")
+        with open(os.path.join(params, "halt_poll_ns_grow"), "w") as f:
+            f.write("0\n")
+        check(B.host_halt_poll(root) == (200000, 0), "grow 0 read")
         with open(os.path.join(params, "halt_poll_ns"), "w") as f:
             f.write("-1\n")
-        check(B.host_halt_poll_ns(root) is None, "not a count: None")
+        check(B.host_halt_poll(root) == (None, 0), "not a count: None")
 
 
-@case("halt_poll_ns= joins the guest's command line unless it is there or unknown")
+@case("halt_poll_ns= and halt_poll_grow= join the guest's command line unless there or unknown")
 def appended(_):
-    check(B.with_halt_poll_ns("plan=check", 0) == "plan=check halt_poll_ns=0", "0 is a value")
-    check(B.with_halt_poll_ns("", 200000) == "halt_poll_ns=200000", "alone")
-    check(B.with_halt_poll_ns("plan=check", None) == "plan=check", "unknown: left out")
-    check(B.with_halt_poll_ns("halt_poll_ns=5 x=1", 200000) == "halt_poll_ns=5 x=1",
+    check(B.with_halt_poll("plan=check", 0, 2) == "plan=check halt_poll_ns=0 halt_poll_grow=2",
+          "0 is a value")
+    check(B.with_halt_poll("", 200000, None) == "halt_poll_ns=200000", "alone")
+    check(B.with_halt_poll("plan=check", None, None) == "plan=check", "unknown: left out")
+    check(B.with_halt_poll("halt_poll_ns=5 x=1", 200000, 2) == "halt_poll_ns=5 x=1 halt_poll_grow=2",
           "the user's own wins")
-    check(B.with_halt_poll_ns("my_halt_poll_ns=5", 7) == "my_halt_poll_ns=5 halt_poll_ns=7",
+    check(B.with_halt_poll("my_halt_poll_ns=5", 7, None) == "my_halt_poll_ns=5 halt_poll_ns=7",
           "only the whole key counts")
 
 
