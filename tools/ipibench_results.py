@@ -234,20 +234,30 @@ class Boot:
                                                         dict) else {}
         if self.host.get("accel") != "kvm" or str(kvm.get("kvm_amd.avic")) not in AVIC_ON:
             return False
+        if kernel_before(self.host.get("kernel"), (6, 3)):
+            return False  # before 2008fab34530: hybrid AVIC kept the memslot (6.0-6.2)
         flags = self.host.get("cpu_flags")
         return None if not isinstance(flags, list) else "x2avic" not in flags
 
 
+def kernel_before(release, version):
+    """Whether a kernel release string ("6.1.0-18-amd64") is older than
+    version (a (major, minor) tuple); False when it cannot be read."""
+    m = re.match(r"(\d+)\.(\d+)", release) if isinstance(release, str) else None
+    return bool(m) and (int(m.group(1)), int(m.group(2))) < version
+
+
 # kvm_amd.avic's "on" spellings (a bool prints Y; kernels before 5.x had an int).
 AVIC_ON = ("Y", "y", "1")
-# The backends that drive the local APIC in xAPIC mode (MMIO; hv-icr's ICR MSR
-# is xAPIC mode's). On AMD AVIC without x2AVIC (Zen 1 to 3), KVM since Linux
+# The backends that drive the local APIC through its MMIO page (hv-icr runs in
+# xAPIC mode too but sends and EOIs through MSRs only, never the page, so it is
+# not among them). On AMD AVIC without x2AVIC (Zen 1 to 3), KVM since Linux
 # 6.3 (commit 2008fab34530) deletes the APIC-access memslot the first time any
 # vCPU enters x2APIC mode and never re-creates it: every xAPIC access after
 # that is trapped and emulated although AVIC reads as active. The guest marks
 # each result record measured after a CPU of its boot had been in x2APIC mode
 # ("after_x2apic": true, docs/results.md), and compare marks those rows.
-XAPIC_MODE_BACKENDS = ("xapic", "xapic-logical", "hv-icr")
+XAPIC_MODE_BACKENDS = ("xapic", "xapic-logical")
 AFTER_X2APIC_MARK = "after x2APIC: emulated on AVIC without x2AVIC"
 
 
