@@ -112,6 +112,8 @@ x2apic_cluster_send_set_in(bool fenced, const struct cpuset *set, uint8_t vector
 		x2apic_icr_write((uint64_t)dest << ICR_X2APIC_DEST_SHIFT | ICR_LOW_LOGICAL | vector);
 }
 
+static const struct ipi_ops ipi_x2apic, ipi_x2apic_cluster;
+
 /* Every ICR send path of both backends, built with (_fenced) and without (_unfenced) the fence. */
 #define X2APIC_SENDS(sfx, fenced)                                                                  \
 	static void x2apic_send##sfx(unsigned int target, uint8_t vector)                          \
@@ -254,7 +256,10 @@ static const struct ipi_ops *x2apic_cluster_choose(void)
 	    .eoi = x2apic_eoi,                                                                     \
 	}
 
-const struct ipi_ops ipi_x2apic = X2APIC_OPS(_fenced, IPI_F_FENCE);
+static const struct ipi_ops ipi_x2apic = X2APIC_OPS(_fenced, IPI_F_FENCE);
 static const struct ipi_ops x2apic_unfenced = X2APIC_OPS(_unfenced, 0);
-const struct ipi_ops ipi_x2apic_cluster = X2APIC_CLUSTER_OPS(_fenced, IPI_F_FENCE);
+static const struct ipi_ops ipi_x2apic_cluster = X2APIC_CLUSTER_OPS(_fenced, IPI_F_FENCE);
 static const struct ipi_ops x2apic_cluster_unfenced = X2APIC_CLUSTER_OPS(_unfenced, 0);
+/* The fenced tables stand for both: the switch chooses by vendor (choose). */
+IPI_BACKEND_REGISTER(ipi_x2apic, 200);
+IPI_BACKEND_REGISTER(ipi_x2apic_cluster, 210);

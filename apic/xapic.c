@@ -123,6 +123,8 @@ static const char *xapic_probe(void)
 	return NULL;
 }
 
+static const struct ipi_ops ipi_xapic, ipi_xapic_logical;
+
 /*
  * Flat model, this CPU's logical ID = ldr. SDM 11.6.2.2: all CPUs use the
  * same model. The APIC is software-disabled while DFR and LDR change (as
@@ -154,7 +156,7 @@ static int xapic_enable(void)
 	return err;
 }
 
-const struct ipi_ops ipi_xapic = {
+static const struct ipi_ops ipi_xapic = {
     .name = "xapic",
     .mode = LAPIC_XAPIC,
     .flags = IPI_F_WAIT_BEFORE,
@@ -168,6 +170,7 @@ const struct ipi_ops ipi_xapic = {
     .send_all = xapic_send_all,
     .eoi = xapic_eoi,
 };
+IPI_BACKEND_REGISTER(ipi_xapic, 100);
 
 /* Logical flat: CPU number c has LDR bit c (icr_flat_ldr), so the destination needs no table. */
 static void xapic_logical_send(unsigned int target, uint8_t vector)
@@ -209,7 +212,7 @@ static int xapic_logical_enable(void)
 	return err;
 }
 
-const struct ipi_ops ipi_xapic_logical = {
+static const struct ipi_ops ipi_xapic_logical = {
     .name = "xapic-logical",
     .mode = LAPIC_XAPIC,
     .flags = IPI_F_WAIT_BEFORE | IPI_F_LOGICAL | IPI_F_SET_ONE,
@@ -223,3 +226,4 @@ const struct ipi_ops ipi_xapic_logical = {
     .send_all = xapic_send_all,
     .eoi = xapic_eoi,
 };
+IPI_BACKEND_REGISTER(ipi_xapic_logical, 110);

@@ -709,10 +709,10 @@ static void check_backend(const char *label)
 /* The sequence xapic -> x2apic -> xapic: end in the mode the firmware gave us, and check it. */
 static void check_return(enum lapic_mode boot_mode)
 {
-	const struct ipi_ops *ops = boot_mode == LAPIC_X2APIC ? &ipi_x2apic : &ipi_xapic;
+	const struct ipi_ops *ops = ipi_backend_named(boot_mode == LAPIC_X2APIC ? "x2apic" : "xapic");
 	static char label[32];
 
-	if (lapic_mode == boot_mode || ops->probe())
+	if (lapic_mode == boot_mode || !ops || ops->probe())
 		return;
 	check_begin("back to the boot mode");
 	fmt_snprintf(label, sizeof(label), "%s (again)", ops->name);
@@ -773,7 +773,7 @@ void check_flush_run(void)
 {
 	/* Flush calls come with their backends (the Hyper-V hypercall ones): checked with them. */
 	if (!check_stopped)
-		check_flush(options.backends);
+		check_flush();
 }
 
 void check_end(enum lapic_mode boot_mode)

@@ -39,7 +39,7 @@ void check_end(enum lapic_mode boot_mode);
  * (flush_family.checked_with), each of which must succeed; the suite runs
  * it after the backends, with the other CPUs idle.
  */
-void check_flush(uint64_t backends);
+void check_flush(void);
 
 /* --- TAP, shared by the suite's files (bench/check.c) ------------------------------------- */
 

@@ -186,8 +186,8 @@ static void bench_backend(const struct ipi_ops *ops, const char *why)
 }
 
 /* The plan's backends and their probes' answers, asked once by bench_plan_begin(). */
-static const struct ipi_ops *plan_ops[IPI_BACKEND_COUNT];
-static const char *plan_why[IPI_BACKEND_COUNT];
+static const struct ipi_ops *plan_ops[IPI_BACKEND_MAX];
+static const char *plan_why[IPI_BACKEND_MAX];
 static unsigned int plan_n;
 
 void bench_plan_begin(const struct ipi_ops *const *backends, unsigned int n)
@@ -201,7 +201,7 @@ void bench_plan_begin(const struct ipi_ops *const *backends, unsigned int n)
 		phase_count += bench_chosen(i, false);
 	}
 	/* Probes have no side effects: asked once here, their answers decide the units. */
-	for (plan_n = 0; plan_n < n && plan_n < IPI_BACKEND_COUNT; plan_n++) {
+	for (plan_n = 0; plan_n < n && plan_n < IPI_BACKEND_MAX; plan_n++) {
 		plan_ops[plan_n] = backends[plan_n];
 		plan_why[plan_n] = backends[plan_n]->probe();
 		if (per_backend_chosen)

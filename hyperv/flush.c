@@ -244,8 +244,8 @@ static inline __attribute__((always_inline)) int hv_flush_issue(enum hv_flush_ca
 const struct flush_family flush_hv = {
     .name = "hv-flush",
     .what = "the hypercall interface",
-    .checked_with = 1ull << IPI_BACKEND_HV_IPI | 1ull << IPI_BACKEND_HV_IPI_SLOW |
-		    1ull << IPI_BACKEND_HV_IPI_EX | 1ull << IPI_BACKEND_HV_IPI_EX_XMM,
+    .checked_with = (const char *const[]){ "hv-ipi", "hv-ipi-slow", "hv-ipi-ex", "hv-ipi-ex-xmm",
+					   NULL },
     .probe = hv_flush_family_probe,
     .begin = hv_flush_begin,
     .end = hv_flush_end,

@@ -83,7 +83,7 @@ static int hv_icr_enable(void)
 	return -E_PROTO;
 }
 
-const struct ipi_ops ipi_hv_icr = {
+static const struct ipi_ops ipi_hv_icr = {
     .name = "hv-icr",
     .mode = LAPIC_XAPIC,
     .flags = 0, /* physical, no delivery-status poll, a loop for sets */
@@ -98,3 +98,4 @@ const struct ipi_ops ipi_hv_icr = {
     .send_all = hv_icr_send_all,
     .eoi = hv_icr_eoi,
 };
+IPI_BACKEND_REGISTER(ipi_hv_icr, 120);

@@ -213,7 +213,7 @@ static int hv_ipi_ex_xmm_activate(void)
  * the activate hook installs, their probe, and the words records carry.
  */
 #define HV_IPI_OPS(ops_name, text, words_text, probe_fn, activate_fn)                              \
-	const struct ipi_ops ops_name = {                                                          \
+	static const struct ipi_ops ops_name = {                                                   \
 		.name = (text),                                                                    \
 		.mode = LAPIC_X2APIC,                                                              \
 		.flags = IPI_F_HYPERCALL,                                                          \
@@ -239,3 +239,7 @@ HV_IPI_OPS(ipi_hv_ipi_ex, "hv-ipi-ex", "call=send-ipi-ex form=slow set=one-call 
 HV_IPI_OPS(ipi_hv_ipi_ex_xmm, "hv-ipi-ex-xmm",
 	   "call=send-ipi-ex form=xmm-fast set=one-call all=set-all over-11-banks=slow",
 	   hv_ipi_ex_xmm_probe, hv_ipi_ex_xmm_activate);
+IPI_BACKEND_REGISTER(ipi_hv_ipi, 300);
+IPI_BACKEND_REGISTER(ipi_hv_ipi_slow, 310);
+IPI_BACKEND_REGISTER(ipi_hv_ipi_ex, 320);
+IPI_BACKEND_REGISTER(ipi_hv_ipi_ex_xmm, 330);

@@ -65,11 +65,11 @@ struct flush_family {
 	bool per_backend;
 	/*
 	 * The suite checks the family's implementations when one of these IPI
-	 * backends is chosen (bits 1 << enum ipi_backend_id): the Hyper-V calls
-	 * with the Hyper-V hypercall backends. 0: never (the native shootdown's
+	 * backends (names, NULL-terminated) is chosen: the Hyper-V calls with
+	 * the Hyper-V hypercall backends. NULL: never (the native shootdown's
 	 * IPIs are what the delivery checks are about).
 	 */
-	uint64_t checked_with;
+	const char *const *checked_with;
 	/* NULL when the family's interface is here, else why not (static text). */
 	const char *(*probe)(void);
 	/*

@@ -21,27 +21,16 @@
 #ifndef INCLUDE_IPI_H
 #define INCLUDE_IPI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "include/compiler.h"
 #include "include/lapic.h"
 #include "lib/cpuset.h"
 #include "lib/ipi_flags.h"
 
 /* The IPI_F_* delivery flags: lib/ipi_flags.h. */
 
-enum ipi_backend_id {
-	IPI_BACKEND_XAPIC,
-	IPI_BACKEND_XAPIC_LOGICAL,
-	IPI_BACKEND_X2APIC,
-	IPI_BACKEND_X2APIC_CLUSTER,
-	IPI_BACKEND_HV_ICR,
-	IPI_BACKEND_HV_IPI,
-	IPI_BACKEND_HV_IPI_SLOW,
-	IPI_BACKEND_HV_IPI_EX,
-	IPI_BACKEND_HV_IPI_EX_XMM,
-	IPI_BACKEND_KVM_PV_IPI,
-	IPI_BACKEND_COUNT
-};
 
 struct ipi_ops {
 	const char *name;
@@ -100,13 +89,31 @@ struct ipi_ops {
 	int (*describe_call)(unsigned int cpu, char *buf, size_t size);
 };
 
-extern const struct ipi_ops ipi_xapic, ipi_xapic_logical, ipi_x2apic, ipi_x2apic_cluster;
-/* hyperv/ and kvm/ */
-extern const struct ipi_ops ipi_hv_icr, ipi_hv_ipi, ipi_hv_ipi_slow, ipi_hv_ipi_ex,
-    ipi_hv_ipi_ex_xmm, ipi_kvm_pv_ipi;
+/*
+ * The backend registry: each backend's file registers its table with
+ * IPI_BACKEND_REGISTER(ops, order), as a benchmark registers itself
+ * (BENCH_REGISTER): adding a backend is one file, and a backend cannot be
+ * half-listed. The order key, not link order, decides where it stands in
+ * the backends= list, help=1 and the plan: xAPIC-mode backends 100-199,
+ * x2APIC-mode ones 200-299, Hyper-V hypercall backends 300-399, KVM PV
+ * 400-499, each Fixed backend's NMI twin its key + 5. The plan still puts
+ * every xAPIC-mode backend first whatever its key (kernel/plan.c).
+ */
+struct ipi_backend {
+	unsigned int order;
+	const struct ipi_ops *ops;
+};
 
-/* Indexed by enum ipi_backend_id; the names match options' `backends=` list. */
-extern const struct ipi_ops *const ipi_backends[IPI_BACKEND_COUNT];
+#define IPI_BACKEND_MAX 32	/* options.backends has a bit per registered backend */
+
+#define IPI_BACKEND_REGISTER(o, key)                                                               	static const struct ipi_backend ipi_backend_##o = { (key), &(o) };                         	static const struct ipi_backend *const ipi_backend_ptr_##o                                 	    __section(".ipi_backends") __used = &ipi_backend_##o
+
+/* The registered backends by order key; bit i of options.backends is list[i]. */
+unsigned int ipi_backend_list(const struct ipi_ops *const **list);
+/* The registered backend of that name, or NULL. */
+const struct ipi_ops *ipi_backend_named(const char *name);
+/* Whether options.backends chose it. */
+bool ipi_backend_chosen(const struct ipi_ops *ops);
 
 /* Sends that found the xAPIC ICR still busy after a bounded wait (should stay 0). */
 extern uint64_t ipi_icr_stuck;

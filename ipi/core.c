@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The IPI core's registry: the backend table (apic/, hyperv/ and kvm/ each
- * implement struct ipi_ops; this is the one place that lists them), the
- * delivery flags of a backend as text, and the note a send path leaves when
- * its hypercall failed.
+ * The IPI core's registry: the backends apic/, hyperv/ and kvm/ register
+ * (IPI_BACKEND_REGISTER, a linker section read here, sorted by order key),
+ * the backends= key over it, the delivery flags of a backend as text, and
+ * the note a send path leaves when its hypercall failed.
  */
 #include <stdarg.h>
 #include "include/console.h"
@@ -14,22 +14,64 @@
 #include "lib/error.h"
 #include "lib/fmt.h"
 
-/* Order = enum ipi_backend_id = the `backends=` choices below. */
-const struct ipi_ops *const ipi_backends[IPI_BACKEND_COUNT] = {
-    [IPI_BACKEND_XAPIC] = &ipi_xapic,
-    [IPI_BACKEND_XAPIC_LOGICAL] = &ipi_xapic_logical,
-    [IPI_BACKEND_X2APIC] = &ipi_x2apic,
-    [IPI_BACKEND_X2APIC_CLUSTER] = &ipi_x2apic_cluster,
-    [IPI_BACKEND_HV_ICR] = &ipi_hv_icr,
-    [IPI_BACKEND_HV_IPI] = &ipi_hv_ipi,
-    [IPI_BACKEND_HV_IPI_SLOW] = &ipi_hv_ipi_slow,
-    [IPI_BACKEND_HV_IPI_EX] = &ipi_hv_ipi_ex,
-    [IPI_BACKEND_HV_IPI_EX_XMM] = &ipi_hv_ipi_ex_xmm,
-    [IPI_BACKEND_KVM_PV_IPI] = &ipi_kvm_pv_ipi,
-};
+extern const struct ipi_backend *const __ipi_backends_start[], *const __ipi_backends_end[];
 
-/* backends=: the table's names, in its order (options.backends has a bit per entry). */
-static const char *backend_names[IPI_BACKEND_COUNT + 1];
+static const struct ipi_ops *sorted[IPI_BACKEND_MAX];
+static unsigned int nsorted;
+
+/* backends=: the registry's names, in its order (options.backends has a bit per entry). */
+static const char *backend_names[IPI_BACKEND_MAX + 1];
+
+/* By order key, then name: insertion sort over a handful of entries, once. */
+unsigned int ipi_backend_list(const struct ipi_ops *const **list)
+{
+	static unsigned int order[IPI_BACKEND_MAX];
+
+	if (!nsorted) {
+		size_t n = (size_t)(__ipi_backends_end - __ipi_backends_start);
+
+		for (size_t i = 0; i < n && nsorted < IPI_BACKEND_MAX; i++) {
+			const struct ipi_backend *e = __ipi_backends_start[i];
+			unsigned int j = nsorted++;
+
+			while (j > 0 && (order[j - 1] > e->order ||
+					 (order[j - 1] == e->order &&
+					  __builtin_strcmp(sorted[j - 1]->name, e->ops->name) > 0))) {
+				sorted[j] = sorted[j - 1];
+				order[j] = order[j - 1];
+				j--;
+			}
+			sorted[j] = e->ops;
+			order[j] = e->order;
+		}
+	}
+	*list = sorted;
+	return nsorted;
+}
+
+const struct ipi_ops *ipi_backend_named(const char *name)
+{
+	const struct ipi_ops *const *list;
+	unsigned int n = ipi_backend_list(&list);
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (__builtin_strcmp(list[i]->name, name) == 0)
+			return list[i];
+	}
+	return NULL;
+}
+
+bool ipi_backend_chosen(const struct ipi_ops *ops)
+{
+	const struct ipi_ops *const *list;
+	unsigned int n = ipi_backend_list(&list);
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (list[i] == ops)
+			return options.backends & (1ull << i);
+	}
+	return false;
+}
 
 static const struct opt_spec backends_spec[] = {
 	{ "backends", OPT_LIST, 0, 0, backend_names,
@@ -38,8 +80,11 @@ static const struct opt_spec backends_spec[] = {
 
 static void backends_prepare(void)
 {
-	for (unsigned int i = 0; i < IPI_BACKEND_COUNT; i++)
-		backend_names[i] = ipi_backends[i]->name;
+	const struct ipi_ops *const *list;
+	unsigned int n = ipi_backend_list(&list);
+
+	for (unsigned int i = 0; i < n; i++)
+		backend_names[i] = list[i]->name;
 }
 
 static void backends_apply(const struct opt_value *v)

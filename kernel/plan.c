@@ -17,7 +17,7 @@
 #include "include/watchdog.h"
 #include "kernel/plan.h"
 
-static const struct ipi_ops *plan_list[IPI_BACKEND_COUNT];
+static const struct ipi_ops *plan_list[IPI_BACKEND_MAX];
 static unsigned int plan_n;
 
 static void fault_now(void *arg)
@@ -95,7 +95,7 @@ static void plan_debug_stall(void)
 
 /*
  * The plan's order: every backend that runs in xAPIC mode, then the
- * x2APIC ones, each group in the table's order. On AMD AVIC without
+ * x2APIC ones, each group in the registry's order. On AMD AVIC without
  * x2AVIC (Zen 1 to 3), KVM since Linux 6.3 (commit 2008fab34530, "KVM:
  * x86: Inhibit APIC memslot if x2APIC and AVIC are enabled") deletes the
  * APIC-access memslot the first time any vCPU enters x2APIC mode and never
@@ -106,11 +106,12 @@ static void plan_debug_stall(void)
  */
 static unsigned int plan_order(const struct ipi_ops **list, unsigned int *n_xapic)
 {
-	unsigned int n = 0;
+	const struct ipi_ops *const *all;
+	unsigned int n = 0, count = ipi_backend_list(&all);
 
 	for (int pass = 0; pass < 2; pass++) {
-		for (unsigned int i = 0; i < IPI_BACKEND_COUNT; i++) {
-			const struct ipi_ops *ops = ipi_backends[i];
+		for (unsigned int i = 0; i < count; i++) {
+			const struct ipi_ops *ops = all[i];
 
 			if ((options.backends & (1ull << i)) &&
 			    (ops->mode == LAPIC_X2APIC) == (pass == 1))

@@ -225,7 +225,7 @@ static int kvm_pv_enable(void)
 	return -E_PROTO;
 }
 
-const struct ipi_ops ipi_kvm_pv_ipi = {
+static const struct ipi_ops ipi_kvm_pv_ipi = {
     .name = "kvm-pv-ipi",
     .mode = LAPIC_X2APIC,
     .flags = IPI_F_HYPERCALL,
@@ -241,3 +241,4 @@ const struct ipi_ops ipi_kvm_pv_ipi = {
     .eoi = kvm_pv_eoi,
     .describe_call = kvm_pv_describe,
 };
+IPI_BACKEND_REGISTER(ipi_kvm_pv_ipi, 400);
