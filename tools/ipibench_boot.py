@@ -315,8 +315,9 @@ class Boot:
             # The last resort: say where the guest was when time ran out.
             late = f" after {self.bound or self.o.timeout} s; {self.console.last_progress(now)}"
             if self.accel == "kvm-in-tcg":
-                late += ("; to run less in the lane: --append plan=check, or a bench= and "
-                         "backends= subset (./run.sh --help), or more time: --timeout S")
+                late += ("; to run less in the lane: --append plan=check, or bench= and "
+                         "backends= subsets (README.md, \"Kernel command line\"), or more "
+                         "time: --timeout S")
         self.console.finish(now, None if self.rc in Q.GUEST else what.split(" ", 1)[0])
         # QEMU that did not start (or exited as QEMU never does) said why itself.
         qemu_line = qemu_own_line(console, self.env.qemu) if self.accel != "kvm-in-tcg" and \

@@ -471,8 +471,9 @@ main() {
 	[ ${#selected[@]} -gt 0 ] || die "no presets"
 	[ -n "$timeout" ] || timeout=$((60 + 60 * ${#selected[@]}))
 	if [ "$exits" = 1 ]; then
-		command -v base64 >/dev/null && command -v gzip >/dev/null ||
+		if ! command -v base64 >/dev/null || ! command -v gzip >/dev/null; then
 			die "--exits needs base64 and gzip on the host (coreutils, gzip)"
+		fi
 	fi
 	"$here/prepare.sh" || rc=$?
 	[ "$rc" -eq 0 ] || exit "$rc"
