@@ -33,8 +33,14 @@ from ipibench_options import USAGE_RUN, UsageError, check_memory, parse_run
 ToolError = R.ToolError
 LANE = "tests/kvm-lane/lane.sh"
 # What the lane's outer VM needs besides the guest's own --timeout: booting
-# its kernel and loading kvm_amd (about 5 s here), with room for a slow host.
+# its kernel and loading kvm_amd (about 5 s here) and, with --exits, sending
+# the trace of the marker windows (some 10 s for the default plan's), with
+# room for a slow host. The guest's bound (--timeout) ends first, so the
+# outer VM still sends its console and the trace of what it finished.
 LANE_SETUP_S = 60
+# What a timed-out lane run keeps beside the guest's console (console.log):
+# the outer VM's whole console and lane.sh's progress lines.
+LANE_KEPT = ("outer.log", "lane.txt")
 
 
 def host_halt_poll(root="/"):
@@ -77,6 +83,8 @@ class Env:
         self.prepared = environ.get("IPIBENCH_PREPARED") == "1"
         self.pin_any_accel = environ.get("IPIBENCH_PIN_ANY_ACCEL") == "1"
         self.presets = os.path.join(repo, "tools", "presets.conf")
+        # Another lane.sh: the host tests' stand-in (tests/tools/test_runner.py).
+        self.lane = environ.get("IPIBENCH_LANE") or LANE
         self.environ = environ
 
 
@@ -259,6 +267,9 @@ class Boot:
         self.rc, self.seconds, self.started = 1, "0", ""
         self.trace, self.apicv, self.inhibited, self.kvm_params = "", "", None, {}
         self.module_param = None
+        # The bound that ended a timed-out run, when it is not --timeout (the
+        # lane's outer VM), with what it covers.
+        self.bound = ""
         # What is printed of the console (ipibench_console); it also follows
         # the boot under --quiet and --verbose, for the timeout's message.
         self.screen = Screen()
@@ -326,7 +337,11 @@ class Boot:
         now, late = time.monotonic(), ""
         if code == Q.EX_TIMEOUT:
             # The last resort: say where the guest was when time ran out.
-            late = f" after {self.o.timeout} s; {self.console.last_progress(now)}"
+            late = f" after {self.bound or self.o.timeout} s; {self.console.last_progress(now)}"
+            if self.accel == "kvm-in-tcg":
+                late += ("; to run less in the lane: --append plan=check, or bench= and "
+                         "backends= subsets (README.md, \"Kernel command line\"), or more "
+                         "time: --timeout S")
         self.console.finish(now, None if self.rc in Q.GUEST else what.split(" ", 1)[0])
         # QEMU that did not start (or exited as QEMU never does) said why itself.
         qemu_line = qemu_own_line(console, self.env.qemu) if self.accel != "kvm-in-tcg" and \
@@ -447,13 +462,14 @@ class Boot:
             out = tempfile.mkdtemp(prefix="ipibench-lane.", dir="/tmp")
         except OSError:
             raise ToolError(Q.EX_SAVE, "cannot create a temporary directory")
+        keep = False
         try:
             self.started = utc_now()
             t0 = time.monotonic_ns()
             say(f"run.sh: KVM nested inside QEMU TCG (preset {self.preset}): timings are doubly "
                 "emulated, only behaviour counts")
             with open(os.path.join(out, "lane.txt"), "wb") as f:
-                lane_rc = self.jobs.run([LANE, "--image", Q.kernel_image(o.machine, o.pvh),
+                lane_rc = self.jobs.run([self.env.lane, "--image", Q.kernel_image(o.machine, o.pvh),
                                          "--presets", self.preset, *self.lane_machine(),
                                          *exits, "--append", append, "--out", out,
                                          "--inner-timeout", o.timeout,
@@ -462,14 +478,15 @@ class Boot:
             self.seconds = elapsed(t0)
             if lane_rc == Q.EX_INTERRUPTED:
                 self.jobs.check(self.seconds)
-            self.take_lane(out, lane_rc)
+            keep = self.take_lane(out, lane_rc)
             # Read after the fact: no times on its progress lines.
             if o.verbose:
                 self.screen.write(read_text(self.log))
             for line in read_text(self.log).replace("\r", "").split("\n"):
                 self.console.line(line)
         finally:
-            shutil.rmtree(out, ignore_errors=True)
+            if not keep:
+                shutil.rmtree(out, ignore_errors=True)
 
     def lane_machine(self):
         """lane.sh's --machine for microvm; pc and q35 keep the lane's inner QEMU's
@@ -478,27 +495,23 @@ class Boot:
         return ["--machine", Q.machine_arg(m)] if m.startswith("microvm") else []
 
     def take_lane(self, out, lane_rc):
+        """The lane's files in out: console.log gets the guest's console (as far
+        as it got), rc its status. Returns True when out must be kept: the lane
+        failed or ran out of time and there is no results directory to keep its
+        logs in."""
         lane_txt = read_text(os.path.join(out, "lane.txt"))
         if lane_rc == 77:
             for line in lane_txt.splitlines()[-3:]:
                 say(line)
             raise ToolError(Q.EX_DEPS, "the KVM lane cannot be prepared here")
-        if lane_rc != 0:
-            with open(self.log, "w") as f:
-                f.write(lane_txt)
-            why = re.findall(r"^kvm-lane: error: (.*)$", lane_txt, re.M)
-            if why:
-                say(f"run.sh: the KVM lane: {why[-1]}")
-            # 124: the outer VM ran out of its bound, the guest did not finish in
-            # time (decode_status: TIMEOUT); anything else is the lane failing.
-            self.rc = 124 if lane_rc == 124 else 1
-            return
-        with open(self.log, "w") as f:
-            f.write(read_text(os.path.join(out, f"{self.preset}.log")))
-        self.trace = os.path.join(out, f"{self.preset}.trace")
-        m = re.search(r"^@@@ lane-info kvm-params(.*)$",
-                      read_text(os.path.join(out, "outer.log")), re.M)
         outer = read_text(os.path.join(out, "outer.log"))
+        guest = os.path.join(out, f"{self.preset}.log")
+        status = read_text(os.path.join(out, f"{self.preset}.status")).strip()
+        # The guest's console, complete or not: its records are saved either way.
+        with open(self.log, "w") as f:
+            f.write(read_text(guest) if os.path.exists(guest) else lane_txt)
+        self.trace = os.path.join(out, f"{self.preset}.trace")
+        m = re.search(r"^@@@ lane-info kvm-params(.*)$", outer, re.M)
         self.kvm_params = dict(w.split("=", 1) for w in (m.group(1).split() if m else [])
                                if "=" in w)
         m = re.search(r"^@@@ lane-info module-param (\S+?)=(\S+) got (\S+)$", outer, re.M)
@@ -508,15 +521,55 @@ class Boot:
                                  "why": why.group(1) if why else ""}
             say(f"run.sh: the lane's {m.group(1)}: asked {m.group(2)}, got {m.group(3)}"
                 + (f": {why.group(1)}" if why else ""))
-        if self.o.exits:
+        keep = False
+        if lane_rc != 0:
+            keep = self.keep_lane(out)
+            if lane_rc == 124:
+                # The outer VM's own bound, past the guest's: one figure, and
+                # what the guest had done by then.
+                self.rc = 124
+                self.bound = str(int(self.o.timeout) + LANE_SETUP_S)
+                state = (f"the guest had ended (status {status}) and the outer VM was still "
+                         "sending its console or the trace" if status.isdigit() else
+                         "the guest was still running")
+                say(f"run.sh: the KVM lane's outer VM ran past its bound, {self.bound} s "
+                    f"(--timeout and {LANE_SETUP_S} s for its boot and the trace): {state}")
+            else:
+                why = re.findall(r"^kvm-lane: error: (.*?)(?: \(see [^)]*\))?$", lane_txt, re.M)
+                if why:
+                    say(f"run.sh: the KVM lane: {why[-1]}")
+                self.rc = 1  # the lane failing, whatever the guest did
+        else:
+            try:
+                self.rc = int(status)
+            except ValueError:
+                self.rc = 1
+            if self.rc == 137:
+                # The inner bound (--inner-timeout, our --timeout) killed the
+                # guest: timeout(1)'s own code for that, whatever the clock says.
+                self.rc = 124
+                keep = self.keep_lane(out)
+        if self.o.exits and (lane_rc == 0 or os.path.exists(self.trace)):
             self.show_exits()
-        try:
-            self.rc = int(read_text(os.path.join(out, f"{self.preset}.status")).strip())
-        except ValueError:
-            self.rc = 1
-        if re.search(r"^@@@ lane-rerun ", read_text(os.path.join(out, "outer.log")), re.M):
+        elif self.o.exits:
+            say("run.sh: --exits: no trace came back (the outer VM did not send it)")
+        if re.search(r"^@@@ lane-rerun ", outer, re.M):
             say("run.sh: the first boot reset with the outer TCG's known SVM fault "
                 "(tests/kvm-lane/README.md); this is the second")
+        return keep
+
+    def keep_lane(self, out):
+        """A lane that failed or ran out of time: its outer console and progress
+        lines go beside console.log (True: out is kept instead, under --no-save)."""
+        if self.o.save and self.dir:
+            for name in LANE_KEPT:
+                if os.path.exists(os.path.join(out, name)):
+                    shutil.copyfile(os.path.join(out, name), os.path.join(self.dir, name))
+            say(f"run.sh: the lane's outer console is kept: {os.path.join(self.dir, 'outer.log')}")
+            return False
+        say(f"run.sh: the lane's logs are kept in {out} ({', '.join(LANE_KEPT)}, "
+            f"{self.preset}.log)")
+        return True
 
     def show_exits(self, where="the lane's L1 KVM"):
         """The exits table on the console and, when saving, the trace beside the log."""

@@ -15,7 +15,8 @@ sender, on any other vCPU thread to the targets. A round trip also writes
 sender's latest send exit and before that mark was inside the region
 ("targets_in_region"), one after it between regions. kvm_vcpu_wakeup on a
 target thread says how a halted target came back ("target_wakeups": poll,
-when KVM's halt polling saw the IPI, or wait, when the vCPU had blocked). Exits outside every window
+when it came back without blocking, halt polling or the check before the
+block having seen the IPI; wait, when the vCPU had blocked). Exits outside every window
 (boot, backend switches, printing) are counted once, as "outside".
 
 An exit is labelled by its reason and, where a following event on the same
@@ -26,7 +27,17 @@ APIC-access exit hit ("npf (ICR)"), the MSR ("msr (EOI)"), the port
 
 APICv/AVIC events (kvm_apicv_inhibit_changed, kvm_avic_*) are collected with
 their times, so a record can say whether the accelerated path was inhibited
-while it ran.
+while it ran. That state alone proves nothing: each record also says whether
+its APIC was accelerated in the way that counts (apic_accel), from its own
+exits: an IPI path's APIC register access that left guest mode (an NPF or
+APIC-access exit on the APIC page, an x2APIC or Hyper-V APIC MSR exit, AVIC's
+unaccelerated-access exit) is a trap, and one per iteration or more says "no".
+
+A capture may hold exits of the marker windows only (the KVM lane gates
+them in the kernel, tests/kvm-lane/lane.sh): its first lines say so
+("# ipibench-trace: windows-only"), and how many events the ring buffer
+overwrote ("# ipibench-trace: lost N"); the exits outside every record are
+then not known, and said to be.
 
 usage: tools/kvm_trace.py TRACE CONSOLE_LOG [--json]
 Pure: no access to anything but the two files; host-tested on captured
@@ -90,6 +101,21 @@ JUDGED = re.compile(r"^(npf|msr|hypercall|vmmcall|vmcall|hlt|APIC_ACCESS|MSR_|VM
 # Exits per iteration are counts: one register access more per send is +1.00,
 # host noise a few hundredths. compare and gate call a change beyond this real.
 EXITS_TOLERANCE = 0.05
+# Registers of the IPI path AVIC and APICv can complete in guest mode, by the
+# names above (a read is "NAME read"); the timer's never are, under either,
+# whatever the backend, so an exit on one of them says nothing about the
+# IPI path's acceleration.
+TIMER_REGS = {"LVT timer", "timer ICR", "timer CCR", "timer DCR", "TSC_DEADLINE"}
+APIC_MSR_NAMES = {"ICR", "EOI", "SELF_IPI", "TPR", "ID", "LDR", "SVR", "HV_EOI", "HV_ICR",
+                  "HV_TPR"}
+# Trap-like exits of an access VMX's APIC virtualization could not complete
+# (SDM 29.4.3.3, 29.1.2): APIC-write, and EOI-induced for a level vector.
+VMX_APIC_TRAPS = ("APIC_WRITE", "EOI_INDUCED")
+# AVIC's exit when an IPI's target is not running (APM vol. 2 15.29.9.2): the
+# doorbell missed, KVM delivers it; the ICR write itself was accelerated.
+DOORBELL_MISS = ("avic_incomplete_ipi", "AVIC_INCOMPLETE_IPI")
+# The header lines a windows-only capture starts with (lane.sh --exits).
+HEADER = re.compile(r"^#\s*ipibench-trace:\s*(?P<key>windows-only|lost|cut)\b\s*(?P<n>\d{1,15})?")
 
 
 def judged_total(side):
@@ -118,6 +144,7 @@ class Window:
         self.region_ends = []          # times the sender marked a region's close
         self.wakeups = collections.Counter()  # halted targets' wakes: "poll" or "wait"
         self.in_region = collections.Counter()  # target exits inside the sender's regions
+        self.sends_exit = False        # the sender's sends made exits (a region start to see)
 
 
 class Trace:
@@ -132,6 +159,9 @@ class Trace:
         self.events = collections.Counter()  # every event name seen
         self.unparsed = 0
         self.inhibits = set()                # APICv/AVIC inhibits in force now (while parsing)
+        self.windows_only = False            # exits traced inside marker windows only
+        self.lost = 0                        # events the ring buffer overwrote
+        self.cut = False                     # the capture ends early (not all of it came)
 
 
 def _apic_reg(off, write):
@@ -162,7 +192,14 @@ def parse(lines):
     for raw in lines:
         m = LINE.match(raw)
         if not m:
-            if raw.strip() and not raw.lstrip().startswith("#"):
+            h = HEADER.match(raw.strip())
+            if h and h["key"] == "windows-only":
+                t.windows_only = True
+            elif h and h["key"] == "cut":
+                t.cut = True
+            elif h and h["n"]:
+                t.lost += int(h["n"])
+            elif raw.strip() and not raw.lstrip().startswith("#"):
                 t.unparsed += 1
             continue
         tid, ts, event, body = int(m["tid"]), float(m["ts"]), m["event"], m["body"]
@@ -192,8 +229,11 @@ def parse(lines):
                 continue
             port = int(p["port"], 16)
             if port == MARK_PORT and p["dir"] == "write" and p["val"] is not None:
-                if x is not None and x.reason in ("io", "IO_INSTRUCTION"):
+                # Its own exit, when traced (a windows-only capture starts
+                # tracing exits at the begin marker's port write, after its exit).
+                if x is not None and x.reason in ("io", "IO_INSTRUCTION") and x.detail is None:
                     x.detail = "marker"
+                t.markers += 1
                 open_window = _marker(t, open_window, int(p["val"], 16), tid, ts)
             elif x is not None and x.reason in ("io", "IO_INSTRUCTION") and x.detail is None:
                 x.detail = f"{port:#x}"
@@ -237,8 +277,8 @@ def parse(lines):
             t.avic[event] += 1
     for x in exits:
         if x.detail == "marker":
-            t.markers += 1
-        elif x.window is None:
+            continue
+        if x.window is None:
             t.outside[x.label()] += 1
         else:
             (x.window.sender if x.side == "sender" else x.window.targets)[x.label()] += 1
@@ -257,6 +297,11 @@ def _regions(exits):
         if x.window is not None and x.window.region_ends and x.side == "sender" \
                 and x.detail != "marker" and JUDGED.match(x.label()):
             sends[x.window.mark].append(x.ts)
+    for mark, ts in sends.items():
+        ts.sort()
+    for x in exits:
+        if x.window is not None and x.window.region_ends:
+            x.window.sends_exit = bool(sends.get(x.window.mark))
     for x in exits:
         w = x.window
         if w is None or not w.region_ends or x.side != "targets":
@@ -305,22 +350,101 @@ def per_iteration(counter, iterations):
 
 
 def attach(trace, recs):
-    """Adds "exits" to each record: per measured iteration, sender and targets."""
+    """Adds "exits" to each record: per measured iteration, sender and targets,
+    the inhibits traced, and whether the APIC was accelerated (apic_accel)."""
     for r in recs:
         w = trace.windows.get(r["mark"])
         if w is None or w.end is None:
-            r["exits"] = {"status": "no complete marker window in the trace"}
+            why = "no complete marker window in the trace"
+            if trace.lost:
+                why += f" ({trace.lost} events were lost: the trace's ring buffer overflowed)"
+            r["exits"] = {"status": why, "apic_accel": "unknown", "apic_accel_why": why}
             continue
         r["exits"] = {"sender": per_iteration(w.sender, r["iterations"]),
                       "targets": per_iteration(w.targets, r["iterations"]),
                       "window_s": round(w.end - w.begin, 6),
                       **({"targets_in_region": per_iteration(w.in_region, r["iterations"])}
-                         if w.region_ends else {}),
+                         if w.region_ends and w.sends_exit else {}),
+                      **({"targets_in_region_why": "the sends made no exit (accelerated): the "
+                          "region's start is not in the trace"}
+                         if w.region_ends and not w.sends_exit else {}),
                       **({"target_wakeups": per_iteration(w.wakeups, r["iterations"])}
                          if w.wakeups else {}),
                       "apicv": ("inhibited: " + " ".join(sorted(w.inhibits))) if w.inhibits
                       else "no inhibit traced"}
+        r["exits"]["apic_accel"], r["exits"]["apic_accel_why"] = apic_accel(r)
     return recs
+
+
+def _split_label(label):
+    reason, _, detail = label.partition(" (")
+    return reason, detail[:-1] if detail.endswith(")") else detail
+
+
+def apic_kind(label):
+    """What an exit label says of the APIC: "trap" (an access that left guest
+    mode), "doorbell" (AVIC's incomplete IPI), "msr?" (an MSR exit the trace
+    does not name: kvm_msr missing), or None (nothing of the APIC, or the
+    timer's registers, which no APIC virtualization completes)."""
+    reason, detail = _split_label(label)
+    reg = detail[:-len(" read")] if detail.endswith(" read") else detail
+    if reason in DOORBELL_MISS:
+        return "doorbell"
+    if reg in TIMER_REGS:
+        return None
+    if reason == "npf":
+        # _exit_detail names an NPF only when it hit the APIC page.
+        return "trap" if detail else None
+    if reason in ("APIC_ACCESS", "avic_unaccelerated_access", "AVIC_UNACCELERATED_ACCESS") \
+            or reason in VMX_APIC_TRAPS:
+        return "trap"
+    if reason.lower().startswith("msr"):
+        if not detail:
+            return "msr?"
+        if reg in APIC_MSR_NAMES or re.match(r"^0x8[0-9a-f]{2}$", reg):
+            return "trap"
+    return None
+
+
+def _kind_sum(side, kind):
+    hit = {k: v for k, v in side.items() if apic_kind(k) == kind}
+    return round(sum(hit.values()), 4), hit
+
+
+def apic_accel(rec):
+    """("yes" | "no" | "unknown", why) for a record with exits: was its APIC
+    accelerated in the way that counts? Read from its exits per iteration,
+    never from the inhibit state alone: AVIC or APICv can be on and not
+    inhibited while the path still traps (x2APIC without x2AVIC, an ICR
+    write without IPI virtualization)."""
+    e = rec["exits"]
+    traps = {side: _kind_sum(e[side], "trap") for side in ("sender", "targets")}
+    total = round(traps["sender"][0] + traps["targets"][0], 4)
+    if total > EXITS_TOLERANCE:
+        parts = []
+        for side in ("sender", "targets"):
+            n, hit = traps[side]
+            if n > 0:
+                what = ", ".join(k for k, _ in sorted(hit.items(), key=lambda kv: -kv[1]))
+                parts.append(f"{n:.2f} on the {side} ({what})")
+        return "no", f"{total:.2f} trapped APIC accesses per iteration: " + "; ".join(parts)
+    unnamed = round(sum(_kind_sum(e[side], "msr?")[0] for side in ("sender", "targets")), 4)
+    if unnamed > EXITS_TOLERANCE:
+        return "unknown", (f"{unnamed:.2f} MSR exits per iteration whose MSR the trace does "
+                           "not name (kvm_msr not traced): APIC accesses among them cannot "
+                           "be told")
+    if rec.get("backend") in (None, "none"):
+        return "unknown", "the record sends no IPI: nothing of the APIC to judge"
+    if str(e.get("apicv", "")).startswith("inhibited"):
+        return "unknown", ("no trapped APIC access, but APICv/AVIC was inhibited ("
+                           + e["apicv"].split(":", 1)[-1].strip() + ") while it ran: the "
+                           "record touched no APIC register an exit would show")
+    miss = round(sum(_kind_sum(e[side], "doorbell")[0] for side in ("sender", "targets")), 4)
+    why = "no trapped APIC access in its exits on either side"
+    if miss > 0:
+        why += (f"; {miss:.2f} avic_incomplete_ipi per iteration (doorbell misses: a target "
+                "was not running, KVM delivered those)")
+    return "yes", why
 
 
 def _side_text(d):
@@ -346,16 +470,31 @@ def table(recs, summ):
             continue
         inside = "" if "targets_in_region" not in e else \
             f" (inside the sender's region: {_side_text(e['targets_in_region'])})"
+        if "targets_in_region_why" in e:
+            inside = f" (inside the sender's region: unknown, {e['targets_in_region_why']})"
         if "target_wakeups" in e:
             inside += "; wakes from halt: " + ", ".join(
-                f"{v:.2f} {'polled' if k == 'poll' else 'blocked'}"
+                f"{v:.2f} {'without a block' if k == 'poll' else 'after a block'}"
                 for k, v in sorted(e["target_wakeups"].items()))
+        accel = ""
+        if "apic_accel" in e:
+            accel = f" | APIC accelerated: {e['apic_accel']} ({e.get('apic_accel_why', '')})"
         out.append(f"{name}: sender {_side_text(e['sender'])} | targets "
-                   f"{_side_text(e['targets'])}{inside}")
-    outside = collections.Counter(summ["outside"])
-    top = ", ".join(f"{n} {k}" for k, n in outside.most_common(6))
-    out.append(f"outside every record: {sum(outside.values())} exits ({top}); "
-               f"markers {summ['markers']}")
+                   f"{_side_text(e['targets'])}{inside}{accel}")
+    if summ.get("outside") is None:
+        out.append("outside every record: not traced (exits were traced inside the records' "
+                   f"marker windows only); markers {summ['markers']}")
+    else:
+        outside = collections.Counter(summ["outside"])
+        top = ", ".join(f"{n} {k}" for k, n in outside.most_common(6))
+        out.append(f"outside every record: {sum(outside.values())} exits ({top}); "
+                   f"markers {summ['markers']}")
+    if summ.get("cut"):
+        out.append("cut short: the trace ends before the boot did; the records after its "
+                   "end have no exits")
+    if summ.get("lost"):
+        out.append(f"lost: {summ['lost']} events, the oldest, overwritten in the trace's ring "
+                   "buffer: the first records' exits may be short")
     if summ["apicv_inhibits"]:
         out.append("APICv/AVIC inhibits for this VM: " + ", ".join(
             f"{i['change']} at {i['at_s']:.3f} s, now {i['now']}"
@@ -397,8 +536,11 @@ def apicv_inhibited(recs):
 
 def summary(trace):
     """What results.json keeps of the capture as a whole."""
-    return {"trace": TRACE_FILE, "outside": dict(trace.outside.most_common()),
-            "markers": trace.markers, "unparsed": trace.unparsed,
+    return {"trace": TRACE_FILE,
+            "traced": "marker windows" if trace.windows_only else "whole boot",
+            "outside": None if trace.windows_only else dict(trace.outside.most_common()),
+            "markers": trace.markers, "unparsed": trace.unparsed, "lost": trace.lost,
+            "cut": trace.cut,
             "apicv_inhibits": [{"at_s": ts, "change": what, "now": reasons}
                                for ts, what, reasons in trace.apicv],
             "avic_events": dict(trace.avic), "events": dict(trace.events)}

@@ -26,9 +26,13 @@
 #            frequency from kvmclock, the suite;
 #   exits    x2apic, hv-xmm and kvm-pv traced (lane.sh --exits) with the
 #            guest's phase markers on: exits per iteration of each backend's
-#            send, halted wake-up and self IPI as exits.expect states them
-#            (judge_exits.py; halt_gap=2000: under nested TCG a target needs
-#            more than the default 50 us to be back in HLT); run.sh --exits
+#            send, halted wake-up and self IPI as exits.expect states them,
+#            and every record's APIC not accelerated (judge_exits.py;
+#            halt_gap=2000: under nested TCG a target needs more than the
+#            default 50 us to be back in HLT); the same outer console cut
+#            short inside a trace and inside a frame must still split into
+#            the finished frames and the guest console it got to (what
+#            lane.sh keeps when its bound runs out); run.sh --exits
 #            through the lane prints its table; run.sh ab over kvm_amd.avic
 #            reports that the lane's KVM cannot grant AVIC and why; then
 #            debug=extra-exit (every send reads the APIC ID first) must fail
@@ -150,6 +154,36 @@ outer-trace: qemu-system-x86-236 [000] d..1. 34.613240: kvm_exit: vcpu 0 reason 
 	fi
 }
 
+# What a timeout leaves, on the exits pass's real outer console: cut inside
+# kvm-pv's trace, the frames before it stand and the trace decodes as far as
+# it came, marked as cut; cut inside kvm-pv's frame, its guest console is
+# kept as far as it got, with no status.
+cut_split_test() {
+	local src=$base/exits/outer.log d=$base/cut problems=() n
+	rm -rf "$d" && mkdir -p "$d/trace" "$d/frame"
+	n=$(grep -n '^@@@ lane-trace-begin kvm-pv' "$src" | cut -d: -f1)
+	[ -n "$n" ] || { echo "not ok - kvm-lane: cut split: no kvm-pv trace in the exits pass"; return 1; }
+	head -n $((n + 3)) "$src" >"$d/trace/outer.log"
+	n=$(grep -n '^@@@ lane-begin kvm-pv' "$src" | cut -d: -f1)
+	head -n $((n + 12)) "$src" >"$d/frame/outer.log"
+	tests/kvm-lane/lane.sh --resplit "$d/trace" && tests/kvm-lane/lane.sh --resplit "$d/frame" ||
+		problems+=("lane.sh --resplit failed")
+	cmp -s "$d/trace/hv-xmm.trace" "$base/exits/hv-xmm.trace" ||
+		problems+=("the trace of a finished frame differs")
+	[ -s "$d/trace/kvm-pv.status" ] && [ "$(tail -n 1 "$d/trace/kvm-pv.trace")" = 		"# ipibench-trace: cut short (the outer VM stopped sending it)" ] ||
+		problems+=("cut inside the trace: no status, or the trace not marked cut")
+	[ ! -e "$d/frame/kvm-pv.status" ] && [ -s "$d/frame/kvm-pv.log" ] &&
+		[ "$(head -n 3 "$d/frame/kvm-pv.log")" = "$(head -n 3 "$base/exits/kvm-pv.log")" ] ||
+		problems+=("cut inside the frame: a status, or not the guest's console")
+	if [ ${#problems[@]} -eq 0 ]; then
+		echo "ok - kvm-lane: a console cut short keeps the finished frames, the trace sent so far, the guest console so far"
+	else
+		echo "not ok - kvm-lane: cut split"
+		printf '%s\n' "${problems[@]}" | sed 's/^/#   /'
+		return 1
+	fi
+}
+
 # exits_pass NAME PRESETS APPEND [judge_exits options...]
 exits_pass() {
 	local name=$1 presets=$2 append=$3
@@ -208,6 +242,7 @@ pass stall hv-xmm "plan=bench bench=send-cost backends=hv-ipi-ex-xmm debug=stall
 exits_pass exits x2apic,hv-xmm,kvm-pv \
 	"plan=bench bench=send-cost,single-halt,self backends=xapic,x2apic,hv-ipi,hv-ipi-slow,hv-ipi-ex-xmm,kvm-pv-ipi iters=50 warmup=2 budget=1 halt_gap=2000 markers=1" ||
 	rc=1
+cut_split_test || rc=1
 # The users' command: run.sh --exits through the lane prints the table;
 # --require-apicv: the lane's KVM has no AVIC, so it must end in exit 32.
 out=$(./run.sh --accel kvm-in-tcg --preset hv-xmm --exits --require-apicv --no-save --quiet \
@@ -215,6 +250,7 @@ out=$(./run.sh --accel kvm-in-tcg --preset hv-xmm --exits --require-apicv --no-s
 expect_run "run.sh --exits --accel kvm-in-tcg --preset hv-xmm prints the exits table; --require-apicv without AVIC exits 32" \
 	32 $? "$out" \
 	"^  hv-ipi send-cost send: sender 1.00 hypercall (HvCallSendSyntheticClusterIpi fast)" \
+	"^  hv-ipi send-cost send: .* | APIC accelerated: no (1.00 trapped APIC accesses per iteration: 1.00 on the targets (msr (EOI)))$" \
 	"^  AVIC: disabled in kvm_amd .*inhibited for this VM from .*DISABLED" || rc=1
 # ab over kvm_amd.avic in the lane: TCG's SVM has no AVIC, so avic=1 must be
 # refused by the module and the run must say so, with the reason.

@@ -15,10 +15,11 @@
 #   --machine M          the inner QEMU's -M value for every preset, e.g.
 #                        microvm,pic=off,pit=off,rtc=off (default: QEMU's
 #                        own, pc)
-#   --exits              trace every KVM event that exit accounting reads
-#                        (kvm_exit, kvm_pio, kvm_msr, hypercalls, Hyper-V IPI
-#                        and flush calls, APICv/AVIC) and keep each preset's
-#                        trace as DIR/<preset>.trace
+#   --exits              trace the KVM events exit accounting reads (kvm_exit,
+#                        kvm_pio, kvm_msr, hypercalls, Hyper-V IPI and flush
+#                        calls, APICv/AVIC): the per-exit ones only inside the
+#                        guest's marker windows (markers=1), in the kernel;
+#                        keep each preset's trace as DIR/<preset>.trace
 #   --module-param M.P=V load module M of the outer VM's KVM (kvm or kvm_amd)
 #                        with P=V, and report what it granted (read back)
 #   --presets NAMES      comma- or blank-separated preset names (default: the
@@ -168,31 +169,54 @@ else
 	T=
 	echo "@@@ lane-info trace unavailable: a guest reset cannot be explained"
 fi
-# --exits: the events exit accounting reads, those this kernel has; the
-# missing ones are named, not silently dropped (tools/kvm_trace.py).
+# --exits: the events exit accounting reads, those this kernel has, in an
+# instance of their own (the ring above stays for the reset check); the
+# missing ones are named, not silently dropped (tools/kvm_trace.py). The
+# per-exit events are recorded only inside the guest's marker windows: a
+# begin marker's port write (port 0xed, even value) switches them on, the
+# end marker's exit (SVM_EXIT_IOIO = 0x7b, the port in info1 bits 31:16)
+# off again, in the kernel. Outside the windows the default plan makes some
+# twenty times the exits it makes inside (its ipibench_benchmark part has no
+# markers), and every one of them would cross the serial line as text.
 exits=$(cat /lane/exits)
-if [ "$exits" = 1 ] && [ -n "$T" ]; then
-	echo 65536 >$T/buffer_size_kb
-	have= missing=
-	for e in kvm_exit kvm_pio kvm_msr kvm_hypercall kvm_hv_hypercall kvm_hv_send_ipi \
-		kvm_hv_send_ipi_ex kvm_hv_flush_tlb kvm_hv_flush_tlb_ex kvm_apicv_inhibit_changed \
-		kvm_apicv_accept_irq kvm_avic_incomplete_ipi kvm_avic_unaccelerated_access \
-		kvm_avic_ga_log kvm_avic_kick_vcpu_slowpath kvm_pi_irte_update kvm_vcpu_wakeup kvm_entry; do
-		if [ -d $T/events/kvm/$e ] && echo 1 >$T/events/kvm/$e/enable; then
+X=
+if [ "$exits" = 1 ] && [ -n "$T" ] && mkdir $T/instances/exits 2>/dev/null &&
+	echo 65536 >$T/instances/exits/buffer_size_kb; then
+	X=$T/instances/exits
+	E=$X/events/kvm
+	# The guest's console (COM1, 0x3f8-0x3ff: two port exits a character,
+	# all outside the measured windows) would swamp the serial line that
+	# carries the trace out: filtered in the kernel, and said so.
+	echo 'exit_reason != 123 || info1 < 0x3f80000 || info1 >= 0x4000000' >$E/kvm_exit/filter
+	echo 'port < 0x3f8 || port > 0x3ff' >$E/kvm_pio/filter
+	have= missing= gated=
+	# Always on: the markers and the APICv/AVIC state changes (rare).
+	for e in kvm_pio kvm_apicv_inhibit_changed kvm_avic_ga_log kvm_pi_irte_update; do
+		if [ -d $E/$e ] && echo 1 >$E/$e/enable; then
 			have="$have $e"
 		else
 			missing="$missing $e"
 		fi
 	done
+	# Inside the windows only. ">>": writing a trigger file with O_TRUNC
+	# would remove the triggers already there.
+	# A begin marker (even) switches them on, an end marker (odd) off; a
+	# round trip's region mark (0xfffffffe, even) leaves them on.
+	for e in kvm_exit kvm_msr kvm_hypercall kvm_hv_hypercall kvm_hv_send_ipi \
+		kvm_hv_send_ipi_ex kvm_hv_flush_tlb kvm_hv_flush_tlb_ex kvm_apicv_accept_irq \
+		kvm_avic_incomplete_ipi kvm_avic_unaccelerated_access kvm_avic_kick_vcpu_slowpath \
+		kvm_vcpu_wakeup kvm_entry; do
+		if [ -d $E/$e ] &&
+			echo "enable_event:kvm:$e if port == 0xed && !(val & 1)" >>$E/kvm_pio/trigger &&
+			echo "disable_event:kvm:$e if port == 0xed && (val & 1)" >>$E/kvm_pio/trigger; then
+			have="$have $e"
+			gated="$gated $e"
+		else
+			missing="$missing $e"
+		fi
+	done
 	echo "@@@ lane-info exit-events traced:$have; not on this kernel:${missing:- none}"
-	# The guest's console (COM1, 0x3f8-0x3ff: two port exits a character,
-	# all outside the measured windows) would swamp the serial line that
-	# carries the trace out: filtered in the kernel, and said so.
-	# SVM_EXIT_IOIO = 0x7b; its info1 has the port in bits 31:16.
-	echo 'exit_reason != 123 || info1 < 0x3f80000 || info1 >= 0x4000000' \
-		>$T/events/kvm/kvm_exit/filter
-	echo 'port < 0x3f8 || port > 0x3ff' >$T/events/kvm/kvm_pio/filter
-	echo "@@@ lane-info exit-filter COM1 port exits (0x3f8-0x3ff) not traced"
+	echo "@@@ lane-info exit-filter COM1 port exits (0x3f8-0x3ff) not traced; exits traced inside marker windows only"
 	# What the L1 host's KVM allows, for the APICv/AVIC line (tools/kvm_trace.py).
 	params=
 	for p in kvm_amd/avic kvm_amd/npt kvm_amd/nested kvm/halt_poll_ns; do
@@ -200,6 +224,8 @@ if [ "$exits" = 1 ] && [ -n "$T" ]; then
 			params="$params ${p%/*}.${p#*/}=$(cat /sys/module/${p%/*}/parameters/${p#*/})"
 	done
 	echo "@@@ lane-info kvm-params$params"
+elif [ "$exits" = 1 ]; then
+	echo "@@@ lane-info exit-events unavailable: no tracefs instance for them"
 fi
 inner_t=$(cat /lane/timeout)
 append=$(cat /lane/append)
@@ -214,6 +240,7 @@ append=$(cat /lane/append)
 run_preset() {
 	t=$(cs)
 	[ -z "$T" ] || echo >$T/trace
+	[ -z "$X" ] || echo >$X/trace
 	echo "@@@ lane-begin $1"
 	timeout -s KILL "$inner_t" qemu-system-x86_64 -accel kvm -cpu "host${2:+,$2}" \
 		-smp "$3" -m 128M -nodefaults -display none -serial stdio -no-reboot \
@@ -223,9 +250,20 @@ run_preset() {
 	now=$(cs)
 	echo "@@@ lane-end $1 status=$st time=$(secs $((now - t)))s"
 	dmesg -c | sed 's/^/outer-dmesg: /'
-	if [ "$exits" = 1 ] && [ -n "$T" ]; then
-		echo "@@@ lane-trace-begin $1"
-		sed -n '/^[^#]/s/^ */outer-ftrace: /p' $T/trace
+	if [ -n "$X" ]; then
+		# What the ring overwrote (none, unless the guest made millions of
+		# exits inside its windows): tools/kvm_trace.py says so.
+		lost=$(cat $X/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }')
+		# The serial line carries some 400 KB/s here, and each byte costs
+		# the host a system call or two; the trace's text shrinks some 20
+		# times under gzip, which takes a tenth of a second a megabyte even
+		# in TCG. base64 keeps it to printable lines.
+		echo "@@@ lane-trace-begin $1 gzip-base64"
+		{
+			echo "# ipibench-trace: windows-only"
+			echo "# ipibench-trace: lost $lost"
+			cat $X/trace
+		} | gzip -c | base64 | sed 's/^/outer-trace64: /'
 		echo "@@@ lane-trace-end $1"
 	fi
 }
@@ -344,18 +382,39 @@ split_console() {
 			name = ""; next
 		}
 		/^@@@ lane-trace-begin / {
+			# Text (outer-ftrace: lines, as lane.sh sent it before it
+			# compressed the trace), or gzip in base64 (outer-trace64:).
 			trace_file = dir "/" $3 ".trace"; close(trace_file); printf "" >trace_file
+			packed_file = trace_file "64"; close(packed_file); printf "" >packed_file
 			next
 		}
-		/^@@@ lane-trace-end / { close(trace_file); trace_file = ""; next }
+		/^@@@ lane-trace-end / {
+			close(trace_file); close(packed_file); trace_file = ""; next
+		}
 		trace_file != "" && /^outer-ftrace: / { print substr($0, 15) >>trace_file; next }
+		trace_file != "" && /^outer-trace64: / { print substr($0, 16) >>packed_file; next }
 		name != "" { print >>log_file }' "$out/outer.log"
+	local packed
+	for packed in "$out"/*.trace64; do
+		[ -e "$packed" ] || continue
+		# A trace cut short by the outer VM's bound decodes as far as it
+		# got (gzip then complains, and says so).
+		if [ -s "$packed" ] && ! base64 -d <"$packed" 2>/dev/null | gzip -dc >>"${packed%64}" 2>/dev/null; then
+			# Most likely mid-line: the note goes on a line of its own.
+			[ -z "$(tail -c 1 "${packed%64}")" ] || echo >>"${packed%64}"
+			echo "# ipibench-trace: cut short (the outer VM stopped sending it)" >>"${packed%64}"
+		fi
+		rm -f "$packed"
+	done
 }
 
-# ", running preset NAME" when the console stopped inside a frame.
+# ", running preset NAME" when the console stopped inside a frame, or
+# ", sending the trace of preset NAME" inside its trace.
 running_preset() {
 	awk '/^@@@ lane-begin / { n = $3 } /@@@ lane-end / { n = "" }
-		END { if (n != "") printf ", running preset %s", n }' "$out/outer.log"
+		/^@@@ lane-trace-begin / { t = $3 } /^@@@ lane-trace-end / { t = "" }
+		END { if (n != "") printf ", running preset %s", n
+			else if (t != "") printf ", sending the trace of preset %s", t }' "$out/outer.log"
 }
 
 run_outer() {
@@ -372,6 +431,10 @@ run_outer() {
 	case "$rc" in
 	0) ;;
 	124 | 137)
+		# What came before the bound is kept, split: the frames that
+		# ended (logs, statuses, traces) and the guest console of the one
+		# that did not (its log, no status).
+		split_console
 		echo "kvm-lane: error: outer VM timed out after ${timeout}s$(running_preset) (see $out/outer.log)" >&2
 		exit 124 ;;
 	*) die "outer VM failed with status $rc (see $out/outer.log)" ;;
@@ -409,6 +472,11 @@ main() {
 	fi
 	[ ${#selected[@]} -gt 0 ] || die "no presets"
 	[ -n "$timeout" ] || timeout=$((60 + 60 * ${#selected[@]}))
+	if [ "$exits" = 1 ]; then
+		if ! command -v base64 >/dev/null || ! command -v gzip >/dev/null; then
+			die "--exits needs base64 and gzip on the host (coreutils, gzip)"
+		fi
+	fi
 	"$here/prepare.sh" || rc=$?
 	[ "$rc" -eq 0 ] || exit "$rc"
 	# shellcheck source=/dev/null
@@ -416,7 +484,7 @@ main() {
 	mkdir -p "$out" "$cache"
 	rm -f "$out/outer.log"
 	for name in "${selected[@]}"; do
-		rm -f "$out/$name.log" "$out/$name.status" "$out/$name.trace"
+		rm -f "$out/$name.log" "$out/$name.status" "$out/$name.trace" "$out/$name.trace64"
 	done
 	tmp=$(mktemp -d "$cache/run.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT

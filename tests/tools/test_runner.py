@@ -805,6 +805,78 @@ def _(s):
           f"{os.listdir(os.path.join(d, 'save'))}")
 
 
+# A stand-in tests/kvm-lane/lane.sh (IPIBENCH_LANE): the files a real one
+# leaves in --out when the outer VM's bound ran out inside the guest's frame
+# (FAKE_LANE=outer, exit 124) or when the guest's own bound killed it and the
+# outer VM still sent its console and trace (FAKE_LANE=inner, status 137).
+FAKE_LANE = r"""#!/bin/sh
+while [ $# -gt 0 ]; do
+	case "$1" in --exits) shift; continue ;; --out) out=$2 ;; esac
+	shift 2
+done
+fx=$FAKE_FIX
+echo "kvm-lane: outer VM: booting (1 presets, bound 65s)"
+case "$FAKE_LANE" in
+outer)
+	{ head -n 3 "$fx/svm-apic.log"; echo "the guest still running"; } >"$out/x2apic.log"
+	{ echo "@@@ lane-begin x2apic"; cat "$out/x2apic.log"; } >"$out/outer.log"
+	echo "kvm-lane: error: outer VM timed out after 65s, running preset x2apic (see $out/outer.log)" >&2
+	exit 124 ;;
+inner)
+	cp "$fx/svm-apic.log" "$out/x2apic.log"
+	cp "$fx/svm-apic.trace" "$out/x2apic.trace"
+	echo 137 >"$out/x2apic.status"
+	{ echo "@@@ lane-begin x2apic"; cat "$out/x2apic.log"; echo "@@@ lane-end x2apic status=137 time=5.00s"; } >"$out/outer.log"
+	exit 0 ;;
+esac
+"""
+
+
+@case("run.sh --accel kvm-in-tcg timeouts: console, records, trace and the outer VM's log kept; one bound")
+def _(s):
+    stub = os.path.join(s.tmp, "lane-fake")
+    with open(stub, "w") as f:
+        f.write(FAKE_LANE)
+    os.chmod(stub, 0o755)
+    root = os.path.join(s.tmp, "lane-results")
+
+    def lane(mode, *args):
+        env = dict(s.fake.env("", IPIBENCH_RESULTS=root), IPIBENCH_LANE=stub, FAKE_LANE=mode,
+                   FAKE_FIX=os.path.join(REPO, "tests", "fixtures", "traces"))
+        return run_cmd([RUN, "--accel", "kvm-in-tcg", "--preset", "x2apic", "--quiet",
+                        "--timeout", "5", *args], env, 60)
+
+    # The outer VM's bound, inside the frame: that bound, once, and where the guest was.
+    _, _, err = expect(lane("outer"), 7, "run.sh: the KVM lane's outer VM ran past its bound, "
+                       f"65 s (--timeout and {B.LANE_SETUP_S} s for its boot and the trace): "
+                       "the guest was still running", "TIMEOUT (QEMU exit 124) after 65 s",
+                       "to run less in the lane: --append plan=check")
+    check("after 5 s" not in err and "/tmp/ipibench-lane." not in err, err)
+    d = err.rsplit("results: ", 1)[1].split()[0]
+    check(sorted(os.listdir(d)) == ["console.log", "lane.txt", "outer.log", "results.json",
+                                    "summary.txt"], f"{os.listdir(d)}")
+    check(open(os.path.join(d, "console.log")).read().endswith("the guest still running\n"),
+          "console.log is not the guest's")
+    doc = json.load(open(os.path.join(d, "results.json")))
+    check(doc["run"]["status"] == "TIMEOUT" and
+          len([r for r in doc["records"] if r.get("record") == "result"]) == 3, f"{doc['run']}")
+    # The guest's own bound: the outer VM sent the trace of what it finished.
+    _, _, err = expect(lane("inner", "--exits"), 7, "TIMEOUT (QEMU exit 124) after 5 s",
+                       "| APIC accelerated: no (")
+    d = err.rsplit("results: ", 1)[1].split()[0]
+    check(sorted(os.listdir(d)) == ["console.log", "kvm-trace.txt", "lane.txt", "outer.log",
+                                    "results.json", "summary.txt"], f"{os.listdir(d)}")
+    doc = json.load(open(os.path.join(d, "results.json")))
+    marked = [r for r in doc["records"] if "exits" in r]
+    check(len(marked) == 6 and all(r["exits"]["apic_accel"] == "no" for r in marked),
+          f"{[r.get('exits') for r in doc['records']]}")
+    # Nothing to save into: the lane's folder stays, and is named.
+    _, _, err = expect(lane("outer", "--no-save"), 7, "run.sh: the lane's logs are kept in ")
+    kept = err.split("run.sh: the lane's logs are kept in ", 1)[1].split()[0]
+    check(os.path.isfile(os.path.join(kept, "outer.log")), f"{kept}: {err}")
+    subprocess.run(["rm", "-rf", kept])
+
+
 @case("run.sh without python3: compare says so (exit 9)")
 def _(_s):
     rc, _, err = run_cmd(["/bin/bash", RUN, "compare", "a", "b"], {"PATH": "/nonexistent"}, 30)
