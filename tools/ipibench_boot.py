@@ -57,6 +57,21 @@ def host_halt_poll(root="/"):
     return tuple(out)
 
 
+# The lane's KVM (Debian's 6.12 kvm module) loads with KVM's x86 defaults:
+# halt_poll_ns 200000 (KVM_HALT_POLL_NS_DEFAULT), halt_poll_ns_grow 2.
+LANE_HALT_POLL = {"kvm.halt_poll_ns": 200000, "kvm.halt_poll_ns_grow": 2}
+
+
+def lane_halt_poll(module_param):
+    """The lane's halt_poll_ns and halt_poll_ns_grow: KVM's defaults, unless
+    --module-param sets one of them (MODULE.PARAM=VALUE)."""
+    values = dict(LANE_HALT_POLL)
+    name, _, value = (module_param or "").partition("=")
+    if name in values and value.isdigit():
+        values[name] = int(value)
+    return values["kvm.halt_poll_ns"], values["kvm.halt_poll_ns_grow"]
+
+
 def with_halt_poll(append, ns, grow):
     """The guest's single-halt tells a poll wake from a block wake against the
     host's halt polling (bench/point.c): tell it the window and whether it
@@ -453,6 +468,7 @@ class Boot:
         if o.cpu or o.smp:
             say(f"run.sh: --accel kvm-in-tcg takes -cpu and -smp from the preset ({self.preset})")
         append = f"{o.append} markers=1".strip() if o.exits else o.append
+        append = with_halt_poll(append, *lane_halt_poll(o.module_param))
         exits = ["--exits"] if o.exits else []
         if o.module_param:
             exits += ["--module-param", o.module_param]

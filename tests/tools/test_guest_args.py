@@ -45,5 +45,13 @@ def appended(_):
           "only the whole key counts")
 
 
+@case("the lane's guest is told the lane's KVM defaults, or what --module-param set")
+def lane(_):
+    check(B.lane_halt_poll(None) == (200000, 2), "defaults")
+    check(B.lane_halt_poll("kvm.halt_poll_ns=0") == (0, 2), "halt_poll_ns set")
+    check(B.lane_halt_poll("kvm.halt_poll_ns_grow=0") == (200000, 0), "grow set")
+    check(B.lane_halt_poll("kvm_amd.avic=1") == (200000, 2), "another parameter")
+
+
 if __name__ == "__main__":
     sys.exit(1 if run_cases(CASES, "tools") else 0)
