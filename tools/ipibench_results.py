@@ -659,7 +659,8 @@ class Side:
                 if isinstance(ex, dict) and isinstance(ex.get("sender"), dict) \
                         and isinstance(ex.get("targets"), dict):
                     self.exits.setdefault(key, []).append(
-                        (exits_total(ex["sender"]), exits_total(ex["targets"])))
+                        (exits_total(ex["sender"]), exits_total(ex["targets"]),
+                         wakes_blocked(ex.get("target_wakeups"))))
             # The kvm-unit-tests view: one row per vmexit.c name and backend,
             # its value the mean per iteration (as vmexit.c reports), in ns
             # through the boot's own TSC frequency when the unit is ns.
@@ -744,12 +745,27 @@ def exits_total(side):
         return None
 
 
+def wakes_blocked(wakeups):
+    """Of a halted target's wakes (kvm_vcpu_wakeup, per iteration), the
+    share that came after a block; None where none were traced."""
+    if not isinstance(wakeups, dict):
+        return None
+    try:
+        poll, wait = float(wakeups.get("poll", 0)), float(wakeups.get("wait", 0))
+    except (TypeError, ValueError):
+        return None
+    return round(wait / (poll + wait), 4) if poll + wait > 0 else None
+
+
 def exits_median(per_boot):
-    """(sender, targets): the median over boots, or None without exit data."""
-    pairs = [p for p in per_boot if None not in p]
+    """(sender, targets, blocked share or None): the median over boots, or
+    None without exit data."""
+    pairs = [p for p in per_boot if None not in p[:2]]
     if not pairs:
         return None
-    return (round(median([p[0] for p in pairs]), 4), round(median([p[1] for p in pairs]), 4))
+    blocked = [p[2] for p in pairs if len(p) > 2 and p[2] is not None]
+    return (round(median([p[0] for p in pairs]), 4), round(median([p[1] for p in pairs]), 4),
+            round(median(blocked), 4) if blocked else None)
 
 
 class Row:
@@ -1011,8 +1027,12 @@ EXITS_HEAD = ("A exits", "B exits")
 
 
 def fmt_exits(e):
-    """Judged exits per iteration, sender/targets: 's1.00 t1.00'."""
-    return "-" if e is None else f"s{e[0]:.2f} t{e[1]:.2f}"
+    """Judged exits per iteration, sender/targets, and for halted targets the
+    share of their wakes that came after a block: 's1.00 t1.00 b0.91'."""
+    if e is None:
+        return "-"
+    blocked = f" b{e[2]:.2f}" if len(e) > 2 and e[2] is not None else ""
+    return f"s{e[0]:.2f} t{e[1]:.2f}{blocked}"
 
 
 def has_exits(cmp):
@@ -1069,7 +1089,8 @@ def format_text(cmp):
         lines.append("differs (not refused): " + d)
     if has_exits(cmp):
         lines.append("exits: per measured iteration, the send path's own (APIC, MSR, hypercall, "
-                     "HLT; run.sh --exits), median over boots, s = sender, t = targets")
+                     "HLT; run.sh --exits), median over boots, s = sender, t = targets, "
+                     "b = share of a halted target's wakes that came after a block")
     lines.append("")
     for r in rows:
         lines.append("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
