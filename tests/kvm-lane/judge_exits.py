@@ -70,6 +70,9 @@ def judge(expect, trace_path, log_path):
             problems.append(f"{where}: no record with exits"
                             + (f" ({r['exits']['status']})" if r else ""))
             continue
+        if side not in r["exits"]:
+            problems.append(f"{where}: the record's exits have no {side}")
+            continue
         got = r["exits"][side]
         for label, value in want.items():
             checks += 1

@@ -29,7 +29,11 @@
 #            send, halted wake-up and self IPI as exits.expect states them,
 #            and every record's APIC not accelerated (judge_exits.py;
 #            halt_gap=2000: under nested TCG a target needs more than the
-#            default 50 us to be back in HLT); the same outer console cut
+#            default 50 us to be back in HLT; debug=slow-eoi: single's EOI
+#            exit inside the sender's region for ack-after-eoi only); then
+#            ab over kvm.halt_poll_ns=0,2000000: single-halt's halted target
+#            wakes after a block on one side, mostly without on the other
+#            (kvm_vcpu_wakeup); the same outer console cut
 #            short inside a trace and inside a frame must still split into
 #            the finished frames and the guest console it got to (what
 #            lane.sh keeps when its bound runs out); run.sh --exits
@@ -239,8 +243,11 @@ expect_run "run.sh --accel kvm-in-tcg --machine microvm: PVH, no 8259, TSC from 
 pass stall hv-xmm "plan=bench bench=send-cost backends=hv-ipi-ex-xmm debug=stall deadline=200 iters=20 warmup=1 budget=1" \
 	--expect-error "^watchdog: CPU 1 \(APIC ID 1\) made no progress .*latest hypercall HvCallSendSyntheticClusterIpiEx \(code 0x0015, XMM-fast.*RIP [0-9a-f]{16} CS 0008 \(NMI taken\)" ||
 	rc=1
+# debug=slow-eoi (2 ms before every EOI) moves no exit and lets the trace
+# see on which side of the sender's region the EOI falls: inside for
+# single's ack-after-eoi, outside for its default order (exits.expect).
 exits_pass exits x2apic,hv-xmm,kvm-pv \
-	"plan=bench bench=send-cost,single-halt,self backends=xapic,x2apic,hv-ipi,hv-ipi-slow,hv-ipi-ex-xmm,kvm-pv-ipi iters=50 warmup=2 budget=1 halt_gap=2000 markers=1" ||
+	"plan=bench bench=send-cost,single,single-halt,self backends=xapic,x2apic,hv-ipi,hv-ipi-slow,hv-ipi-ex-xmm,kvm-pv-ipi iters=50 warmup=2 budget=1 halt_gap=2000 markers=1 debug=slow-eoi" ||
 	rc=1
 cut_split_test || rc=1
 # The users' command: run.sh --exits through the lane prints the table;
@@ -261,6 +268,20 @@ expect_run "run.sh ab --module-param kvm_amd.avic=0,1 reports that AVIC was not 
 	0 $? "$out" \
 	"the lane's kvm_amd.avic: asked 1, got N: the CPU has no AVIC" \
 	"^ab: kvm_amd.avic: B=1 against A=0" || rc=1
+# ab over kvm.halt_poll_ns in the lane: with polling off every halted wake
+# of single-halt comes after a block (b1.00); with a 2 ms window its poll
+# passes mostly do not (b under 0.7), and its block pass still does. Each
+# side reads the lane's parameter back.
+rm -rf "$base/ab-poll"
+out=$(IPIBENCH_RESULTS=$base/ab-poll ./run.sh ab --module-param kvm.halt_poll_ns=0,2000000 --boots 1 \
+	--accel kvm-in-tcg --preset x2apic --exits --timeout 240 \
+	--append "plan=bench bench=single-halt backends=x2apic iters=20 warmup=10 budget=1" 2>&1)
+expect_run "run.sh ab --module-param kvm.halt_poll_ns=0,2000000: the halted target's wakes change from blocked to polled" \
+	0 $? "$out" \
+	"the lane's kvm.halt_poll_ns: asked 0, got 0" \
+	"the lane's kvm.halt_poll_ns: asked 2000000, got 2000000" \
+	"^single-halt  *round-trip  *none  *x2apic .* b\(1\.00\|0\.9[0-9]\)  *s[0-9.]* t[0-9.]* b0\.[0-6]" \
+	"^single-halt  *round-trip  *block  *x2apic .* b\(1\.00\|0\.9[0-9]\)  *s[0-9.]* t[0-9.]* b\(1\.00\|0\.9[0-9]\)" || rc=1
 exits_pass exits-negative x2apic \
 	"plan=bench bench=send-cost backends=x2apic iters=50 warmup=2 budget=1 markers=1 debug=extra-exit" \
 	--expect-failure "x2apic send-cost send none sender: 2\.00 register/hypercall/HLT exits per iteration, expected 1\.00" ||
