@@ -40,18 +40,6 @@ static uint64_t x2apic_dest[MAX_CPUS];
 /* Cluster model: this CPU's LDR as read back after enabling. */
 static uint32_t x2apic_ldr[MAX_CPUS];
 
-/* fenced is a constant in every caller: the unfenced build has no trace of it. */
-static inline __attribute__((always_inline)) void x2apic_fence(bool fenced)
-{
-	if (fenced)
-		asm volatile("mfence; lfence" ::: "memory");
-}
-
-static inline void x2apic_icr_write(uint64_t icr)
-{
-	wrmsr(ICR_X2APIC_MSR, icr);
-}
-
 static inline __attribute__((always_inline)) void x2apic_send_in(bool fenced, unsigned int target,
 								 uint8_t vector)
 {

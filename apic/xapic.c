@@ -36,7 +36,7 @@ uint64_t ipi_icr_stuck;
 /* ICR bits 63:32 for each CPU, physical: APIC ID << 24. Written by each CPU's enable. */
 static uint32_t xapic_dest_high[MAX_CPUS];
 
-static __attribute__((noinline)) void xapic_wait_icr_slow(const volatile uint32_t *m)
+__attribute__((noinline)) void xapic_wait_icr_slow(const volatile uint32_t *m)
 {
 	for (int i = 0; i < XAPIC_ICR_SPINS; i++) {
 		cpu_relax();
@@ -44,32 +44,6 @@ static __attribute__((noinline)) void xapic_wait_icr_slow(const volatile uint32_
 			return;
 	}
 	__atomic_fetch_add(&ipi_icr_stuck, 1, __ATOMIC_RELAXED);
-}
-
-static inline void xapic_wait_icr(const volatile uint32_t *m)
-{
-	if (m[ICR_XAPIC_LOW / 4] & ICR_DELIVERY_BUSY)
-		xapic_wait_icr_slow(m);
-}
-
-static inline void xapic_icr_write(uint32_t high, uint32_t low)
-{
-	volatile uint32_t *m = lapic_mmio;
-	bool was_on = irq_save();
-
-	xapic_wait_icr(m);
-	m[ICR_XAPIC_HIGH / 4] = high;
-	m[ICR_XAPIC_LOW / 4] = low;
-	irq_restore(was_on);
-}
-
-/* A shorthand ignores the destination field (Table 11-6): one write. */
-static inline void xapic_icr_write_low(uint32_t low)
-{
-	volatile uint32_t *m = lapic_mmio;
-
-	xapic_wait_icr(m);
-	m[ICR_XAPIC_LOW / 4] = low;
 }
 
 static void xapic_send(unsigned int target, uint8_t vector)

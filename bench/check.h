@@ -43,6 +43,12 @@ void check_flush(void);
 
 /* --- TAP, shared by the suite's files (bench/check.c) ------------------------------------- */
 
+struct verdict;
+/* Hypercalls the sends made that did not succeed, into the verdict (ipi_take_failures). */
+void check_failures_judge(struct verdict *v);
+/* bench/check_nmi.c: an NMI backend's checks in place of the Fixed hold checks. */
+void check_nmi(const char *label);
+
 /* The problems found in one test, the first few kept for the TAP output. */
 struct verdict {
 	unsigned int problems;

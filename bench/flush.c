@@ -737,7 +737,8 @@ static void flush_run(struct bench_run *r)
 
 static const char *flush_valid(const struct ipi_ops *ops)
 {
-	(void)ops;
+	if (ipi_is_nmi(ops))
+		return "a TLB shootdown is a Fixed IPI (Linux's call-function vector), not an NMI";
 	return bench_params.sender != 0 ? "a sender other than CPU 0 is not supported yet" : NULL;
 }
 

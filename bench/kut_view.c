@@ -53,7 +53,7 @@ void kut_view_note(const struct bench_run *r, const char *metric, uint64_t mean_
 {
 	int row, col;
 
-	if (!r->ops)
+	if (!r->ops || ipi_is_nmi(r->ops))	/* vmexit.c's IPIs are all Fixed */
 		return;
 	row = kut_index(r->b->name, metric, r->variant, r->ops->flags, bench_params.halt_gap_us);
 	if (row < 0)

@@ -343,6 +343,14 @@ static uint64_t single_common(struct bench_run *r, bool halt, const struct point
 	const char *timer = NULL;
 	struct cpuset t;
 
+	if (pass->ack == IPI_ACK_AFTER_EOI && ipi_is_nmi(r->ops)) {
+		point_setup(r, halt ? "halt" : "spin");
+		r->variant = pass->variant;
+		bench_emit_status(r, "round-trip", "SKIP", "an NMI takes no EOI: nothing to order");
+		status_report(STATUS_SKIP);
+		return 0;
+	}
+
 	point_halt = halt;
 	point_setup(r, halt ? "halt" : "spin");
 	r->variant = pass->variant;
@@ -447,8 +455,8 @@ static void single_halt_run(struct bench_run *r)
 	single_common(r, true, &pass_plain);
 	single_common(r, true, &pass_after_eoi);
 	single_common(r, true, &pass_block);
-	if (!(r->ops->flags & IPI_F_HYPERCALL))
-		vmexit_halt_pass(r);
+	if (!(r->ops->flags & IPI_F_HYPERCALL) && !ipi_is_nmi(r->ops))
+		vmexit_halt_pass(r);	/* vmexit.c's ipi_halt is a Fixed APIC IPI */
 }
 
 static const struct bench bench_send_cost = {

@@ -236,6 +236,16 @@ static inline uint64_t bench_entry_tsc(unsigned int cpu_nr)
 	return READ_ONCE(percpu_of[cpu_nr]->irq.entry_tsc);
 }
 
+/*
+ * Handler chaining: a benchmark may put its own handler in front of the
+ * counting one for a vector (irq_set_handler(), the old one kept with
+ * irq_get_handler() and put back after), while its targets spin and no
+ * IPI is in flight: the native flush does for FLUSH_VEC, the ipi_benchmark
+ * view's Broadcast lock for its lock vector. With an NMI backend every NMI
+ * runs IPI_NMI_VEC's handler (include/ipi.h), so a handler for NMIs goes
+ * there, for the length of the test that needs it.
+ */
+
 /* Timed waits: include/poll.h (bare polls, PAUSE only under TCG). */
 #define BENCH_POLLS POLL_BATCH
 

@@ -9,9 +9,25 @@
  * LDR) through a table filled by its per-CPU enable, so no send path scans
  * APIC IDs or reads a register back.
  *
- * Vectors are fixed-delivery, edge-triggered; a handler must EOI through
- * ops->eoi (ipi/irq.c does that for IPI_VEC_FIRST .. IPI_VEC_FIRST +
- * IPI_VEC_COUNT - 1).
+ * Delivery is a property of the backend (IPI_F_NMI in its flags), which
+ * the IPI core, the correctness suite and the benchmarks act on, never a
+ * mode flag of their own:
+ *  - Fixed (the default): vectors are edge-triggered and a handler must EOI
+ *    through ops->eoi (ipi/irq.c does that for IPI_VEC_FIRST ..
+ *    IPI_VEC_FIRST + IPI_VEC_COUNT - 1).
+ *  - NMI (IPI_F_NMI): an NMI carries no vector. Every send function takes
+ *    the vector argument all the same and ignores it; the IPI core's NMI
+ *    dispatch (ipi_nmi(), which kernel/trap.c hands every NMI it does not
+ *    own itself: the stop and the watchdog NMIs stay its own) runs the
+ *    handler installed for IPI_NMI_VEC as if that vector had come, so the
+ *    counting handler counts it there and a benchmark may chain its own
+ *    handler in front of it as for a Fixed vector (include/bench.h). Its
+ *    eoi is a no-op: an NMI sets no ISR bit and takes no EOI (SDM vol. 3A
+ *    11.8.4); NMIs stay blocked until the handler's IRET. The self
+ *    shorthand and the x2APIC SELF IPI register are Fixed-only (SDM "Valid
+ *    Combinations for the ICR"): send_self targets the CPU's own APIC ID,
+ *    send_all is all-excluding-self plus that. send_self_icr and
+ *    send_self_icr2 stay NULL.
  *
  * Paravirtual backends (hyperv/, kvm/) implement the same table. Their send
  * paths make hypercalls whose status the void send functions cannot return:
@@ -99,6 +115,21 @@ struct ipi_ops {
  * 400-499, each Fixed backend's NMI twin its key + 5. The plan still puts
  * every xAPIC-mode backend first whatever its key (kernel/plan.c).
  */
+/* The vector an NMI counts as (the benchmarks' BENCH_VEC). */
+#define IPI_NMI_VEC IPI_VEC_FIRST
+
+static inline bool ipi_is_nmi(const struct ipi_ops *ops)
+{
+	return ops && (ops->flags & IPI_F_NMI);
+}
+
+/*
+ * kernel/trap.c, for an NMI that is neither a stop nor the watchdog's: with
+ * an NMI backend in force on this CPU, runs IPI_NMI_VEC's handler with the
+ * TSC of entry and returns true; false otherwise (an unexpected NMI).
+ */
+bool ipi_nmi(uint64_t entry_tsc);
+
 struct ipi_backend {
 	unsigned int order;
 	const struct ipi_ops *ops;

@@ -111,6 +111,20 @@ static bool ipi_irq_arm_debug(void)
 	return true;
 }
 
+bool ipi_nmi(uint64_t entry_tsc)
+{
+	irq_handler_t fn;
+
+	if (!ipi_is_nmi(this_cpu()->ops))
+		return false;
+	fn = irq_get_handler(IPI_NMI_VEC);
+	if (fn)
+		fn(IPI_NMI_VEC, entry_tsc);
+	else
+		irq_unexpected(IPI_NMI_VEC, entry_tsc);
+	return true;
+}
+
 void ipi_irq_install(void)
 {
 	static bool installed;

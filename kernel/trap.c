@@ -13,6 +13,7 @@
  */
 #include <stdint.h>
 #include "include/console.h"
+#include "include/ipi.h"
 #include "include/lapic.h"
 #include "include/percpu.h"
 #include "include/status.h"
@@ -162,7 +163,7 @@ static __noreturn void trap_park(void)
 		asm volatile("cli; hlt");
 }
 
-static void trap_exception(struct trap_frame *f)
+static void trap_exception(struct trap_frame *f, uint64_t tsc)
 {
 	/* status_exit() on another CPU is stopping us: stay quiet. */
 	if (f->vector == 2 && __atomic_load_n(&status_stopping, __ATOMIC_ACQUIRE))
@@ -175,6 +176,9 @@ static void trap_exception(struct trap_frame *f)
 	 */
 	if (f->vector == 2 && watchdog_nmi(f, sizeof(*f)))
 		trap_park();
+	/* Any other NMI is an IPI of an NMI backend, or unexpected (a CRASH below). */
+	if (f->vector == 2 && ipi_nmi(tsc))
+		return;
 	if (extable_fixup(f))
 		return;
 	trap_dump(f);
@@ -189,7 +193,7 @@ void trap_dispatch(struct trap_frame *f)
 	irq_handler_t fn;
 
 	if (vec < 32) {
-		trap_exception(f);
+		trap_exception(f, tsc);
 		return;
 	}
 	if (vec == VEC_SPURIOUS) {

@@ -74,10 +74,9 @@ static void kvm_pv_note(const struct kvm_pvipi_call *c, int64_t ret)
 				 c->min_id, c->bitmap[1], c->bitmap[0], ret, want);
 }
 
-static void kvm_pv_send_ids(const uint32_t *ids, size_t n, uint8_t vector)
+static void kvm_pv_send_ids(const uint32_t *ids, size_t n, uint64_t icr)
 {
 	struct kvm_pvipi_call *calls = kvm_plan[this_cpu()->cpu];
-	uint64_t icr = kvm_pvipi_icr(vector);
 	int k = kvm_pvipi_plan(ids, n, calls, ncpus);
 
 	if (k < 0) {
@@ -93,29 +92,33 @@ static void kvm_pv_send_ids(const uint32_t *ids, size_t n, uint8_t vector)
 	}
 }
 
-static void kvm_pv_send(unsigned int target, uint8_t vector)
+/* a3: Fixed with the vector, or NMI (nmi is a constant at every call site). */
+static inline __attribute__((always_inline)) uint64_t kvm_pv_icr(bool nmi, uint8_t vector)
+{
+	return nmi ? kvm_pvipi_icr_nmi() : kvm_pvipi_icr(vector);
+}
+
+static inline __attribute__((always_inline)) void kvm_pv_send_in(bool nmi, unsigned int target,
+								  uint8_t vector)
 {
 	uint32_t id = percpu_of[target]->apic_id;
 
-	kvm_pv_send_ids(&id, 1, vector);
+	kvm_pv_send_ids(&id, 1, kvm_pv_icr(nmi, vector));
 }
 
-static void kvm_pv_send_set(const struct cpuset *set, uint8_t vector)
+static inline __attribute__((always_inline)) void
+kvm_pv_send_set_in(bool nmi, const struct cpuset *set, uint8_t vector)
 {
 	uint32_t *ids = kvm_ids[this_cpu()->cpu];
 	size_t n = 0;
 
 	cpuset_for_each(c, set) ids[n++] = percpu_of[c]->apic_id;
-	kvm_pv_send_ids(ids, n, vector);
+	kvm_pv_send_ids(ids, n, kvm_pv_icr(nmi, vector));
 }
 
-static void kvm_pv_send_self(uint8_t vector)
-{
-	kvm_pv_send(this_cpu()->cpu, vector);
-}
-
-/* All CPUs, or all but the caller. */
-static void kvm_pv_send_many(bool self_too, uint8_t vector)
+/* All CPUs, or all but the caller: KVM_HC_SEND_IPI has no shorthand. */
+static inline __attribute__((always_inline)) void kvm_pv_send_many_in(bool nmi, bool self_too,
+								       uint8_t vector)
 {
 	unsigned int self = this_cpu()->cpu;
 	uint32_t *ids = kvm_ids[self];
@@ -125,22 +128,43 @@ static void kvm_pv_send_many(bool self_too, uint8_t vector)
 		if (self_too || c != self)
 			ids[n++] = percpu_of[c]->apic_id;
 	}
-	kvm_pv_send_ids(ids, n, vector);
+	kvm_pv_send_ids(ids, n, kvm_pv_icr(nmi, vector));
 }
 
-static void kvm_pv_send_allbutself(uint8_t vector)
-{
-	kvm_pv_send_many(false, vector);
-}
+/* Each send path, Fixed (kvm-pv-ipi) and NMI (kvm-pv-ipi-nmi). */
+#define KVM_PV_SENDS(sfx, nmi)                                                                     \
+	static void kvm_pv_send##sfx(unsigned int target, uint8_t vector)                          \
+	{                                                                                          \
+		kvm_pv_send_in(nmi, target, vector);                                               \
+	}                                                                                          \
+	static void kvm_pv_send_set##sfx(const struct cpuset *set, uint8_t vector)                 \
+	{                                                                                          \
+		kvm_pv_send_set_in(nmi, set, vector);                                              \
+	}                                                                                          \
+	static void kvm_pv_send_self##sfx(uint8_t vector)                                          \
+	{                                                                                          \
+		kvm_pv_send_in(nmi, this_cpu()->cpu, vector);                                      \
+	}                                                                                          \
+	static void kvm_pv_send_allbutself##sfx(uint8_t vector)                                    \
+	{                                                                                          \
+		kvm_pv_send_many_in(nmi, false, vector);                                           \
+	}                                                                                          \
+	static void kvm_pv_send_all##sfx(uint8_t vector)                                           \
+	{                                                                                          \
+		kvm_pv_send_many_in(nmi, true, vector);                                            \
+	}
 
-static void kvm_pv_send_all(uint8_t vector)
-{
-	kvm_pv_send_many(true, vector);
-}
+KVM_PV_SENDS(, false)
+KVM_PV_SENDS(_nmi, true)
 
 static void kvm_pv_eoi(void)
 {
 	wrmsr(X2APIC_MSR(LAPIC_EOI), 0);
+}
+
+/* An NMI takes no EOI (SDM vol. 3A 11.8.4). */
+static void kvm_pv_nmi_eoi(void)
+{
 }
 
 /* For the stall watchdog, on another CPU: the first call of cpu's latest send, as planned. */
@@ -152,8 +176,8 @@ static int kvm_pv_describe(unsigned int cpu_nr, char *buf, size_t size)
 		return 0;
 	return fmt_snprintf(buf, size,
 			    "KVM_HC_SEND_IPI (RAX %u, %s): RBX 0x%lx RCX 0x%lx (APIC ID bitmap), RDX %u "
-			    "(its lowest APIC ID), RSI the ICR low of a fixed physical IPI (the vector "
-			    "is not kept); the first call of the send",
+			    "(its lowest APIC ID), RSI the ICR low (Fixed with its vector, not kept, "
+			    "or NMI); the first call of the send",
 			    KVM_HC_SEND_IPI, kvm_vmmcall ? "vmmcall" : "vmcall", c->bitmap[0],
 			    c->bitmap[1], c->min_id);
 }
@@ -242,3 +266,27 @@ static const struct ipi_ops ipi_kvm_pv_ipi = {
     .describe_call = kvm_pv_describe,
 };
 IPI_BACKEND_REGISTER(ipi_kvm_pv_ipi, 400);
+
+/*
+ * kvm-pv-ipi-nmi: the same hypercall with a3 = delivery mode NMI, as Linux's
+ * kvm.c sends NMI_VECTOR through KVM_HC_SEND_IPI (kvm_send_ipi_mask with
+ * NMI_VECTOR); KVM's kvm_pv_send_ipi() hands it to kvm_apic_set_irq(),
+ * which for APIC_DM_NMI calls kvm_inject_nmi().
+ */
+static const struct ipi_ops ipi_kvm_pv_ipi_nmi = {
+    .name = "kvm-pv-ipi-nmi",
+    .mode = LAPIC_X2APIC,
+    .flags = IPI_F_HYPERCALL | IPI_F_NMI,
+    .words = "call=kvm-hc-send-ipi set=call-per-128-ids hv-guest-os-id=0",
+    .probe = kvm_pv_probe,
+    .activate = kvm_pv_activate,
+    .enable = kvm_pv_enable,
+    .send = kvm_pv_send_nmi,
+    .send_set = kvm_pv_send_set_nmi,
+    .send_self = kvm_pv_send_self_nmi,
+    .send_allbutself = kvm_pv_send_allbutself_nmi,
+    .send_all = kvm_pv_send_all_nmi,
+    .eoi = kvm_pv_nmi_eoi,
+    .describe_call = kvm_pv_describe,
+};
+IPI_BACKEND_REGISTER(ipi_kvm_pv_ipi_nmi, 405);

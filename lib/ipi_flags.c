@@ -51,6 +51,8 @@ int ipi_flags_text(uint32_t flags, bool x2apic, const char *words, char *buf, si
 	if (size)
 		buf[0] = 0;
 	flags_put(buf, size, &len, flags & IPI_F_LOGICAL ? "dest=logical" : "dest=physical");
+	if (flags & IPI_F_NMI)
+		flags_put(buf, size, &len, "delivery=nmi");
 	if (flags & IPI_F_HYPERCALL) {
 		/* The set and the call are in the backend's own words. */
 		flags_put(buf, size, &len, "send=hypercall self=hypercall");
@@ -59,9 +61,14 @@ int ipi_flags_text(uint32_t flags, bool x2apic, const char *words, char *buf, si
 		flags_put(buf, size, &len, set_word(flags));
 		/* SDM 11.12.3's fence orders stores before an ICR write that publishes
 		 * them; the SELF IPI register sends without it, as Linux does. */
-		flags_put(buf, size, &len,
-			  flags & IPI_F_SELF_MSR ? "self=self-ipi-msr self-fence=none"
-						 : "self=shorthand");
+		/* SDM "Valid combinations for the ICR": the self shorthand (and the
+		 * x2APIC SELF IPI register) and all-including-self are Fixed only. */
+		if (flags & IPI_F_NMI)
+			flags_put(buf, size, &len, "self=to-own-id all=allbutself+self");
+		else
+			flags_put(buf, size, &len,
+				  flags & IPI_F_SELF_MSR ? "self=self-ipi-msr self-fence=none"
+							 : "self=shorthand");
 	}
 	if (words && *words)
 		flags_put(buf, size, &len, words);

@@ -26,6 +26,7 @@
 #define IPI_F_SET_CLUSTER	(1u << 5) /* send_set: one ICR write per run of a cluster */
 #define IPI_F_SELF_MSR		(1u << 6) /* send_self: x2APIC SELF IPI MSR, not the shorthand */
 #define IPI_F_HYPERCALL		(1u << 7) /* every send (self, shorthands too) is a hypercall */
+#define IPI_F_NMI		(1u << 8) /* delivery mode NMI: no vector, no EOI, IF and TPR ignored */
 /* clang-format on */
 
 /*
@@ -39,7 +40,8 @@
 bool ipi_x2apic_vendor_fences(const char *vendor);
 
 /*
- * Writes the space-separated key=value words for flags into buf: dest=, then
+ * Writes the space-separated key=value words for flags into buf: dest=,
+ * delivery=nmi for an NMI backend (Fixed says nothing, as before), then
  * fence= (x2apic: "fence=mfence+lfence fence-per=send", one fence per send
  * call however many ICR writes it makes, or "fence=none") or icr-wait=
  * (xAPIC), set=, self=, or for IPI_F_HYPERCALL

@@ -70,6 +70,15 @@ uint64_t kvm_pvipi_icr(uint8_t vector)
 	return icr_encode_low(&f);
 }
 
+uint64_t kvm_pvipi_icr_nmi(void)
+{
+	struct icr_fields f = icr_make_fixed(0, 0);
+
+	/* Linux's kvm.c __send_ipi_mask(): APIC_DM_NMI alone for NMI_VECTOR. */
+	f.delivery = ICR_DM_NMI;
+	return icr_encode_low(&f);
+}
+
 /* Portable popcount: __builtin_popcountll would call libgcc without -mpopcnt. */
 static unsigned int kvm_pvipi_popcount(uint64_t v)
 {

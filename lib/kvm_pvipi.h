@@ -63,6 +63,8 @@ int kvm_pvipi_plan(const uint32_t *apic_ids, size_t n, struct kvm_pvipi_call *ca
 
 /* a3: ICR low for a fixed, physical, edge IPI of vector (KVM refuses logical/shorthand). */
 uint64_t kvm_pvipi_icr(uint8_t vector);
+/* a3 of an NMI: delivery mode NMI (ICR bits 10:8 = 100b), no vector: 0x400. */
+uint64_t kvm_pvipi_icr_nmi(void);
 
 /* Number of APIC IDs one call targets (the vCPU count KVM returns if all exist). */
 size_t kvm_pvipi_count(const struct kvm_pvipi_call *c);

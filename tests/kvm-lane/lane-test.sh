@@ -247,7 +247,7 @@ pass stall hv-xmm "plan=bench bench=send-cost backends=hv-ipi-ex-xmm debug=stall
 # see on which side of the sender's region the EOI falls: inside for
 # single's ack-after-eoi, outside for its default order (exits.expect).
 exits_pass exits x2apic,hv-xmm,kvm-pv \
-	"plan=bench bench=send-cost,single,single-halt,self backends=xapic,x2apic,hv-ipi,hv-ipi-slow,hv-ipi-ex-xmm,kvm-pv-ipi iters=50 warmup=2 budget=1 halt_gap=2000 markers=1 debug=slow-eoi" ||
+	"plan=bench bench=send-cost,single,single-halt,self backends=xapic,xapic-nmi,x2apic,x2apic-nmi,hv-ipi,hv-ipi-slow,hv-ipi-ex-xmm,kvm-pv-ipi iters=50 warmup=2 budget=1 halt_gap=2000 markers=1 debug=slow-eoi" ||
 	rc=1
 cut_split_test || rc=1
 # The users' command: run.sh --exits through the lane prints the table;
@@ -282,6 +282,16 @@ expect_run "run.sh ab --module-param kvm.halt_poll_ns=0,2000000: the halted targ
 	"the lane's kvm.halt_poll_ns: asked 2000000, got 2000000" \
 	"^single-halt  *round-trip  *none  *x2apic .* b\(1\.00\|0\.9[0-9]\)  *s[0-9.]* t[0-9.]* b0\.[0-6]" \
 	"^single-halt  *round-trip  *block  *x2apic .* b\(1\.00\|0\.9[0-9]\)  *s[0-9.]* t[0-9.]* b\(1\.00\|0\.9[0-9]\)" || rc=1
+# ab over kvm_amd.vnmi in the lane (issue 21): TCG's SVM has no virtual NMI,
+# so vnmi=1 must be refused by the module, with the reason, and the NMI
+# backend measured on both sides.
+rm -rf "$base/ab-vnmi"
+out=$(IPIBENCH_RESULTS=$base/ab-vnmi ./run.sh ab --module-param kvm_amd.vnmi=0,1 --boots 1 --accel kvm-in-tcg \
+	--preset x2apic --timeout 240 --append "plan=bench bench=send-cost backends=x2apic-nmi iters=10 warmup=1 budget=1" 2>&1)
+expect_run "run.sh ab --module-param kvm_amd.vnmi=0,1 reports that vNMI was not granted, and why" \
+	0 $? "$out" \
+	"the lane's kvm_amd.vnmi: asked 1, got N: the CPU has no virtual NMI" \
+	"^send-cost  *send  *none  *x2apic-nmi " || rc=1
 exits_pass exits-negative x2apic \
 	"plan=bench bench=send-cost backends=x2apic iters=50 warmup=2 budget=1 markers=1 debug=extra-exit" \
 	--expect-failure "x2apic send-cost send none sender: 2\.00 register/hypercall/HLT exits per iteration, expected 1\.00" ||

@@ -146,9 +146,13 @@ if [ -n "$mp" ]; then
 	f=/sys/module/${mp%%.*}/parameters/$(echo "${mp#*.}" | cut -d= -f1)
 	echo "@@@ lane-info module-param $mp got $(cat "$f" 2>/dev/null || echo '?')"
 	dmesg | grep -iE 'avic|apicv' | tail -n 3 | sed 's/^/@@@ lane-info module-log /'
-	case "$mp" in kvm_amd.avic=*)
+	case "$mp" in
+	kvm_amd.avic=*)
 		grep -qw avic /proc/cpuinfo ||
 			echo "@@@ lane-info module-why the CPU has no AVIC (CPUID 0x8000000A EDX[13])" ;;
+	kvm_amd.vnmi=*)
+		grep -qw vnmi /proc/cpuinfo ||
+			echo "@@@ lane-info module-why the CPU has no virtual NMI (CPUID 0x8000000A EDX[25])" ;;
 	esac
 fi
 [ -c /dev/kvm ] || fail "no /dev/kvm after loading kvm-amd (does the outer CPU have SVM?)"

@@ -73,6 +73,22 @@ TEST(hypercall_backends)
 		  "dest=physical send=hypercall self=hypercall");
 }
 
+/* NMI backends (issue 21): delivery=nmi, and the self and all words the ICR rules force. */
+TEST(nmi_backends)
+{
+	CHECK_STR(text(IPI_F_WAIT_BEFORE | IPI_F_NMI, false, NULL),
+		  "dest=physical delivery=nmi icr-wait=before set=loop self=to-own-id "
+		  "all=allbutself+self");
+	CHECK_STR(text(IPI_F_FENCE | IPI_F_NMI, true, NULL),
+		  "dest=physical delivery=nmi fence=mfence+lfence fence-per=send set=loop "
+		  "self=to-own-id all=allbutself+self");
+	/* kvm-pv-ipi-nmi: the hypercall words, then the backend's */
+	CHECK_STR(text(IPI_F_HYPERCALL | IPI_F_NMI, true, "call=kvm-hc-send-ipi"),
+		  "dest=physical delivery=nmi send=hypercall self=hypercall call=kvm-hc-send-ipi");
+	/* Fixed backends say nothing of delivery, as before */
+	CHECK(strstr(text(IPI_F_WAIT_BEFORE, false, NULL), "delivery") == NULL);
+}
+
 TEST(truncation)
 {
 	char buf[16];
@@ -96,5 +112,5 @@ TEST(truncation)
 	CHECK_STR(buf, "dest=physical");
 }
 
-TEST_MAIN(T(xapic_backends), T(x2apic_backends), T(fence_by_vendor), T(hypercall_backends),
+TEST_MAIN(T(xapic_backends), T(x2apic_backends), T(nmi_backends), T(fence_by_vendor), T(hypercall_backends),
 	  T(truncation))

@@ -132,6 +132,8 @@ TEST(empty_and_errors)
 TEST(icr_value)
 {
 	CHECK_EQ(kvm_pvipi_icr(0xf0), 0xf0);
+	/* Hand-checked: Linux's APIC_DM_NMI is 0x00400, and an NMI carries no vector. */
+	CHECK_EQ(kvm_pvipi_icr_nmi(), 0x400);
 	CHECK_EQ(kvm_pvipi_icr(0x20), 0x20);
 	/* Physical, no shorthand: KVM answers -KVM_EINVAL otherwise. */
 	CHECK_EQ(kvm_pvipi_icr(0xff) & (ICR_DEST_LOGICAL | ICR_SHORTHAND_MASK), 0);
