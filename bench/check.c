@@ -562,11 +562,12 @@ static uint64_t wake_once(const struct ipi_ops *ops, unsigned int target, unsign
 static int wake_pass(const struct ipi_ops *ops, unsigned int target, unsigned int pass,
 		     struct verdict *v)
 {
-	uint64_t bound = tsc_us_to_cycles(bench_params.late_wake_us), dt;
+	uint64_t bound = tsc_us_to_cycles(bench_params.late_wake_us);
 	int worst = 0;
 
 	for (unsigned int i = 0; i < WAKE_TIMES; i++) {
-		dt = wake_once(ops, target, i);
+		uint64_t dt = wake_once(ops, target, i);
+
 		if (dt == WAKE_LOST) {
 			verdict_add(v, "CPU %u lost wake %u%s: not handled within %lu us", target,
 				    i + 1, pass ? " of the retry" : "", DELIVERY_TIMEOUT_US);

@@ -28,7 +28,8 @@ unsigned int ipi_backend_list(const struct ipi_ops *const **list)
 	static unsigned int order[IPI_BACKEND_MAX];
 
 	if (!nsorted) {
-		size_t n = (size_t)(__ipi_backends_end - __ipi_backends_start);
+		size_t n = ((uintptr_t)__ipi_backends_end - (uintptr_t)__ipi_backends_start) /
+			   sizeof(const struct ipi_backend *);
 
 		for (size_t i = 0; i < n && nsorted < IPI_BACKEND_MAX; i++) {
 			const struct ipi_backend *e = __ipi_backends_start[i];
