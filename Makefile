@@ -56,7 +56,7 @@ KERNEL_SRCS := kernel/boot.c kernel/console.c kernel/cpu.c kernel/lapic.c kernel
 	kernel/plan.c kernel/pvh.c kernel/smp.c kernel/status.c kernel/topology.c kernel/trap.c \
 	kernel/tsc.c kernel/tsc_sync.c kernel/watchdog.c \
 	ipi/core.c ipi/flush.c ipi/flush_native.c ipi/irq.c ipi/switch.c \
-	apic/check.c apic/x2apic.c apic/x2apic_nmi.c apic/xapic.c apic/xapic_nmi.c \
+	apic/check.c apic/x2apic.c apic/xapic.c \
 	hyperv/flush.c hyperv/hv.c hyperv/icr.c hyperv/ipi.c kvm/pv_ipi.c \
 	bench/broadcast.c bench/check.c bench/check_flush.c bench/check_nmi.c bench/engine.c bench/env.c \
 	bench/exit_ref.c bench/flush.c \

@@ -40,11 +40,12 @@ static uint64_t x2apic_dest[MAX_CPUS];
 /* Cluster model: this CPU's LDR as read back after enabling. */
 static uint32_t x2apic_ldr[MAX_CPUS];
 
+/* low: the ICR's bits 31:0 past the destination, the vector (Fixed) or ICR_LOW_NMI. */
 static inline __attribute__((always_inline)) void x2apic_send_in(bool fenced, unsigned int target,
-								 uint8_t vector)
+								 uint32_t low)
 {
 	x2apic_fence(fenced);
-	x2apic_icr_write(x2apic_dest[target] | ICR_LOW_PHYSICAL | vector);
+	x2apic_icr_write(x2apic_dest[target] | ICR_LOW_PHYSICAL | low);
 }
 
 /*
@@ -54,7 +55,7 @@ static inline __attribute__((always_inline)) void x2apic_send_in(bool fenced, un
  * is sent.
  */
 static inline __attribute__((always_inline)) void
-x2apic_send_set_in(bool fenced, const struct cpuset *set, uint8_t vector)
+x2apic_send_set_in(bool fenced, const struct cpuset *set, uint32_t low)
 {
 	const uint64_t *dest = x2apic_dest, *w = set->w;
 	const uint64_t *end = w + (ncpus + CPUSET_WORD_BITS - 1) / CPUSET_WORD_BITS;
@@ -62,7 +63,7 @@ x2apic_send_set_in(bool fenced, const struct cpuset *set, uint8_t vector)
 	x2apic_fence(fenced);
 	for (; w < end; w++, dest += CPUSET_WORD_BITS) {
 		for (uint64_t m = *w; m; m &= m - 1)
-			x2apic_icr_write(dest[__builtin_ctzll(m)] | ICR_LOW_PHYSICAL | vector);
+			x2apic_icr_write(dest[__builtin_ctzll(m)] | ICR_LOW_PHYSICAL | low);
 	}
 }
 
@@ -136,6 +137,51 @@ static const struct ipi_ops ipi_x2apic, ipi_x2apic_cluster;
 X2APIC_SENDS(_fenced, true)
 X2APIC_SENDS(_unfenced, false)
 
+/*
+ * x2apic-nmi: the same physical sends with delivery mode NMI (ICR_LOW_NMI
+ * in place of the vector, which an NMI does not carry: the IPI core counts
+ * every NMI as IPI_NMI_VEC, include/ipi.h), as Linux's x2apic_phys sends
+ * NMI_VECTOR. The self shorthand and the SELF IPI register are Fixed-only
+ * (SDM "Valid Combinations for the ICR"; 11.12.11): a self NMI goes to the
+ * CPU's own x2APIC ID; all-including-self is all-excluding-self, which NMI
+ * allows, then that write, after one fence. No EOI.
+ */
+#define X2APIC_NMI_SENDS(sfx, fenced)                                                              \
+	static void x2apic_nmi_send##sfx(unsigned int target, uint8_t vector)                      \
+	{                                                                                          \
+		(void)vector;                                                                      \
+		x2apic_send_in(fenced, target, ICR_LOW_NMI);                                       \
+	}                                                                                          \
+	static void x2apic_nmi_send_set##sfx(const struct cpuset *set, uint8_t vector)             \
+	{                                                                                          \
+		(void)vector;                                                                      \
+		x2apic_send_set_in(fenced, set, ICR_LOW_NMI);                                      \
+	}                                                                                          \
+	static void x2apic_nmi_send_self##sfx(uint8_t vector)                                      \
+	{                                                                                          \
+		(void)vector;                                                                      \
+		x2apic_send_in(fenced, this_cpu()->cpu, ICR_LOW_NMI);                              \
+	}                                                                                          \
+	static void x2apic_nmi_send_allbutself##sfx(uint8_t vector)                                \
+	{                                                                                          \
+		(void)vector;                                                                      \
+		x2apic_shorthand_in(fenced, ICR_LOW_OTHERS | ICR_LOW_NMI);                         \
+	}                                                                                          \
+	static void x2apic_nmi_send_all##sfx(uint8_t vector)                                       \
+	{                                                                                          \
+		(void)vector;                                                                      \
+		x2apic_shorthand_in(fenced, ICR_LOW_OTHERS | ICR_LOW_NMI);                         \
+		x2apic_icr_write(x2apic_dest[this_cpu()->cpu] | ICR_LOW_PHYSICAL | ICR_LOW_NMI);   \
+	}
+
+X2APIC_NMI_SENDS(_fenced, true)
+X2APIC_NMI_SENDS(_unfenced, false)
+
+/* An NMI sets no ISR bit and takes no EOI (SDM vol. 3A 11.8.4). */
+static void x2apic_nmi_eoi(void)
+{
+}
+
 static void x2apic_send_self(uint8_t vector)
 {
 	wrmsr(X2APIC_MSR_SELF_IPI, vector);
@@ -196,6 +242,12 @@ static int x2apic_cluster_enable(void)
 }
 
 static const struct ipi_ops x2apic_unfenced, x2apic_cluster_unfenced;
+static const struct ipi_ops ipi_x2apic_nmi, x2apic_nmi_unfenced;
+
+static const struct ipi_ops *x2apic_nmi_choose(void)
+{
+	return ipi_x2apic_vendor_fences(cpu.vendor) ? &ipi_x2apic_nmi : &x2apic_nmi_unfenced;
+}
 
 /* At the switch: the fenced tables but where Linux clears X86_FEATURE_APIC_MSRS_FENCE. */
 static const struct ipi_ops *x2apic_choose(void)
@@ -244,6 +296,22 @@ static const struct ipi_ops *x2apic_cluster_choose(void)
 	    .eoi = x2apic_eoi,                                                                     \
 	}
 
+#define X2APIC_NMI_OPS(sfx, fence)                                                                 \
+	{                                                                                          \
+	    .name = "x2apic-nmi",                                                                  \
+	    .mode = LAPIC_X2APIC,                                                                  \
+	    .flags = (fence) | IPI_F_NMI,                                                          \
+	    .probe = x2apic_probe,                                                                 \
+	    .choose = x2apic_nmi_choose,                                                           \
+	    .enable = x2apic_enable,                                                               \
+	    .send = x2apic_nmi_send##sfx,                                                          \
+	    .send_set = x2apic_nmi_send_set##sfx,                                                  \
+	    .send_self = x2apic_nmi_send_self##sfx,                                                \
+	    .send_allbutself = x2apic_nmi_send_allbutself##sfx,                                    \
+	    .send_all = x2apic_nmi_send_all##sfx,                                                  \
+	    .eoi = x2apic_nmi_eoi,                                                                 \
+	}
+
 static const struct ipi_ops ipi_x2apic = X2APIC_OPS(_fenced, IPI_F_FENCE);
 static const struct ipi_ops x2apic_unfenced = X2APIC_OPS(_unfenced, 0);
 static const struct ipi_ops ipi_x2apic_cluster = X2APIC_CLUSTER_OPS(_fenced, IPI_F_FENCE);
@@ -251,3 +319,6 @@ static const struct ipi_ops x2apic_cluster_unfenced = X2APIC_CLUSTER_OPS(_unfenc
 /* The fenced tables stand for both: the switch chooses by vendor (choose). */
 IPI_BACKEND_REGISTER(ipi_x2apic, 200);
 IPI_BACKEND_REGISTER(ipi_x2apic_cluster, 210);
+static const struct ipi_ops ipi_x2apic_nmi = X2APIC_NMI_OPS(_fenced, IPI_F_FENCE);
+static const struct ipi_ops x2apic_nmi_unfenced = X2APIC_NMI_OPS(_unfenced, 0);
+IPI_BACKEND_REGISTER(ipi_x2apic_nmi, 205);

@@ -146,6 +146,58 @@ static const struct ipi_ops ipi_xapic = {
 };
 IPI_BACKEND_REGISTER(ipi_xapic, 100);
 
+/*
+ * xapic-nmi: the same physical sends with delivery mode NMI, as Linux sends
+ * NMI_VECTOR (nmi_cpu_backtrace, stopping CPUs, kgdb): APIC_DM_NMI and no
+ * vector (the IPI core counts every NMI as IPI_NMI_VEC, include/ipi.h).
+ * SDM vol. 3A 11.6.1, "Valid Combinations for the ... Interrupt Command
+ * Register": NMI is valid with no shorthand and with all-excluding-self,
+ * not with the self shorthand or all-including-self; so a self NMI goes to
+ * the CPU's own APIC ID, and all-including-self is all-excluding-self and
+ * then that write. No EOI (11.8.4: an NMI sets no ISR bit).
+ */
+static void xapic_nmi_send(unsigned int target, uint8_t vector)
+{
+	(void)vector;
+	xapic_icr_write(xapic_dest_high[target], ICR_LOW_PHYSICAL | ICR_LOW_NMI);
+}
+
+static void xapic_nmi_send_self(uint8_t vector)
+{
+	xapic_nmi_send(this_cpu()->cpu, vector);
+}
+
+static void xapic_nmi_send_allbutself(uint8_t vector)
+{
+	(void)vector;
+	xapic_icr_write_low(ICR_LOW_OTHERS | ICR_LOW_NMI);
+}
+
+static void xapic_nmi_send_all(uint8_t vector)
+{
+	xapic_nmi_send_allbutself(vector);
+	xapic_nmi_send_self(vector);
+}
+
+static void xapic_nmi_eoi(void)
+{
+}
+
+static const struct ipi_ops ipi_xapic_nmi = {
+    .name = "xapic-nmi",
+    .mode = LAPIC_XAPIC,
+    .flags = IPI_F_WAIT_BEFORE | IPI_F_NMI,
+    .probe = xapic_probe,
+    .enable = xapic_enable,
+    .send = xapic_nmi_send,
+    .send_set = NULL, /* physical: one ICR write per CPU, the caller loops */
+    .send_self = xapic_nmi_send_self,
+    .send_allbutself = xapic_nmi_send_allbutself,
+    .send_all = xapic_nmi_send_all,
+    .eoi = xapic_nmi_eoi,
+};
+IPI_BACKEND_REGISTER(ipi_xapic_nmi, 105);
+
 /* Logical flat: CPU number c has LDR bit c (icr_flat_ldr), so the destination needs no table. */
 static void xapic_logical_send(unsigned int target, uint8_t vector)
 {
