@@ -13,7 +13,12 @@
 #include "include/x86.h"
 #include "lib/icr.h"
 
-/* ICR bits 31:0 without the vector: fixed delivery, edge, level bit 0 (as Linux sends). */
+/*
+ * ICR bits 31:0 without the vector: fixed delivery, edge, level bit 0 (as
+ * Linux sends). SDM 11.6.1 asks for level 1 in every mode but INIT level
+ * de-assert on P6; the Pentium 4 and later ignore the bit and send 1, and
+ * KVM ignores it too, so Linux's 0 (NMI included: __prepare_ICR()) works.
+ */
 #define ICR_LOW_PHYSICAL 0u
 #define ICR_LOW_LOGICAL	 ICR_DEST_LOGICAL
 #define ICR_LOW_SELF	 ((uint32_t)ICR_SH_SELF << ICR_SHORTHAND_SHIFT)

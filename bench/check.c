@@ -74,6 +74,7 @@ struct delivery {
 
 struct counts {
 	uint32_t vec, pass, total;
+	uint32_t nmis;	/* NMIs taken (irq.nmis): an NMI backend's count must move with them */
 	uint64_t unexpected;
 };
 
@@ -140,6 +141,7 @@ static struct counts counts_read(const struct percpu *p, const struct delivery *
 	struct counts c = {
 	    .vec = count_of(p, d->vector),
 	    .pass = count_of(p, d->pass_vector),
+	    .nmis = READ_ONCE(p->irq.nmis),
 	    .unexpected = READ_ONCE(p->irq.unexpected),
 	};
 
@@ -194,6 +196,13 @@ static void counts_judge(const struct delivery *d, unsigned int c, struct verdic
 	if (other)
 		verdict_add(v, "CPU %u counted %u IPIs on other test vectors (misrouted)", c,
 			    other);
+	/* A Fixed IPI on IPI_NMI_VEC would count like an NMI: the NMI count tells them apart. */
+	if (ipi_is_nmi(this_cpu()->ops) && now.nmis - snaps[c].nmis != got)
+		verdict_add(v, "CPU %u counted %u but took %u NMIs: a Fixed IPI on vector 0x%x, not an NMI",
+			    c, got, now.nmis - snaps[c].nmis, IPI_NMI_VEC);
+	else if (!ipi_is_nmi(this_cpu()->ops) && now.nmis != snaps[c].nmis)
+		verdict_add(v, "CPU %u took %u NMIs with a Fixed backend in force", c,
+			    now.nmis - snaps[c].nmis);
 	if (now.unexpected != snaps[c].unexpected)
 		verdict_add(v, "CPU %u took %lu unexpected interrupts (last vector 0x%x)", c,
 			    now.unexpected - snaps[c].unexpected,

@@ -23,7 +23,8 @@
  * the handlers have counted; it does not wait for the targets' loops. The
  * handlers write EOI before they count (ack=after-eoi), as Linux's
  * call-function vector does, so each iteration holds its targets' EOIs (an
- * exit each without APICv/AVIC) as the module's did. Normal IPI's delivery is the summed
+ * exit each without APICv/AVIC) as the module's did. On an NMI backend
+ * there is no EOI (ack=none-nmi). Normal IPI's delivery is the summed
  * send-to-handler-entry time on two TSCs: reported only when no delta was
  * negative and the pair's skew bound is under a tenth of the mean.
  *
@@ -208,7 +209,8 @@ static void norov_print(const struct bench_run *r, const struct norov_job *job)
 	struct norov n = { test_names[job->t], r->ops->name, bench_params.norov_iters,
 			   note ? 0 : stats_cycles_to_ns(job->delivery, tsc_khz),
 			   stats_cycles_to_ns(job->total, tsc_khz), "SUCCESS", note,
-			   READ_ONCE(lapic_x2apic_entered), "after-eoi" };
+			   READ_ONCE(lapic_x2apic_entered),
+			   ipi_is_nmi(r->ops) ? "none-nmi" : "after-eoi" };
 
 	if (note)
 		kprintf("norov %-14s %-15s %12s    delivery %12lu ns total (%lu iterations; "

@@ -243,7 +243,13 @@ static inline uint64_t bench_entry_tsc(unsigned int cpu_nr)
  * IPI is in flight: the native flush does for FLUSH_VEC, the ipi_benchmark
  * view's Broadcast lock for its lock vector. With an NMI backend every NMI
  * runs IPI_NMI_VEC's handler (include/ipi.h), so a handler for NMIs goes
- * there, for the length of the test that needs it.
+ * there, for the length of the test that needs it. Such a handler runs in
+ * NMI context and must not: fault (an exception's IRET would unblock NMIs
+ * and the next NMI would reuse the IST stack under it), take a lock the
+ * code it interrupted may hold (it may interrupt anything, a maskable
+ * handler or a send between its ICR2 and ICR writes included), print, or
+ * send an IPI. The ipi_benchmark view's lock handler takes a lock that only
+ * handlers take.
  */
 
 /* Timed waits: include/poll.h (bare polls, PAUSE only under TCG). */

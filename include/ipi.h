@@ -124,11 +124,16 @@ static inline bool ipi_is_nmi(const struct ipi_ops *ops)
 }
 
 /*
- * kernel/trap.c, for an NMI that is neither a stop nor the watchdog's: with
- * an NMI backend in force on this CPU, runs IPI_NMI_VEC's handler with the
- * TSC of entry and returns true; false otherwise (an unexpected NMI).
+ * kernel/trap.c, for an NMI that is neither a stop nor the watchdog's:
+ * counts it in this CPU's irq.nmis, then, with an NMI backend in force on
+ * this CPU, runs IPI_NMI_VEC's handler with the TSC of entry; without one
+ * (a stray NMI, or a late one after a switch away from an NMI backend) it
+ * counts it as an unexpected interrupt of vector 2, with no EOI, for the
+ * suite's checks to report. The handler runs in NMI context: NMIs blocked
+ * until its IRET, on the NMI's IST stack (include/bench.h says what a
+ * handler chained there must not do).
  */
-bool ipi_nmi(uint64_t entry_tsc);
+void ipi_nmi(uint64_t entry_tsc);
 
 struct ipi_backend {
 	unsigned int order;

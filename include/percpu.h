@@ -62,6 +62,7 @@ struct irq_stats {
 	uint32_t count[IPI_VEC_COUNT];	/* per benchmark/test vector */
 	uint64_t spurious;
 	uint64_t unexpected;
+	uint32_t nmis;			/* NMIs the IPI core took (ipi_nmi), whatever their use */
 	uint32_t unexpected_vector;	/* the latest one, for the message */
 } __cacheline_aligned;
 _Static_assert(offsetof(struct irq_stats, count[1]) <= CACHELINE,

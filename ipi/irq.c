@@ -111,18 +111,20 @@ static bool ipi_irq_arm_debug(void)
 	return true;
 }
 
-bool ipi_nmi(uint64_t entry_tsc)
+void ipi_nmi(uint64_t entry_tsc)
 {
-	irq_handler_t fn;
+	struct percpu *p = this_cpu();
+	irq_handler_t fn = irq_get_handler(IPI_NMI_VEC);
 
-	if (!ipi_is_nmi(this_cpu()->ops))
-		return false;
-	fn = irq_get_handler(IPI_NMI_VEC);
-	if (fn)
-		fn(IPI_NMI_VEC, entry_tsc);
-	else
-		irq_unexpected(IPI_NMI_VEC, entry_tsc);
-	return true;
+	WRITE_ONCE(p->irq.nmis, p->irq.nmis + 1);
+	if (!ipi_is_nmi(p->ops) || !fn) {
+		/* No EOI: an NMI has no ISR bit, and an EOI here would retire the
+		 * in-service interrupt this NMI may have come in on top of. */
+		WRITE_ONCE(p->irq.unexpected_vector, 2);
+		WRITE_ONCE(p->irq.unexpected, p->irq.unexpected + 1);
+		return;
+	}
+	fn(IPI_NMI_VEC, entry_tsc);
 }
 
 void ipi_irq_install(void)

@@ -97,8 +97,10 @@ APIC_BASE = 0xfee00000
 # The exits a send path causes itself: APIC accesses, MSRs, hypercalls, HLT. The
 # rest ("interrupt", "vintr", ...) is the host's doing and varies with its load.
 # An NMI's own: SVM without vNMI intercepts the IRET after injecting an NMI
-# (svm_inject_nmi() -> svm_set_iret_intercept()), VMX without virtual-NMI
-# window support waits in an NMI-window exit.
+# (svm_inject_nmi() -> svm_set_iret_intercept()); VMX with virtual NMIs
+# takes an NMI-window exit when a second NMI is pending while NMIs are
+# blocked (vmx_enable_nmi_window(); without virtual NMIs it falls back to
+# interrupt-window exits).
 JUDGED = re.compile(r"^(npf|msr|hypercall|vmmcall|vmcall|hlt|APIC_ACCESS|MSR_|VMCALL|HLT|"
                     r"EPT_|avic|iret|IRET|NMI_WINDOW)")
 # Exits per iteration are counts: one register access more per send is +1.00,
@@ -117,6 +119,14 @@ VMX_APIC_TRAPS = ("APIC_WRITE", "EOI_INDUCED")
 # AVIC's exit when an IPI's target is not running (APM vol. 2 15.29.9.2): the
 # doorbell missed, KVM delivers it; the ICR write itself was accelerated.
 DOORBELL_MISS = ("avic_incomplete_ipi", "AVIC_INCOMPLETE_IPI")
+# Why AVIC did not complete an IPI: the id field of kvm_avic_incomplete_ipi
+# (enum avic_ipi_failure_cause, arch/x86/kvm/svm/avic.c). Only "target not
+# running" is a doorbell miss with the ICR write itself accelerated; an
+# invalid interrupt type (any non-Fixed IPI: NMI, INIT ...) or target means
+# KVM emulated the whole send: a trapped access.
+AVIC_IPI = re.compile(r"\bid[= ](?P<id>\d{1,3})\b")
+AVIC_IPI_FAILURE = {0: "invalid int type", 1: "target not running", 2: "invalid target",
+                    3: "invalid backing page"}
 # The header lines a windows-only capture starts with (lane.sh --exits).
 HEADER = re.compile(r"^#\s*ipibench-trace:\s*(?P<key>windows-only|lost|cut)\b\s*(?P<n>\d{1,15})?")
 
@@ -276,6 +286,12 @@ def parse(lines):
                 t.unparsed += 1
             elif open_window is not None and tid != open_window.tid:
                 open_window.wakeups[p["how"]] += 1
+        elif event == "kvm_avic_incomplete_ipi":
+            t.avic[event] += 1
+            p = AVIC_IPI.search(body)
+            x = last.get(tid)
+            if p and x is not None and x.reason in DOORBELL_MISS and x.detail is None:
+                x.detail = AVIC_IPI_FAILURE.get(int(p["id"]), f"failure {p['id']}")
         elif event.startswith("kvm_avic_"):
             t.avic[event] += 1
     for x in exits:
@@ -392,7 +408,7 @@ def apic_kind(label):
     reason, detail = _split_label(label)
     reg = detail[:-len(" read")] if detail.endswith(" read") else detail
     if reason in DOORBELL_MISS:
-        return "doorbell"
+        return "doorbell" if detail in ("", "target not running") else "trap"
     if reg in TIMER_REGS:
         return None
     if reason == "npf":

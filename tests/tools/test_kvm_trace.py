@@ -234,6 +234,39 @@ def without_a_send_exit_the_region_start_is_said_to_be_unknown(_=None):
           f"{e}")
 
 
+def _avic_trace(failure_id, target_exit):
+    """One send of a record on mark 1 under AVIC: the sender's ICR write
+    exits as an incomplete IPI with this failure id; the target exits once
+    (target_exit), e.g. the IRET an NMI leaves on SVM without vNMI."""
+    return [_ev(10, 1.0, "kvm_exit: vcpu 0 reason io rip 0x1 info1 0x00ed0000 info2 0x0"),
+            _ev(10, 1.0000001, "kvm_pio: pio_write at 0xed size 4 count 1 val 0x2"),
+            _ev(10, 1.0001, "kvm_exit: vcpu 0 reason avic_incomplete_ipi rip 0x2 info1 0x0 "
+                            "info2 0x0"),
+            _ev(10, 1.00011, "kvm_avic_incomplete_ipi: vcpu=0, icrh:icrl=0x00000001:00000400, "
+                             f"id={failure_id}, index=1"),
+            _ev(11, 1.0002, f"kvm_exit: vcpu 1 reason {target_exit} rip 0x3 info1 0x0 info2 0x0"),
+            _ev(10, 1.0003, "kvm_exit: vcpu 0 reason io rip 0x5 info1 0x00ed0000 info2 0x0"),
+            _ev(10, 1.0003001, "kvm_pio: pio_write at 0xed size 4 count 1 val 0x3")]
+
+
+@case
+def an_nmi_send_on_avic_is_a_trap_and_its_iret_exit_is_judged(_=None):
+    """Issue 21: AVIC virtualizes only Fixed IPIs, so an NMI send exits as an
+    incomplete IPI with "invalid int type": KVM emulated the whole send, a
+    trapped access, not a doorbell miss; the target's IRET exit (SVM without
+    vNMI) is one of the send path's own."""
+    log = ['{"record":"result","bench":"send-cost","metric":"send","variant":"none",'
+           '"backend":"x2apic-nmi","sender":0,"targets":"1","iterations":1,"mark":1}']
+    e = kvm_trace.attach(kvm_trace.parse(_avic_trace(0, "iret")),
+                         kvm_trace.records(log))[0]["exits"]
+    check(e["sender"] == {"avic_incomplete_ipi (invalid int type)": 1.0}, f"{e}")
+    check(e["apic_accel"] == "no", f"an NMI send read as accelerated: {e}")
+    check(kvm_trace.judged_total(e["targets"]) == 1.0, f"iret not judged: {e}")
+    e = kvm_trace.attach(kvm_trace.parse(_avic_trace(1, "iret")),
+                         kvm_trace.records(log))[0]["exits"]
+    check(e["apic_accel"] == "yes" and "doorbell" in e["apic_accel_why"], f"{e}")
+
+
 @case
 def halted_targets_wakes_are_counted_polled_or_blocked(_=None):
     """Issue 20 item 3: kvm_vcpu_wakeup on a target thread inside a window says
