@@ -398,6 +398,8 @@ def cmd_gate(a):
         emit(write_junit(verdicts, "ipibench gate"), a.junit)
     if a.tap != "-" and a.junit != "-":
         sys.stdout.write(R.format_markdown(cmp) if a.format == "markdown" else R.format_text(cmp))
+    for w in cmp.ignored:
+        print(f"gate: ignored for comparability: {w}", file=sys.stderr)
     bad_base = [p for b in cmp.sa.boots for p in R.correctness_failures(b)]
     if bad_base:
         print(f"gate: note: the baseline itself is not correct: {bad_base[0]}", file=sys.stderr)
@@ -424,10 +426,26 @@ def cmd_gate(a):
     if any(v.message.startswith(("not comparable", "gate --exits, but")) for v in exits_bad):
         raise R.ToolError(R.EX_INCOMPARABLE, "exits not comparable: " + exits_bad[0].message)
     if slow or exits_bad:
+        print(f"gate: regression: {gate_tally(cmp, verdicts, a.exits, slow, exits_bad)}",
+              file=sys.stderr)
         return R.EX_REGRESSION
-    print(f"gate: pass: {len(cmp.compared)} rows compared, none significantly slower than "
-          f"the baseline by more than {threshold:g}%", file=sys.stderr)
+    print(f"gate: pass: {gate_tally(cmp, verdicts, a.exits, slow, exits_bad)}; none "
+          f"significantly slower than the baseline by more than {threshold:g}%"
+          f"{', and no more exits per iteration' if a.exits else ''}", file=sys.stderr)
     return 0
+
+
+def gate_tally(cmp, verdicts, exits, slow, exits_bad):
+    """gate's last line: what it compared, and whether timing could fail at all."""
+    exit_rows = [v for v in verdicts if v.group == "exits"]
+    text = f"{len(cmp.compared)} timing rows compared ({len(slow)} slower)"
+    if exits:
+        text += f", {len(exit_rows)} exit rows compared ({len(exits_bad)} with more exits)"
+    blind = {r.verdict for r in cmp.compared}
+    if cmp.compared and blind <= {"too few boots", "too few distinct values"}:
+        text += (f"; every timing row was {' or '.join(repr(v) for v in sorted(blind))}: "
+                 "the timing gate could not fail (more boots a side)")
+    return text
 
 
 # --- presets, report, KVM helpers

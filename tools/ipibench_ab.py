@@ -50,8 +50,15 @@ def parse_ab(argv):
     return o
 
 
-def side_boots(env, jobs, o, side_dir, extra):
-    """--boots runs into side_dir/boot<i>; 0, or the first failing run's code."""
+# Side B ran (or would run) with the value side A ran with: the module granted
+# neither side what set them apart (asked 1, got N: the CPU has no AVIC), so
+# there is no question left to compare. Docs: docs/exit-codes.md.
+EX_SAME_SIDES = 34
+
+
+def side_boots(env, jobs, o, side_dir, extra, stop=None):
+    """--boots runs into side_dir/boot<i>; 0, or the first failing run's code.
+    stop(): asked after the first boot; True ends the side there."""
     first = 0
     for i in range(1, int(o.boots) + 1):
         rc = B.run(o.passed + extra + ["--quiet", "--results-dir",
@@ -60,6 +67,8 @@ def side_boots(env, jobs, o, side_dir, extra):
         if rc == Q.EX_INTERRUPTED:
             raise Interrupted()
         first = first or rc
+        if i == 1 and stop and stop():
+            break
     return first
 
 
@@ -101,23 +110,35 @@ def run(argv, env, jobs):
     except R.ToolError as e:
         say(f"run.sh: {e.message}")
         return e.code
-    sides, first = [], 0
+    sides, first, got = [], 0, []
+    same = None  # (the value both sides ran with, whether side B booted)
     try:
         for v in values:
             side = os.path.join(root, Q.sanitize(f"{module}.{param}={v}"))
-            sides.append(side)
             extra = ["--module-param", f"{module}.{param}={v}"] if lane else []
             if host:
-                got = host.set(v)
-                say(f"run.sh: ab: {host.name}: asked {v}, got {got}"
-                    + ("" if M.granted(v, got) else f": {host.why_not() or 'not granted'}"))
+                got.append(host.set(v))
+                say(f"run.sh: ab: {host.name}: asked {v}, got {got[-1]}"
+                    + ("" if M.granted(v, got[-1]) else
+                       f": {host.why_not() or 'not granted'}"))
+            elif got and M.granted(v, got[0]):
+                got.append(got[0])  # the lane would grant it as it granted side A
+            if len(got) == 2 and M.granted(got[0], got[1]):
+                same = (got[1], False)
+                break
+            sides.append(side)
             say(f"run.sh: ab: side {module}.{param}={v}: {o.boots} boot(s) into {side}")
-            first = first or side_boots(env, jobs, o, side, extra)
-            if lane:
-                g = lane_granted(side)
-                if g:
-                    say(f"run.sh: ab: the lane's {g['param']}: asked {g['asked']}, got "
-                        f"{g['got']}" + (f": {g['why']}" if g.get("why") else ""))
+
+            def granted_as_a(side=side, v=v):
+                # The lane says what it granted at a side's first boot (run
+                # prints it, once a boot); side B granted what side A got
+                # ends the question there.
+                if lane:
+                    got.append(lane_granted(side).get("got", v))
+                return len(got) == 2 and M.granted(got[0], got[1])
+            first = first or side_boots(env, jobs, o, side, extra, granted_as_a)
+            if len(got) == 2 and M.granted(got[0], got[1]):
+                same = (got[1], True)
     except Interrupted:
         say(f"run.sh: ab: interrupted by {jobs.interrupted}")
         first = Q.EX_INTERRUPTED
@@ -131,7 +152,14 @@ def run(argv, env, jobs):
                 say(f"run.sh: ab: {host.name} put back to {host.original}")
             except M.Refused as e:
                 say(f"run.sh: ab: could not put {host.name} back to {host.original}: {e.message}")
-    if first == Q.EX_INTERRUPTED or len(sides) < 2:
+    if first == Q.EX_INTERRUPTED:
+        return first
+    if same:
+        print(f"ab: both sides {'ran' if same[1] else 'would run'} with {module}.{param}="
+              f"{same[0]}: nothing to compare (A asked {values[0]}, B asked {values[1]}"
+              f"{'' if same[1] else '; side B not booted'})")
+        return first or EX_SAME_SIDES
+    if len(sides) < 2:
         return first
     print(f"ab: {module}.{param}: B={values[1]} against A={values[0]}")
     rc = ipibench.main(["compare", sides[0], sides[1]])

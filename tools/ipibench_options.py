@@ -146,7 +146,10 @@ Every other option goes to each boot (./run.sh run --help): --preset, --smp,
 exit status: 0 both sides booted, 2 usage, 33 the parameter cannot be set here
 (unknown parameter: the message lists those that exist; a value not of its
 type; not root; module not loaded or built in; /dev/kvm held by another
-process; nothing was changed), else the first failing boot's run exit code.
+process; nothing was changed), 34 side B was granted what side A got ("ab:
+both sides ran with kvm_amd.avic=N: nothing to compare": side B stops after
+its first boot, or is not booted when its value is known before), else the
+first failing boot's run exit code.
 """
 
 USAGE_LIST = """usage: ./run.sh list [--names]

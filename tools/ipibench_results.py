@@ -272,12 +272,27 @@ NEUTRAL_KEYS = ("plan", "backends", "bench", "help", "markers", "ap_timeout", "d
                 "debug_cpu", "matrix", "halt_poll_ns", "halt_poll_grow")
 
 
+# Fault injection (README "Fault injection"): debug= plants a fault, debug_cpu=
+# names its CPU. A planted fault is the candidate of a gate that must fail
+# (debug=extra-exit: one exit more per send), so it cannot make the two sides
+# incomparable; gate and compare say that they ignored it (ignored_words).
+FAULT_KEYS = ("debug", "debug_cpu")
+
+
 def figure_cmdline(cmdline):
     """The guest's key=value words that change figures, sorted; None if unknown."""
     if not isinstance(cmdline, str):
         return None
-    words = [w for w in cmdline.split() if "=" in w and w.split("=", 1)[0] not in NEUTRAL_KEYS]
+    words = [w for w in cmdline.split() if "=" in w and
+             w.split("=", 1)[0] not in NEUTRAL_KEYS + FAULT_KEYS]
     return " ".join(sorted(words)) or "(defaults)"
+
+
+def fault_words(cmdline):
+    """The fault-injection words (debug=..., debug_cpu=...) of a guest command line."""
+    if not isinstance(cmdline, str):
+        return []
+    return [w for w in cmdline.split() if "=" in w and w.split("=", 1)[0] in FAULT_KEYS]
 
 
 def _after(argv, flag):
@@ -881,6 +896,19 @@ def comparability(sa, sb):
     return reasons
 
 
+def ignored_words(sa, sb):
+    """Lines naming the fault-injection words that comparability left out,
+    with the side(s) that had them: "debug=extra-exit in B (fault injection)"."""
+    where = {}
+    for tag, side in (("A", sa), ("B", sb)):
+        for boot in side.boots:
+            for w in fault_words((getattr(boot, "env", None) or {}).get("cmdline")):
+                where.setdefault(w, [])
+                if tag not in where[w]:
+                    where[w].append(tag)
+    return [f"{w} in {' and '.join(names)} (fault injection)" for w, names in sorted(where.items())]
+
+
 def skipped_as_no_data(rows, sa, sb):
     """A benchmark that SKIPs on a backend prints one record with metric '-',
     so against a side where it ran, its rows read 'only in B' and the SKIP
@@ -916,6 +944,7 @@ class Comparison:
         self.pair = pair
         self.alpha, self.unit = alpha, unit
         self.reasons = comparability(self.sa, self.sb)
+        self.ignored = ignored_words(self.sa, self.sb)
         self.reported = reported_differences(self.sa, self.sb)
         keys = sorted(self.sa.keys() | self.sb.keys(), key=row_order)
         self.rows = [compare_row(k, self.sa, self.sb, alpha, not self.reasons) for k in keys]
@@ -1089,6 +1118,7 @@ def format_text(cmp):
     lines += [f"warning: {w}" for w in warning_lines(cmp)]
     if cmp.reasons:
         lines.append("NOT COMPARABLE: " + "; ".join(cmp.reasons))
+    lines += [f"ignored for comparability: {w}" for w in cmp.ignored]
     for d in cmp.reported:
         lines.append("differs (not refused): " + d)
     if has_exits(cmp):
@@ -1108,6 +1138,7 @@ def format_markdown(cmp):
     lines += [f"- warning: {w}" for w in warning_lines(cmp)]
     if cmp.reasons:
         lines += ["**NOT COMPARABLE**: " + "; ".join(cmp.reasons), ""]
+    lines += [f"- ignored for comparability: `{w}`" for w in cmp.ignored]
     head = table_head(cmp)
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "---|" * len(head))
@@ -1126,6 +1157,7 @@ def format_json(cmp):
              "b_exits": list(r.b_exits) if r.b_exits else None} for r in cmp.rows]
     return json.dumps({"a": cmp.sa.name, "b": cmp.sb.name, "unit": cmp.unit,
                        "alpha": cmp.alpha, "not_comparable": cmp.reasons,
-                       "differs": cmp.reported, "after_x2apic": cmp.after_x2apic_lines(),
+                       "differs": cmp.reported, "ignored": cmp.ignored,
+                       "after_x2apic": cmp.after_x2apic_lines(),
                        "rows": rows},
                       indent=1) + "\n"

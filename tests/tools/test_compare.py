@@ -250,6 +250,64 @@ def comparability_catches_what_changes_a_figure(_=None):
 
 
 @case
+def a_planted_fault_is_ignored_for_comparability_and_gate_names_what_it_compared(_=None):
+    """Issue 22 item 3: the README plants an exit with debug=extra-exit; gate
+    --exits on that candidate must fail the exits (20), not refuse the sides
+    (30), say that it ignored debug=, and its last line count the exit rows
+    and timing rows, and say when no timing row could have failed."""
+    import json
+    import shutil
+    import tempfile
+    import synth
+    from harness import expect, run_cmd
+    tmp = tempfile.mkdtemp()
+
+    def edit(folder, text, sender):
+        for boot in sorted(os.listdir(folder)):
+            path = os.path.join(folder, boot, "results.json")
+            doc = json.load(open(path))
+            for r in doc["records"]:
+                if r.get("record") == "env":
+                    r["cmdline"] = "build/ipibench.elf32 " + text
+                if r.get("record") == "result" and r.get("status") == "SUCCESS":
+                    r["exits"] = {"sender": {"msr (ICR)": 1.0, "msr (ID read)": sender},
+                                  "targets": {"msr (EOI)": 1.0}}
+            os.unlink(path)
+            json.dump(doc, open(path, "w"))
+    try:
+        j = lambda n: os.path.join(tmp, n)  # noqa: E731
+        for name, boots, seed in (("base", 4, 1), ("planted", 4, 2), ("few", 2, 3),
+                                  ("few2", 2, 4)):
+            synth.make_set(j(name), boots=boots, seed=seed, samples=20)
+        edit(j("base"), "plan=bench iters=50", 0.0)
+        edit(j("planted"), "plan=bench iters=50 debug=extra-exit", 1.0)
+        edit(j("few"), "plan=bench iters=50", 0.0)
+        edit(j("few2"), "plan=bench iters=50", 0.0)
+        gate = [sys.executable, "tools/ipibench.py", "gate", "--exits", "--threshold", "50%"]
+        _, out, err = expect(run_cmd(gate + ["--baseline", j("base"), j("planted")]), 20,
+                             "ignored for comparability: debug=extra-exit in B (fault injection)",
+                             "more exits per iteration than the baseline")
+        n = len(synth.ROWS)
+        last = err.strip().splitlines()[-1]
+        check(last.startswith("gate: regression: ") and f"{n} exit rows compared ({n} with "
+              "more exits)" in last and "timing rows compared (0 slower)" in last, last)
+        check("guest command line differs" not in out + err, err[-600:])
+        # Another figure-changing word still refuses the sides.
+        edit(j("planted"), "plan=bench iters=60 debug=extra-exit", 0.0)
+        expect(run_cmd(gate + ["--baseline", j("base"), j("planted")]), 30,
+               "guest command line differs")
+        # Two boots a side cannot reach alpha: a pass, but not without a word.
+        _, _, err = expect(run_cmd(gate + ["--baseline", j("few"), j("few2")]), 0, "gate: pass")
+        last = err.strip().splitlines()[-1]
+        check(f"{n} timing rows compared" in last and f"{n} exit rows compared" in last and
+              "every timing row was 'too few boots'" in last and "could not fail" in last, last)
+        _, _, err = expect(run_cmd(gate + ["--baseline", j("base"), j("base")]), 0, "gate: pass")
+        check("could not fail" not in err and "ignored for comparability" not in err, err)
+    finally:
+        shutil.rmtree(tmp)
+
+
+@case
 def the_kvm_unit_tests_view_is_compared_like_any_row(_=None):
     class KutBoot(Boot):
         def __init__(self, value):

@@ -501,6 +501,11 @@ def stand_in_kvm_tree(root, avic="0"):
         f.write("live\n")
     with open(os.path.join(root, "sys/module/kvm_amd/parameters/avic"), "w") as f:
         f.write(avic + "\n")
+    os.makedirs(os.path.join(root, "sys/module/kvm/parameters"))
+    with open(os.path.join(root, "sys/module/kvm/initstate"), "w") as f:
+        f.write("live\n")
+    with open(os.path.join(root, "sys/module/kvm/parameters/halt_poll_ns"), "w") as f:
+        f.write("200000\n")  # 0644: written, not reloaded
     os.chmod(os.path.join(root, "sys/module/kvm_amd/parameters/avic"), 0o444)
     with open(os.path.join(root, "proc/cpuinfo"), "w") as f:
         f.write("flags : fpu sse svm\n")
@@ -538,13 +543,27 @@ def _(ctx):
     check(open(avic).read().strip() == "0", "a refusal changed the parameter")
     os.unlink(os.path.join(root, "proc/4242/fd/3"))
     res = os.path.join(ctx.tmp, "ab-results")
+    small = ["--accel", "tcg-single", "--smp", "2", "--append",
+             "plan=bench bench=send-cost backends=x2apic iters=5 warmup=1 budget=1"]
+    # avic=1 granted as N, as A's 0: the question ends there (issue 22 item
+    # 5): side B is not booted, nothing is compared, the refusal said once.
     rc, out, err = expect(run("ab", "--module-param", "kvm_amd.avic=0,1", "--boots", "1",
-                              "--accel", "tcg-single", "--smp", "2", "--append",
-                              "plan=bench bench=send-cost backends=x2apic iters=5 warmup=1 budget=1",
-                              env=dict(env, IPIBENCH_RESULTS=res)), 0,
+                              *small, env=dict(env, IPIBENCH_RESULTS=res)), 34,
                           "asked 1, got N: the CPU has no AVIC", "put back to 0",
-                          "ab: kvm_amd.avic: B=1 against A=0", "send-cost")
+                          "ab: both sides would run with kvm_amd.avic=N: nothing to compare")
+    check((out + err).count("asked 1, got N") == 1 and "B=1 against A=0" not in out and
+          "send-cost" not in out, f"compared, or said twice: {(out + err)[-800:]}")
+    (ab_dir,) = os.listdir(res)
+    check(sorted(os.listdir(os.path.join(res, ab_dir))) == ["kvm_amd.avic_0"],
+          f"side B booted: {os.listdir(os.path.join(res, ab_dir))}")
     check(open(avic).read().strip() == "0", "not put back after the run")
+    # Two values granted as asked: both sides booted and compared.
+    poll = os.path.join(root, "sys/module/kvm/parameters/halt_poll_ns")
+    rc, out, err = expect(run("ab", "--module-param", "kvm.halt_poll_ns=0,1000", "--boots", "1",
+                              *small, env=dict(env, IPIBENCH_RESULTS=res)), 0,
+                          "asked 1000, got 1000", "put back to 200000",
+                          "ab: kvm.halt_poll_ns: B=1000 against A=0", "send-cost")
+    check(open(poll).read().strip() == "200000", "halt_poll_ns not put back after the run")
     # A failing boot on each side still puts the parameter back, and its code comes out.
     expect(run("ab", "--module-param", "kvm_amd.avic=0,1", "--boots", "1", "--accel",
                "tcg-single", "--append", "bogus=1", env=dict(env, IPIBENCH_RESULTS=res)), 6,

@@ -597,6 +597,54 @@ def _(s):
           not M.granted("1", "0"), "granted()")
 
 
+@case("ab in the lane: side B granted what side A got ends the question after B's first "
+      "boot (or before it), the refusal said once a boot, exit 34, nothing compared")
+def _(s):
+    import contextlib
+    import io
+    import ipibench_ab as AB
+    import ipibench_boot as B
+    from ipibench_jobs import Jobs
+    booted = []
+
+    def fake_run(argv, env, jobs, prepared=False):
+        # What the lane's run does: load the value, say what was granted
+        # (as ipibench_boot does, once a boot), save it in results.json.
+        asked = argv[argv.index("--module-param") + 1].split("=", 1)[1]
+        got = "N"
+        d = argv[argv.index("--results-dir") + 1]
+        booted.append(d)
+        os.makedirs(d)
+        mp = {"param": "kvm_amd.avic", "asked": asked, "got": got,
+              "why": "" if asked == "0" else "the CPU has no AVIC"}
+        json.dump({"run": {"module_param": mp}}, open(os.path.join(d, "results.json"), "w"))
+        print(f"run.sh: the lane's kvm_amd.avic: asked {asked}, got {got}"
+              + (f": {mp['why']}" if mp["why"] else ""), file=sys.stderr)
+        return 0
+    saved = B.run, B.prepare
+    B.run, B.prepare = fake_run, lambda env, jobs: None
+    try:
+        for values, b_boots in (("0,1", 1), ("1,0", 0)):
+            booted.clear()
+            env = B.Env(REPO, s.tmp, {"IPIBENCH_RESULTS": os.path.join(s.tmp, "ab-lane")})
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                rc = AB.run(["--module-param", f"kvm_amd.avic={values}", "--boots", "3",
+                             "--accel", "kvm-in-tcg", "--preset", "x2apic"], env, Jobs())
+            text = out.getvalue() + err.getvalue()
+            check(rc == 34, f"{values}: exit {rc}: {text[-600:]}")
+            b_side = [d for d in booted if f"avic_{values[2]}" in d]
+            check(len(booted) == 3 + b_boots and len(b_side) == b_boots,
+                  f"{values}: booted {booted}")
+            check(text.count("asked 1, got N: the CPU has no AVIC") == (1 if values == "0,1"
+                                                                       else 3),
+                  f"{values}: the refusal not once a boot: {text}")
+            check("ab: both sides " in text and "kvm_amd.avic=N: nothing to compare" in text
+                  and "against" not in text, f"{values}: {text}")
+    finally:
+        B.run, B.prepare = saved
+
+
 # --- KVM helpers that do not need KVM
 
 
