@@ -77,7 +77,8 @@ static void boot_x2apic_if_needed(unsigned int listed)
 	kprintf("smp: APIC IDs up to %u: bringing CPUs up in x2APIC mode\n", max_id);
 }
 
-static void boot_smp(void)
+/* Returns how many CPUs the firmware listed (1 without a list). */
+static unsigned int boot_smp(void)
 {
 	struct smp_options o = {
 		.ap_timeout_ms = options.ap_timeout_ms,
@@ -94,7 +95,7 @@ static void boot_smp(void)
 	if (topology_discover()) {
 		kprintf("smp: no CPU list from ACPI: running on the BSP alone\n");
 		ncpus = 1;
-		return;
+		return 1;
 	}
 	listed = (unsigned int)topo_info.ncpus;
 	boot_x2apic_if_needed(listed);
@@ -109,6 +110,7 @@ static void boot_smp(void)
 	kprintf("smp: %u of %u CPUs online\n", ncpus, listed);
 	if (ncpus < listed)
 		status_report(STATUS_ERROR);
+	return listed;
 }
 
 /* magic, info: EAX and EBX at the multiboot or PVH entry (include/boot.h). */
@@ -140,7 +142,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	boot_bsp_lapic(bsp);
 	irq_enable();
 	tsc_init();
-	boot_smp();
+	plan_check_cpu_keys(boot_smp());
 	tsc_measure_skew();
 	plan_run();
 	status_finish();

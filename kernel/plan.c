@@ -93,6 +93,49 @@ static void plan_debug_stall(void)
 		"its first sampling on a backend measures\n", c, percpu_of[c]->apic_id);
 }
 
+/* key=v against CPUs 0 to n - 1: the online ones, or with against_listed the listed ones. */
+static bool plan_cpu_key_bad(const char *key, uint32_t v, unsigned int n, unsigned int listed,
+			     bool against_listed)
+{
+	if (v < n)
+		return false;
+	kprintf("ipibench: bad command line: %s=%u names no CPU: ", key, v);
+	if (against_listed)
+		kprintf("the machine lists ");
+	else if (n == 1)
+		kprintf("only ");
+	if (n == 1)
+		kprintf("CPU 0");
+	else
+		kprintf("CPUs 0-%u", n - 1);
+	if (!against_listed)
+		kprintf(n == 1 ? " is online" : " are online");
+	if (!against_listed && n < listed)
+		kprintf(" (%u of %u listed)", n, listed);
+	kprintf("\n");
+	return true;
+}
+
+/*
+ * sender=, target= and debug_cpu= are parsed before bring-up: only now can
+ * they be held against the CPUs there are. A CPU beyond them used to SKIP
+ * every benchmark and pass, a run that measured nothing it was asked for.
+ * skip-sipi's debug_cpu names a CPU that is listed but kept down on
+ * purpose, so it is held against the listed CPUs instead.
+ */
+void plan_check_cpu_keys(unsigned int listed)
+{
+	bool skip_sipi = debug_on(DEBUG_SKIP_SIPI);
+
+	if (plan_cpu_key_bad("sender", bench_params.sender, ncpus, listed, false) ||
+	    (bench_params.target_set &&
+	     plan_cpu_key_bad("target", bench_params.target, ncpus, listed, false)) ||
+	    (options.debug_cpu != DEBUG_CPU_LAST &&
+	     plan_cpu_key_bad("debug_cpu", options.debug_cpu, skip_sipi ? listed : ncpus, listed,
+			      skip_sipi)))
+		status_exit(STATUS_BADCMD);
+}
+
 /*
  * The plan's order: every backend that runs in xAPIC mode, then the
  * x2APIC ones, each group in the registry's order. On AMD AVIC without

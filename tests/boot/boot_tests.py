@@ -687,6 +687,42 @@ def scenarios():
                  checks=[contains(r"'ap_timeout=0'"), final_status("BAD-CMDLINE")]),
         Scenario("duplicate key is rejected", append="plan=boot plan=boot", expect=BADCMD,
                  checks=[contains(r"duplicate key 'plan'"), final_status("BAD-CMDLINE")]),
+        # Issue 22 item 7: a CPU the machine lacks used to SKIP every benchmark and exit 0,
+        # a run that measured nothing it was asked for passing; now it is checked once
+        # the CPUs are up, before the plan.
+        Scenario("sender= beyond the online CPUs is rejected naming them", smp="4",
+                 accel="tcg-single", append=f"plan=bench sender=9 {SMALL}", expect=BADCMD,
+                 checks=[contains(r"^ipibench: bad command line: sender=9 names no CPU: "
+                                  r"CPUs 0-3 are online$"),
+                         lacks(r'^\{"record":"result"'), final_status("BAD-CMDLINE")]),
+        Scenario("target= beyond the online CPUs is rejected naming them", smp="2",
+                 accel="tcg-single", append=f"plan=bench target=99 {SMALL}", expect=BADCMD,
+                 checks=[contains(r"^ipibench: bad command line: target=99 names no CPU: "
+                                  r"CPUs 0-1 are online$"),
+                         lacks(r'^\{"record":"result"'), final_status("BAD-CMDLINE")]),
+        Scenario("debug_cpu= beyond the online CPUs is rejected naming them", smp="2",
+                 append="plan=boot debug=swallow-ipi debug_cpu=5", expect=BADCMD,
+                 checks=[contains(r"^ipibench: bad command line: debug_cpu=5 names no CPU: "
+                                  r"CPUs 0-1 are online$"),
+                         final_status("BAD-CMDLINE")]),
+        # skip-sipi's debug_cpu is a CPU the machine lists but that stays down by design:
+        # it is checked against the listed CPUs, not the online ones.
+        Scenario("skip-sipi may name the last listed CPU, which then is not online",
+                 smp="4", append="plan=boot debug=skip-sipi debug_cpu=3 ap_timeout=200",
+                 expect=ERROR,
+                 checks=[contains(r"^smp: 3 of 4 CPUs online"),
+                         lacks(r"bad command line"), final_status("ERROR")]),
+        Scenario("sender= a listed CPU that did not come up is rejected: CPUs 0-2 online",
+                 smp="4", append="plan=bench debug=skip-sipi debug_cpu=3 ap_timeout=200 sender=3",
+                 expect=BADCMD,
+                 checks=[contains(r"^ipibench: bad command line: sender=3 names no CPU: "
+                                  r"CPUs 0-2 are online \(3 of 4 listed\)$"),
+                         lacks(r'^\{"record":"result"'), final_status("BAD-CMDLINE")]),
+        Scenario("skip-sipi's debug_cpu= beyond the listed CPUs is rejected", smp="2",
+                 append="plan=boot debug=skip-sipi debug_cpu=2", expect=BADCMD,
+                 checks=[contains(r"^ipibench: bad command line: debug_cpu=2 names no CPU: "
+                                  r"the machine lists CPUs 0-1$"),
+                         final_status("BAD-CMDLINE")]),
         Scenario("help=1 lists the keys and succeeds; every list of backends and debug keys "
                  "matches the registries", append="help=1",
                  checks=[contains(r"ap_timeout", r"debug"), registry_lists,
