@@ -906,6 +906,10 @@ def skipped_as_no_data(rows, sa, sb):
     return out
 
 
+# compare's row filters (--bench single,self): the ROW_FIELDS index each reads.
+ROW_FILTERS = {"bench": 0, "metric": 1, "variant": 2, "backend": 3, "targets": 5}
+
+
 class Comparison:
     def __init__(self, a_name, a_boots, b_name, b_boots, alpha=0.05, unit="cycles", pair=None):
         """pair: (backend of A, backend of B), compare --pair: those two backends'
@@ -951,6 +955,31 @@ class Comparison:
                            f"from {why}: whether a vCPU had been in x2APIC mode first (which "
                            "would make them xAPIC emulation) cannot be told")
         return out
+
+    def keep_rows(self, filters):
+        """compare's row filters: filters maps a ROW_FILTERS name to the exact
+        values to keep (any of them; every filter given must match). A value
+        no row has is a usage error naming the values there are, as is a set
+        of filters that together leave no row."""
+        given = {k: v for k, v in filters.items() if v}
+        if not given:
+            return
+        for name, values in given.items():
+            i = ROW_FILTERS[name]
+            there = sorted({str(r.key[i]) for r in self.rows}, key=lambda v: (len(v), v)
+                           if name == "targets" else (0, v))
+            unknown = [v for v in values if v not in there]
+            if unknown:
+                raise ToolError(EX_USAGE, f"--{name} {','.join(unknown)}: no row has "
+                                f"{'it' if len(unknown) == 1 else 'them'}; "
+                                f"the rows' {name} values: {', '.join(there)}")
+        self.rows = [r for r in self.rows
+                     if all(str(r.key[ROW_FILTERS[n]]) in v for n, v in given.items())]
+        if not self.rows:
+            raise ToolError(EX_USAGE, "no row matches " + " and ".join(
+                f"--{n} {','.join(v)}" for n, v in given.items()))
+        self.compared = [r for r in self.rows if r.a is not None]
+        self.after_x2apic = [r for r in self.rows if r.after_x2apic]
 
     def overlap_error(self):
         both = self.sa.keys() & self.sb.keys()

@@ -418,6 +418,52 @@ def xapic_rows_after_x2apic_on_avic_without_x2avic_are_marked_and_refused_by_the
         shutil.rmtree(tmp)
 
 
+def two_sets(tmp, **kw):
+    import synth
+    a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
+    synth.make_set(a, boots=4, seed=1, samples=20, **kw.get("a", {}))
+    synth.make_set(b, boots=4, seed=2, samples=20, **kw.get("b", {}))
+    return a, b
+
+
+@case
+def row_filters_keep_the_rows_asked_for_and_name_what_exists(_=None):
+    """compare --bench/--metric/--variant/--backend/--targets: comma-separated
+    exact names, all filters at once, in every format; an unknown name is
+    exit 2 with the names there are."""
+    import json
+    import shutil
+    import tempfile
+    from harness import expect, run_cmd
+    tmp = tempfile.mkdtemp()
+    tool = [sys.executable, "tools/ipibench.py", "compare"]
+    try:
+        a, b = two_sets(tmp)
+        rc, out, _ = expect(run_cmd(tool + [a, b, "--format", "json", "--bench",
+                                            "single,broadcast", "--backend", "x2apic"]), 0)
+        names = sorted(r["row"] for r in json.loads(out)["rows"])
+        want = sorted(["single/round-trip/none/x2apic/spin/n1", "single/one-way/none/x2apic/spin/n1"]
+                      + [f"broadcast/all-ack/set/x2apic/spin/n{n}" for n in (1, 2, 3)])
+        check(names == want, f"rows {names}")
+        rc, out, _ = expect(run_cmd(tool + [a, b, "--targets", "2,3", "--metric", "all-ack",
+                                            "--variant", "set"]), 0)
+        body = [l for l in out.splitlines() if l.startswith(("broadcast", "single", "self",
+                                                             "send-cost", "kvm-unit"))]
+        check(len(body) == 4 and all(l.split()[5] in ("2", "3") for l in body), out)
+        rc, out, _ = expect(run_cmd(tool + ["--pair", "xapic=x2apic", a, "--backend",
+                                            "xapic=x2apic", "--bench", "send-cost"]), 0)
+        check(sum(l.startswith("send-cost") for l in out.splitlines()) == 1, out)
+        expect(run_cmd(tool + [a, b, "--bench", "single,nosuch"]), R.EX_USAGE,
+               "--bench nosuch", "broadcast, self, send-cost, single")
+        expect(run_cmd(tool + [a, b, "--targets", "7"]), R.EX_USAGE, "1, 2, 3")
+        expect(run_cmd(tool + [a, b, "--bench", "self", "--backend", "xapic"]), R.EX_USAGE,
+               "no row matches")
+        expect(run_cmd(tool + ["--help"]), 0, "--bench", "--metric", "--variant",
+               "--backend", "--targets")
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main():
     return 1 if run_cases(CASES, "compare") else 0
 
