@@ -643,9 +643,12 @@ class Side:
         self.exits = {}  # key -> per boot (sender, targets) judged exits per iteration
         self.emulated = {}  # key -> records measured after x2APIC on AVIC without x2AVIC
         self.unknown = {}   # why whether they were is unknown -> records
+        self.untrusted = {}  # key -> the EMULATION_IDS its figures carry (any boot)
         for boot in boots:
             per_boot = {}
             x2apic = X2apicBoot(boot)
+            warned = boot.warnings() if hasattr(boot, "warnings") else None
+            emulated = {w.split(":", 1)[-1] for w in warned or {}} & set(EMULATION_IDS)
             for rec in boot.results:
                 if backend is not None and rec.get("backend") != backend:
                     continue
@@ -657,6 +660,10 @@ class Side:
                 stats = rec.get(unit)
                 if rec["status"] != "SUCCESS" or not isinstance(stats, dict):
                     continue
+                own = rec.get("untrusted") if isinstance(rec.get("untrusted"), list) else []
+                ids = emulated | (set(map(str, own)) & set(EMULATION_IDS))
+                if ids:
+                    self.untrusted.setdefault(key, set()).update(ids)
                 per_boot.setdefault(key, []).append(stats["p50"])
                 self.histos.setdefault(key, []).extend(rec.get("histogram", []))
                 ex = rec.get("exits")
@@ -685,6 +692,8 @@ class Side:
                         continue  # no frequency, no ns: like a result without "ns"
                     mean = mean * 1_000_000 // khz
                 per_boot.setdefault(key, []).append(mean)
+                if emulated:
+                    self.untrusted.setdefault(key, set()).update(emulated)
             # Several records with one key in a boot (every sender/target pair
             # of a matrix run): the boot's value is the median of theirs.
             for key, vals in per_boot.items():
@@ -782,6 +791,7 @@ class Row:
         self.note = ""
         self.after_x2apic = []  # the sides ("A", "B") whose figure is xAPIC emulation
         self.a_exits = self.b_exits = None  # (sender, targets) judged exits per iteration
+        self.emulated = []  # the EMULATION_IDS either side's figures of this row carry
         self.p_min = self.samples_p = None
 
 
@@ -906,6 +916,13 @@ def skipped_as_no_data(rows, sa, sb):
     return out
 
 
+# The per-figure warnings (the guest's env "trust" per_figure ids, a result's
+# "untrusted", the host's "warnings") that say a figure was timed under
+# emulation: a faster or slower verdict over such figures names them,
+# "faster (tcg)", so that a table pasted elsewhere keeps the caveat.
+EMULATION_IDS = ("tcg", "kvm-in-tcg", "rdtsc-exits")
+
+
 # compare's row filters (--bench single,self): the ROW_FIELDS index each reads.
 ROW_FILTERS = {"bench": 0, "metric": 1, "variant": 2, "backend": 3, "targets": 5}
 
@@ -929,6 +946,9 @@ class Comparison:
             r.after_x2apic = [t for t, side in (("A", self.sa), ("B", self.sb))
                               if r.key in side.emulated]
         self.after_x2apic = [r for r in self.rows if r.after_x2apic]
+        for r in self.rows:
+            ids = self.sa.untrusted.get(r.key, set()) | self.sb.untrusted.get(r.key, set())
+            r.emulated = [i for i in EMULATION_IDS if i in ids]
 
     def after_x2apic_lines(self):
         """What compare says once about xAPIC rows on AVIC without x2AVIC: the
@@ -1076,7 +1096,10 @@ def table_rows(cmp):
     out = []
     for r in cmp.rows:
         bench, metric, variant, backend, state, ntargets = r.key
-        verdict = r.verdict + (f" ({r.note})" if r.note else "")
+        verdict = r.verdict
+        if r.significant and r.emulated:
+            verdict += f" ({', '.join(r.emulated)})"
+        verdict += f" ({r.note})" if r.note else ""
         if r.after_x2apic:
             verdict += f" ({AFTER_X2APIC_MARK}: {', '.join(r.after_x2apic)})"
         row = (bench, metric, variant, backend, state, str(ntargets), fmt_num(r.a),
@@ -1151,6 +1174,7 @@ def format_json(cmp):
              "ci_pct": list(r.ci) if r.ci else None, "test": r.method,
              "p_min": r.p_min, "samples_p": r.samples_p,
              "verdict": r.verdict, "note": r.note, "after_x2apic": r.after_x2apic,
+             "emulated": r.emulated,
              "a_exits": list(r.a_exits) if r.a_exits else None,
              "b_exits": list(r.b_exits) if r.b_exits else None} for r in cmp.rows]
     return json.dumps({"a": cmp.sa.name, "b": cmp.sb.name, "unit": cmp.unit,

@@ -464,6 +464,54 @@ def row_filters_keep_the_rows_asked_for_and_name_what_exists(_=None):
         shutil.rmtree(tmp)
 
 
+def trust(*ids):
+    """synth mutate: the guest's env trust with these per-figure warnings, and
+    every result's "untrusted" (docs/results.md)."""
+    def fn(i, recs):
+        for r in recs:
+            if r.get("record") == "env":
+                r["trust"] = {"rdtsc_cycles": 30, "cpuid_cycles": 1500, "warnings": [
+                    {"id": w, "text": f"synthetic {w}", "per_figure": True} for w in ids]}
+            elif r.get("record") == "result" and ids:
+                r["untrusted"] = list(ids)
+    return fn
+
+
+@case
+def a_verdict_over_emulated_figures_names_the_emulation(_=None):
+    """faster/slower over figures timed under TCG (the host's warning and the
+    guest's) or with RDTSC exiting reads 'faster (tcg)' in the table itself;
+    the JSON keeps the bare verdict and lists the ids; KVM figures carry none."""
+    import json
+    import shutil
+    import tempfile
+    from harness import expect, run_cmd
+    tmp = tempfile.mkdtemp()
+    tool = [sys.executable, "tools/ipibench.py", "compare", "--pair", "xapic=x2apic"]
+    try:
+        for accel, ids, mark in (("tcg", ("tcg",), "faster (tcg)"),
+                                 ("kvm", ("rdtsc-exits",), "faster (rdtsc-exits)"),
+                                 ("kvm", (), None)):
+            d = os.path.join(tmp, accel + "-".join(ids))
+            import synth
+            synth.make_set(d, boots=4, seed=1, samples=20, accel=accel, mutate=trust(*ids))
+            rc, out, _ = expect(run_cmd(tool + [d, "--bench", "send-cost"]), 0)
+            row = [l for l in out.splitlines() if l.startswith("send-cost")]
+            if mark:
+                check(len(row) == 1 and row[0].endswith(mark), f"{accel} {ids}: {row}")
+            else:
+                check(len(row) == 1 and row[0].endswith("faster"), f"kvm: {row}")
+            rc, out, _ = expect(run_cmd(tool + [d, "--format", "markdown", "--bench",
+                                                "send-cost"]), 0)
+            check(mark is None or f"| {mark} |" in out, f"markdown {ids}: {out}")
+            rows = json.loads(run_cmd(tool + [d, "--format", "json", "--bench",
+                                              "send-cost"])[1])["rows"]
+            check(rows[0]["verdict"] == "faster" and rows[0]["emulated"] == list(ids),
+                  f"json {ids}: {rows[0]['verdict']} {rows[0]['emulated']}")
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main():
     return 1 if run_cases(CASES, "compare") else 0
 
