@@ -1118,16 +1118,20 @@ def table_head(cmp):
 
 
 def warning_lines(cmp):
-    """Each side's untrusted-figure warnings, once each: 'A, B: text'."""
+    """Each side's untrusted-figure warnings, one line per condition: 'A, B:
+    id: text'. The guest and the host may both warn of one condition (each
+    sees TCG: the guest by its CPUID vendor, the host by its -accel), and
+    boots word one differently (rdtsc-exits quotes each boot's own cost):
+    the id is the condition, said once with the first text seen."""
     seen = {}
     for tag, side in (("A", cmp.sa), ("B", cmp.sb)):
         for boot in side.boots:
             for wid, text in (boot.warnings() or {}).items():
-                sides = seen.setdefault((wid, text), [])
+                sides = seen.setdefault(wid.split(":", 1)[-1], (text, []))[1]
                 if tag not in sides:
                     sides.append(tag)
-    return [f"{', '.join(sides)}: {wid.split(':', 1)[-1]}: {text}"
-            for (wid, text), sides in seen.items()] + cmp.after_x2apic_lines()
+    return [f"{', '.join(sides)}: {wid}: {text}"
+            for wid, (text, sides) in seen.items()] + cmp.after_x2apic_lines()
 
 
 def format_text(cmp):

@@ -512,6 +512,30 @@ def a_verdict_over_emulated_figures_names_the_emulation(_=None):
         shutil.rmtree(tmp)
 
 
+@case
+def a_condition_both_the_guest_and_the_host_warn_of_is_said_once(_=None):
+    """Under TCG the guest's trust (tcg) and the host's warnings (tcg) both
+    warn; boots word rdtsc-exits with their own costs: one line each."""
+    import shutil
+    import tempfile
+    import synth
+    from harness import expect, run_cmd
+    tmp = tempfile.mkdtemp()
+    try:
+        def both(i, recs):
+            trust("tcg", "rdtsc-exits")(i, recs)
+            recs[0]["trust"]["warnings"][1]["text"] = f"RDTSC costs {300 + i} cycles"
+        a, b = two_sets(tmp, a={"accel": "tcg", "mutate": both},
+                        b={"accel": "tcg", "mutate": both})
+        rc, out, _ = expect(run_cmd([sys.executable, "tools/ipibench.py", "compare", a, b]), 0)
+        warns = [l for l in out.splitlines() if l.startswith("warning:")]
+        check(len(warns) == 2 and sum(": tcg: " in w for w in warns) == 1 and
+              sum(": rdtsc-exits: " in w for w in warns) == 1 and
+              all(w.startswith("warning: A, B: ") for w in warns), "\n".join(warns))
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main():
     return 1 if run_cases(CASES, "compare") else 0
 
