@@ -1088,6 +1088,20 @@ def fmt_exits(e):
     return f"s{e[0]:.2f} t{e[1]:.2f}{blocked}"
 
 
+def fmt_boots(row):
+    """The boots cell, A/B: how many boots gave the row a figure; '-' for a
+    side that has no such row at all (only in the other), so that '2/-'
+    and '2/0' (B ran it without a figure: SKIP, ERROR, FAILURE) differ."""
+    a = "-" if row.verdict == "only in B" else str(len(row.a_vals))
+    b = "-" if row.verdict == "only in A" else str(len(row.b_vals))
+    return f"{a}/{b}"
+
+
+BOOTS_LEGEND = ("boots: A/B, how many boots gave the row a figure; 0: the side has the row "
+                "but no figure (SKIP, ERROR or FAILURE: see the verdict), -: the side has "
+                "no such row")
+
+
 def has_exits(cmp):
     return any(r.a_exits or r.b_exits for r in cmp.rows)
 
@@ -1104,7 +1118,7 @@ def table_rows(cmp):
             verdict += f" ({AFTER_X2APIC_MARK}: {', '.join(r.after_x2apic)})"
         row = (bench, metric, variant, backend, state, str(ntargets), fmt_num(r.a),
                fmt_num(r.b), fmt_change(r), fmt_p(r), fmt_ci(r),
-               f"{len(r.a_vals)}/{len(r.b_vals)}", r.method, verdict)
+               fmt_boots(r), r.method, verdict)
         if has_exits(cmp):
             row = row[:13] + (fmt_exits(r.a_exits), fmt_exits(r.b_exits)) + row[13:]
         out.append(row)
@@ -1154,6 +1168,7 @@ def format_text(cmp):
     lines.append("")
     for r in rows:
         lines.append("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
+    lines += ["", BOOTS_LEGEND]
     return "\n".join(lines) + "\n"
 
 
@@ -1169,6 +1184,7 @@ def format_markdown(cmp):
     lines.append("|" + "---|" * len(head))
     for r in table_rows(cmp):
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
+    lines += ["", BOOTS_LEGEND]
     return "\n".join(lines) + "\n"
 
 

@@ -5,6 +5,7 @@ values, few boots, the exact test against a brute-force enumeration, and
 verdicts that never call a change significant with an interval spanning 0."""
 import itertools
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -442,8 +443,9 @@ def row_filters_keep_the_rows_asked_for_and_name_what_exists(_=None):
         rc, out, _ = expect(run_cmd(tool + [a, b, "--format", "json", "--bench",
                                             "single,broadcast", "--backend", "x2apic"]), 0)
         names = sorted(r["row"] for r in json.loads(out)["rows"])
-        want = sorted(["single/round-trip/none/x2apic/spin/n1", "single/one-way/none/x2apic/spin/n1"]
-                      + [f"broadcast/all-ack/set/x2apic/spin/n{n}" for n in (1, 2, 3)])
+        want = sorted(["single/round-trip/none/x2apic/spin/n1",
+                       "single/one-way/none/x2apic/spin/n1"] +
+                      [f"broadcast/all-ack/set/x2apic/spin/n{n}" for n in (1, 2, 3)])
         check(names == want, f"rows {names}")
         rc, out, _ = expect(run_cmd(tool + [a, b, "--targets", "2,3", "--metric", "all-ack",
                                             "--variant", "set"]), 0)
@@ -532,6 +534,46 @@ def a_condition_both_the_guest_and_the_host_warn_of_is_said_once(_=None):
         check(len(warns) == 2 and sum(": tcg: " in w for w in warns) == 1 and
               sum(": rdtsc-exits: " in w for w in warns) == 1 and
               all(w.startswith("warning: A, B: ") for w in warns), "\n".join(warns))
+    finally:
+        shutil.rmtree(tmp)
+
+
+@case
+def a_boots_cell_tells_a_missing_row_from_one_without_a_figure(_=None):
+    """2/- (B has no such row) against 2/0 (B ran it: SKIP), and a legend
+    under the table, in text and markdown."""
+    import shutil
+    import tempfile
+    from harness import expect, run_cmd
+    tmp = tempfile.mkdtemp()
+    one_way = ("single", "one-way", "none", "x2apic", "spin", 1)
+    send = ("send-cost", "send", "none", "x2apic", "spin", 1)
+
+    def cut(i, recs):
+        recs[:] = [r for r in recs if r.get("record") != "result" or
+                   (r["bench"], r["metric"], r["backend"]) != one_way[:2] + one_way[3:4]]
+        for j, r in enumerate(recs):
+            if r.get("record") == "result" and R.row_key(r) == send:
+                recs[j] = synth_result(send, status="SKIP")
+    try:
+        import synth
+        synth_result = synth.result
+        a, b = two_sets(tmp, b={"mutate": cut})
+        for fmt in ("text", "markdown"):
+            rc, out, _ = expect(run_cmd([sys.executable, "tools/ipibench.py", "compare", a, b,
+                                         "--backend", "x2apic", "--format", fmt]), 0)
+            cells = {}
+            for l in out.splitlines():
+                f = [c.strip() for c in l.strip("|").split("|")] if fmt == "markdown" \
+                    else l.split()
+                if len(f) > 11 and f[0] in ("single", "send-cost"):
+                    cells[(f[0], f[1])] = next(c for c in f if re.fullmatch(r"[\d-]+/[\d-]+", c))
+            check(cells.get(("single", "one-way")) == "4/-" and
+                  cells.get(("send-cost", "send")) == "4/0" and
+                  cells.get(("single", "round-trip")) == "4/4", f"{fmt}: {cells}")
+            tail = out.rstrip().splitlines()[-1]
+            check(tail.startswith("boots: A/B") and "-: the side has no such row" in tail,
+                  f"{fmt}: legend {tail!r}")
     finally:
         shutil.rmtree(tmp)
 
