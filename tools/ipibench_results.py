@@ -226,6 +226,24 @@ class Boot:
         out.update({k: v for k, v in kvm.items()})
         return out
 
+    def apicv_state(self):
+        """This boot's KVM's APICv/AVIC: 'apicv', 'avic' (the module enables
+        it), 'off' (it does not), with ' inhibited' when --exits traced an
+        inhibit for this VM; None when not known (TCG, or the parameter not
+        read). The KVM --exits ran on (the lane's under kvm-in-tcg) first,
+        else this host's under accel kvm."""
+        exits = self.run.get("exits") if isinstance(self.run.get("exits"), dict) else {}
+        params = exits.get("kvm_params") if isinstance(exits.get("kvm_params"), dict) else {}
+        if not params and self.host.get("accel") == "kvm" and \
+                isinstance(self.host.get("kvm_params"), dict):
+            params = self.host["kvm_params"]
+        for key, what, _ in kvm_trace.APICV_PARAMS:
+            if key in params:
+                state = what.lower() if str(params[key]) in AVIC_ON else "off"
+                inhibited = str(exits.get("apicv") or "").split("; ", 1)[-1]
+                return state + (" inhibited" if inhibited.startswith("inhibited") else "")
+        return None
+
     def avic_without_x2avic(self):
         """True when this boot ran on this host's KVM with AVIC enabled
         (kvm_amd.avic Y or 1) on a CPU without x2AVIC; None when AVIC was on
@@ -923,6 +941,14 @@ def skipped_as_no_data(rows, sa, sb):
 EMULATION_IDS = ("tcg", "kvm-in-tcg", "rdtsc-exits")
 
 
+def apicv_of(side):
+    """A side's APICv/AVIC state (Boot.apicv_state), its boots' states joined
+    with '|' where they differ; None when no boot's is known."""
+    states = sorted({st for st in (b.apicv_state() if hasattr(b, "apicv_state") else None
+                                   for b in side.boots) if st})
+    return "|".join(states) or None
+
+
 # compare's row filters (--bench single,self): the ROW_FIELDS index each reads.
 ROW_FILTERS = {"bench": 0, "metric": 1, "variant": 2, "backend": 3, "targets": 5}
 
@@ -946,6 +972,7 @@ class Comparison:
             r.after_x2apic = [t for t, side in (("A", self.sa), ("B", self.sb))
                               if r.key in side.emulated]
         self.after_x2apic = [r for r in self.rows if r.after_x2apic]
+        self.apicv = {"a": apicv_of(self.sa), "b": apicv_of(self.sb)}
         for r in self.rows:
             ids = self.sa.untrusted.get(r.key, set()) | self.sb.untrusted.get(r.key, set())
             r.emulated = [i for i in EMULATION_IDS if i in ids]
@@ -1077,6 +1104,7 @@ def fmt_ci(row):
 TABLE_HEAD = ("benchmark", "metric", "variant", "backend", "state", "n", "A p50", "B p50",
               "change", "p", "95% CI", "boots", "test", "verdict")
 EXITS_HEAD = ("A exits", "B exits")
+APICV_HEAD = ("APICv/AVIC",)
 
 
 def fmt_exits(e):
@@ -1100,6 +1128,13 @@ def fmt_boots(row):
 BOOTS_LEGEND = ("boots: A/B, how many boots gave the row a figure; 0: the side has the row "
                 "but no figure (SKIP, ERROR or FAILURE: see the verdict), -: the side has "
                 "no such row")
+APICV_LEGEND = ("APICv/AVIC: A/B, what each side's KVM module enabled (kvm_intel.enable_apicv, "
+                "kvm_amd.avic): apicv, avic or off, 'inhibited' when run.sh --exits traced an "
+                "inhibit for the VM, - not known (TCG, or not read)")
+
+
+def legend(cmp):
+    return [BOOTS_LEGEND] + ([APICV_LEGEND] if has_apicv(cmp) else [])
 
 
 def has_exits(cmp):
@@ -1119,16 +1154,24 @@ def table_rows(cmp):
         row = (bench, metric, variant, backend, state, str(ntargets), fmt_num(r.a),
                fmt_num(r.b), fmt_change(r), fmt_p(r), fmt_ci(r),
                fmt_boots(r), r.method, verdict)
+        if has_apicv(cmp):
+            row = row[:13] + (f"{cmp.apicv['a'] or '-'}/{cmp.apicv['b'] or '-'}",) + row[13:]
         if has_exits(cmp):
             row = row[:13] + (fmt_exits(r.a_exits), fmt_exits(r.b_exits)) + row[13:]
         out.append(row)
     return out
 
 
+def has_apicv(cmp):
+    """The APICv/AVIC column is shown when either side's state is known."""
+    return bool(cmp.apicv["a"] or cmp.apicv["b"])
+
+
 def table_head(cmp):
+    head = TABLE_HEAD[:13] + (APICV_HEAD if has_apicv(cmp) else ()) + TABLE_HEAD[13:]
     if has_exits(cmp):
-        return TABLE_HEAD[:13] + EXITS_HEAD + TABLE_HEAD[13:]
-    return TABLE_HEAD
+        return head[:13] + EXITS_HEAD + head[13:]
+    return head
 
 
 def warning_lines(cmp):
@@ -1168,7 +1211,7 @@ def format_text(cmp):
     lines.append("")
     for r in rows:
         lines.append("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
-    lines += ["", BOOTS_LEGEND]
+    lines += [""] + legend(cmp)
     return "\n".join(lines) + "\n"
 
 
@@ -1184,7 +1227,7 @@ def format_markdown(cmp):
     lines.append("|" + "---|" * len(head))
     for r in table_rows(cmp):
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
-    lines += ["", BOOTS_LEGEND]
+    lines += [""] + legend(cmp)
     return "\n".join(lines) + "\n"
 
 
@@ -1200,5 +1243,6 @@ def format_json(cmp):
     return json.dumps({"a": cmp.sa.name, "b": cmp.sb.name, "unit": cmp.unit,
                        "alpha": cmp.alpha, "not_comparable": cmp.reasons,
                        "differs": cmp.reported, "after_x2apic": cmp.after_x2apic_lines(),
+                       "apicv": cmp.apicv,
                        "rows": rows},
                       indent=1) + "\n"

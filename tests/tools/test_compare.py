@@ -578,6 +578,45 @@ def a_boots_cell_tells_a_missing_row_from_one_without_a_figure(_=None):
         shutil.rmtree(tmp)
 
 
+@case
+def each_sides_apicv_or_avic_state_is_a_column_when_known(_=None):
+    """kvm_amd.avic Y on A's host, N on B's: 'avic/off' on every row, with
+    its legend; an inhibit that --exits traced says so; under TCG (not
+    known) no column at all."""
+    import json
+    import shutil
+    import tempfile
+    from harness import expect, run_cmd
+    tmp = tempfile.mkdtemp()
+    tool = [sys.executable, "tools/ipibench.py", "compare"]
+    try:
+        a, b = two_sets(tmp)
+        edit_results(a, on_host("Y", ZEN4))
+        edit_results(b, on_host("N", ZEN4))
+        rc, out, _ = expect(run_cmd(tool + [a, b, "--bench", "single"]), 0, "APICv/AVIC: A/B")
+        lines = out.splitlines()
+        head = next(l for l in lines if l.startswith("benchmark"))
+        rows = [l for l in lines if l.startswith("single")]
+        check("APICv/AVIC" in head.split() and len(rows) == 3 and
+              all(" avic/off " in l for l in rows), out)
+
+        def inhibited(doc):
+            doc["run"]["exits"] = {"kvm_params": {"kvm_intel.enable_apicv": "Y"},
+                                   "apicv": "APICv: enabled in kvm_intel; inhibited for this "
+                                   "VM from 0.10 s: synthetic"}
+        edit_results(b, inhibited)
+        doc = json.loads(run_cmd(tool + [a, b, "--format", "json"])[1])
+        check(doc["apicv"] == {"a": "avic", "b": "apicv inhibited"}, f"{doc['apicv']}")
+        t1, t2 = os.path.join(tmp, "t1"), os.path.join(tmp, "t2")
+        import synth
+        synth.make_set(t1, boots=4, seed=1, samples=20, accel="tcg")
+        synth.make_set(t2, boots=4, seed=2, samples=20, accel="tcg")
+        rc, out, _ = expect(run_cmd(tool + [t1, t2]), 0)
+        check("APICv/AVIC" not in out, out[-600:])
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main():
     return 1 if run_cases(CASES, "compare") else 0
 
