@@ -278,6 +278,8 @@ def cmd_compare(a):
     err = cmp.overlap_error()
     if err:
         raise err
+    cmp.keep_rows({name: [v for v in (getattr(a, name) or "").split(",") if v]
+                   for name in R.ROW_FILTERS})
     fmt = {"text": R.format_text, "markdown": R.format_markdown, "json": R.format_json}
     emit(fmt[a.format](cmp), a.output)
     if cmp.reasons:
@@ -529,6 +531,13 @@ def parser():
     c.add_argument("--output", "-o", help="write here instead of standard output")
     c.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     c.add_argument("--unit", choices=("cycles", "ns"), default="cycles")
+    for name, what in (("bench", "benchmarks (single,self)"), ("metric", "metrics (one-way)"),
+                       ("variant", "variants (sti-nop)"),
+                       ("backend", "backends (x2apic; with --pair: X=Y)"),
+                       ("targets", "target counts (1,3)")):
+        c.add_argument("--" + name, metavar="LIST",
+                       help=f"only the rows of these {what}: exact names, comma-separated; "
+                            "a name no row has is exit 2")
 
     g = sub.add_parser("gate", prog="./run.sh gate", formatter_class=fmt,
                        description="Fail when the candidate is incorrect or when any row's "

@@ -655,6 +655,7 @@ def page_html(title, sets, cmp, plots, notes, kut_tables=(), unit="cycles"):
             body.append(f"<p><b>NOT COMPARABLE</b>: {e('; '.join(cmp.reasons))}</p>")
         body += [f"<p><b>warning</b>: {e(w)}</p>" for w in cmp.after_x2apic_lines()]
         body += html_table(R.table_head(cmp), R.table_rows(cmp))
+        body += [f"<p>{e(line)}</p>" for line in R.legend(cmp)]
     if kut_tables:
         body += ["<h2>kvm-unit-tests view</h2>", f"<p>{e(KUT_CAPTION.format(unit=unit))}</p>"]
         for ktitle, head, rows in kut_tables:

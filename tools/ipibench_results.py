@@ -226,6 +226,24 @@ class Boot:
         out.update({k: v for k, v in kvm.items()})
         return out
 
+    def apicv_state(self):
+        """This boot's KVM's APICv/AVIC: 'apicv', 'avic' (the module enables
+        it), 'off' (it does not), with ' inhibited' when --exits traced an
+        inhibit for this VM; None when not known (TCG, or the parameter not
+        read). The KVM --exits ran on (the lane's under kvm-in-tcg) first,
+        else this host's under accel kvm."""
+        exits = self.run.get("exits") if isinstance(self.run.get("exits"), dict) else {}
+        params = exits.get("kvm_params") if isinstance(exits.get("kvm_params"), dict) else {}
+        if not params and self.host.get("accel") == "kvm" and \
+                isinstance(self.host.get("kvm_params"), dict):
+            params = self.host["kvm_params"]
+        for key, what, _ in kvm_trace.APICV_PARAMS:
+            if key in params:
+                state = what.lower() if str(params[key]) in AVIC_ON else "off"
+                inhibited = str(exits.get("apicv") or "").split("; ", 1)[-1]
+                return state + (" inhibited" if inhibited.startswith("inhibited") else "")
+        return None
+
     def avic_without_x2avic(self):
         """True when this boot ran on this host's KVM with AVIC enabled
         (kvm_amd.avic Y or 1) on a CPU without x2AVIC; None when AVIC was on
@@ -658,9 +676,12 @@ class Side:
         self.exits = {}  # key -> per boot (sender, targets) judged exits per iteration
         self.emulated = {}  # key -> records measured after x2APIC on AVIC without x2AVIC
         self.unknown = {}   # why whether they were is unknown -> records
+        self.untrusted = {}  # key -> the EMULATION_IDS its figures carry (any boot)
         for boot in boots:
             per_boot = {}
             x2apic = X2apicBoot(boot)
+            warned = boot.warnings() if hasattr(boot, "warnings") else None
+            emulated = {w.split(":", 1)[-1] for w in warned or {}} & set(EMULATION_IDS)
             for rec in boot.results:
                 if backend is not None and rec.get("backend") != backend:
                     continue
@@ -672,6 +693,10 @@ class Side:
                 stats = rec.get(unit)
                 if rec["status"] != "SUCCESS" or not isinstance(stats, dict):
                     continue
+                own = rec.get("untrusted") if isinstance(rec.get("untrusted"), list) else []
+                ids = emulated | (set(map(str, own)) & set(EMULATION_IDS))
+                if ids:
+                    self.untrusted.setdefault(key, set()).update(ids)
                 per_boot.setdefault(key, []).append(stats["p50"])
                 self.histos.setdefault(key, []).extend(rec.get("histogram", []))
                 ex = rec.get("exits")
@@ -700,6 +725,8 @@ class Side:
                         continue  # no frequency, no ns: like a result without "ns"
                     mean = mean * 1_000_000 // khz
                 per_boot.setdefault(key, []).append(mean)
+                if emulated:
+                    self.untrusted.setdefault(key, set()).update(emulated)
             # Several records with one key in a boot (every sender/target pair
             # of a matrix run): the boot's value is the median of theirs.
             for key, vals in per_boot.items():
@@ -797,6 +824,7 @@ class Row:
         self.note = ""
         self.after_x2apic = []  # the sides ("A", "B") whose figure is xAPIC emulation
         self.a_exits = self.b_exits = None  # (sender, targets) judged exits per iteration
+        self.emulated = []  # the EMULATION_IDS either side's figures of this row carry
         self.p_min = self.samples_p = None
 
 
@@ -934,6 +962,25 @@ def skipped_as_no_data(rows, sa, sb):
     return out
 
 
+# The per-figure warnings (the guest's env "trust" per_figure ids, a result's
+# "untrusted", the host's "warnings") that say a figure was timed under
+# emulation: a faster or slower verdict over such figures names them,
+# "faster (tcg)", so that a table pasted elsewhere keeps the caveat.
+EMULATION_IDS = ("tcg", "kvm-in-tcg", "rdtsc-exits")
+
+
+def apicv_of(side):
+    """A side's APICv/AVIC state (Boot.apicv_state), its boots' states joined
+    with '|' where they differ; None when no boot's is known."""
+    states = sorted({st for st in (b.apicv_state() if hasattr(b, "apicv_state") else None
+                                   for b in side.boots) if st})
+    return "|".join(states) or None
+
+
+# compare's row filters (--bench single,self): the ROW_FIELDS index each reads.
+ROW_FILTERS = {"bench": 0, "metric": 1, "variant": 2, "backend": 3, "targets": 5}
+
+
 class Comparison:
     def __init__(self, a_name, a_boots, b_name, b_boots, alpha=0.05, unit="cycles", pair=None):
         """pair: (backend of A, backend of B), compare --pair: those two backends'
@@ -954,6 +1001,10 @@ class Comparison:
             r.after_x2apic = [t for t, side in (("A", self.sa), ("B", self.sb))
                               if r.key in side.emulated]
         self.after_x2apic = [r for r in self.rows if r.after_x2apic]
+        self.apicv = {"a": apicv_of(self.sa), "b": apicv_of(self.sb)}
+        for r in self.rows:
+            ids = self.sa.untrusted.get(r.key, set()) | self.sb.untrusted.get(r.key, set())
+            r.emulated = [i for i in EMULATION_IDS if i in ids]
 
     def after_x2apic_lines(self):
         """What compare says once about xAPIC rows on AVIC without x2AVIC: the
@@ -980,6 +1031,31 @@ class Comparison:
                            f"from {why}: whether a vCPU had been in x2APIC mode first (which "
                            "would make them xAPIC emulation) cannot be told")
         return out
+
+    def keep_rows(self, filters):
+        """compare's row filters: filters maps a ROW_FILTERS name to the exact
+        values to keep (any of them; every filter given must match). A value
+        no row has is a usage error naming the values there are, as is a set
+        of filters that together leave no row."""
+        given = {k: v for k, v in filters.items() if v}
+        if not given:
+            return
+        for name, values in given.items():
+            i = ROW_FILTERS[name]
+            there = sorted({str(r.key[i]) for r in self.rows}, key=lambda v: (len(v), v)
+                           if name == "targets" else (0, v))
+            unknown = [v for v in values if v not in there]
+            if unknown:
+                raise ToolError(EX_USAGE, f"--{name} {','.join(unknown)}: no row has "
+                                f"{'it' if len(unknown) == 1 else 'them'}; "
+                                f"the rows' {name} values: {', '.join(there)}")
+        self.rows = [r for r in self.rows
+                     if all(str(r.key[ROW_FILTERS[n]]) in v for n, v in given.items())]
+        if not self.rows:
+            raise ToolError(EX_USAGE, "no row matches " + " and ".join(
+                f"--{n} {','.join(v)}" for n, v in given.items()))
+        self.compared = [r for r in self.rows if r.a is not None]
+        self.after_x2apic = [r for r in self.rows if r.after_x2apic]
 
     def overlap_error(self):
         both = self.sa.keys() & self.sb.keys()
@@ -1057,6 +1133,7 @@ def fmt_ci(row):
 TABLE_HEAD = ("benchmark", "metric", "variant", "backend", "state", "n", "A p50", "B p50",
               "change", "p", "95% CI", "boots", "test", "verdict")
 EXITS_HEAD = ("A exits", "B exits")
+APICV_HEAD = ("APICv/AVIC",)
 
 
 def fmt_exits(e):
@@ -1068,6 +1145,27 @@ def fmt_exits(e):
     return f"s{e[0]:.2f} t{e[1]:.2f}{blocked}"
 
 
+def fmt_boots(row):
+    """The boots cell, A/B: how many boots gave the row a figure; '-' for a
+    side that has no such row at all (only in the other), so that '2/-'
+    and '2/0' (B ran it without a figure: SKIP, ERROR, FAILURE) differ."""
+    a = "-" if row.verdict == "only in B" else str(len(row.a_vals))
+    b = "-" if row.verdict == "only in A" else str(len(row.b_vals))
+    return f"{a}/{b}"
+
+
+BOOTS_LEGEND = ("boots: A/B, how many boots gave the row a figure; 0: the side has the row "
+                "but no figure (SKIP, ERROR or FAILURE: see the verdict), -: the side has "
+                "no such row")
+APICV_LEGEND = ("APICv/AVIC: A/B, what each side's KVM module enabled (kvm_intel.enable_apicv, "
+                "kvm_amd.avic): apicv, avic or off, 'inhibited' when run.sh --exits traced an "
+                "inhibit for the VM, - not known (TCG, or not read)")
+
+
+def legend(cmp):
+    return [BOOTS_LEGEND] + ([APICV_LEGEND] if has_apicv(cmp) else [])
+
+
 def has_exits(cmp):
     return any(r.a_exits or r.b_exits for r in cmp.rows)
 
@@ -1076,35 +1174,50 @@ def table_rows(cmp):
     out = []
     for r in cmp.rows:
         bench, metric, variant, backend, state, ntargets = r.key
-        verdict = r.verdict + (f" ({r.note})" if r.note else "")
+        verdict = r.verdict
+        if r.significant and r.emulated:
+            verdict += f" ({', '.join(r.emulated)})"
+        verdict += f" ({r.note})" if r.note else ""
         if r.after_x2apic:
             verdict += f" ({AFTER_X2APIC_MARK}: {', '.join(r.after_x2apic)})"
         row = (bench, metric, variant, backend, state, str(ntargets), fmt_num(r.a),
                fmt_num(r.b), fmt_change(r), fmt_p(r), fmt_ci(r),
-               f"{len(r.a_vals)}/{len(r.b_vals)}", r.method, verdict)
+               fmt_boots(r), r.method, verdict)
+        if has_apicv(cmp):
+            row = row[:13] + (f"{cmp.apicv['a'] or '-'}/{cmp.apicv['b'] or '-'}",) + row[13:]
         if has_exits(cmp):
             row = row[:13] + (fmt_exits(r.a_exits), fmt_exits(r.b_exits)) + row[13:]
         out.append(row)
     return out
 
 
+def has_apicv(cmp):
+    """The APICv/AVIC column is shown when either side's state is known."""
+    return bool(cmp.apicv["a"] or cmp.apicv["b"])
+
+
 def table_head(cmp):
+    head = TABLE_HEAD[:13] + (APICV_HEAD if has_apicv(cmp) else ()) + TABLE_HEAD[13:]
     if has_exits(cmp):
-        return TABLE_HEAD[:13] + EXITS_HEAD + TABLE_HEAD[13:]
-    return TABLE_HEAD
+        return head[:13] + EXITS_HEAD + head[13:]
+    return head
 
 
 def warning_lines(cmp):
-    """Each side's untrusted-figure warnings, once each: 'A, B: text'."""
+    """Each side's untrusted-figure warnings, one line per condition: 'A, B:
+    id: text'. The guest and the host may both warn of one condition (each
+    sees TCG: the guest by its CPUID vendor, the host by its -accel), and
+    boots word one differently (rdtsc-exits quotes each boot's own cost):
+    the id is the condition, said once with the first text seen."""
     seen = {}
     for tag, side in (("A", cmp.sa), ("B", cmp.sb)):
         for boot in side.boots:
             for wid, text in (boot.warnings() or {}).items():
-                sides = seen.setdefault((wid, text), [])
+                sides = seen.setdefault(wid.split(":", 1)[-1], (text, []))[1]
                 if tag not in sides:
                     sides.append(tag)
-    return [f"{', '.join(sides)}: {wid.split(':', 1)[-1]}: {text}"
-            for (wid, text), sides in seen.items()] + cmp.after_x2apic_lines()
+    return [f"{', '.join(sides)}: {wid}: {text}"
+            for wid, (text, sides) in seen.items()] + cmp.after_x2apic_lines()
 
 
 def format_text(cmp):
@@ -1128,6 +1241,7 @@ def format_text(cmp):
     lines.append("")
     for r in rows:
         lines.append("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
+    lines += [""] + legend(cmp)
     return "\n".join(lines) + "\n"
 
 
@@ -1144,6 +1258,7 @@ def format_markdown(cmp):
     lines.append("|" + "---|" * len(head))
     for r in table_rows(cmp):
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
+    lines += [""] + legend(cmp)
     return "\n".join(lines) + "\n"
 
 
@@ -1153,11 +1268,13 @@ def format_json(cmp):
              "ci_pct": list(r.ci) if r.ci else None, "test": r.method,
              "p_min": r.p_min, "samples_p": r.samples_p,
              "verdict": r.verdict, "note": r.note, "after_x2apic": r.after_x2apic,
+             "emulated": r.emulated,
              "a_exits": list(r.a_exits) if r.a_exits else None,
              "b_exits": list(r.b_exits) if r.b_exits else None} for r in cmp.rows]
     return json.dumps({"a": cmp.sa.name, "b": cmp.sb.name, "unit": cmp.unit,
                        "alpha": cmp.alpha, "not_comparable": cmp.reasons,
                        "differs": cmp.reported, "ignored": cmp.ignored,
                        "after_x2apic": cmp.after_x2apic_lines(),
+                       "apicv": cmp.apicv,
                        "rows": rows},
                       indent=1) + "\n"

@@ -5,6 +5,7 @@ values, few boots, the exact test against a brute-force enumeration, and
 verdicts that never call a change significant with an interval spanning 0."""
 import itertools
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -472,6 +473,204 @@ def xapic_rows_after_x2apic_on_avic_without_x2avic_are_marked_and_refused_by_the
                                             j("late-noflags")]), 0)
         check(out.count("after-x2apic unknown") == 1 and "CPU flags were not saved" in out,
               out[:1500])
+    finally:
+        shutil.rmtree(tmp)
+
+
+def two_sets(tmp, **kw):
+    import synth
+    a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
+    synth.make_set(a, boots=4, seed=1, samples=20, **kw.get("a", {}))
+    synth.make_set(b, boots=4, seed=2, samples=20, **kw.get("b", {}))
+    return a, b
+
+
+@case
+def row_filters_keep_the_rows_asked_for_and_name_what_exists(_=None):
+    """compare --bench/--metric/--variant/--backend/--targets: comma-separated
+    exact names, all filters at once, in every format; an unknown name is
+    exit 2 with the names there are."""
+    import json
+    import shutil
+    import tempfile
+    from harness import expect, run_cmd
+    tmp = tempfile.mkdtemp()
+    tool = [sys.executable, "tools/ipibench.py", "compare"]
+    try:
+        a, b = two_sets(tmp)
+        rc, out, _ = expect(run_cmd(tool + [a, b, "--format", "json", "--bench",
+                                            "single,broadcast", "--backend", "x2apic"]), 0)
+        names = sorted(r["row"] for r in json.loads(out)["rows"])
+        want = sorted(["single/round-trip/none/x2apic/spin/n1",
+                       "single/one-way/none/x2apic/spin/n1"] +
+                      [f"broadcast/all-ack/set/x2apic/spin/n{n}" for n in (1, 2, 3)])
+        check(names == want, f"rows {names}")
+        rc, out, _ = expect(run_cmd(tool + [a, b, "--targets", "2,3", "--metric", "all-ack",
+                                            "--variant", "set"]), 0)
+        body = [l for l in out.splitlines() if l.startswith(("broadcast", "single", "self",
+                                                             "send-cost", "kvm-unit"))]
+        check(len(body) == 4 and all(l.split()[5] in ("2", "3") for l in body), out)
+        rc, out, _ = expect(run_cmd(tool + ["--pair", "xapic=x2apic", a, "--backend",
+                                            "xapic=x2apic", "--bench", "send-cost"]), 0)
+        check(sum(l.startswith("send-cost") for l in out.splitlines()) == 1, out)
+        expect(run_cmd(tool + [a, b, "--bench", "single,nosuch"]), R.EX_USAGE,
+               "--bench nosuch", "broadcast, self, send-cost, single")
+        expect(run_cmd(tool + [a, b, "--targets", "7"]), R.EX_USAGE, "1, 2, 3")
+        expect(run_cmd(tool + [a, b, "--bench", "self", "--backend", "xapic"]), R.EX_USAGE,
+               "no row matches")
+        expect(run_cmd(tool + ["--help"]), 0, "--bench", "--metric", "--variant",
+               "--backend", "--targets")
+    finally:
+        shutil.rmtree(tmp)
+
+
+def trust(*ids):
+    """synth mutate: the guest's env trust with these per-figure warnings, and
+    every result's "untrusted" (docs/results.md)."""
+    def fn(i, recs):
+        for r in recs:
+            if r.get("record") == "env":
+                r["trust"] = {"rdtsc_cycles": 30, "cpuid_cycles": 1500, "warnings": [
+                    {"id": w, "text": f"synthetic {w}", "per_figure": True} for w in ids]}
+            elif r.get("record") == "result" and ids:
+                r["untrusted"] = list(ids)
+    return fn
+
+
+@case
+def a_verdict_over_emulated_figures_names_the_emulation(_=None):
+    """faster/slower over figures timed under TCG (the host's warning and the
+    guest's) or with RDTSC exiting reads 'faster (tcg)' in the table itself;
+    the JSON keeps the bare verdict and lists the ids; KVM figures carry none."""
+    import json
+    import shutil
+    import tempfile
+    from harness import expect, run_cmd
+    tmp = tempfile.mkdtemp()
+    tool = [sys.executable, "tools/ipibench.py", "compare", "--pair", "xapic=x2apic"]
+    try:
+        for accel, ids, mark in (("tcg", ("tcg",), "faster (tcg)"),
+                                 ("kvm", ("rdtsc-exits",), "faster (rdtsc-exits)"),
+                                 ("kvm", (), None)):
+            d = os.path.join(tmp, accel + "-".join(ids))
+            import synth
+            synth.make_set(d, boots=4, seed=1, samples=20, accel=accel, mutate=trust(*ids))
+            rc, out, _ = expect(run_cmd(tool + [d, "--bench", "send-cost"]), 0)
+            row = [l for l in out.splitlines() if l.startswith("send-cost")]
+            if mark:
+                check(len(row) == 1 and row[0].endswith(mark), f"{accel} {ids}: {row}")
+            else:
+                check(len(row) == 1 and row[0].endswith("faster"), f"kvm: {row}")
+            rc, out, _ = expect(run_cmd(tool + [d, "--format", "markdown", "--bench",
+                                                "send-cost"]), 0)
+            check(mark is None or f"| {mark} |" in out, f"markdown {ids}: {out}")
+            rows = json.loads(run_cmd(tool + [d, "--format", "json", "--bench",
+                                              "send-cost"])[1])["rows"]
+            check(rows[0]["verdict"] == "faster" and rows[0]["emulated"] == list(ids),
+                  f"json {ids}: {rows[0]['verdict']} {rows[0]['emulated']}")
+    finally:
+        shutil.rmtree(tmp)
+
+
+@case
+def a_condition_both_the_guest_and_the_host_warn_of_is_said_once(_=None):
+    """Under TCG the guest's trust (tcg) and the host's warnings (tcg) both
+    warn; boots word rdtsc-exits with their own costs: one line each."""
+    import shutil
+    import tempfile
+    import synth
+    from harness import expect, run_cmd
+    tmp = tempfile.mkdtemp()
+    try:
+        def both(i, recs):
+            trust("tcg", "rdtsc-exits")(i, recs)
+            recs[0]["trust"]["warnings"][1]["text"] = f"RDTSC costs {300 + i} cycles"
+        a, b = two_sets(tmp, a={"accel": "tcg", "mutate": both},
+                        b={"accel": "tcg", "mutate": both})
+        rc, out, _ = expect(run_cmd([sys.executable, "tools/ipibench.py", "compare", a, b]), 0)
+        warns = [l for l in out.splitlines() if l.startswith("warning:")]
+        check(len(warns) == 2 and sum(": tcg: " in w for w in warns) == 1 and
+              sum(": rdtsc-exits: " in w for w in warns) == 1 and
+              all(w.startswith("warning: A, B: ") for w in warns), "\n".join(warns))
+    finally:
+        shutil.rmtree(tmp)
+
+
+@case
+def a_boots_cell_tells_a_missing_row_from_one_without_a_figure(_=None):
+    """2/- (B has no such row) against 2/0 (B ran it: SKIP), and a legend
+    under the table, in text and markdown."""
+    import shutil
+    import tempfile
+    from harness import expect, run_cmd
+    tmp = tempfile.mkdtemp()
+    one_way = ("single", "one-way", "none", "x2apic", "spin", 1)
+    send = ("send-cost", "send", "none", "x2apic", "spin", 1)
+
+    def cut(i, recs):
+        recs[:] = [r for r in recs if r.get("record") != "result" or
+                   (r["bench"], r["metric"], r["backend"]) != one_way[:2] + one_way[3:4]]
+        for j, r in enumerate(recs):
+            if r.get("record") == "result" and R.row_key(r) == send:
+                recs[j] = synth_result(send, status="SKIP")
+    try:
+        import synth
+        synth_result = synth.result
+        a, b = two_sets(tmp, b={"mutate": cut})
+        for fmt in ("text", "markdown"):
+            rc, out, _ = expect(run_cmd([sys.executable, "tools/ipibench.py", "compare", a, b,
+                                         "--backend", "x2apic", "--format", fmt]), 0)
+            cells = {}
+            for l in out.splitlines():
+                f = [c.strip() for c in l.strip("|").split("|")] if fmt == "markdown" \
+                    else l.split()
+                if len(f) > 11 and f[0] in ("single", "send-cost"):
+                    cells[(f[0], f[1])] = next(c for c in f if re.fullmatch(r"[\d-]+/[\d-]+", c))
+            check(cells.get(("single", "one-way")) == "4/-" and
+                  cells.get(("send-cost", "send")) == "4/0" and
+                  cells.get(("single", "round-trip")) == "4/4", f"{fmt}: {cells}")
+            tail = out.rstrip().splitlines()[-1]
+            check(tail.startswith("boots: A/B") and "-: the side has no such row" in tail,
+                  f"{fmt}: legend {tail!r}")
+    finally:
+        shutil.rmtree(tmp)
+
+
+@case
+def each_sides_apicv_or_avic_state_is_a_column_when_known(_=None):
+    """kvm_amd.avic Y on A's host, N on B's: 'avic/off' on every row, with
+    its legend; an inhibit that --exits traced says so; under TCG (not
+    known) no column at all."""
+    import json
+    import shutil
+    import tempfile
+    from harness import expect, run_cmd
+    tmp = tempfile.mkdtemp()
+    tool = [sys.executable, "tools/ipibench.py", "compare"]
+    try:
+        a, b = two_sets(tmp)
+        edit_results(a, on_host("Y", ZEN4))
+        edit_results(b, on_host("N", ZEN4))
+        rc, out, _ = expect(run_cmd(tool + [a, b, "--bench", "single"]), 0, "APICv/AVIC: A/B")
+        lines = out.splitlines()
+        head = next(l for l in lines if l.startswith("benchmark"))
+        rows = [l for l in lines if l.startswith("single")]
+        check("APICv/AVIC" in head.split() and len(rows) == 3 and
+              all(" avic/off " in l for l in rows), out)
+
+        def inhibited(doc):
+            doc["run"]["exits"] = {"kvm_params": {"kvm_intel.enable_apicv": "Y"},
+                                   "apicv": "APICv: enabled in kvm_intel; inhibited for this "
+                                   "VM from 0.10 s: synthetic"}
+        edit_results(b, inhibited)
+        doc = json.loads(run_cmd(tool + [a, b, "--format", "json"])[1])
+        check(doc["apicv"] == {"a": "avic", "b": "apicv inhibited"}, f"{doc['apicv']}")
+        t1, t2 = os.path.join(tmp, "t1"), os.path.join(tmp, "t2")
+        import synth
+        synth.make_set(t1, boots=4, seed=1, samples=20, accel="tcg")
+        synth.make_set(t2, boots=4, seed=2, samples=20, accel="tcg")
+        rc, out, _ = expect(run_cmd(tool + [t1, t2]), 0)
+        check("APICv/AVIC" not in out, out[-600:])
     finally:
         shutil.rmtree(tmp)
 
