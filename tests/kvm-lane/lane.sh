@@ -26,7 +26,7 @@
 #                        lane presets below)
 #   --append ARGS        the guest's command line, the same for every preset
 #   --out DIR            where logs go (default build/kvm-lane/out)
-#   --timeout S          bound on the whole outer VM (default 60 + 60 a preset)
+#   --timeout S          bound on the whole outer VM (default 60 + 120 a preset)
 #   --inner-timeout S    bound on each inner QEMU (default 60)
 #   --resplit DIR        boot nothing: split DIR/outer.log into its frames
 #                        again (a saved run, or the lane's own tests)
@@ -475,7 +475,7 @@ main() {
 		selected=("${LANE_PRESETS[@]}")
 	fi
 	[ ${#selected[@]} -gt 0 ] || die "no presets"
-	[ -n "$timeout" ] || timeout=$((60 + 60 * ${#selected[@]}))
+	[ -n "$timeout" ] || timeout=$((60 + 120 * ${#selected[@]}))
 	if [ "$exits" = 1 ]; then
 		if ! command -v base64 >/dev/null || ! command -v gzip >/dev/null; then
 			die "--exits needs base64 and gzip on the host (coreutils, gzip)"
