@@ -35,6 +35,7 @@ enum debug_key {
 	DEBUG_STALL,		/* debug_cpu, as sender, spins with IF=0 in its first sampling */
 	DEBUG_LATE_WAKE,	/* debug_cpu, halted, answers one wake 4 x late_wake late */
 	DEBUG_SLOW_EOI,		/* the counting handlers wait 2 ms before their EOI */
+	DEBUG_NMI_AS_FIXED,	/* an NMI backend sends Fixed IPIs on IPI_NMI_VEC instead */
 	DEBUG_COUNT
 };
 

@@ -204,8 +204,46 @@ static void extra_exit_send(unsigned int cpu_nr, uint8_t vector)
 	extra_exit_of->send(cpu_nr, vector);
 }
 
+/*
+ * debug=nmi-as-fixed: an NMI backend's table with its Fixed twin's sends and
+ * EOI (the twin shares its enable and destination tables: apic/, kvm/), so
+ * that what it sends are Fixed IPIs on IPI_NMI_VEC: every NMI check must
+ * then fail (held by IF=0 and the TPR, not counted as NMIs, nothing held
+ * while in the handler), which the boot tests prove.
+ */
+static struct ipi_ops nmi_as_fixed_ops;
+
+static const struct ipi_ops *switch_nmi_as_fixed(const struct ipi_ops *ops)
+{
+	char twin[32];
+	const struct ipi_ops *fixed;
+	size_t n = __builtin_strlen(ops->name);
+
+	if (!ipi_is_nmi(ops) || n < 5 || n - 4 >= sizeof(twin))
+		return ops;
+	__builtin_memcpy(twin, ops->name, n - 4); /* "x2apic-nmi" -> "x2apic" */
+	twin[n - 4] = 0;
+	fixed = ipi_backend_named(twin);
+	if (!fixed)
+		return ops;
+	if (fixed->choose)
+		fixed = fixed->choose();
+	nmi_as_fixed_ops = *ops;
+	nmi_as_fixed_ops.send = fixed->send;
+	nmi_as_fixed_ops.send_set = fixed->send_set;
+	nmi_as_fixed_ops.send_self = fixed->send_self;
+	nmi_as_fixed_ops.send_allbutself = fixed->send_allbutself;
+	nmi_as_fixed_ops.send_all = fixed->send_all;
+	nmi_as_fixed_ops.eoi = fixed->eoi;
+	kprintf("debug: %s sends %s's Fixed IPIs on vector 0x%x (nmi-as-fixed)\n", ops->name,
+		fixed->name, IPI_NMI_VEC);
+	return &nmi_as_fixed_ops;
+}
+
 static const struct ipi_ops *switch_debug_ops(const struct ipi_ops *ops)
 {
+	if (debug_on(DEBUG_NMI_AS_FIXED))
+		return switch_nmi_as_fixed(ops);
 	if (!debug_on(DEBUG_EXTRA_EXIT))
 		return ops;
 	extra_exit_ops = *ops;

@@ -517,6 +517,26 @@ def scenarios():
                                      "vmexit-gap": 0}),
                          contains(r"^single-halt +round-trip +none .*\[late-wakes=1, max \d+ us\]"),
                          records_valid("env", "result", "end"), final_status("SUCCESS")]),
+        Scenario("debug=nmi-as-fixed: Fixed IPIs in place of NMIs fail every NMI check",
+                 smp="4", append="plan=check backends=x2apic-nmi debug=nmi-as-fixed deadline=200",
+                 expect=FAILURE,
+                 checks=[contains(r"^not ok \d+ - x2apic-nmi: CPU 0 -> CPU 1, NMI: CPU 1 counted 1 "
+                                  r"but took 0 NMIs",
+                                  r"^not ok \d+ - x2apic-nmi: an NMI from CPU 0 to CPU 3 is taken "
+                                  r"through IF=0: CPU 3 did not take the NMI",
+                                  r"^not ok \d+ - x2apic-nmi: an NMI from CPU 0 to CPU 3 is taken "
+                                  r"through TPR 0xf0: CPU 3 did not take the NMI",
+                                  r"^not ok \d+ - x2apic-nmi: of two NMIs .*none was held"),
+                         final_status("FAILURE")]),
+        Scenario("swallow-ipi fails the NMI delivery checks as it fails the Fixed ones",
+                 smp="4", append="plan=check backends=x2apic-nmi,xapic-nmi deadline=200 debug=swallow-ipi "
+                                 "debug_cpu=2", expect=FAILURE,
+                 checks=[contains(r"^not ok \d+ - xapic-nmi: CPU 0 -> CPU 2, NMI: CPU 2 lost it"),
+                         final_status("FAILURE")]),
+        Scenario("double-ipi on an NMI backend: the duplicate is named",
+                 smp="2", append="plan=check backends=x2apic-nmi debug=double-ipi", expect=FAILURE,
+                 checks=[contains(r"^not ok \d+ - x2apic-nmi: .*CPU 1 counted it 2 times "
+                                  r"\(duplicate\)"), final_status("FAILURE")]),
         Scenario("debug=slow-eoi: the EOI is inside ack-after-eoi's round trip, outside the default's",
                  smp="2", accel="tcg-single",
                  append="plan=bench bench=single backends=x2apic debug=slow-eoi iters=5 warmup=1",
