@@ -48,6 +48,20 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
 
 base=build/kvm-lane/out
 
+# A check's verdict: "ok - <ok>" when it found no problems, else "not ok -
+# <name>" with each problem as a comment line; the status says which.
+tally() {
+	local name=$1 ok=$2
+	shift 2
+	if [ $# -eq 0 ]; then
+		echo "ok - $ok"
+		return 0
+	fi
+	echo "not ok - $name"
+	printf '%s\n' "$@" | sed 's/^/#   /'
+	return 1
+}
+
 # host-rip.sh decides which resets the lane runs again, so it is tested here
 # first, without the lane: on a real trace of the outer TCG's fault and one
 # of a guest's own triple fault (debug=triple-fault), under the host's sh
@@ -68,13 +82,9 @@ host_rip_test() {
 		"${run[@]}" "$bbdir/modules" $fx/trace-host-rip.txt >/dev/null &&
 			problems+=("$sh: a signature found without kvm_amd loaded")
 	done
-	if [ ${#problems[@]} -eq 0 ]; then
-		echo "ok - kvm-lane: host-rip.sh tells the outer TCG's fault from a guest reset (${shells[*]})"
-	else
-		echo "not ok - kvm-lane: host-rip.sh"
-		printf '#   %s\n' "${problems[@]}"
-		return 1
-	fi
+	tally "kvm-lane: host-rip.sh" \
+		"kvm-lane: host-rip.sh tells the outer TCG's fault from a guest reset (${shells[*]})" \
+		"${problems[@]}"
 }
 bbdir=$(mktemp -d)
 trap 'rm -rf "$bbdir"' EXIT
@@ -150,13 +160,9 @@ outer-trace: qemu-system-x86-236 [000] d..1. 34.613240: kvm_exit: vcpu 0 reason 
 	[[ "$with" == "ok - "*"note: ran twice"* ]] || problems+=("after a rerun: $with")
 	[[ "$without" == "not ok - "*"inner QEMU exit 0"*"console: check: delivery correctness"* ]] ||
 		problems+=("a reset that stands: $without")
-	if [ ${#problems[@]} -eq 0 ]; then
-		echo "ok - kvm-lane: a rerun is judged on its second frame with a note; a reset alone fails"
-	else
-		echo "not ok - kvm-lane: rerun split"
-		printf '%s\n' "${problems[@]}" | sed 's/^/#   /'
-		return 1
-	fi
+	tally "kvm-lane: rerun split" \
+		"kvm-lane: a rerun is judged on its second frame with a note; a reset alone fails" \
+		"${problems[@]}"
 }
 
 # What a timeout leaves, on the exits pass's real outer console: cut inside
@@ -180,13 +186,9 @@ cut_split_test() {
 	[ ! -e "$d/frame/kvm-pv.status" ] && [ -s "$d/frame/kvm-pv.log" ] &&
 		[ "$(head -n 3 "$d/frame/kvm-pv.log")" = "$(head -n 3 "$base/exits/kvm-pv.log")" ] ||
 		problems+=("cut inside the frame: a status, or not the guest's console")
-	if [ ${#problems[@]} -eq 0 ]; then
-		echo "ok - kvm-lane: a console cut short keeps the finished frames, the trace sent so far, the guest console so far"
-	else
-		echo "not ok - kvm-lane: cut split"
-		printf '%s\n' "${problems[@]}" | sed 's/^/#   /'
-		return 1
-	fi
+	tally "kvm-lane: cut split" \
+		"kvm-lane: a console cut short keeps the finished frames, the trace sent so far, the guest console so far" \
+		"${problems[@]}"
 }
 
 # exits_pass NAME PRESETS APPEND [judge_exits options...]
