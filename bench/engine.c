@@ -116,7 +116,7 @@ static struct {
 } __cacheline_aligned spin_ready[MAX_CPUS];
 static uint32_t spin_epoch;
 
-/* Fault injection on a spinning target (debug keys, README). */
+/* Fault injection on a spinning target (debug keys, docs/command-line.md). */
 static void spin_debug(void)
 {
 	unsigned int me = this_cpu()->cpu;

@@ -69,7 +69,7 @@ static const char spin_eoi_words[] = "ack=after-eoi next-send=after-loop-ack";
  * TSC cycles, then the next send; it reports cycles per iteration, spin
  * included. single-halt's "vmexit-gap" pass times the same loop body, so the
  * kvm-unit-tests view can set a like-for-like figure beside theirs; what
- * still differs (README, the kvm-unit-tests view) is the harness around it.
+ * still differs (docs/results.md, the kvm-unit-tests view) is the harness around it.
  */
 #define VMEXIT_HALT_SPIN 2000
 

@@ -19,7 +19,7 @@
 
 enum plan { PLAN_DEFAULT, PLAN_BOOT, PLAN_CHECK, PLAN_BENCH };
 
-/* Fault injection (documented in the README), each a bit of options.debug. */
+/* Fault injection (documented in docs/command-line.md), each a bit of options.debug. */
 enum debug_key {
 	DEBUG_FAULT_BSP,	/* #UD on the BSP after bring-up */
 	DEBUG_FAULT_AP,		/* #UD on debug_cpu, run through its mailbox */

@@ -13,8 +13,8 @@
  * twice per bound base (2 x deadline, at least 4 s, + 1 s); the tick scans the other CPUs' words, and one
  * whose word has not moved for longer than its phase allows is stalled:
  * the watcher asks it for its registers by NMI, prints what it was doing
- * and ends the run with status ERROR. The bound (README "The stall watchdog",
- * docs/architecture.md) is 2 x deadline (at least 4 s) + 1 s + the phase's own budget.
+ * and ends the run with status ERROR. The bound (docs/command-line.md,
+ * "The stall watchdog", docs/architecture.md) is 2 x deadline (at least 4 s) + 1 s + the phase's own budget.
  *
  * All of these are no-ops until watchdog_start(); none is ever called
  * between a benchmark's TSC reads.

@@ -12,7 +12,7 @@
  * register) would end Firecracker, but reboot QEMU without -no-reboot and
  * Cloud Hypervisor, running the plan again and again. So the VMM keeps a
  * halted guest until whoever started it stops it; the status is the
- * console's last line, "ipibench: status WORD" (README.md, "Other VMMs").
+ * console's last line, "ipibench: status WORD" (docs/boot-paths.md, "Other VMMs").
  */
 #include "include/console.h"
 #include "include/lapic.h"

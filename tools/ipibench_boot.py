@@ -355,7 +355,7 @@ class Boot:
             late = f" after {self.bound or self.o.timeout} s; {self.console.last_progress(now)}"
             if self.accel == "kvm-in-tcg":
                 late += ("; to run less in the lane: --append plan=check, or bench= and "
-                         "backends= subsets (README.md, \"Kernel command line\"), or more "
+                         "backends= subsets (docs/command-line.md), or more "
                          "time: --timeout S")
         self.console.finish(now, None if self.rc in Q.GUEST else what.split(" ", 1)[0])
         # QEMU that did not start (or exited as QEMU never does) said why itself.

@@ -290,7 +290,7 @@ NEUTRAL_KEYS = ("plan", "backends", "bench", "help", "markers", "ap_timeout", "d
                 "debug_cpu", "matrix", "halt_poll_ns", "halt_poll_grow")
 
 
-# Fault injection (README "Fault injection"): debug= plants a fault, debug_cpu=
+# Fault injection (docs/command-line.md, "Fault injection"): debug= plants a fault, debug_cpu=
 # names its CPU. A planted fault is the candidate of a gate that must fail
 # (debug=extra-exit: one exit more per send), so it cannot make the two sides
 # incomparable; gate and compare say that they ignored it (ignored_words).

@@ -258,12 +258,12 @@ def registry_lists(sc, log):
     if not backends or not debug:
         return ["help=1 lists no backends or no debug keys"]
     problems = []
-    readme = open("README.md").read()
-    table = readme[readme.index("### Backends"):].split("\n\n")[2]
+    regions = open("docs/timed-regions.md").read()
+    table = regions[regions.index("## Backends"):].split("\n\n")[2]
     in_table = re.findall(r"`([a-z0-9-]+)`", "\n".join(l.split("|")[1] for l in
                                                        table.splitlines()[2:]))
     if in_table != backends:
-        problems.append(f"README's Backends table {in_table}, registry {backends}")
+        problems.append(f"docs/timed-regions.md's Backends table {in_table}, registry {backends}")
     row = next(l for l in open("docs/results.md") if l.startswith("| `backend` |"))
     if re.findall(r"`([a-z0-9-]+)`", row)[1:len(backends) + 1] != backends:
         problems.append("docs/results.md's backend row does not list the registry in order")
@@ -276,9 +276,10 @@ def registry_lists(sc, log):
     named = {b for names in judge.MUST_RUN.values() for b in names} - set(judge.NOT_BACKENDS)
     if named - set(backends):
         problems.append(f"tests/kvm-lane/judge.py names unknown backends {sorted(named - set(backends))}")
-    missing = [d for d in debug if f"`debug={d}`" not in readme]
+    cmdline = open("docs/command-line.md").read()
+    missing = [d for d in debug if f"`debug={d}`" not in cmdline]
     if missing:
-        problems.append(f"README's fault injection table lacks debug={missing}")
+        problems.append(f"docs/command-line.md's fault injection table lacks debug={missing}")
     return problems
 
 
