@@ -174,13 +174,17 @@ check-kvm: $(B)/ipibench.elf32
 
 # The plan as users' TCG fallback runs it, then twice with an instruction-
 # counted TSC: the spread that is left there is the harness's own.
-# Boots of each pass (make bench BENCH_BOOTS=1 ICOUNT_BOOTS=1: a quick look).
+# Boots of each pass (make bench BENCH_BOOTS=1 ICOUNT_BOOTS=1: a quick look);
+# BENCH_APPEND adds to the kernel command line (BENCH_APPEND=bench=send-cost:
+# one benchmark of the plan, as the doc test runs it).
 BENCH_BOOTS ?= 5
 ICOUNT_BOOTS ?= 2
+BENCH_APPEND ?=
+bench_append = $(if $(BENCH_APPEND),--append '$(BENCH_APPEND)')
 
 bench: $(B)/ipibench.elf32
-	python3 tools/bench_plan.py $(BENCH_BOOTS)
-	python3 tools/bench_plan.py $(ICOUNT_BOOTS) --icount
+	python3 tools/bench_plan.py $(BENCH_BOOTS) $(bench_append)
+	python3 tools/bench_plan.py $(ICOUNT_BOOTS) --icount $(bench_append)
 
 bench-boot: $(B)/ipibench.elf32 $(B)/nothing.elf32
 	python3 tools/bench_boot.py $(BENCH_BOOTS)
