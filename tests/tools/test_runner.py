@@ -382,7 +382,8 @@ def _(_s):
     # The rule: ';' always separates; without one, digits and commas are counts.
     for text, items in (("1,2,4", ["1", "2", "4"]), ("2,4,", ["2", "4"]), ("8", ["8"]),
                         ("8,sockets=2,cores=2,threads=2", ["8,sockets=2,cores=2,threads=2"]),
-                        ("4;8,sockets=2,cores=2,threads=2", ["4", "8,sockets=2,cores=2,threads=2"]),
+                        ("4;8,sockets=2,cores=2,threads=2",
+                         ["4", "8,sockets=2,cores=2,threads=2"]),
                         ("4;8;", ["4", "8"]), ("2;sockets=2,cores=2", ["2", "sockets=2,cores=2"])):
         check(O.split_smp(text) == items, f"{text}: {O.split_smp(text)}")
     for text, msg in (("2,,4", "matrix: --smp takes vCPU counts, not ''"),
