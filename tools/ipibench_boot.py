@@ -103,6 +103,24 @@ class Env:
         self.environ = environ
 
 
+def exits_tracefs(env, accel):
+    """--exits under accel: the tracefs to trace this host's KVM through, None
+    for the lane (its outer VM traces), or ToolError 29 when it cannot work
+    here. matrix asks it of every preset before its first boot."""
+    if accel == "kvm-in-tcg":
+        return None
+    if accel != "kvm" and not env.pin_any_accel:
+        raise ToolError(Q.EX_UNAVAILABLE, "--exits traces KVM's events: use --accel kvm on a "
+                        "KVM host (tracefs, root) or --accel kvm-in-tcg (the lane), not "
+                        f"--accel {accel}")
+    found = TF.tracefs(env.environ)
+    if not found:
+        raise ToolError(Q.EX_UNAVAILABLE, "--exits: no tracefs with KVM's events (mount -t "
+                        "tracefs nodev /sys/kernel/tracing, as root, with kvm loaded); or run "
+                        "it in the lane: --accel kvm-in-tcg")
+    return found
+
+
 def usage_error(e):
     if e.usage:
         sys.stderr.write(e.usage)
@@ -324,17 +342,7 @@ class Boot:
         for n in notes:
             say(n)
         K.check_extras(self.accel, o.pin, o.perf_kvm, self.env.pin_any_accel)
-        self.tracefs = None
-        if o.exits and self.accel != "kvm-in-tcg":
-            if self.accel != "kvm" and not self.env.pin_any_accel:
-                raise ToolError(Q.EX_UNAVAILABLE, "--exits traces KVM's events: use --accel "
-                                "kvm on a KVM host (tracefs, root) or --accel kvm-in-tcg (the "
-                                f"lane), not --accel {self.accel}")
-            self.tracefs = TF.tracefs(self.env.environ)
-            if not self.tracefs:
-                raise ToolError(Q.EX_UNAVAILABLE, "--exits: no tracefs with KVM's events "
-                                "(mount -t tracefs nodev /sys/kernel/tracing, as root, with "
-                                "kvm loaded); or run it in the lane: --accel kvm-in-tcg")
+        self.tracefs = exits_tracefs(self.env, self.accel) if o.exits else None
         if o.iso and subprocess.call(["make", "-s", "iso"]) != 0:
             raise ToolError(Q.EX_BUILD, "ISO build failed")
         if self.accel.startswith("tcg") and not self.prepared:

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """`./run.sh matrix`: named configurations x -smp values x N boots, one boot
 at a time (parallel boots would disturb each other's timing), each a full
-`run` into DIR/<preset>-smp<N>/boot<i>/, and DIR/summary.txt listing them
+`run` into DIR/<preset>-smp<N>[-<topology>]/boot<i>/, and DIR/summary.txt
+listing them
 (docs/host-tools.md, "matrix")."""
 import os
 import sys
@@ -12,7 +13,9 @@ import ipibench_qemu as Q
 import ipibench_results as R
 from ipibench_accel import HostKvm, choose
 from ipibench_jobs import Interrupted, elapsed, say
-from ipibench_options import USAGE_MATRIX, UsageError, check_memory, parse_matrix, parse_run
+import ipibench_kvm as K
+from ipibench_options import (USAGE_MATRIX, UsageError, check_memory, parse_matrix, parse_run,
+                              smp_folder)
 
 
 def boot_argv(preset, smp, cfg, boot_dir, verbose, passed):
@@ -21,14 +24,28 @@ def boot_argv(preset, smp, cfg, boot_dir, verbose, passed):
             + (["--verbose"] if verbose else ["--quiet"]) + list(passed))
 
 
-def check_accel(env, o):
-    """Before the first boot: under --accel auto, a preset that needs KVM and
-    cannot have it stops the matrix at once (exit 31, the message naming it),
-    not after the presets before it have booted. Notices of presets that may
-    fall back are left to their boots."""
+def check_boots(env, o, each):
+    """Before the first boot, what would stop the first boot of a preset, so
+    that the matrix stops at once (the message naming it), not after the
+    presets before it have booted: under --accel auto a preset that needs
+    KVM and cannot have it (exit 31); --accel kvm without a usable /dev/kvm
+    (2); --pin, --perf-kvm or --exits that cannot work under the preset's
+    accelerator (29). Notices of presets that may fall back are left to
+    their boots."""
     for name in o.names:
         p = B.load_preset(env, name)
-        choose("auto", "", name, p["cpu"], o.machine, o.allow_fallback, HostKvm(env.qemu))
+        accel, _, _ = choose(o.accel, "", name, p["cpu"], o.machine, o.allow_fallback,
+                             HostKvm(env.qemu))
+        K.check_extras(accel, each.pin, each.perf_kvm, env.pin_any_accel)
+        if each.exits:
+            B.exits_tracefs(env, accel)
+
+
+def configurations(o, presets):
+    """(preset, -smp value, configuration folder) of every configuration, in
+    boot order: x2apic-smp4, x2apic-smp8-s2c2t2 (ipibench_options.smp_folder)."""
+    return [(name, smp, f"{name}-{smp_folder(smp)}")
+            for name in o.names for smp in o.counts or [str(presets[name]["smp"])]]
 
 
 def pair_hint(mdir, cfgs):
@@ -68,9 +85,9 @@ def run(argv, env, jobs):
         return 0
     try:
         presets = {name: B.load_preset(env, name) for name in o.names}
-        for name in o.names:
-            for smp in o.counts or [presets[name]["smp"]]:
-                check_memory(each.memory, str(smp))
+        todo = configurations(o, presets)
+        for _, smp, _ in todo:
+            check_memory(each.memory, smp)
     except UsageError as e:
         return B.usage_error(e)
     except R.ToolError as e:
@@ -79,8 +96,7 @@ def run(argv, env, jobs):
         return e.code
     try:
         B.prepare(env, jobs)
-        if o.accel == "auto":
-            check_accel(env, o)
+        check_boots(env, o, each)
         mdir = B.new_results_dir(env.results_root, Q.sanitize(o.label))
     except R.ToolError as e:
         if e.message:
@@ -93,26 +109,24 @@ def run(argv, env, jobs):
     say(f"matrix: {o.presets} at -smp {smps}, {o.boots} boots each, into {mdir}")
 
     first_bad, n, lines, cfgs = 0, 0, [], []
-    for name in o.names:
-        for smp in o.counts or [presets[name]["smp"]]:
-            cfg = f"{name}-smp{smp}"
-            cfgs.append(cfg)
-            for i in range(1, int(o.boots) + 1):
-                n += 1
-                t0 = time.monotonic_ns()
+    for name, smp, cfg in todo:
+        cfgs.append(cfg)
+        for i in range(1, int(o.boots) + 1):
+            n += 1
+            t0 = time.monotonic_ns()
+            rc = Q.EX_INTERRUPTED
+            if not jobs.interrupted:
+                argv = boot_argv(name, smp, cfg, os.path.join(mdir, cfg, f"boot{i}"),
+                                 o.verbose, o.passed)
+                rc = B.run(argv, env, jobs, prepared=True)
+            if jobs.interrupted:
                 rc = Q.EX_INTERRUPTED
-                if not jobs.interrupted:
-                    argv = boot_argv(name, smp, cfg, os.path.join(mdir, cfg, f"boot{i}"),
-                                     o.verbose, o.passed)
-                    rc = B.run(argv, env, jobs, prepared=True)
-                if jobs.interrupted:
-                    rc = Q.EX_INTERRUPTED
-                say(f"matrix: [{n}] {cfg} boot {i}: exit {rc} ({elapsed(t0)} s)")
-                lines.append(f"{cfg} boot{i} exit {rc} {Q.exit_word(rc)}")
-                if rc in Q.SETUP_CODES:
-                    return rc
-                if rc and not first_bad:
-                    first_bad = rc
+            say(f"matrix: [{n}] {cfg} boot {i}: exit {rc} ({elapsed(t0)} s)")
+            lines.append(f"{cfg} boot{i} exit {rc} {Q.exit_word(rc)}")
+            if rc in Q.SETUP_CODES:
+                return rc
+            if rc and not first_bad:
+                first_bad = rc
     text = "\n".join([f"matrix {o.label}: presets {o.presets}, -smp {smps}, {o.boots} boots"]
                      + lines) + "\n"
     try:
@@ -126,8 +140,8 @@ def run(argv, env, jobs):
         # backend-against-backend question is answered there.
         say(f"matrix: backend against backend: ./run.sh compare --pair {pair[1]}={pair[2]} "
             f"{mdir}/{pair[0]}")
-    same_smp = [(x, y) for i, x in enumerate(cfgs) for y in cfgs[i + 1:]
-                if x.rsplit("-smp", 1)[-1] == y.rsplit("-smp", 1)[-1]]
+    same_smp = [(x[2], y[2]) for i, x in enumerate(todo) for y in todo[i + 1:]
+                if smp_folder(x[1]) == smp_folder(y[1])]
     if same_smp:
         say(f"matrix: configuration against configuration (same backends, same -smp): "
             f"./run.sh compare {mdir}/{same_smp[0][0]} {mdir}/{same_smp[0][1]}")

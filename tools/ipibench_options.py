@@ -100,26 +100,35 @@ USAGE_MATRIX = """usage: ./run.sh matrix --presets NAME[,NAME...] [options]
 
 Boots every named configuration at every -smp value, each --boots times, one
 after the other. Each boot is a full run saved under
-results/<UTC date>-<label>/<preset>-smp<N>/boot<i>/; summary.txt beside them
-lists the boots. Compare two backends within a configuration with
+results/<UTC date>-<label>/<preset>-smp<N>[-<topology>]/boot<i>/; summary.txt
+beside them lists the boots. Compare two backends within a configuration with
   ./run.sh compare --pair xapic=x2apic DIR/x2apic-smp2
 and two configurations with the same -smp with
   ./run.sh compare DIR/x2apic-smp2 DIR/kvm-pv-smp2
 
 options:
   --presets LIST    configurations (./run.sh list), comma-separated
-  --smp LIST        vCPU counts, comma-separated (default: each preset's own)
+  --smp LIST        -smp values (default: each preset's own): vCPU counts
+                    separated by commas (2,4,8), or QEMU -smp values separated by
+                    ';' ('4;8,sockets=2,cores=2,threads=2'): with a ';' every item
+                    is one -smp value; without, a list of digits and commas is
+                    counts and anything else one -smp value. Topology keys: cpus,
+                    maxcpus, sockets, dies, modules, cores, threads; their product
+                    must be maxcpus (default: the count). Folder: x2apic-smp8-s2c2t2.
+                    Not with --accel kvm-in-tcg (the lane boots each preset's own)
   --boots N         boots of each configuration (default 5; the rank test needs
                     4 or more a side to reach p < 0.05)
   --label NAME      name of the matrix directory (default matrix)
   --append, --accel, --machine, --memory, --timeout, --pin[=CPUS], --perf-kvm, --pvh,
-  --allow-fallback  passed to every boot (./run.sh run --help); under --accel auto
-                    a preset that needs KVM it cannot have stops the matrix at once
+  --exits, --require-apicv,
+  --allow-fallback  passed to every boot (./run.sh run --help); checked before the
+                    first boot: a preset that needs KVM it cannot have (under --accel
+                    auto), --pin, --perf-kvm or --exits that cannot work here
   --verbose         stream every boot's whole console (default: one line per boot)
   -h, --help        this text
 
 exit status: 0 every boot succeeded; otherwise the run exit code of the first
-boot that did not (3..8), or at once 2, 9, 10, 11, 26, 27, 28, 29 or 31.
+boot that did not (3..8, 32), or at once 2, 9, 10, 11, 26, 27, 28, 29 or 31.
 """
 
 USAGE_AB = """usage: ./run.sh ab --module-param MODULE.PARAM=A,B [options] [run options]
@@ -359,8 +368,103 @@ def split_list(text):
     return parts
 
 
+# QEMU's -smp keys on x86 (clusters, books and drawers are other targets'),
+# the topology ones in the order of the hierarchy, with their letter in a
+# configuration folder's name.
+SMP_TOPOLOGY = (("sockets", "s"), ("dies", "d"), ("modules", "m"), ("cores", "c"),
+                ("threads", "t"))
+SMP_KEYS = ("cpus", "maxcpus") + tuple(k for k, _ in SMP_TOPOLOGY)
+
+
+def _positive(text):
+    """A positive whole number as QEMU's -smp takes it: no sign, no leading 0."""
+    return _count(text) and text[0] != "0"
+
+
+def smp_topology(spec):
+    """One -smp value -> {key: int} with cpus and maxcpus filled in as QEMU
+    fills them (maxcpus: given, else cpus, else the topology's product; cpus:
+    given, else maxcpus); UsageError when QEMU would refuse it or it is not
+    one value. The product of the topology keys given must be maxcpus when
+    sockets, cores and threads are all given, else divide it (QEMU computes
+    the missing one; dies and modules default to 1)."""
+    where = f"matrix: --smp '{spec}'"
+    got = {}
+    for i, field in enumerate(spec.split(",")):
+        key, eq, value = field.partition("=")
+        if not eq:
+            if i > 0:
+                raise UsageError(f"{where}: '{field}' is not key=value (only the first field "
+                                 "may be a bare count; separate -smp values with ';')")
+            key, value = "cpus", field
+        if key not in SMP_KEYS:
+            raise UsageError(f"{where}: unknown key '{key}' (x86 takes "
+                             f"{', '.join(SMP_KEYS)})")
+        if key in got:
+            raise UsageError(f"{where}: {key} given twice")
+        if not _positive(value):
+            raise UsageError(f"{where}: {key} takes a positive count, not '{value}'")
+        got[key] = int(value)
+    product = 1
+    for key, _ in SMP_TOPOLOGY:
+        product *= got.get(key, 1)
+    maxcpus = got.get("maxcpus", got.get("cpus", product))
+    cpus = got.get("cpus", maxcpus)
+    full = all(k in got for k in ("sockets", "cores", "threads"))
+    given = [f"{k} {got[k]}" for k, _ in SMP_TOPOLOGY if k in got]
+    factors = " x ".join(given) + (f" = {product}" if len(given) > 1 else "")
+    if full and product != maxcpus:
+        raise UsageError(f"{where}: {factors} CPUs, but maxcpus is {maxcpus} "
+                         "(QEMU needs the product of the topology to be maxcpus, which is "
+                         "the count unless maxcpus= says otherwise)")
+    if maxcpus % product:
+        raise UsageError(f"{where}: {factors} does not divide maxcpus {maxcpus} "
+                         f"(QEMU fills in the missing level as maxcpus / {product})")
+    if cpus > maxcpus:
+        raise UsageError(f"{where}: {cpus} CPUs at boot, above maxcpus {maxcpus}")
+    return dict(got, cpus=cpus, maxcpus=maxcpus)
+
+
+def smp_folder(spec):
+    """The part of a configuration folder's name a -smp value gives: smp8 for
+    a count (as before), smp8-s2c2t2 for a topology, -max16 for maxcpus."""
+    t = smp_topology(spec)
+    levels = "".join(f"{letter}{t[k]}" for k, letter in SMP_TOPOLOGY if k in t)
+    return "-".join([f"smp{t['cpus']}"] + ([levels] if levels else []) +
+                    ([f"max{t['maxcpus']}"] if t["maxcpus"] != t["cpus"] else []))
+
+
+def split_smp(text):
+    """matrix's --smp -> its -smp values. With a ';' every item is one -smp
+    value (a last empty one dropped); without, digits and commas are a list
+    of counts (the old form, split as split_list), anything else is one -smp
+    value. Each is checked (smp_topology); two that name one folder are
+    refused."""
+    if ";" in text:
+        items = text.split(";")
+        if items[-1] == "":
+            items.pop()
+    elif all(c in "0123456789," for c in text):
+        items = split_list(text)
+        for s in items:
+            if not _count(s):
+                raise UsageError(f"matrix: --smp takes vCPU counts, not '{s}'")
+    else:
+        items = [text]
+    seen = {}
+    for s in items:
+        if not s:
+            raise UsageError(f"matrix: --smp '{text}': an empty -smp value between ';'")
+        name = smp_folder(s)
+        if name in seen:
+            raise UsageError(f"matrix: --smp '{text}': '{seen[name]}' and '{s}' are both "
+                             f"{name}")
+        seen[name] = s
+    return items
+
+
 def parse_matrix(argv):
-    """`matrix`'s options -> MatrixOptions (names and counts split)."""
+    """`matrix`'s options -> MatrixOptions (names and -smp values split)."""
     o = MatrixOptions()
     own = {"--presets": "presets", "--smp": "smps", "--boots": "boots", "--label": "label"}
     i = 0
@@ -379,7 +483,8 @@ def parse_matrix(argv):
         elif a == "--allow-fallback":
             o.allow_fallback = True
             o.passed.append(a)
-        elif a in ("--pin", "--perf-kvm", "--pvh") or a.startswith("--pin="):
+        elif a in ("--pin", "--perf-kvm", "--pvh", "--exits", "--require-apicv") or \
+                a.startswith("--pin="):
             o.passed.append(a)
         elif a == "--verbose":
             o.verbose = True
@@ -394,8 +499,8 @@ def parse_matrix(argv):
     if not _count(o.boots):
         raise UsageError(f"matrix: --boots takes a positive count, not '{o.boots}'")
     o.names = split_list(o.presets)
-    o.counts = split_list(o.smps) if o.smps else []
-    for s in o.counts:
-        if not _count(s):
-            raise UsageError(f"matrix: --smp takes vCPU counts, not '{s}'")
+    o.counts = split_smp(o.smps) if o.smps else []
+    if o.counts and o.accel == "kvm-in-tcg":
+        raise UsageError("matrix: --accel kvm-in-tcg boots each preset at its own -smp (the "
+                         "lane takes it from tools/presets.conf): drop --smp")
     return o

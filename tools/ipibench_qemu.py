@@ -116,7 +116,8 @@ def decode_status(rc, seconds, timeout, console=""):
 def exit_word(code):
     """What a run.sh exit code means, for a matrix's summary."""
     return {0: "SUCCESS or SKIP", 3: "ERROR", 4: "FAILURE", 5: "CRASH", 6: "BAD-CMDLINE",
-            7: "TIMEOUT", 8: "QEMU failed or was killed"}.get(code, "see docs/exit-codes.md")
+            7: "TIMEOUT", 8: "QEMU failed or was killed",
+            EX_APICV_INHIBITED: "APICV-INHIBITED"}.get(code, "see docs/exit-codes.md")
 
 
 def parse_version(text):

@@ -41,7 +41,9 @@
 #            through the lane prints its table; run.sh ab over kvm_amd.avic
 #            reports that the lane's KVM cannot grant AVIC and why; then
 #            debug=extra-exit (every send reads the APIC ID first) must fail
-#            that judgement.
+#            that judgement; and the example workflow's exits job, matrix
+#            --exits (one boot of x2apic) then gate --exits of it against
+#            itself, through the lane.
 # Nested KVM under TCG costs ~100k cycles an exit, so the loops are short.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
@@ -262,6 +264,34 @@ expect_run "run.sh --exits --accel kvm-in-tcg --preset hv-xmm prints the exits t
 	"^  hv-ipi send-cost send: sender 1.00 hypercall (HvCallSendSyntheticClusterIpi fast)" \
 	"^  hv-ipi send-cost send: .* | APIC accelerated: no (1.00 trapped APIC accesses per iteration: 1.00 on the targets (msr (EOI)))$" \
 	"^  AVIC: disabled in kvm_amd .*inhibited for this VM from .*DISABLED" || rc=1
+# The example workflow's exits job (.github/workflows/example.yml) in the
+# lane: matrix --exits of one preset at its own -smp, one boot, a plan
+# subset; the boot's folder keeps the trace and the exits as run --exits
+# does; then gate --exits of the matrix against itself must compare exit rows
+# and pass. One outer VM boot (the gate boots nothing).
+matrix_exits_test() {
+	local out rc mdir problems=()
+	rm -rf "$base/matrix"
+	out=$(IPIBENCH_RESULTS=$base/matrix ./run.sh matrix --presets x2apic --boots 1 --accel kvm-in-tcg \
+		--exits --timeout 240 --label exits \
+		--append "plan=bench bench=single backends=x2apic iters=20 warmup=2 budget=1" 2>&1)
+	rc=$?
+	expect_run "run.sh matrix --exits --accel kvm-in-tcg: every boot traced, its exits table printed" \
+		0 $rc "$out" \
+		"^matrix: \[1\] x2apic-smp2 boot 1: exit 0 " \
+		"^  x2apic single round-trip: sender 1\.00 msr (ICR)" || return 1
+	mdir=$(ls -d "$base"/matrix/*-exits)
+	[ -s "$mdir/x2apic-smp2/boot1/kvm-trace.txt" ] || problems+=("no kvm-trace.txt in $mdir/x2apic-smp2/boot1")
+	grep -q '"record":"result".*"exits":{' "$mdir/x2apic-smp2/boot1/results.json" ||
+		problems+=("no exits in the boot's results.json")
+	tally "kvm-lane: matrix --exits folders" \
+		"kvm-lane: matrix --exits: each boot's folder keeps the trace and the records' exits" \
+		"${problems[@]}" || return 1
+	out=$(./run.sh gate --exits --baseline "$mdir" "$mdir" 2>&1)
+	expect_run "run.sh gate --exits of that matrix against itself: exit rows compared, none with more" \
+		0 $? "$out" "^gate: pass: .*, [1-9][0-9]* exit rows compared (0 with more exits)"
+}
+matrix_exits_test || rc=1
 # ab over kvm_amd.avic in the lane: TCG's SVM has no AVIC, so avic=1 must be
 # refused by the module and the run must say so, with the reason; side B then
 # ran as side A did, and ab says there is nothing to compare (exit 34).

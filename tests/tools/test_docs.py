@@ -306,6 +306,13 @@ COMMANDS = {
     "make bench-boot": shortened(add=["BENCH_BOOTS=1"]),
     # docs/host-tools.md
     "./run.sh matrix --presets xapic,x2apic --smp 2,4 --boots 5 --label avic-on": as_written(),
+    "./run.sh matrix --presets x2apic --smp '2;4,sockets=2,cores=2' --boots 1 --append plan=boot":
+        as_written(needles=(r"^matrix: \[1\] x2apic-smp2 boot 1: exit 0 ",
+                            r"^matrix: \[2\] x2apic-smp4-s2c2 boot 1: exit 0 ")),
+    "sudo ./run.sh matrix --exits --accel kvm --presets x2apic,kvm-pv --boots 1 --append "
+    "'plan=bench bench=send-cost,single,self'": kvm_host(29, (r"^run\.sh: --exits: ",)),
+    "./run.sh gate --exits --baseline BASE/x2apic-smp2 CAND/x2apic-smp2":
+        synopsis(["./run.sh", "gate", "--help"]),
     "./run.sh compare --pair xapic=x2apic results/DATE-matrix/x2apic-smp4":
         as_written(needles=(r"xapic=x2apic",)),
     "./run.sh compare --pair X=Y A [B]": synopsis(["./run.sh", "compare", "--help"]),

@@ -13,6 +13,8 @@ sizes and minimum; the phase records' checks.
 One TAP line per case, "ok - tools: run.sh ..."; test_tools.py runs them too."""
 import json
 import os
+import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -24,6 +26,7 @@ REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
+import ipibench  # noqa: E402
 import ipibench_accel as A  # noqa: E402
 import ipibench_boot as B  # noqa: E402
 import ipibench_console as C  # noqa: E402
@@ -305,12 +308,15 @@ def _(_s):
     o = O.parse_matrix(["--presets", "xapic,x2apic,", "--smp", "2,4", "--boots", "3", "--label",
                         "l", "--accel", "tcg", "--machine", "pc", "--append", "plan=boot",
                         "--memory", "1G", "--timeout", "60", "--allow-fallback", "--pin=1",
-                        "--perf-kvm", "--pvh", "--verbose"])
+                        "--perf-kvm", "--pvh", "--exits", "--require-apicv", "--verbose"])
     check((o.names, o.counts, o.boots, o.label, o.accel, o.machine, o.allow_fallback, o.verbose)
           == (["xapic", "x2apic"], ["2", "4"], "3", "l", "tcg", "pc", True, True), f"{vars(o)}")
     check(o.passed == ["--accel", "tcg", "--machine", "pc", "--append", "plan=boot", "--memory",
                        "1G", "--timeout", "60", "--allow-fallback", "--pin=1", "--perf-kvm",
-                       "--pvh"], f"{o.passed}")
+                       "--pvh", "--exits", "--require-apicv"], f"{o.passed}")
+    # What a boot makes of them is run's own parse: --exits and --require-apicv on.
+    each = O.parse_run(M.boot_argv("x2apic", "2", "c", "/d", False, o.passed), "/")
+    check(each.exits and each.require_apicv and each.pvh and each.pin == "1", f"{vars(each)}")
     check(O.parse_matrix(["--presets", "x"]).boots == "5", "5 boots by default")
     check(O.split_list("") == [] and O.split_list("a,,b") == ["a", "", "b"] and
           O.split_list(",a,") == ["", "a"], "split as bash's read -a")
@@ -320,13 +326,84 @@ def _(_s):
                       (["--presets", "x", "--boots", "-1"], "count, not '-1'"),
                       (["--presets", "x", "--smp", "2,,4"], "matrix: --smp takes vCPU counts, "
                        "not ''"),
-                      (["--presets", "x", "--smp", "two"], "counts, not 'two'"),
+                      (["--presets", "x", "--smp", "two"], "matrix: --smp 'two': cpus takes "
+                       "a positive count, not 'two'"),
+                      (["--presets", "x", "--smp", "2", "--accel", "kvm-in-tcg"],
+                       "matrix: --accel kvm-in-tcg boots each preset at its own -smp (the lane "
+                       "takes it from tools/presets.conf): drop --smp"),
                       (["--presets"], "matrix: --presets needs a value"),
                       (["--boots", "2"], "matrix: --presets is required"),
                       (["--presets", "x", "--frob"], "matrix: unknown option '--frob'")):
         msg_got = raises(2, O.parse_matrix, argv)
         check(msg_got.endswith(msg), f"{argv}: {msg_got!r}")
     check(O.parse_matrix(["--help", "--frob"]).help, "--help")
+
+
+@case("run.sh matrix --smp: QEMU topologies checked as QEMU fills them in, ';' lists, the old "
+      "counts, folder names")
+def _(_s):
+    # Hand vectors: each -smp value, what QEMU boots (cpus, maxcpus) and the folder.
+    for spec, cpus, maxcpus, folder in (
+            ("8", 8, 8, "smp8"),
+            ("cpus=8", 8, 8, "smp8"),
+            ("8,sockets=2,cores=2,threads=2", 8, 8, "smp8-s2c2t2"),
+            ("sockets=2,cores=3", 6, 6, "smp6-s2c3"),   # no count: the product
+            ("8,sockets=2", 8, 8, "smp8-s2"),           # QEMU fills in cores=4
+            ("8,threads=2", 8, 8, "smp8-t2"),
+            ("8,sockets=2,dies=2,cores=2", 8, 8, "smp8-s2d2c2"),  # threads=1 filled in
+            ("4,modules=2,cores=2", 4, 4, "smp4-m2c2"),
+            ("4,maxcpus=8", 4, 8, "smp4-max8"),
+            ("4,sockets=2,cores=2,threads=2,maxcpus=8", 4, 8, "smp4-s2c2t2-max8"),
+            ("threads=2,cores=2,sockets=2", 8, 8, "smp8-s2c2t2")):  # any order, one name
+        t = O.smp_topology(spec)
+        check((t["cpus"], t["maxcpus"]) == (cpus, maxcpus), f"{spec}: {t}")
+        check(O.smp_folder(spec) == folder, f"{spec}: {O.smp_folder(spec)}")
+    for spec, msg in (
+            ("8,sockets=2,cores=2,threads=1", "sockets 2 x cores 2 x threads 1 = 4 CPUs, but "
+             "maxcpus is 8"),
+            ("6,sockets=2,cores=2,threads=2", "sockets 2 x cores 2 x threads 2 = 8 CPUs, but "
+             "maxcpus is 6"),
+            ("8,sockets=3", "sockets 3 does not divide maxcpus 8"),
+            ("8,threads=3", "threads 3 does not divide maxcpus 8"),
+            ("8,maxcpus=4", "8 CPUs at boot, above maxcpus 4"),
+            ("0", "cpus takes a positive count, not '0'"),
+            ("08", "cpus takes a positive count, not '08'"),
+            ("8,sockets=0", "sockets takes a positive count, not '0'"),
+            ("8,cores=", "cores takes a positive count, not ''"),
+            ("8,cores=-2", "cores takes a positive count, not '-2'"),
+            ("8,clusters=2", "unknown key 'clusters' (x86 takes cpus, maxcpus, sockets, dies, "
+             "modules, cores, threads)"),
+            ("8,cpus=8", "cpus given twice"),
+            ("8,sockets=2,sockets=2", "sockets given twice"),
+            ("2,4,sockets=2", "'4' is not key=value (only the first field may be a bare count; "
+             "separate -smp values with ';')")):
+        got = raises(2, O.smp_topology, spec)
+        check(got.startswith(f"matrix: --smp '{spec}': {msg}"), f"{spec}: {got!r}")
+    # The rule: ';' always separates; without one, digits and commas are counts.
+    for text, items in (("1,2,4", ["1", "2", "4"]), ("2,4,", ["2", "4"]), ("8", ["8"]),
+                        ("8,sockets=2,cores=2,threads=2", ["8,sockets=2,cores=2,threads=2"]),
+                        ("4;8,sockets=2,cores=2,threads=2",
+                         ["4", "8,sockets=2,cores=2,threads=2"]),
+                        ("4;8;", ["4", "8"]), ("2;sockets=2,cores=2", ["2", "sockets=2,cores=2"])):
+        check(O.split_smp(text) == items, f"{text}: {O.split_smp(text)}")
+    for text, msg in (("2,,4", "matrix: --smp takes vCPU counts, not ''"),
+                      ("4;;8", "matrix: --smp '4;;8': an empty -smp value between ';'"),
+                      ("2,4;8", "matrix: --smp '2,4': '4' is not key=value"),
+                      ("4;4", "matrix: --smp '4;4': '4' and '4' are both smp4"),
+                      ("8;cpus=8", "'8' and 'cpus=8' are both smp8"),
+                      ("4;8,sockets=3", "matrix: --smp '8,sockets=3': sockets 3 does not divide")):
+        got = raises(2, O.split_smp, text)
+        check(got.startswith(msg) or msg in got, f"{text}: {got!r}")
+    o = O.parse_matrix(["--presets", "x2apic,xapic", "--smp", "2;8,sockets=2,cores=2,threads=2"])
+    check([c for _, _, c in M.configurations(o, PRESETS)] ==
+          ["x2apic-smp2", "x2apic-smp8-s2c2t2", "xapic-smp2", "xapic-smp8-s2c2t2"],
+          f"{M.configurations(o, PRESETS)}")
+    check([c for _, _, c in M.configurations(O.parse_matrix(["--presets", "hv-xmm-4,x2apic"]),
+                                              PRESETS)] == ["hv-xmm-4-smp4", "x2apic-smp2"],
+          "each preset's own -smp")
+    check("--smp" in M.boot_argv("x", "8,sockets=2,cores=2,threads=2", "c", "/d", False, []) and
+          M.boot_argv("x", "8,sockets=2,cores=2,threads=2", "c", "/d", False, [])[3] ==
+          "8,sockets=2,cores=2,threads=2", "the -smp value goes to the boot whole")
 
 
 # --- small rules
@@ -738,6 +815,250 @@ def _(s):
                          f.env("exit:65", IPIBENCH_RESULTS=os.path.join(s.tmp, "m2")), 60)
     check(rc == 2 and "--timeout takes whole seconds, not 'x'" in err and
           not os.path.exists(os.path.join(s.tmp, "m2")), f"exit {rc}: {err}")
+
+
+@case("run.sh matrix --smp with topologies: each boot gets its -smp value whole, one folder "
+      "each; a bad one stops the matrix before anything is made")
+def _(s):
+    f = s.fake
+    root = os.path.join(s.tmp, "matrix-topo")
+    rc, _, err = run_cmd([RUN, "matrix", "--presets", "xapic", "--boots", "1", "--accel", "tcg",
+                          "--smp", "2;4,sockets=2,cores=2,threads=1", "--label", "t"],
+                         f.env("exit:65", IPIBENCH_RESULTS=root), 60)
+    check(rc == 0, f"exit {rc}: {err[-300:]}")
+    (mdir,) = os.listdir(root)
+    mdir = os.path.join(root, mdir)
+    check(sorted(os.listdir(mdir)) == ["summary.txt", "xapic-smp2", "xapic-smp4-s2c2t1"],
+          f"{os.listdir(mdir)}")
+    log = open(os.path.join(mdir, "xapic-smp4-s2c2t1", "boot1", "console.log")).read()
+    check(" -smp 4,sockets=2,cores=2,threads=1 " in log, log[:300])
+    summary = open(os.path.join(mdir, "summary.txt")).read().splitlines()
+    check(summary[1:] == ["xapic-smp2 boot1 exit 0 SUCCESS or SKIP",
+                          "xapic-smp4-s2c2t1 boot1 exit 0 SUCCESS or SKIP"], f"{summary}")
+    bad = os.path.join(s.tmp, "matrix-topo-bad")
+    rc, out, err = run_cmd([RUN, "matrix", "--presets", "xapic", "--accel", "tcg", "--smp",
+                            "2;8,sockets=2,cores=2,threads=1"], f.env("exit:65",
+                                                                      IPIBENCH_RESULTS=bad), 60)
+    check(rc == 2 and "run.sh: matrix: --smp '8,sockets=2,cores=2,threads=1': sockets 2 x "
+          "cores 2 x threads 1 = 4 CPUs, but maxcpus is 8" in err and not os.path.exists(bad),
+          f"exit {rc}: {err}")
+
+
+# A stand-in QEMU for --exits (run.sh under IPIBENCH_PIN_ANY_ACCEL with a
+# stand-in tracefs, IPIBENCH_TRACEFS): started paused with QMP and a pid
+# file; on `cont` the guest "runs": a captured lane console (result records
+# with their marks) on the serial line and that boot's KVM trace where the
+# tracefs keeps it, then the SUCCESS status.
+FAKE_EXITS_QEMU = r"""#!/usr/bin/env python3
+import json, os, shutil, socket, sys
+args = sys.argv[1:]
+if args[:1] == ["--version"]:
+    print("QEMU emulator version 9.2.0 (stand-in)")
+    sys.exit(0)
+print("fake qemu: " + " ".join(args), flush=True)
+path = args[args.index("-qmp") + 1].split(",")[0][len("unix:"):]
+with open(args[args.index("-pidfile") + 1], "w") as f:
+    f.write(f"{os.getpid()}\n")
+srv = socket.socket(socket.AF_UNIX)
+srv.bind(path)
+srv.listen(1)
+conn, _ = srv.accept()
+f = conn.makefile("rw")
+f.write(json.dumps({"QMP": {"version": {}}}) + "\n")
+f.flush()
+for line in f:
+    cmd = json.loads(line)["execute"]
+    ret = [{"cpu-index": 0, "thread-id": os.getpid()}] if cmd == "query-cpus-fast" else {}
+    f.write(json.dumps({"return": ret}) + "\n")
+    f.flush()
+    if cmd == "cont":
+        fx = os.environ["FAKE_FIX"]
+        sys.stdout.write(open(fx + ".log").read())
+        shutil.copyfile(fx + ".trace", os.path.join(os.environ["IPIBENCH_TRACEFS"], "trace"))
+        sys.exit(65)
+"""
+
+
+def stand_in_tracefs(root):
+    """A tracefs with three of KVM's events and the control files."""
+    for e in ("kvm_exit", "kvm_pio", "kvm_msr"):
+        os.makedirs(os.path.join(root, "events/kvm", e))
+        for name, v in (("enable", "0"), ("filter", "none")):
+            with open(os.path.join(root, "events/kvm", e, name), "w") as fh:
+                fh.write(v)
+    for name in ("trace", "set_event_pid", "tracing_on", "buffer_size_kb"):
+        open(os.path.join(root, name), "w").close()
+    return root
+
+
+@case("run.sh matrix --exits, --require-apicv: refused before the first boot where they cannot "
+      "work; passed to every boot, whose folder then holds what run --exits keeps; gate --exits "
+      "on the matrix")
+def _(s):
+    d = os.path.join(s.tmp, "mexits")
+    os.makedirs(d)
+    qemu = os.path.join(d, "qemu")
+    with open(qemu, "w") as fh:
+        fh.write(FAKE_EXITS_QEMU)
+    os.chmod(qemu, 0o755)
+    tracefs = stand_in_tracefs(os.path.join(d, "tracefs"))
+    fix = os.path.join(REPO, "tests", "fixtures", "traces", "svm-apic")
+
+    def matrix(root, *args, **env):
+        base = dict(s.fake.env("", IPIBENCH_RESULTS=os.path.join(d, root)), QEMU=qemu,
+                    FAKE_FIX=fix, IPIBENCH_TRACEFS=tracefs)
+        return run_cmd([RUN, "matrix", "--accel", "tcg", "--boots", "2", "--label", root, *args],
+                       dict(base, **env), 120)
+
+    # Refused as run refuses them, before anything is made or booted.
+    for args, env, code, msg in (
+            (["--exits"], {}, 29, "run.sh: --exits traces KVM's events: use --accel kvm on a "
+             "KVM host (tracefs, root) or --accel kvm-in-tcg (the lane), not --accel tcg"),
+            (["--exits"], {"IPIBENCH_PIN_ANY_ACCEL": "1", "IPIBENCH_TRACEFS": d}, 29,
+             "run.sh: --exits: no tracefs with KVM's events"),
+            (["--require-apicv"], {}, 2, "run.sh: --require-apicv reads the KVM trace: it needs "
+             "--exits")):
+        rc, out, err = matrix("refused", "--presets", "x2apic,xapic", *args, **env)
+        check(rc == code and msg in err and "matrix: [1]" not in err and
+              not os.path.exists(os.path.join(d, "refused")), f"{args}: exit {rc}: {err}")
+    # Passed on: each boot traced, its trace and exits kept as run --exits keeps them.
+    rc, out, err = matrix("m", "--presets", "x2apic", "--exits", IPIBENCH_PIN_ANY_ACCEL="1")
+    check(rc == 0, f"exit {rc}: {err[-600:]}")
+    check(err.count("run.sh: what the hypervisor did, exits per measured iteration:") == 2 and
+          "x2apic send-cost send: sender 1.00 msr (ICR)" in err, err[-600:])
+    (mdir,) = os.listdir(os.path.join(d, "m"))
+    mdir = os.path.join(d, "m", mdir)
+    for i in (1, 2):
+        boot = os.path.join(mdir, "x2apic-smp2", f"boot{i}")
+        check("kvm-trace.txt" in os.listdir(boot), f"boot{i}: {os.listdir(boot)}")
+        doc = json.load(open(os.path.join(boot, "results.json")))
+        marked = [r for r in doc["records"] if "exits" in r]
+        check(doc["run"]["exits"] is not None and len(marked) >= 4 and
+              "markers=1" in " ".join(doc["host"]["qemu_cmdline"]), f"boot{i}: {doc['run']}")
+    # gate --exits on the matrix against itself: every exit row compared, none worse.
+    rc, out, err = run_cmd([RUN, "gate", "--exits", "--baseline", mdir, mdir], timeout=60)
+    check(rc == 0 and "exit rows compared (0 with more exits)" in err and
+          "0 exit rows" not in err, f"exit {rc}: {err[-400:]}")
+    # --require-apicv: the captured trace has AVIC disabled, so every boot exits 32,
+    # the matrix goes on and exits with it.
+    rc, out, err = matrix("apicv", "--presets", "x2apic", "--exits", "--require-apicv",
+                          IPIBENCH_PIN_ANY_ACCEL="1")
+    (adir,) = os.listdir(os.path.join(d, "apicv"))
+    summary = open(os.path.join(d, "apicv", adir, "summary.txt")).read().splitlines()
+    check(rc == 32 and summary[1:] == ["x2apic-smp2 boot1 exit 32 APICV-INHIBITED",
+                                       "x2apic-smp2 boot2 exit 32 APICV-INHIBITED"],
+          f"exit {rc}: {summary}: {err[-300:]}")
+    # A matrix root of two configurations is refused by gate: one folder a side.
+    rc, out, err = matrix("two", "--presets", "x2apic,xapic", "--boots", "1", "--exits",
+                          IPIBENCH_PIN_ANY_ACCEL="1")
+    (tdir,) = os.listdir(os.path.join(d, "two"))
+    tdir = os.path.join(d, "two", tdir)
+    check(rc == 0 and sorted(os.listdir(tdir)) == ["summary.txt", "x2apic-smp2", "xapic-smp2"],
+          f"exit {rc}: {err[-300:]}")
+    rc, out, err = run_cmd([RUN, "gate", "--exits", "--baseline", tdir, tdir], timeout=60)
+    check(rc == 30 and "pools 2 configurations (x2apic-smp2, xapic-smp2): give one "
+          "configuration folder a side" in err, f"exit {rc}: {err[-400:]}")
+    rc, out, err = run_cmd([RUN, "gate", "--exits", "--baseline", os.path.join(tdir, "xapic-smp2"),
+                            os.path.join(tdir, "xapic-smp2")], timeout=60)
+    check(rc == 0, f"one configuration folder a side: exit {rc}: {err[-400:]}")
+
+
+# --- the example workflow (.github/workflows/example.yml), read without a
+# YAML library: its jobs are the two-space keys under jobs:, a step's
+# script is the block under `run: |`.
+
+WORKFLOW = os.path.join(REPO, ".github", "workflows", "example.yml")
+
+
+def workflow_job(text, job):
+    """The lines of one job (after its key, up to the next job)."""
+    lines = text.splitlines()
+    start = lines.index(f"  {job}:")
+    end = next((i for i in range(start + 1, len(lines)) if re.match(r"  \S", lines[i])),
+               len(lines))
+    return lines[start + 1:end]
+
+
+def job_env(lines):
+    """The job's env: mapping (one KEY: value a line, quotes dropped)."""
+    env, inside = {}, False
+    for line in lines:
+        if line == "    env:":
+            inside = True
+        elif inside and re.match(r"      [A-Z_]+: ", line):
+            key, value = line.strip().split(": ", 1)
+            env[key] = value.strip('"')
+        elif inside and not line.startswith("      #"):
+            inside = False
+    return env
+
+
+def job_scripts(lines):
+    """Each step's `run: |` script, as text."""
+    out, i = [], 0
+    while i < len(lines):
+        m = re.match(r"( +)run: \|$", lines[i])
+        i += 1
+        if not m:
+            continue
+        body = []
+        while i < len(lines) and (not lines[i].strip() or
+                                  len(lines[i]) - len(lines[i].lstrip()) > len(m.group(1))):
+            body.append(lines[i].strip())
+            i += 1
+        out.append("\n".join(body))
+    return out
+
+
+def run_sh_commands(script, env):
+    """The ./run.sh commands of a script: (subcommand, arguments), with the
+    job's variables put in and a line's continuation joined."""
+    out = []
+    for line in script.replace("\\\n", " ").splitlines():
+        if "./run.sh " not in line:
+            continue
+        line = line.split(" || ", 1)[0].split(" >>", 1)[0]
+        line = re.sub(r"\$\{?([A-Z_]+)\}?", lambda m: env.get(m.group(1), m.group(1)), line)
+        words = shlex.split(line)
+        words = words[words.index("./run.sh") + 1:]
+        out.append((words[0], words[1:]))
+    return out
+
+
+@case("the example workflow: an exits job of matrix --exits with a plan subset, then gate --exits "
+      "per configuration; timing cannot fail there; it alone runs on pull requests")
+def _(_s):
+    text = open(WORKFLOW).read()
+    on = text.split("\non:\n", 1)[1].split("\njobs:\n", 1)[0]
+    check("\n  pull_request:" in on, f"on: {on}")
+    check("    if: github.event_name != 'pull_request'" in workflow_job(text, "gate"),
+          "the timing gate would run on pull requests")
+    job = workflow_job(text, "exits")
+    check(not any(line.startswith("    if:") for line in job), "the exits job is conditional")
+    env = job_env(job)
+    scripts = job_scripts(job)
+    for script in scripts:
+        p = subprocess.run(["bash", "-n"], input=re.sub(r"\$\{\{[^}]*\}\}", "x", script),
+                           text=True, capture_output=True)
+        check(p.returncode == 0, f"bash -n: {p.stderr}: {script}")
+    cmds = [c for script in scripts for c in run_sh_commands(script, env)]
+    matrices = [args for sub, args in cmds if sub == "matrix"]
+    gates = [args for sub, args in cmds if sub == "gate"]
+    check(len(matrices) == 2 and len(gates) == 1, f"{cmds}")
+    labels = []
+    for args in matrices:
+        o = O.parse_matrix(args)
+        each = O.parse_run(M.boot_argv("x", "2", "c", "/d", False, o.passed), "/")
+        check(each.exits and each.accel == "kvm", f"{args}: not --exits under KVM")
+        check(int(o.boots) < R.MIN_BOOTS, f"{args}: {o.boots} boots a side: a timing row "
+              f"could be significant (the rank test reaches p < 0.05 from {R.MIN_BOOTS})")
+        check(re.search(r"(^| )bench=", each.append), f"{args}: no plan subset")
+        labels.append(o.label)
+    check(labels == ["base", "cand"], f"labels {labels}")
+    check([a for a in matrices[0] if a != "base"] == [a for a in matrices[1] if a != "cand"],
+          f"base and candidate booted alike: {matrices}")
+    a = ipibench.parser().parse_args(["gate"] + gates[0])
+    check(a.exits and a.baseline and a.tap and a.junit, f"{gates[0]}")
 
 
 FAKE_QMP_QEMU = r"""#!/usr/bin/env python3
