@@ -297,6 +297,7 @@ COMMANDS = {
         as_written(),
     # README: tests and benchmarks of the harness.
     "./tests/run": the_suite(["tests/run", "--list"], "^unit$"),
+    "./tests/run --only tools --slowest 10": the_suite(["tests/run", "--help"], "--slowest N"),
     "make test": the_suite(["make", "-n", "test"], r"^\./tests/run$"),
     "make lint": the_suite(["make", "-n", "lint"], r"tools/lint\.sh$"),
     "make fuzz": shortened(add=["FUZZ_SECONDS=1"]),

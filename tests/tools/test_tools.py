@@ -8,9 +8,11 @@ without QEMU (tests/tools/test_runner.py). One TAP line per case,
 "ok - tools: ..."; problems follow on '#' lines."""
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
+import textwrap
 import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -72,6 +74,44 @@ class Sets:
 
 
 # --- statistics against hand-checked values
+
+
+@case("tests/run: groups two at a time, each printed whole with its counts and time; "
+      "--slowest; bad options exit 2")
+def _(s):
+    fake = os.path.join(s.tmp, "groups.sh")
+    with open(fake, "w") as f:
+        f.write(textwrap.dedent("""\
+            all_groups=(slow fails quiet broken)
+            group_slow() { sleep 1.2; echo "ok - slow: first"; echo "ok - slow: second (0.3 s)"; }
+            group_fails() { echo "ok - fails: one"; echo "not ok - fails: two"; echo "#   why"; }
+            group_quiet() { echo "ok - quiet: skipped # SKIP not here"; }
+            group_broken() { echo "half a line"; return 3; }
+            """))
+    rc, out, err = run_cmd([os.path.join(REPO, "tests", "run"), "--slowest", "2"],
+                           env={"TESTS_RUN_FAKE_GROUPS": fake})
+    lines = out.splitlines()
+    check(rc == 1, f"exit {rc}, expected 1 (a group failed):\n{out}{err}")
+    check(lines[-1] == "3 passed, 2 failed, 1 skipped", f"last line {lines[-1]!r}")
+    for g, counts in (("slow", "2 passed, 0 failed, 0 skipped"),
+                      ("fails", "1 passed, 1 failed, 0 skipped"),
+                      ("quiet", "0 passed, 0 failed, 1 skipped"),
+                      ("broken", "0 passed, 1 failed, 0 skipped")):
+        start = lines.index(f"# group {g}")
+        end = next(i for i, l in enumerate(lines) if l.startswith(f"# group {g}: "))
+        check(lines[end].startswith(f"# group {g}: {counts} in "), f"{lines[end]!r}")
+        body = lines[start + 1:end]
+        check(all(f" {g}:" in l or l.startswith("#   ") or l == "half a line" for l in body),
+              f"group {g}'s output is not whole: {body}")
+    check("not ok - broken: exited 3 without a failing test" in lines, "broken group not failed")
+    i = lines.index("# slowest 2 tests (seconds):")
+    check(re.match(r"^# +1\.[0-9]  slow: ok - slow: first$", lines[i + 1])
+          and re.match(r"^# +0\.3  slow: ok - slow: second", lines[i + 2]),
+          f"slowest listing: {lines[i + 1:i + 3]}")
+    for bad in (["--jobs", "x"], ["--slowest"], ["--only", "nope"], ["--frobnicate"]):
+        rc, out, err = run_cmd([os.path.join(REPO, "tests", "run"), *bad],
+                               env={"TESTS_RUN_FAKE_GROUPS": fake})
+        check(rc == 2 and "tests/run: " in err, f"{bad}: exit {rc}, {err!r}")
 
 
 @case("Mann-Whitney U: exact p-values of hand-checked vectors")
