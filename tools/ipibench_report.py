@@ -305,11 +305,13 @@ def set_context(boots):
         for w in trust.get("warnings") or []:
             if isinstance(w, dict) and isinstance(w.get("id"), str):
                 warned.setdefault(w["id"], str(w.get("text", "")))
-        for w in boot.host.get("warnings") or []:
+        host = boot.host.get("warnings")
+        for w in host if isinstance(host, list) else []:
             if isinstance(w, dict) and isinstance(w.get("id"), str):
                 warned.setdefault(w["id"], str(w.get("text", "")))
         for rec in boot.results:
-            for i in rec.get("untrusted") or [] if isinstance(rec.get("untrusted"), list) else []:
+            own = rec.get("untrusted")
+            for i in own if isinstance(own, list) else []:
                 warned.setdefault(str(i), "")
         cpus = boot.env.get("cpus") if isinstance(boot.env.get("cpus"), dict) else {}
         guest = smp_words(smp_of(boot), cpus.get("count"))
@@ -1059,7 +1061,8 @@ def kut_view(sets, names, data_dir, unit, context=None):
     cap = (f"kvm-unit-tests view: mean {axis_unit} per iteration of each x86/vmexit.c name, "
            "one bar per backend" + (", baseline and candidate side by side"
                                     if len(views) == 2 else "") +
-           ", median over boots, min..max over boots as error bars")
+           ", median over boots, min..max over boots as error bars; " +
+           "; ".join(context_lines([v["name"] for v in views], context or {})))
     return [Plot("kut", "kvm-unit-tests view", lines, cap, size)], tables, notes
 
 
@@ -1150,7 +1153,9 @@ def bar_plot(cmp, data_dir, names, context=None):
              f"NaN with boxes lc rgb '#{COLOURS['other'][2:]}' title 'not significant'"]
     return [Plot("ab", "A/B comparison" + (f": {what}" if cmp.pair else ""), lines,
                  f"change of each compared row, {what}, with its bootstrap 95% confidence "
-                 "interval", (1024, 154 + 18 * len(title) + BAR_PX * len(rows)))]
+                 "interval; " + "; ".join(context_lines(list(dict.fromkeys(names)),
+                                                        context or {})),
+                 (1024, 154 + 18 * len(title) + BAR_PX * len(rows)))]
 
 
 def png_terminal(listing):
