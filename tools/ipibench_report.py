@@ -251,16 +251,14 @@ def parse_smp(spec):
     return cpus, keys
 
 
-def smp_words(spec, count):
-    """The guest's topology in words: '8 CPUs: 2 sockets x 2 cores x 2
-    threads' where -smp named any of them (the rest derived as QEMU 6.2 and
-    later derive it: threads 1, then cores before sockets), else
-    '4 CPUs (-smp 4)'."""
+def smp_topology(spec, count):
+    """[(count, 'socket'), ('die'), ('cluster'), ('core'), ('thread')] of a
+    -smp value that names any of sockets, cores and threads (the rest
+    derived as QEMU 6.2 and later derive it: threads 1, then cores before
+    sockets); None when it names none of them."""
     cpus, k = parse_smp(spec)
-    count = count or cpus
-    head = f"{count} CPU" + ("" if count == 1 else "s") if count else "CPUs unknown"
     if not {"sockets", "cores", "threads"} & set(k):
-        return head + (f" (-smp {spec})" if spec else "")
+        return None
     total = k.get("maxcpus") or cpus or count or 1
     threads = k.get("threads") or 1
     inner = (k.get("dies") or 1) * (k.get("clusters") or 1) * threads
@@ -269,9 +267,34 @@ def smp_words(spec, count):
         cores = max(1, total // (inner * (sockets or 1)))
     if not sockets:
         sockets = max(1, total // (inner * cores))
-    parts = [(sockets, "socket")] + [(k[x], x[:-1]) for x in ("dies", "clusters") if x in k] + \
+    return [(sockets, "socket")] + [(k[x], x[:-1]) for x in ("dies", "clusters") if x in k] + \
         [(cores, "core"), (threads, "thread")]
+
+
+def smp_words(spec, count):
+    """The guest's topology in words: '8 CPUs: 2 sockets x 2 cores x 2
+    threads' where -smp named any of them, else '4 CPUs (-smp 4)'."""
+    count = count or parse_smp(spec)[0]
+    head = f"{count} CPU" + ("" if count == 1 else "s") if count else "CPUs unknown"
+    parts = smp_topology(spec, count)
+    if parts is None:
+        return head + (f" (-smp {spec})" if spec else "")
     return head + ": " + " x ".join(f"{n} {w}" + ("" if n == 1 else "s") for n, w in parts)
+
+
+def socket_size(boots, n):
+    """CPUs per socket when every boot's -smp named the sockets of exactly
+    its n CPUs (QEMU numbers them socket by socket), else None."""
+    sizes = set()
+    for boot in boots:
+        parts = smp_topology(smp_of(boot), n)
+        if parts is None:
+            return None
+        per = math.prod(c for c, _ in parts[1:])
+        if parts[0][0] < 2 or parts[0][0] * per != n:
+            return None
+        sizes.add(per)
+    return sizes.pop() if len(sizes) == 1 else None
 
 
 def id_ranges(ids):
@@ -873,17 +896,17 @@ def matrix_plots(sets, names, data_dir, unit, context):
         cells = matrix_cells(boots, unit)
         for backend, pairs in cells.items():
             n = max([env_cpus(boots) or 0] + [max(p) + 1 for p in pairs])
-            panels.append((sname, backend, n, pairs, len(boots)))
+            panels.append((sname, backend, n, pairs, len(boots), socket_size(boots, n)))
     if not panels:
         return []
-    vals = [R.median(v) for *_, pairs, _ in panels for v in pairs.values()]
+    vals = [R.median(v) for p in panels for v in p[3].values()]
     div, axis_unit = axis_scale(max(vals), unit)
     lo, hi = min(vals) / div, max(vals) / div
     if hi <= lo:
         lo, hi = lo * 0.99, hi * 1.01 + 1e-9
     several = len({p[0] for p in panels}) > 1
     blocks, cmds, widest = [], [], 0.0
-    for sname, backend, n, pairs, _ in panels:
+    for sname, backend, n, pairs, _, per_socket in panels:
         rows = []
         for s in range(n):
             for t in range(n):
@@ -899,6 +922,12 @@ def matrix_plots(sets, names, data_dir, unit, context):
         blocks.append("\n".join(rows).rstrip("\n"))
         src = f"{gp_str('data/matrix.dat')} index {len(blocks) - 1}"
         ticks = [(str(c), c) for c in range(n)]
+        cmds.append("unset arrow")
+        for edge in range(per_socket or n, n, per_socket or n):
+            cmds += [f"set arrow from {edge - 0.5},-0.5 to {edge - 0.5},{n - 0.5} nohead front "
+                     "lw 2.5 lc rgb 'black'",
+                     f"set arrow from -0.5,{edge - 0.5} to {n - 0.5},{edge - 0.5} nohead front "
+                     "lw 2.5 lc rgb 'black'"]
         cmds += [f"set title {gp_str(f'{sname}: {backend}' if several else backend)}",
                  f"set xrange [-0.5:{n - 0.5}]", f"set yrange [{n - 0.5}:-0.5]",
                  gp_tics("x", ticks), gp_tics("y", ticks),
@@ -908,7 +937,7 @@ def matrix_plots(sets, names, data_dir, unit, context):
     boots = max(p[4] for p in panels)
     cols = 1 if len(panels) == 1 else 2
     rows = -(-len(panels) // cols)
-    side = 520
+    side = 640 if cols == 1 else 520
     width = cols * side
     title = [metric_head(*MATRIX_ROW[:2]) + ", matrix=1: every sender/target pair",
              "row = sender CPU, column = target CPU; cell: the pair's p50" +
@@ -918,6 +947,8 @@ def matrix_plots(sets, names, data_dir, unit, context):
     if boots > 1:
         title.append(f"spread over boots: a pair's p50 varied by at most {100 * widest:.1f}% "
                      "(max/min)")
+    if any(p[5] for p in panels):
+        title.append("black lines: socket boundaries (QEMU numbers CPUs socket by socket)")
     title = wrap(title, width - 20)
     height = rows * (side - 40) + 18 * len(title)
     lines = ["set key off", "set size ratio -1", "set tics scale 0",
