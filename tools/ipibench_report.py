@@ -145,7 +145,7 @@ ACCEL_WORDS = {"tcg": "TCG", "tcg-single": "TCG", "kvm": "KVM",
 WARNING_WORDS = {
     "tcg": "emulated, behaviour only",
     "kvm-in-tcg": "doubly emulated, behaviour and exit counts only",
-    "kvm-software": "KVM without hardware assists",
+    "kvm-software": "PVM, virtualization in software: figures measure PVM",
     "rdtsc-exits": "RDTSC exits inflate every figure",
     "tsc-freq-guessed": "TSC frequency guessed, ns off by an unknown ratio",
     "overcommit": "more vCPUs than host CPUs",
