@@ -1169,8 +1169,10 @@ def bar_plot(cmp, data_dir, names, context=None):
                  f"candidate B: {b} ({len(cmp.sb.boots)} boots)"]
         xlabel = f"change of B against A, % of A ({cmp.unit} p50)"
         what = f"baseline A {a}, candidate B {b}"
-    title = wrap(title + context_lines(list(dict.fromkeys(names)), context or {}), 1004)
     longest = max(len(r.name) for r in rows)
+    # The title centres over the bars, right of the names' margin.
+    title = wrap(title + context_lines(list(dict.fromkeys(names)), context or {}),
+                 max(400, 1004 - 7 * (longest + 3)))
     lines = ["set style fill solid 0.7 border -1", f"set lmargin {longest + 3}",
              "set grid xtics", "set yzeroaxis lt -1", "set ytics nomirror scale 0",
              f"set yrange [-0.6:{len(rows) - 0.4}]", "set format x '%+g%%'",
