@@ -393,12 +393,26 @@ static void single_matrix(struct bench_run *r)
 			p50[snd][tgt] = snd == tgt ? 0 : single_common(r, false, &pass_plain);
 		}
 	}
+	/*
+	 * A header of target CPU numbers, "-" where a CPU would send to itself,
+	 * "n/a" for a pair without a figure (its record says why).
+	 */
 	kprintf("single matrix on %s: round-trip p50 cycles, row = sender, column = target\n",
 		r->ops->name);
+	kprintf("  snd\\tgt");
+	for (unsigned int tgt = 0; tgt < ncpus; tgt++)
+		kprintf(" %9u", tgt);
+	kprintf("\n");
 	for (unsigned int snd = 0; snd < ncpus; snd++) {
-		kprintf("  %3u:", snd);
-		for (unsigned int tgt = 0; tgt < ncpus; tgt++)
-			kprintf(" %9lu", p50[snd][tgt]);
+		kprintf("  %7u", snd);
+		for (unsigned int tgt = 0; tgt < ncpus; tgt++) {
+			if (snd == tgt)
+				kprintf(" %9s", "-");
+			else if (!p50[snd][tgt])
+				kprintf(" %9s", "n/a");
+			else
+				kprintf(" %9lu", p50[snd][tgt]);
+		}
 		kprintf("\n");
 	}
 }

@@ -1,12 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""run.sh report: plots drawn by gnuplot (SVG and PNG) and a page that shows
+"""run.sh report: plots drawn by gnuplot (SVG, and PNG through pngcairo, or
+gnuplot's plain png terminal where cairo is missing) and a page that shows
 them beside the tables (index.html, report.md). docs/host-tools.md, "report".
 
-- latency distribution: for each benchmark and metric, one curve per backend
-  (and variant, target state, configuration), the share of samples in each
-  histogram bucket;
+- latency distribution: for each benchmark and metric, one empirical CDF per
+  backend (and variant, target state, configuration), pooled over boots,
+  with the band the boots' own CDFs span; a distribution of one distinct
+  value is one marked point;
 - scaling: for each benchmark measured at several target counts, the median
-  p50 against the target count, one curve per backend;
+  p50 against the target count, one curve per backend, min..max over boots
+  as error bars; a series measured at one count only (broadcast's shorthand)
+  is a marker on the panels of the curves of its backend;
+- matrix: matrix=1's round trips, a heatmap per backend, row = sender,
+  column = target;
 - kvm-unit-tests view: for each x86/vmexit.c name the guest reports, one bar
   per backend (with two inputs, baseline and candidate side by side): the
   median over boots of the mean per iteration, min..max over boots as an
@@ -16,13 +22,19 @@ them beside the tables (index.html, report.md). docs/host-tools.md, "report".
   X=Y, backend X's rows (baseline) against backend Y's (candidate), through
   the same comparison compare --pair prints.
 
-Every curve is drawn: a figure with more than PANEL_MAX curves becomes small
-multiples (one panel per backend, or per configuration and backend), and no
-two curves of a panel share a colour or a marker. Tick values are chosen here
-(1-2-5 steps on the log axes) and printed with a fixed format, the scale and
-unit in the axis label; legends sit outside the graphs. Plots are written
-under temporary names and renamed once gnuplot succeeded.
+Every figure's title says what ran: the accelerator with the trust warnings
+of its records ("TCG: emulated, behaviour only") and the guest's CPUs (with
+sockets, cores and threads where -smp named them). Labels are words, not
+record fields. Every curve is drawn: a figure with more than PANEL_MAX
+curves becomes small multiples (one panel per backend, or per configuration
+and backend), no two curves of a panel share a colour or a marker, and
+curves that coincide are drawn dashed over the one they hide and named in
+the title. Tick values are chosen here (1-2-5 steps on the log axes) and
+printed with a fixed format, the scale and unit in the axis label; legends
+sit outside the graphs. Plots are written under temporary names and renamed
+once gnuplot succeeded.
 """
+import bisect
 import datetime
 import html
 import math
@@ -42,13 +54,20 @@ PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
 PALE = ("#aec7e8", "#ff9896", "#98df8a", "#ffbb78", "#c5b0d5", "#c49c94",
         "#f7b6d2", "#9edae5", "#c7c7c7", "#dbdb8d")
 MARKERS = (7, 5, 9, 11, 13, 6, 4, 8, 10, 12)
+# A series of one point drawn on another panel: shapes no curve uses (star,
+# cross, plus, pentagon), one per such series of a figure.
+MARKER_ALT = (3, 2, 1, 15)
+DASHES = (2, 3, 4, 5)          # the curves that coincide with an earlier one
 PANEL_MAX = 8                  # curves in one panel; more become small multiples
-PANEL_W, PANEL_H = 640, 400    # pixels of one panel
+PANEL_W, PANEL_H = 640, 450    # pixels of one panel
 MAX_BARS = 120                 # rows in the A/B chart (the largest changes)
 BAR_PX = 16                    # pixels per A/B row: above the label font's height
 KUT_PX = 11                    # pixels per bar of the kvm-unit-tests view
-TAIL_SHARE = 1.0               # % of samples: the x axis ends where no curve
-                               # holds more than this beyond it
+TAIL_SHARE = 1.0               # % of samples: the x axis ends where every
+                               # curve holds all but this much below it
+COINCIDE = 0.01                # scaling curves within 1% of the y axis coincide
+COINCIDE_CDF = 2.0             # CDFs within 2 points of % everywhere coincide
+TITLE_CHAR_PX = 6.5            # a title glyph's width, for wrapping titles
 FONT_SVG, FONT_PNG = 11, 10
 
 
@@ -64,6 +83,20 @@ def gp_lines(lines):
     """One gnuplot string of several lines (a title)."""
     return '"' + "\\n".join(str(t).replace("\\", "\\\\").replace('"', "'")
                             for t in lines) + '"'
+
+
+def wrap(lines, width_px):
+    """Title lines cut at spaces so that none runs past width_px."""
+    limit = max(40, int(width_px / TITLE_CHAR_PX))
+    out = []
+    for line in lines:
+        while len(line) > limit:
+            cut = line.rfind(" ", 0, limit)
+            cut = cut if cut > limit // 2 else limit
+            out.append(line[:cut].rstrip())
+            line = "    " + line[cut:].lstrip()
+        out.append(line)
+    return out
 
 
 class Plot:
@@ -103,16 +136,240 @@ def display_names(names):
     return [f"{s} #{i + 1}" for i, s in enumerate(short)]
 
 
+# --- words for record fields
+
+ACCEL_WORDS = {"tcg": "TCG", "tcg-single": "TCG", "kvm": "KVM",
+               "kvm-in-tcg": "KVM nested in TCG"}
+# The trust warnings (the env record's "trust", results.json's host
+# "warnings"), most telling first.
+WARNING_WORDS = {
+    "tcg": "emulated, behaviour only",
+    "kvm-in-tcg": "doubly emulated, behaviour and exit counts only",
+    "kvm-software": "PVM, virtualization in software: figures measure PVM",
+    "rdtsc-exits": "RDTSC exits inflate every figure",
+    "tsc-freq-guessed": "TSC frequency guessed, ns off by an unknown ratio",
+    "overcommit": "more vCPUs than host CPUs",
+    "tsc-unstable": "no invariant TSC",
+    "tsc-skew": "TSC skew, one-way figures doubtful",
+}
+# (bench, metric): what one sample is.
+METRIC_WORDS = {
+    ("dry-run", "loop"): "an empty timed region",
+    ("exit-ref", "cpuid"): "one CPUID, an exit under a hypervisor",
+    ("exit-ref", "pio-0x80"): "one port 0x80 write, an exit",
+    ("self", "send-to-handler"): "self IPI, send until the handler ran",
+    ("send-cost", "send"): "what the sender pays for one send",
+    ("single", "round-trip"): "send until the target's handler counted",
+    ("single", "one-way"): "send until the target's handler entry",
+    ("single-halt", "round-trip"): "target halted in HLT, send until its handler counted",
+    ("single-halt", "one-way"): "target halted in HLT, send until its handler entry",
+    ("broadcast", "send"): "what the sender pays for the broadcast's send(s)",
+    ("broadcast", "first"): "send until the first target's handler entry",
+    ("broadcast", "last"): "send until the last target's handler entry",
+    ("broadcast", "all-ack"): "send until every target acknowledged",
+    ("flush", "shootdown"): "TLB shootdown: IPI, INVLPG, every target's ack",
+    ("flush", "call"): "one flush hypercall",
+    ("flush", "target-loss"): "the targets' longest pass, what a flush costs them",
+}
+VARIANT_WORDS = {"shorthand": "shorthand", "set": "set send", "loop": "unicast loop",
+                 "ack-after-eoi": "EOI before the ack", "block": "blocked wake",
+                 "vmexit-gap": "vmexit.c ipi_halt loop", "undisturbed": "no flush"}
+SHAPE_WORDS = {"sti-nop": "STI;NOP", "sti-hlt": "STI;HLT", "tpr": "TPR drop",
+               "tpr-sti-nop": "TPR, STI;NOP", "tpr-sti-hlt": "TPR, STI;HLT"}
+FIELD_WORDS = {"set": "configuration", "backend": "backend", "variant": "variant",
+               "state": "target state"}
+
+
+def variant_words(v):
+    """'icr-sti-nop' -> 'ICR self shorthand, STI;NOP', 'loop' -> 'unicast loop'."""
+    if not v or v == "none":
+        return ""
+    if v in VARIANT_WORDS:
+        return VARIANT_WORDS[v]
+    for prefix, words in (("icr2-", "ICR2 then ICR, "), ("icr-", "ICR self shorthand, ")):
+        if v.startswith(prefix) and v[len(prefix):] in SHAPE_WORDS:
+            return words + SHAPE_WORDS[v[len(prefix):]]
+    if v in SHAPE_WORDS:
+        return SHAPE_WORDS[v]
+    m = re.fullmatch(r"(.*?)-?(\d+)p", v)      # flush: native-invlpg-8p, 33p
+    if m:
+        pages = f"{m.group(2)} page" + ("" if m.group(2) == "1" else "s")
+        return f"{m.group(1).replace('-', ' ')}, {pages}" if m.group(1) else pages
+    return v.replace("-", " ")
+
+
+def state_words(state, n=None):
+    """'spin' -> 'spinning targets' ('spinning target' for one)."""
+    one = n == 1
+    return {"spin": "spinning target" if one else "spinning targets",
+            "halt": "halted target" if one else "halted targets",
+            "self": "self IPI", "none": ""}.get(state, state or "")
+
+
+def field_words(field, value, n=None, legend=False):
+    """A field's value in words; in a legend a configuration is its name alone,
+    elsewhere 'configuration NAME'."""
+    if field == "variant":
+        return variant_words(value)
+    if field == "state":
+        return state_words(value, n)
+    if field == "set" and not legend:
+        return f"configuration {value}" if value else ""
+    return value or ""
+
+
+def metric_head(bench, metric):
+    words = METRIC_WORDS.get((bench, metric))
+    return f"{bench} {metric} ({words})" if words else f"{bench} {metric}"
+
+
+def targets_words(bench, n, cpus):
+    """'1 target', 'to all 3 other CPUs', '8 targets'."""
+    if not isinstance(n, int):
+        return ""
+    if bench == "broadcast" and cpus and n == cpus - 1:
+        return f"to all {n} other CPUs"
+    return f"{n} target" + ("" if n == 1 else "s")
+
+
+# --- what ran: accelerator, trust warnings, guest topology
+
+
+def parse_smp(spec):
+    """(cpus, {key: int}) of a -smp value: '8,sockets=2,cores=2,threads=2'."""
+    cpus, keys = None, {}
+    for part in str(spec or "").split(","):
+        k, eq, v = part.partition("=")
+        if not v.isdigit() and not (not eq and k.isdigit()):
+            continue
+        if not eq:
+            cpus = int(k)
+        elif k == "cpus":
+            cpus = int(v)
+        else:
+            keys[k] = int(v)
+    return cpus, keys
+
+
+def smp_topology(spec, count):
+    """[(count, 'socket'), ('die'), ('cluster'), ('core'), ('thread')] of a
+    -smp value that names any of sockets, cores and threads (the rest
+    derived as QEMU 6.2 and later derive it: threads 1, then cores before
+    sockets); None when it names none of them."""
+    cpus, k = parse_smp(spec)
+    if not {"sockets", "cores", "threads"} & set(k):
+        return None
+    total = k.get("maxcpus") or cpus or count or 1
+    threads = k.get("threads") or 1
+    inner = (k.get("dies") or 1) * (k.get("clusters") or 1) * threads
+    sockets, cores = k.get("sockets"), k.get("cores")
+    if not cores:
+        cores = max(1, total // (inner * (sockets or 1)))
+    if not sockets:
+        sockets = max(1, total // (inner * cores))
+    return [(sockets, "socket")] + [(k[x], x[:-1]) for x in ("dies", "clusters") if x in k] + \
+        [(cores, "core"), (threads, "thread")]
+
+
+def smp_words(spec, count):
+    """The guest's topology in words: '8 CPUs: 2 sockets x 2 cores x 2
+    threads' where -smp named any of them, else '4 CPUs (-smp 4)'."""
+    count = count or parse_smp(spec)[0]
+    head = f"{count} CPU" + ("" if count == 1 else "s") if count else "CPUs unknown"
+    parts = smp_topology(spec, count)
+    if parts is None:
+        return head + (f" (-smp {spec})" if spec else "")
+    return head + ": " + " x ".join(f"{n} {w}" + ("" if n == 1 else "s") for n, w in parts)
+
+
+def socket_size(boots, n):
+    """CPUs per socket when every boot's -smp named the sockets of exactly
+    its n CPUs (QEMU numbers them socket by socket), else None."""
+    sizes = set()
+    for boot in boots:
+        parts = smp_topology(smp_of(boot), n)
+        if parts is None:
+            return None
+        per = math.prod(c for c, _ in parts[1:])
+        if parts[0][0] < 2 or parts[0][0] * per != n:
+            return None
+        sizes.add(per)
+    return sizes.pop() if len(sizes) == 1 else None
+
+
+def id_ranges(ids):
+    out, i = [], 0
+    while i < len(ids):
+        j = i
+        while j + 1 < len(ids) and ids[j + 1] == ids[j] + 1:
+            j += 1
+        out.append(str(ids[i]) if i == j else f"{ids[i]}-{ids[j]}")
+        i = j + 1
+    return ",".join(out)
+
+
+def smp_of(boot):
+    qemu = boot.host.get("qemu_cmdline") if isinstance(boot.host.get("qemu_cmdline"),
+                                                       list) else []
+    return next((qemu[i + 1] for i in range(len(qemu) - 1) if qemu[i] == "-smp"), None)
+
+
+def set_context(boots):
+    """What ran, in one line: 'TCG: emulated, behaviour only; no invariant
+    TSC; guest 4 CPUs (-smp 4)'. The warnings are every boot's: the guest's
+    own (env trust), the host's (results.json host warnings) and those its
+    result records carry (untrusted)."""
+    accels, warned, guests = [], {}, []
+    for boot in boots:
+        accel = boot.host.get("accel")
+        if accel and ACCEL_WORDS.get(accel, accel) not in accels:
+            accels.append(ACCEL_WORDS.get(accel, accel))
+        trust = boot.env.get("trust") if isinstance(boot.env.get("trust"), dict) else {}
+        for w in trust.get("warnings") or []:
+            if isinstance(w, dict) and isinstance(w.get("id"), str):
+                warned.setdefault(w["id"], str(w.get("text", "")))
+        host = boot.host.get("warnings")
+        for w in host if isinstance(host, list) else []:
+            if isinstance(w, dict) and isinstance(w.get("id"), str):
+                warned.setdefault(w["id"], str(w.get("text", "")))
+        for rec in boot.results:
+            own = rec.get("untrusted")
+            for i in own if isinstance(own, list) else []:
+                warned.setdefault(str(i), "")
+        cpus = boot.env.get("cpus") if isinstance(boot.env.get("cpus"), dict) else {}
+        guest = smp_words(smp_of(boot), cpus.get("count"))
+        ids = cpus.get("apic_ids")
+        if isinstance(ids, list) and all(isinstance(i, int) for i in ids) and \
+                ids != list(range(len(ids))):
+            guest += f", APIC IDs {id_ranges(ids)}"
+        if guest not in guests:
+            guests.append(guest)
+    order = list(WARNING_WORDS)
+    ids = sorted(warned, key=lambda i: order.index(i) if i in order else len(order))
+    words = [WARNING_WORDS.get(i) or warned[i].split(":")[0] or i for i in ids]
+    line = " / ".join(accels) or "accelerator not recorded"
+    line += (": " + "; ".join(words)) if words else ""
+    return line + "; guest " + " / ".join(guests or ["not recorded"])
+
+
+def context_lines(names, context):
+    """The figure's lines on what ran: one when its sets agree, else one per set."""
+    texts = list(dict.fromkeys(context[n] for n in names if n in context))
+    if len(texts) == 1:
+        return texts
+    return [f"{n}: {context[n]}" for n in dict.fromkeys(names) if n in context]
+
+
 # --- curves, panels and their styles
 
 FIELDS = ("set", "backend", "variant", "state")
 
 
-def curve(set_name, key, points):
+def curve(set_name, key, points, kind="line", n=None):
     _, _, variant, backend, state, _ = key
     return {"f": {"set": set_name, "backend": str(backend), "state": str(state),
                   "variant": "" if variant in ("none", None) else str(variant)},
-            "points": points}
+            "points": points, "kind": kind, "n": n}
 
 
 def panels_of(curves):
@@ -138,7 +395,8 @@ def panels_of(curves):
     by, groups = best
     panels = []
     for values, cs in groups.items():
-        title = " ".join(v for v in values if v)
+        title = ", ".join(w for w in (field_words(k, v) or ("plain" if k == "variant" else "")
+                                      for k, v in zip(by, values)) if w)
         count = -(-len(cs) // PANEL_MAX)
         size = -(-len(cs) // count)
         for j in range(count):
@@ -148,14 +406,19 @@ def panels_of(curves):
 
 
 def label_curves(curves, by):
-    """Each curve's legend title: the fields that vary in the figure and are
-    not the panel's; returns the fields common to every curve."""
+    """Each curve's legend title in words: the fields that vary in the figure
+    and are not the panel's; returns the words for the fields common to every
+    curve."""
     same = [k for k in FIELDS if len({c["f"][k] for c in curves}) == 1]
     shown = [k for k in FIELDS if k not in same and k not in by]
+
+    def words(c, keys):
+        return ", ".join(w for w in (field_words(k, c["f"][k], c.get("n"), True) for k in keys)
+                         if w)
     for c in curves:
-        c["label"] = " ".join(c["f"][k] for k in shown if c["f"][k]) or \
-            " ".join(c["f"][k] for k in FIELDS if c["f"][k])
-    return [curves[0]["f"][k] for k in same if curves[0]["f"][k]]
+        c["label"] = words(c, shown) or words(c, FIELDS)
+    return [w for w in (field_words(k, curves[0]["f"][k], curves[0].get("n")) for k in same)
+            if w]
 
 
 def style_curves(panels):
@@ -166,7 +429,60 @@ def style_curves(panels):
     for _, cs in panels:
         for i, c in enumerate(cs):
             n = labels.index(c["label"]) if shared else i
-            c["style"] = f"lc rgb '{PALETTE[n]}' pt {MARKERS[n]}"
+            c["colour"], c["pt"] = PALETTE[n], MARKERS[n]
+
+
+def interp(points, x):
+    """The polyline points [(x, y)] at x (its ends held flat beyond them)."""
+    xs = [p[0] for p in points]
+    i = bisect.bisect_right(xs, x)
+    if i == 0:
+        return points[0][1]
+    if i == len(points):
+        return points[-1][1]
+    (x0, y0), (x1, y1) = points[i - 1][:2], points[i][:2]
+    return y0 if x1 == x0 else y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+
+
+def coincide(a, b, top):
+    """Whether two curves of a panel would hide one another: at every x
+    within COINCIDE of the y axis's top (scaling), within COINCIDE_CDF points
+    of % (CDFs), or on one value (points)."""
+    pa, pb = a["points"], b["points"]
+    if a["kind"] != b["kind"] or not pa or not pb:
+        return False
+    if a["kind"] == "point":
+        return abs(pa[0][0] - pb[0][0]) <= COINCIDE * max(pa[0][0], pb[0][0])
+    if a["kind"] == "cdf":
+        grid = sorted({p[0] for p in pa} | {p[0] for p in pb})
+        return all(abs(interp(pa, x) - interp(pb, x)) <= COINCIDE_CDF for x in grid)
+    if [p[0] for p in pa] != [p[0] for p in pb]:
+        return False
+    return all(abs(p[1] - q[1]) <= COINCIDE * top for p, q in zip(pa, pb))
+
+
+def mark_coinciding(panels):
+    """Dashes for every curve that coincides with an earlier one of its
+    panel; the title line that names them, or None."""
+    notes = []
+    for ptitle, cs in panels:
+        drawn = [c for c in cs if c["kind"] in ("line", "err", "cdf", "point")]
+        top = max((abs(v) for c in drawn if c["kind"] in ("line", "err")
+                   for p in c["points"] for v in p[1:]), default=1.0)
+        groups = []
+        for c in drawn:
+            home = next((g for g in groups if coincide(g[0], c, top)), None)
+            if home is None:
+                groups.append([c])
+            else:
+                c["dash"] = DASHES[min(len(home) - 1, len(DASHES) - 1)]
+                home.append(c)
+        said = [" = ".join(c["label"] for c in g) for g in groups if len(g) > 1]
+        if said:
+            notes.append((f"{ptitle}: " if ptitle and len(panels) > 1 else "") + ", ".join(said))
+    if not notes:
+        return None
+    return "coincide, drawn dashed over the first: " + "; ".join(notes)
 
 
 def axis_scale(hi, unit):
@@ -208,24 +524,53 @@ def gp_tics(axis, ticks):
     return f"set {axis}tics (" + ", ".join(f"{gp_str(lab)} {pos:.6g}" for lab, pos in ticks) + ")"
 
 
+def data_rows(points):
+    return "\n".join(" ".join(f"{v:.6g}" for v in p) for p in points)
+
+
+def curve_clauses(name, c, blocks):
+    """The plot clauses of one curve (its data appended to blocks): a band
+    of its boots' spread under it, then the curve itself."""
+    src = gp_str("data/" + name + ".dat")
+    out = []
+    if c["kind"] == "legend":      # a legend entry for the markers of a series
+        return [f"NaN with points lc rgb 'black' pt {c['pt']} ps 1.8 lw 1.5 "
+                f"title {gp_str(c['label'])}"]
+    if c.get("band"):
+        blocks.append(data_rows(c["band"]))
+        out.append(f"{src} index {len(blocks) - 1} using 1:2:3 with filledcurves "
+                   f"fc rgb '{c['colour']}' fs transparent solid 0.10 noborder notitle")
+    blocks.append(data_rows(c["points"]))
+    at = f"{src} index {len(blocks) - 1}"
+    style = f"lc rgb '{c['colour']}' pt {c['pt']}" + (f" dt {c['dash']}" if c.get("dash") else "")
+    title = gp_str(c["label"])
+    if c["kind"] == "marker":
+        out.append(f"{at} using 1:2 with points lc rgb '{c['colour']}' pt {c['pt']} ps 1.8 "
+                   "lw 1.5 notitle")
+    elif c["kind"] == "point":
+        out.append(f"{at} using 1:2 with points {style} ps 1.6 title {title}")
+    elif c["kind"] == "cdf":
+        out.append(f"{at} using 1:2 with linespoints {style} lw 1.3 pi 4 ps 0.6 title {title}")
+    elif c["kind"] == "err":
+        out.append(f"{at} using 1:2:3:4 with yerrorlines {style} ps 0.7 title {title}")
+    else:
+        out.append(f"{at} using 1:2 with linespoints {style} ps 0.7 title {title}")
+    return out
+
+
 def figure(name, title_lines, panels, data_dir, common, per_panel=None):
     """Plot of panels [(title, [curve])]: the data file, the multiplot
     commands and the canvas size; common: settings shared by every panel."""
-    blocks, n = [], 0
-    plots = []
+    blocks, plots = [], []
     for ptitle, cs in panels:
-        clauses = []
-        for c in cs:
-            blocks.append("\n".join(f"{p[0]:.6g} {p[1]:.6g}" if p else "" for p in c["points"]))
-            clauses.append(f"{gp_str('data/' + name + '.dat')} index {n} using 1:2 with "
-                           f"linespoints {c['style']} ps 0.7 title {gp_str(c['label'])}")
-            n += 1
+        clauses = [cl for c in cs for cl in curve_clauses(name, c, blocks)]
         plots += [f"set title {gp_str(ptitle)}"] + (per_panel or []) + \
             ["plot " + ", ".join(clauses)]
     R.replace_file(os.path.join(data_dir, name + ".dat"), "\n\n\n".join(blocks) + "\n")
     cols = 1 if len(panels) == 1 else 2
     rows = -(-len(panels) // cols)
     width = 960 if cols == 1 else cols * PANEL_W
+    title_lines = wrap(title_lines, width - 20)
     height = (540 if rows == 1 and cols == 1 else rows * PANEL_H) + 18 * len(title_lines)
     lines = common + ["set key below height 1", "set grid",
                       f"set multiplot layout {rows},{cols} title {gp_lines(title_lines)}"] + \
@@ -233,76 +578,134 @@ def figure(name, title_lines, panels, data_dir, common, per_panel=None):
     return lines, (width, height)
 
 
-def figure_title(head, curves, by, npanels):
+def figure_title(head, curves, by, npanels, context, markers=0):
+    """[head, what the curves are, what ran (context lines)]; markers: how
+    many of the curves are series of one point, drawn as markers."""
     common = label_curves(curves, by)
-    line = f"{len(curves)} curves"
+    lines = len(curves) - markers
+    line = f"{lines} curve" + ("" if lines == 1 else "s")
     if npanels > 1:
-        line += f" in {npanels} panels (by {', '.join(by)})"
+        line += f" in {npanels} panels, one per " + " and ".join(FIELD_WORDS[k] for k in by)
+    if markers:
+        line += f", and {markers} series of one target count as markers in their backend's colour"
     if common:
-        line += ", all " + " ".join(common)
-    return [head, line]
+        line += "; every curve: " + ", ".join(common)
+    return [head, line] + context
 
 
 # --- the plots
 
 
-def bucket_x(low, high):
-    if low <= 0:
-        return max(high, 1) / 2
-    return (low * high) ** 0.5
-
-
-def dist_points(histo):
-    """(x, % of samples) per bucket of a pooled histogram; None where empty
-    buckets lie between two (the line breaks there instead of spanning them)."""
-    buckets = {}
-    for low, high, count in histo:
-        b = buckets.setdefault(low, [high, 0])
-        b[1] += count
+def ogive(buckets, scale):
+    """[(x, % of samples at or below x)] of one histogram {low: [high,
+    count]}: exact at every bucket edge, linear within a bucket (its samples
+    taken as spread evenly over it); scale: x units per cycle."""
     total = sum(c for _, c in buckets.values())
-    if total <= 0:
-        return []
-    points, prev = [], None
+    pts, cum = [], 0
     for low, (high, count) in sorted(buckets.items()):
-        if prev is not None and low > prev + 1:
-            points.append(None)
-        points.append((bucket_x(low, high), 100.0 * count / total))
-        prev = high
-    return points
+        if count <= 0:
+            continue
+        start = (low * scale, 100.0 * cum / total)
+        if not pts or pts[-1] != start:
+            pts.append(start)
+        cum += count
+        pts.append(((high + 1) * scale, 100.0 * cum / total))
+    return pts
+
+
+def dist_data(boots, unit):
+    """{row key: {"boots": [(samples, ogive)], "extremes": {(min, max)},
+    "pairs": {(sender, targets)}}}: each boot's histogram of a row (several
+    records of a row in a boot, matrix=1's pairs, pooled), in unit (ns
+    through the boot's TSC frequency; a boot without one is left out)."""
+    out = {}
+    for boot in boots:
+        scale = 1.0
+        if unit == "ns":
+            khz = tsc_khz(boot)
+            if khz is None:
+                continue
+            scale = 1e6 / khz
+        per = {}
+        for rec in boot.results:
+            stats = rec.get(unit)
+            if rec.get("status") != "SUCCESS" or not isinstance(stats, dict) or \
+                    not rec.get("histogram"):
+                continue
+            key = R.row_key(rec)
+            buckets = per.setdefault(key, {})
+            for low, high, count in rec["histogram"]:
+                buckets.setdefault(low, [high, 0])[1] += count
+            e = out.setdefault(key, {"boots": [], "extremes": set(), "pairs": set()})
+            e["extremes"].add((stats.get("min"), stats.get("max")))
+            e["pairs"].add((rec.get("sender"), rec.get("targets")))
+        for key, buckets in per.items():
+            total = sum(c for _, c in buckets.values())
+            if total > 0:
+                out[key]["boots"].append((total, ogive(buckets, scale)))
+    return out
+
+
+def cdf_curve(set_name, key, data):
+    """The pooled CDF of a row with the band its boots' CDFs span, or, when
+    every sample had one value, that value as a point."""
+    ext = data["extremes"]
+    if len(ext) == 1:
+        lo, hi = next(iter(ext))
+        if lo is not None and lo == hi:
+            c = curve(set_name, key, [(float(lo), 100.0)], "point", key[5])
+            c["value"] = float(lo)
+            return c
+    boots = data["boots"]
+    if not boots:
+        return None
+    grid = sorted({p[0] for _, pts in boots for p in pts})
+    total = sum(n for n, _ in boots)
+    points = [(x, sum(n * interp(pts, x) for n, pts in boots) / total) for x in grid]
+    c = curve(set_name, key, points, "cdf", key[5])
+    if len(boots) > 1:
+        c["band"] = [(x, min(interp(p, x) for _, p in boots),
+                      max(interp(p, x) for _, p in boots)) for x in grid]
+    c["boots"] = len(boots)
+    return c
 
 
 def dist_range(curves, share):
-    """(lo, hi, tail): the x range from the smallest bucket to where every
+    """(lo, hi, tail): the x range from the smallest sample to where every
     curve holds share % of its samples, and the largest % of a curve beyond."""
-    lo = min(p[0] for c in curves for p in c["points"] if p)
+    lo = min(c["points"][0][0] for c in curves)
     hi = lo
     for c in curves:
-        cum = 0.0
-        for p in filter(None, c["points"]):
-            cum += p[1]
-            if cum >= share:
-                hi = max(hi, p[0])
-                break
+        hi = max(hi, next((p[0] for p in c["points"] if p[1] >= share), c["points"][-1][0]))
     lo, hi = lo / 1.15, hi * 1.15
-    tail = max(sum(p[1] for p in c["points"] if p and p[0] > hi) for c in curves)
+    tail = max(100.0 - interp(c["points"], hi) for c in curves)
     return lo, hi, tail
 
 
-def dist_plots(sides, names, data_dir, unit):
+def env_cpus(boots):
+    counts = [b.env["cpus"].get("count") for b in boots if isinstance(b.env.get("cpus"), dict)]
+    return max((c for c in counts if isinstance(c, int)), default=None)
+
+
+def dist_plots(sets, names, data_dir, unit, context):
     plots = []
+    data = [dist_data(boots, unit) for _, boots in sets]
+    cpus = max((c for c in (env_cpus(b) for _, b in sets) if c), default=None)
     groups = {}
-    for side in sides:
-        for key in side.histos:
+    for d in data:
+        for key in d:
             groups.setdefault(key[:2], set()).add(key[5])
     for (bench, metric), ntargets in sorted(groups.items()):
-        nmax = max(ntargets)
-        curves = []
-        for side, sname in zip(sides, names):
-            for key in sorted(side.histos, key=R.row_order):
+        nmax = max((n for n in ntargets if isinstance(n, int)), default=None)
+        curves, pairs = [], {}
+        for d, sname in zip(data, names):
+            for key in sorted(d, key=R.row_order):
                 if key[:2] == (bench, metric) and key[5] == nmax:
-                    points = dist_points(side.histos[key])
-                    if points:
-                        curves.append(curve(sname, key, points))
+                    c = cdf_curve(sname, key, d[key])
+                    if c:
+                        curves.append(c)
+                        if len(d[key]["pairs"]) > 1:
+                            pairs[sname] = max(pairs.get(sname, 0), len(d[key]["pairs"]))
         if not curves:
             continue
         lo, hi, tail = dist_range(curves, 100.0 - TAIL_SHARE)
@@ -311,18 +714,37 @@ def dist_plots(sides, names, data_dir, unit):
         by, panels = panels_of(curves)
         label_curves(curves, by)
         style_curves(panels)
-        title = figure_title(f"{bench} / {metric}: latency distribution, {nmax} target(s), "
-                             "share of samples per histogram bucket", curves, by, len(panels))
-        if tail > 0:
+        head = metric_head(bench, metric)
+        where = targets_words(bench, nmax, cpus)
+        title = figure_title(f"{head}{', ' + where if where else ''}: latency distribution "
+                             "(empirical CDF, pooled over boots)", curves, by, len(panels),
+                             context_lines([c["f"]["set"] for c in curves], context))
+        for c in curves:
+            if c["kind"] == "point":
+                c["label"] += f": every sample {num(c['value'] / div)} {axis_unit}"
+        banded = max((c.get("boots", 1) for c in curves), default=1)
+        if banded > 1:
+            title.append(f"shaded: the range the boots' own CDFs span (min..max over up to "
+                         f"{banded} boots)")
+        if any(c["kind"] == "point" for c in curves):
+            title.append("a single marker: every sample of that curve had one value")
+        for sname, n in pairs.items():
+            title.append(f"{sname}: its {n} sender/target pairs (matrix=1) pooled")
+        if tail > 0.005:
             title.append(f"x axis ends at {num(hi / div)} {axis_unit}; beyond it lie at "
                          f"most {tail:.2f}% of a curve's samples (the data under data/)")
+        same = mark_coinciding(panels)
+        if same:
+            title.append(same)
         common = ["set logscale x 10", f"set xrange [{lo:.6g}:{hi:.6g}]",
                   gp_tics("x", log_ticks(lo, hi, div)),
                   f"set xlabel {gp_str(axis_unit + ', log scale')}",
-                  "set ylabel '% of samples'", "set yrange [0:*]", "set format y '%g'"]
+                  "set ylabel '% of samples at or below'", "set yrange [0:102]",
+                  "set ytics 0,20,100", "set format y '%g'"]
         lines, size = figure(name, title, panels, data_dir, common)
-        cap = f"{bench} / {metric}: share of samples per histogram bucket, {len(curves)} curves"
-        plots.append(Plot(name, f"{bench} / {metric} distribution", lines, cap, size))
+        cap = (f"{head}: empirical CDF of every sample, {len(curves)} curve"
+               f"{'' if len(curves) == 1 else 's'}; {context_lines(names, context)[0]}")
+        plots.append(Plot(name, f"{bench} {metric}: distribution", lines, cap, size))
     return plots
 
 
@@ -331,39 +753,217 @@ def int_ticks(lo, hi):
     return [(str(n), n) for n in range(lo, hi + 1, step)]
 
 
-def scaling_plots(sides, names, data_dir, unit):
+def dodge(panels):
+    """Shifts each panel's curves sideways, evenly about their x, so that
+    their error bars do not sit on one another; the largest shift."""
+    most = 0.0
+    for _, cs in panels:
+        k = len(cs)
+        step = min(0.04, 0.24 / max(k, 1))
+        for i, c in enumerate(cs):
+            d = (i - (k - 1) / 2) * step
+            c["points"] = [(p[0] + d,) + tuple(p[1:]) for p in c["points"]]
+            most = max(most, abs(d))
+    return most
+
+
+def place_markers(singles, panels):
+    """Each series of one point as a marker on every panel that holds a curve
+    of its configuration, backend and target state (in that curve's colour),
+    one marker shape per such series, named once per panel in the legend."""
+    kinds = list(dict.fromkeys((m["f"]["variant"], m["f"]["state"], m["points"][0][0])
+                               for m in singles))
+    homeless = []
+    for m in singles:
+        kind = kinds.index((m["f"]["variant"], m["f"]["state"], m["points"][0][0]))
+        m["pt"] = MARKER_ALT[kind % len(MARKER_ALT)]
+        placed = False
+        for _, cs in panels:
+            twin = next((c for c in cs if c["kind"] != "marker" and
+                         all(c["f"][k] == m["f"][k] for k in ("set", "backend", "state"))), None)
+            if twin is not None:
+                cs.append(dict(m, kind="marker", colour=twin["colour"]))
+                placed = True
+        if not placed:
+            homeless.append(m)
+    for m in homeless:          # its backend has no curve: the first panel, a free colour
+        cs = panels[0][1]
+        used = {c.get("colour") for c in cs}
+        colour = next((p for p in PALETTE if p not in used), PALETTE[-1])
+        cs.append(dict(m, kind="marker", colour=colour))
+    for _, cs in panels:
+        seen = []
+        for c in list(cs):
+            if c["kind"] == "marker" and c["pt"] not in seen:
+                seen.append(c["pt"])
+                v, s, n = c["f"]["variant"], c["f"]["state"], c["points"][0][0]
+                words = variant_words(v) or state_words(s)
+                cs.append({"kind": "legend", "pt": c["pt"], "f": c["f"],
+                           "label": f"{words or 'one point'} ({n:g} targets only)"})
+
+
+def scaling_plots(sides, names, data_dir, unit, context):
     plots = []
     groups = {}
     for side, sname in zip(sides, names):
         for key, vals in side.values.items():
             if vals:
                 groups.setdefault(key[:2], {}).setdefault((sname,) + key[2:5], {})[key[5]] = \
-                    R.median(vals)
+                    vals
     for (bench, metric), series in sorted(groups.items()):
         counts = {n for pts in series.values() for n in pts if isinstance(n, int)}
         if len(counts) < 2:
             continue
-        top = max(v for pts in series.values() for v in pts.values())
+        top = max(max(v) for pts in series.values() for v in pts.values())
         div, axis_unit = axis_scale(top, unit)
+        spread = max(len(v) for pts in series.values() for v in pts.values())
         curves = []
         for s, pts in sorted(series.items(), key=lambda s: tuple(map(str, s[0]))):
-            points = [(n, v / div) for n, v in sorted(pts.items()) if isinstance(n, int)]
-            curves.append(curve(s[0], (None, None) + s[1:] + (None,), points))
+            points = [(n, R.median(v) / div, min(v) / div, max(v) / div)
+                      for n, v in sorted(pts.items()) if isinstance(n, int)]
+            if spread < 2:
+                points = [p[:2] for p in points]
+            curves.append(curve(s[0], (None, None) + s[1:] + (None,), points,
+                                "err" if spread > 1 else "line"))
+        multi = [c for c in curves if len(c["points"]) > 1] or curves
+        singles = [c for c in curves if c not in multi]
         name = slug("scaling", bench, metric)
-        by, panels = panels_of(curves)
+        by, panels = panels_of(multi)
         label_curves(curves, by)
         style_curves(panels)
-        title = figure_title(f"{bench} / {metric}: median p50 against the number of targets",
-                             curves, by, len(panels))
-        common = ["set xlabel 'targets'", f"set ylabel {gp_str('median p50, ' + axis_unit)}",
+        head = metric_head(bench, metric)
+        title = figure_title(f"{head}: median p50 against the number of targets",
+                             curves, by, len(panels),
+                             context_lines([c["f"]["set"] for c in curves], context),
+                             len(singles))
+        same = mark_coinciding(panels)
+        if spread > 1:
+            shift = dodge(panels)
+            title.append(f"error bars: min..max of the boots' p50 (up to {spread} boots); "
+                         f"curves shifted sideways by up to {shift:.2g} target to keep "
+                         "them apart")
+        if singles:
+            place_markers(singles, panels)
+        if same:
+            title.append(same)
+        common = [f"set xlabel {gp_str('targets: the first k CPUs other than the sender')}",
+                  f"set ylabel {gp_str('median p50, ' + axis_unit)}",
                   f"set xrange [{min(counts) - 0.3}:{max(counts) + 0.3}]",
                   gp_tics("x", int_ticks(min(counts), max(counts))),
                   "set yrange [0:*]", "set format y '%g'"]
         lines, size = figure(name, title, panels, data_dir, common)
-        plots.append(Plot(name, f"{bench} / {metric} scaling", lines,
-                          f"{bench} / {metric}: median p50 against the number of targets, "
-                          f"{len(curves)} curves", size))
+        plots.append(Plot(name, f"{bench} {metric}: scaling", lines,
+                          f"{head}: median p50 against the number of targets, "
+                          f"{len(curves)} curves; {context_lines(names, context)[0]}", size))
     return plots
+
+
+# --- matrix=1: every sender/target pair of single's round trip
+
+MATRIX_ROW = ("single", "round-trip", "none")   # bench, metric, variant of matrix=1
+
+
+def matrix_cells(boots, unit):
+    """{backend: {(sender, target): [the pair's p50, one per boot]}} of the
+    boots whose single round trips came from more than one sender (matrix=1:
+    one record per ordered pair, docs/results.md)."""
+    out = {}
+    for boot in boots:
+        per = {}
+        for rec in boot.results:
+            stats = rec.get(unit)
+            if tuple(rec.get(k) for k in ("bench", "metric", "variant")) != MATRIX_ROW or \
+                    rec.get("status") != "SUCCESS" or not isinstance(stats, dict) or \
+                    not isinstance(rec.get("sender"), int) or \
+                    not str(rec.get("targets", "")).isdigit():
+                continue
+            per.setdefault(rec.get("backend"), {}).setdefault(
+                (rec["sender"], int(rec["targets"])), []).append(stats["p50"])
+        for backend, cells in per.items():
+            if len({s for s, _ in cells}) < 2:
+                continue
+            for cell, vals in cells.items():
+                out.setdefault(backend, {}).setdefault(cell, []).append(R.median(vals))
+    return out
+
+
+def matrix_plots(sets, names, data_dir, unit, context):
+    """A heatmap per configuration and backend: row = sender, column =
+    target, each cell the median over boots of that pair's round-trip p50,
+    '-' on the diagonal (a CPU does not send to itself)."""
+    panels = []
+    for (_, boots), sname in zip(sets, names):
+        cells = matrix_cells(boots, unit)
+        for backend, pairs in cells.items():
+            n = max([env_cpus(boots) or 0] + [max(p) + 1 for p in pairs])
+            panels.append((sname, backend, n, pairs, len(boots), socket_size(boots, n)))
+    if not panels:
+        return []
+    vals = [R.median(v) for p in panels for v in p[3].values()]
+    div, axis_unit = axis_scale(max(vals), unit)
+    lo, hi = min(vals) / div, max(vals) / div
+    if hi <= lo:
+        lo, hi = lo * 0.99, hi * 1.01 + 1e-9
+    several = len({p[0] for p in panels}) > 1
+    blocks, cmds, widest = [], [], 0.0
+    for sname, backend, n, pairs, _, per_socket in panels:
+        rows = []
+        for s in range(n):
+            for t in range(n):
+                v = pairs.get((s, t))
+                if s == t:
+                    rows.append(f"{t} {s} NaN -")
+                elif not v:
+                    rows.append(f"{t} {s} NaN n/a")
+                else:
+                    rows.append(f"{t} {s} {R.median(v) / div:.6g} {num(R.median(v) / div)}")
+                    widest = max(widest, max(v) / min(v) - 1 if min(v) > 0 else 0)
+            rows.append("")
+        blocks.append("\n".join(rows).rstrip("\n"))
+        src = f"{gp_str('data/matrix.dat')} index {len(blocks) - 1}"
+        ticks = [(str(c), c) for c in range(n)]
+        cmds.append("unset arrow")
+        for edge in range(per_socket or n, n, per_socket or n):
+            cmds += [f"set arrow from {edge - 0.5},-0.5 to {edge - 0.5},{n - 0.5} nohead front "
+                     "lw 2.5 lc rgb 'black'",
+                     f"set arrow from -0.5,{edge - 0.5} to {n - 0.5},{edge - 0.5} nohead front "
+                     "lw 2.5 lc rgb 'black'"]
+        cmds += [f"set title {gp_str(f'{sname}: {backend}' if several else backend)}",
+                 f"set xrange [-0.5:{n - 0.5}]", f"set yrange [{n - 0.5}:-0.5]",
+                 gp_tics("x", ticks), gp_tics("y", ticks),
+                 f"plot {src} using 1:2:3 with image notitle, "
+                 f"{src} using 1:2:4 with labels font ',{9 if n > 6 else 10}' notitle"]
+    R.replace_file(os.path.join(data_dir, "matrix.dat"), "\n\n\n".join(blocks) + "\n")
+    boots = max(p[4] for p in panels)
+    cols = 1 if len(panels) == 1 else 2
+    rows = -(-len(panels) // cols)
+    side = 640 if cols == 1 else 520
+    width = cols * side
+    title = [metric_head(*MATRIX_ROW[:2]) + ", matrix=1: every sender/target pair",
+             "row = sender CPU, column = target CPU; cell: the pair's p50" +
+             (f", median over {boots} boots" if boots > 1 else "") +
+             "; '-': a CPU does not send to itself; one colour scale for all"] + \
+        context_lines([p[0] for p in panels], context)
+    if boots > 1:
+        title.append(f"spread over boots: a pair's p50 varied by at most {100 * widest:.1f}% "
+                     "(max/min)")
+    if any(p[5] for p in panels):
+        title.append("black lines: socket boundaries (QEMU numbers CPUs socket by socket)")
+    title = wrap(title, width - 20)
+    height = rows * (side - 40) + 18 * len(title)
+    lines = ["set key off", "set size ratio -1", "set tics scale 0",
+             f"set xlabel {gp_str('target CPU; cells: round-trip p50, ' + axis_unit)}",
+             "set ylabel 'sender CPU'",
+             "set palette defined (0 '#fff7bc', 0.5 '#fe9929', 1 '#cc4c02')",
+             f"set cbrange [{lo:.6g}:{hi:.6g}]", "set format cb '%g'",
+             "set object 1 rect from graph 0,0 to graph 1,1 behind fc rgb '#e4e4e4' "
+             "fs solid noborder",
+             f"set multiplot layout {rows},{cols} title {gp_lines(title)}"] + \
+        cmds + ["unset multiplot"]
+    cap = (f"matrix=1: round-trip p50 of every sender/target pair, {len(panels)} "
+           f"heatmap{'' if len(panels) == 1 else 's'}; {context_lines(names, context)[0]}")
+    return [Plot("matrix", "single round trip, every pair (matrix=1)", lines, cap,
+                 (width, height))]
 
 
 # --- the kvm-unit-tests view (docs/results.md, "kut")
@@ -461,7 +1061,7 @@ def kut_cell(vals):
     return med if len(vals) == 1 else f"{med} ({num(min(vals))}..{num(max(vals))})"
 
 
-def kut_view(sets, names, data_dir, unit):
+def kut_view(sets, names, data_dir, unit, context=None):
     """(plots, tables, notes) of the kvm-unit-tests view: a table per panel,
     [(title, head, rows)], each cell the median over boots (min..max)."""
     views, notes = [], []
@@ -484,14 +1084,16 @@ def kut_view(sets, names, data_dir, unit):
         plots_cmds += [f"set title {gp_str(ptitle)}"] + \
             kut_panel("kut", knames, series, div, blocks)
     R.replace_file(os.path.join(data_dir, "kut.dat"), "\n\n\n".join(blocks) + "\n")
-    lines, size = kut_canvas(kut_title(views), panels, plots_cmds, axis_unit)
+    title = kut_title(views) + context_lines([v["name"] for v in views], context or {})
+    lines, size = kut_canvas(title, panels, plots_cmds, axis_unit)
     tables = [(ptitle, ["x86/vmexit.c name"] + [s["label"] for s in series],
                [[k] + [kut_cell(s["values"].get(k)) for s in series] for k in knames])
               for ptitle, knames, series in panels]
     cap = (f"kvm-unit-tests view: mean {axis_unit} per iteration of each x86/vmexit.c name, "
            "one bar per backend" + (", baseline and candidate side by side"
                                     if len(views) == 2 else "") +
-           ", median over boots, min..max over boots as error bars")
+           ", median over boots, min..max over boots as error bars; " +
+           "; ".join(context_lines([v["name"] for v in views], context or {})))
     return [Plot("kut", "kvm-unit-tests view", lines, cap, size)], tables, notes
 
 
@@ -524,6 +1126,7 @@ def kut_canvas(title, panels, plots_cmds, axis_unit):
     cols = 1 if len(panels) == 1 else 2
     rows = -(-len(panels) // cols)
     width = 1024 if cols == 1 else cols * PANEL_W
+    title = wrap(title, width - 20)
     height = max(kut_panel_height(n, s, width // cols) for _, n, s in panels) * rows + \
         18 * len(title)
     lines = ["set style fill solid 0.85 border -1", "set grid xtics", "set ytics nomirror scale 0",
@@ -535,7 +1138,7 @@ def kut_canvas(title, panels, plots_cmds, axis_unit):
     return lines, (width, height)
 
 
-def bar_plot(cmp, data_dir, names):
+def bar_plot(cmp, data_dir, names, context=None):
     """Horizontal bars, one row per compared row, its name beside it."""
     rows = sorted(cmp.compared, key=lambda r: -abs(r.change))
     total = len(rows)
@@ -567,6 +1170,9 @@ def bar_plot(cmp, data_dir, names):
         xlabel = f"change of B against A, % of A ({cmp.unit} p50)"
         what = f"baseline A {a}, candidate B {b}"
     longest = max(len(r.name) for r in rows)
+    # The title centres over the bars, right of the names' margin.
+    title = wrap(title + context_lines(list(dict.fromkeys(names)), context or {}),
+                 max(400, 1004 - 7 * (longest + 3)))
     lines = ["set style fill solid 0.7 border -1", f"set lmargin {longest + 3}",
              "set grid xtics", "set yzeroaxis lt -1", "set ytics nomirror scale 0",
              f"set yrange [-0.6:{len(rows) - 0.4}]", "set format x '%+g%%'",
@@ -580,7 +1186,26 @@ def bar_plot(cmp, data_dir, names):
              f"NaN with boxes lc rgb '#{COLOURS['other'][2:]}' title 'not significant'"]
     return [Plot("ab", "A/B comparison" + (f": {what}" if cmp.pair else ""), lines,
                  f"change of each compared row, {what}, with its bootstrap 95% confidence "
-                 "interval", (1024, 190 + BAR_PX * len(rows)))]
+                 "interval; " + "; ".join(context_lines(list(dict.fromkeys(names)),
+                                                        context or {})),
+                 (1024, 154 + 18 * len(title) + BAR_PX * len(rows)))]
+
+
+def png_terminal(listing):
+    """The PNG terminal to draw with, from what `gnuplot -e 'set terminal'`
+    lists: pngcairo (antialiased, transparency), else gnuplot's own png
+    (libgd, truecolor for the shaded bands); None when it lists neither."""
+    names = {line.split()[0] for line in listing.splitlines() if line.strip()}
+    for term in ("pngcairo", "png"):
+        if term in names:
+            return term
+    return None
+
+
+def png_term_spec(term, w, h):
+    if term == "pngcairo":
+        return f"pngcairo size {w},{h} noenhanced font 'sans,{FONT_PNG}'"
+    return f"png size {w},{h} truecolor noenhanced font 'sans,{FONT_PNG}' background '#ffffff'"
 
 
 def run_gnuplot(out, plots):
@@ -588,12 +1213,18 @@ def run_gnuplot(out, plots):
     if not gnuplot:
         raise R.ToolError(R.EX_DEPS, "gnuplot is missing (Debian package gnuplot-nox; "
                           "tools/deps.sh report installs it)")
+    listing = subprocess.run([gnuplot, "-e", "set terminal"], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True).stdout
+    png = png_terminal(listing)
+    if png is None:
+        raise R.ToolError(R.EX_DEPS, "gnuplot lists neither the pngcairo nor the png "
+                          "terminal (Debian package gnuplot-nox has both)")
     script = ["set encoding utf8"]
     for p in plots:
         w, h = p.size
         for ext, term in (("svg", f"svg size {w},{h} dynamic noenhanced font 'sans,{FONT_SVG}' "
                                   "background 'white'"),
-                          ("png", f"pngcairo size {w},{h} noenhanced font 'sans,{FONT_PNG}'")):
+                          ("png", png_term_spec(png, w, h))):
             script += ["reset", f"set terminal {term}",
                        f"set output {gp_str(f'.{p.name}.{ext}.tmp')}"] + p.lines + \
                 ["unset output"]
@@ -727,14 +1358,17 @@ def report(a):
     data = os.path.join(out, "data")
     os.makedirs(data, exist_ok=True)
     names = display_names([s.name for s in sides])
-    plots = dist_plots(sides, names, data, a.unit) + scaling_plots(sides, names, data, a.unit)
+    context = {n: set_context(boots) for n, (_, boots) in zip(names, sets)}
+    plots = dist_plots(sets, names, data, a.unit, context) + \
+        scaling_plots(sides, names, data, a.unit, context) + \
+        matrix_plots(sets, names, data, a.unit, context)
     if not any(p.name.startswith("scaling") for p in plots):
         notes.append("no scaling curve: no benchmark was measured at more than one target count")
-    kut_plots, kut_tables, kut_notes = kut_view(sets, names, data, a.unit)
+    kut_plots, kut_tables, kut_notes = kut_view(sets, names, data, a.unit, context)
     plots += kut_plots
     notes += kut_notes
     if cmp is not None:
-        plots += bar_plot(cmp, data, (names[0], names[-1]))
+        plots += bar_plot(cmp, data, (names[0], names[-1]), context)
     run_gnuplot(out, plots)
     R.replace_file(os.path.join(out, "index.html"),
                    page_html(a.title, sets, cmp, plots, notes, kut_tables, a.unit))

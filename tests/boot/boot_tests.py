@@ -491,7 +491,10 @@ def scenarios():
         Scenario("sender=, target= and matrix=1 choose the pairs", smp="3", accel="tcg-single",
                  append="plan=bench bench=single backends=x2apic matrix=1",
                  checks=[contains(r"^single matrix on x2apic", r'"sender":2,"targets":"1"',
-                                  r'"sender":1,"targets":"0"'),
+                                  r'"sender":1,"targets":"0"',
+                                  # the table: target CPUs as its header, '-' on the diagonal
+                                  r"^  snd\\tgt +0 +1 +2$", r"^ +0 +- +\d+ +\d+$",
+                                  r"^ +1 +\d+ +- +\d+$", r"^ +2 +\d+ +\d+ +-$"),
                          records_valid("env", "result", "end"), final_status("SUCCESS")]),
         Scenario("sender= the last CPU: every benchmark sends from it (the BSP a target)",
                  smp="4", accel="tcg-single", append=f"plan=bench sender=3 {SMALL}",

@@ -241,12 +241,16 @@ def use_boot(boot):
     R.correctness_failures(boot)
     R.split_by_config([boot])
     ipibench_report.facts_lines([("a", [boot])])
+    ipibench_report.set_context([boot])
     for unit in ("cycles", "ns"):
         cmp = R.Comparison("a", [boot], "b", [boot], unit=unit)
         cmp.overlap_error()
         R.format_text(cmp)
         R.format_markdown(cmp)
         R.format_json(cmp)
+        for data in ipibench_report.dist_data([boot], unit).values():
+            ipibench_report.cdf_curve("a", ("b", "m", "v", "x", "spin", 1), data)
+        ipibench_report.matrix_cells([boot], unit)
 
 
 def use_presets(path):

@@ -86,8 +86,21 @@ def result(key, samples=None, status="SUCCESS", reason=None):
     return rec
 
 
-def env(cpus=4, tsc_source="CPUID 0x15"):
-    return {"record": "env", "schema": 1, "version": "synthetic", "cmdline": "plan=bench",
+# The guest's trust warnings (docs/results.md, env "trust"): id -> (text, per_figure).
+TRUST = {"tcg": ("QEMU TCG emulates every instruction: the cycles count the emulator's work, "
+                 "not a CPU's; only behaviour counts", True),
+         "rdtsc-exits": ("RDTSC costs 900 cycles: it exits", True),
+         "tsc-unstable": ("no invariant TSC (CPUID 0x80000007 EDX[8]) and no kvmclock "
+                          "TSC-stable flag", False)}
+
+
+def trust_record(ids):
+    return {"rdtsc_cycles": 30, "cpuid_cycles": 60,
+            "warnings": [{"id": i, "text": TRUST[i][0], "per_figure": TRUST[i][1]} for i in ids]}
+
+
+def env(cpus=4, tsc_source="CPUID 0x15", trust=None):
+    rec = {"record": "env", "schema": 1, "version": "synthetic", "cmdline": "plan=bench",
             "loader": "qemu", "cpu": {"vendor": "GenuineIntel", "brand": "synthetic",
                                       "family": 6, "model": 85, "stepping": 4},
             "features": {"x2apic": True, "tsc_deadline": True, "rdtscp": True,
@@ -100,6 +113,9 @@ def env(cpus=4, tsc_source="CPUID 0x15"):
                     "skew_consistent": True, "timing_end": "rdtscp;lfence"},
             "cpus": {"count": cpus, "listed": cpus, "apic_ids": list(range(cpus))},
             "harness_cycles": 40}
+    if trust:
+        rec["trust"] = trust_record(trust)
+    return rec
 
 
 def console(records, status="SUCCESS"):
@@ -116,14 +132,30 @@ def kut_records(rng, kut, boot_noise):
             for (name, backend), centre in kut.items()]
 
 
+def noisy(rng, centre, boot_noise, sample_noise, samples):
+    c = centre * max(0.05, 1 + rng.gauss(0, boot_noise))
+    return [max(4, int(c * math.exp(rng.gauss(0, sample_noise)))) for _ in range(samples)]
+
+
 def boot_records(rng, rows, boot_noise, sample_noise, samples, cpus, tsc_source,
-                 status="SUCCESS", kut=None):
-    recs = [env(cpus, tsc_source), {"record": "check", "schema": 1, "backend": "x2apic",
-                                    "passed": 20, "failed": 0, "skipped": 0}]
+                 status="SUCCESS", kut=None, trust=None, exact=(), matrix=None):
+    recs = [env(cpus, tsc_source, trust), {"record": "check", "schema": 1, "backend": "x2apic",
+                                           "passed": 20, "failed": 0, "skipped": 0}]
+    untrusted = [i for i in trust or () if TRUST[i][1]]
     for key, centre in rows.items():
-        c = centre * max(0.05, 1 + rng.gauss(0, boot_noise))
-        vals = [max(4, int(c * math.exp(rng.gauss(0, sample_noise)))) for _ in range(samples)]
+        vals = [int(centre)] * samples if key in exact else \
+            noisy(rng, centre, boot_noise, sample_noise, samples)
         recs.append(result(key, vals))
+    # matrix=1: single's round trip once per ordered pair, sender and target in the record.
+    for backend, cells in (matrix or {}).items():
+        for (snd, tgt), centre in cells.items():
+            rec = result(("single", "round-trip", "none", backend, "spin", 1),
+                         noisy(rng, centre, boot_noise, sample_noise, samples))
+            rec.update({"sender": snd, "targets": str(tgt)})
+            recs.append(rec)
+    for rec in recs:
+        if rec["record"] == "result" and rec["status"] == "SUCCESS" and untrusted:
+            rec["untrusted"] = untrusted
     recs += kut_records(rng, kut, boot_noise) if kut else []
     results = sum(r["record"] == "result" for r in recs)
     recs.append({"record": "end", "schema": 1, "status": status, "results": results})
@@ -132,10 +164,15 @@ def boot_records(rng, rows, boot_noise, sample_noise, samples, cpus, tsc_source,
 
 def make_set(folder, boots=5, rows=None, scale=None, boot_noise=0.01, sample_noise=0.05,
              samples=300, seed=1, cpus=4, tsc_source="CPUID 0x15", mutate=None,
-             status="SUCCESS", qemu_exit=65, accel="kvm", kut=None):
+             status="SUCCESS", qemu_exit=65, accel="kvm", kut=None, trust=None, smp=None,
+             exact=(), matrix=None):
     """Write `boots` runs under folder/bootN; scale: {key: factor} applied to centres.
     mutate(i, records) may change a boot's records (correctness cases); kut:
-    {(name, backend): mean cycles} adds the kvm-unit-tests view (KUT)."""
+    {(name, backend): mean cycles} adds the kvm-unit-tests view (KUT); trust:
+    the ids of the env record's trust warnings (TRUST), the per-figure ones
+    also in every result's "untrusted"; smp: QEMU's -smp value (default the CPU
+    count); exact: row keys whose every sample is the centre itself; matrix:
+    {backend: {(sender, target): centre}}, matrix=1's records."""
     rng = random.Random(seed)
     rows = dict(rows or ROWS)
     for key, f in (scale or {}).items():
@@ -144,7 +181,7 @@ def make_set(folder, boots=5, rows=None, scale=None, boot_noise=0.01, sample_noi
         d = os.path.join(folder, f"boot{i}")
         os.makedirs(d)
         recs = boot_records(rng, rows, boot_noise, sample_noise, samples, cpus, tsc_source,
-                            status, kut)
+                            status, kut, trust, exact, matrix)
         if mutate:
             mutate(i, recs)
         with open(os.path.join(d, "console.log"), "w") as f:
@@ -154,7 +191,8 @@ def make_set(folder, boots=5, rows=None, scale=None, boot_noise=0.01, sample_noi
                             "--exit", "0" if status in ("SUCCESS", "SKIP") else "4",
                             "--qemu-version", "QEMU emulator version 9.2.0",
                             "--started", "2026-01-01T00:00:00Z", "--seconds", "1.5",
-                            "--", "qemu-system-x86_64", "-accel", accel, "-smp", str(cpus)])
+                            "--", "qemu-system-x86_64", "-accel", accel, "-smp",
+                            str(smp or cpus)])
         if rc != 0:
             raise RuntimeError(f"save failed with {rc}")
     return folder

@@ -44,6 +44,21 @@ for _n in (1, 2, 3):
 # A row whose long name must fit beside its A/B bar.
 MANY[("flush", "target-loss", "native-invlpg-33p", "xapic-logical", "spin", 3)] = 90_000
 CHAR_EM = 0.55      # average width of a sans glyph, in font sizes
+# Broadcast as the guest runs it: set and loop at 1, 2 and 3 targets, the
+# shorthand at all 3 only; x2apic-nmi's centres are x2apic's (coinciding curves).
+SHORT = {}
+for _j, _b in enumerate(("x2apic", "x2apic-nmi", "xapic")):
+    for _i, _v in enumerate(("loop", "set")):
+        for _n in (1, 2, 3):
+            SHORT[("broadcast", "all-ack", _v, _b, "spin", _n)] = \
+                3000 + 1000 * _n + 2500 * _i + 6000 * (_b == "xapic")
+    SHORT[("broadcast", "all-ack", "shorthand", _b, "spin", 3)] = 4000 + 6000 * (_b == "xapic")
+# A TCG boot of 8 CPUs in 2 sockets; x2apic's send cost one value in every sample.
+EXACT = ("send-cost", "send", "none", "x2apic", "spin", 1)
+TCG_ROWS = dict(synth.ROWS)
+# matrix=1 on 3 CPUs: a centre per ordered pair, told apart by sender and target.
+MATRIX = {b: {(snd, tgt): base + 300 * snd + 40 * tgt for snd in range(3) for tgt in range(3)
+              if snd != tgt} for b, base in (("x2apic", 2000), ("xapic", 3500))}
 
 
 def tool(*args):
@@ -77,8 +92,25 @@ class Sets:
                              self.out_pair)
         self.out_ns = os.path.join(tmp, "ns")
         self.res_ns = tool("report", self.two, "--unit", "ns", "--out", self.out_ns)
+        self.tcg = synth.make_set(os.path.join(tmp, "tcg", "tcg-smp8"), boots=2, seed=15,
+                                  accel="tcg", trust=["tcg", "tsc-unstable"], cpus=8,
+                                  smp="8,sockets=2,cores=2,threads=2", rows=TCG_ROWS,
+                                  exact=[EXACT])
+        self.out_tcg = os.path.join(tmp, "tcg-report")
+        self.res_tcg = tool("report", self.tcg, "--out", self.out_tcg)
+        self.mat = synth.make_set(os.path.join(tmp, "matrix", "x2apic-smp3"), boots=3, seed=16,
+                                  cpus=3, rows={("send-cost", "send", "none", "x2apic", "spin",
+                                                 1): 300}, matrix=MATRIX, boot_noise=0.02)
+        self.out_mat = os.path.join(tmp, "matrix-report")
+        self.res_mat = tool("report", self.mat, "--out", self.out_mat)
+        self.short = synth.make_set(os.path.join(tmp, "short", "x2apic-smp4"), boots=3,
+                                    seed=17, rows=SHORT, boot_noise=0.01, sample_noise=0.02)
+        self.out_short = os.path.join(tmp, "short-report")
+        self.res_short = tool("report", self.short, "--out", self.out_short)
         self.reports = ((self.out, self.res), (self.out1, self.res1),
-                        (self.out_pair, self.res_pair), (self.out_ns, self.res_ns))
+                        (self.out_pair, self.res_pair), (self.out_ns, self.res_ns),
+                        (self.out_tcg, self.res_tcg), (self.out_mat, self.res_mat),
+                        (self.out_short, self.res_short))
 
 
 # --- reading what the tool wrote
@@ -462,6 +494,240 @@ def _(s):
     page = open(os.path.join(s.out1, "index.html")).read()
     for name in figs:
         check(f'src="{name}.svg"' in page, f"index.html does not show {name}")
+
+
+def data_blocks(out, name):
+    return open(os.path.join(out, "data", name + ".dat")).read().split("\n\n\n")
+
+
+def block_rows(blocks, clause):
+    """The data rows a plot clause draws, as lists of numbers."""
+    block = blocks[int(re.search(r"\bindex (\d+)", clause).group(1))]
+    return [[float(v) for v in row.split()] for row in block.splitlines() if row.strip()]
+
+
+def results_records(folder):
+    """[[result records] per boot] under folder."""
+    out = []
+    for root, _, files in sorted(os.walk(folder)):
+        if "results.json" in files:
+            recs = json.load(open(os.path.join(root, "results.json")))["records"]
+            out.append([r for r in recs if r["record"] == "result"])
+    return out
+
+
+def title_text(lines):
+    """Every title of a figure (multiplot, panels) as one line of words."""
+    text = " ".join(m.group(1) for ln in lines
+                    for m in [re.search(r'^set (?:multiplot layout \S+ )?title "(.*)"', ln)] if m)
+    return re.sub(r"\s+", " ", text.replace("\\n", " "))
+
+
+def report_module():
+    sys.path.insert(0, os.path.join(REPO, "tools"))
+    import ipibench_report
+    return ipibench_report
+
+
+@case("latency distributions are empirical CDFs: at every bucket edge the share of the "
+      "pooled samples at or below it, 0 to 100%")
+def _(s):
+    need(s, s.res1)
+    lines = figures(s.out1)["dist-single-round-trip"]
+    blocks = data_blocks(s.out1, "dist-single-round-trip")
+    check("set ylabel '% of samples at or below'" in lines, "y axis is not a cumulative share")
+    drawn = {t: c for p in lines if p.startswith("plot ") for t, c in titled(p)}
+    check(set(drawn) == {"x2apic", "xapic"}, f"curves {sorted(drawn)}")
+    for backend, clause in drawn.items():
+        check("with linespoints" in clause or "with lines" in clause,
+              f"{backend}: not drawn as a line: {clause}")
+        rows = block_rows(blocks, clause)
+        xs, ys = [r[0] for r in rows], [r[1] for r in rows]
+        check(xs == sorted(xs) and ys == sorted(ys), f"{backend}: CDF not monotone: {rows}")
+        check(abs(ys[0]) < 1e-9 and abs(ys[-1] - 100) < 1e-3, f"{backend}: ends {ys[0]}, {ys[-1]}")
+        pooled = {}
+        for boot in results_records(s.small):
+            for r in boot:
+                if (r["bench"], r["metric"], r["backend"]) == ("single", "round-trip", backend):
+                    for low, high, count in r["histogram"]:
+                        pooled[high] = pooled.get(high, 0) + count
+        total, cum = sum(pooled.values()), 0
+        for high in sorted(pooled):
+            cum += pooled[high]
+            want = 100.0 * cum / total
+            got = [y for x, y in zip(xs, ys) if abs(x - (high + 1)) < 1e-6]
+            check(got and abs(got[0] - want) < 1e-3,
+                  f"{backend}: at {high + 1} cycles the CDF is {got}, the histograms say {want}")
+
+
+@case("a distribution of one distinct value is one marked point at 100%, not a spike")
+def _(s):
+    need(s, s.res_tcg)
+    lines = figures(s.out_tcg)["dist-send-cost-send"]
+    blocks = data_blocks(s.out_tcg, "dist-send-cost-send")
+    drawn = {t: c for p in lines if p.startswith("plot ") for t, c in titled(p)}
+    point = [(t, c) for t, c in drawn.items() if t.startswith("x2apic")]
+    check(len(point) == 1, f"no x2apic curve among {sorted(drawn)}")
+    title, clause = point[0]
+    check(" with points " in clause, f"x2apic's one value not drawn as a marker: {clause}")
+    check(block_rows(blocks, clause) == [[300.0, 100.0]],
+          f"x2apic's marker at {block_rows(blocks, clause)}, every sample was 300 cycles")
+    check("every sample 300 cycles" in title, f"legend {title!r} does not say its one value")
+    other = drawn.get("xapic", "")
+    check("with linespoints" in other and len(block_rows(blocks, other)) > 2,
+          f"xapic's spread samples are not a CDF: {other}")
+
+
+@case("matrix=1: a heatmap per backend, row = sender, column = target, each cell the median "
+      "over boots of the pair's p50, '-' on the diagonal")
+def _(s):
+    need(s, s.res_mat)
+    figs = figures(s.out_mat)
+    check("matrix" in figs, f"no matrix figure: {sorted(figs)}")
+    lines = figs["matrix"]
+    blocks = data_blocks(s.out_mat, "matrix")
+    want = {}
+    for boot in results_records(s.mat):
+        for r in boot:
+            if (r["bench"], r["metric"]) == ("single", "round-trip") and r["status"] == "SUCCESS":
+                want.setdefault(r["backend"], {}).setdefault(
+                    (r["sender"], int(r["targets"])), []).append(r["cycles"]["p50"])
+    panels = [re.search(r'set title "(.*)"', ln).group(1) for ln in lines
+              if ln.startswith("set title ")]
+    check(panels == ["x2apic", "xapic"], f"panels {panels}")
+    plots = [ln for ln in lines if ln.startswith("plot ")]
+    for backend, plot in zip(panels, plots):
+        check("with image" in plot, f"{backend}: not a heatmap: {plot}")
+        block = blocks[int(re.search(r"\bindex (\d+)", plot).group(1))]
+        cells = {}
+        for row in filter(str.strip, block.splitlines()):
+            t, snd, z, label = row.split()
+            cells[(int(snd), int(t))] = (z, label)
+        check(len(cells) == 9, f"{backend}: {len(cells)} cells for 3 CPUs")
+        for (snd, t), (z, label) in cells.items():
+            if snd == t:
+                check(z == "NaN" and label == "-", f"{backend}: diagonal {snd} is {z} {label}")
+                continue
+            vals = sorted(want[backend][(snd, t)])
+            med = vals[len(vals) // 2]
+            check(abs(float(z) - med) < 1e-6 and label == str(med),
+                  f"{backend} {snd}->{t}: drawn {z} ({label}), the boots' median p50 is {med}")
+    text = title_text(lines)
+    check("row = sender CPU, column = target CPU" in text and "median over 3 boots" in text,
+          f"matrix title lacks what a row, a column and a cell are: {text}")
+
+
+@case("every figure's title carries the accelerator, its trust warnings and the guest "
+      "topology; its legends and titles use words, not record fields")
+def _(s):
+    need(s, s.res_tcg)
+    figs = figures(s.out_tcg)
+    check(len(figs) >= 4, f"figures {sorted(figs)}")
+    for name, lines in figs.items():
+        text = title_text(lines)
+        for want in ("TCG: emulated, behaviour only", "no invariant TSC",
+                     "8 CPUs: 2 sockets x 2 cores x 2 threads"):
+            check(want in text, f"{name}: title lacks {want!r}: {text}")
+        svg = re.sub(r"\s+", " ", " ".join(t[5] for t in svg_texts(
+            os.path.join(s.out_tcg, name + ".svg"))))
+        check("TCG: emulated, behaviour only" in svg, f"{name}.svg does not show the TCG warning")
+    # The KVM sets of MANY: words for variants and target states, nothing like 'all X spin'.
+    for name, lines in figures(s.out).items():
+        text = title_text(lines)
+        check(not re.search(r"\bspin\b|\ball \S+ (spin|self)\b", text),
+              f"{name}: jargon in the title: {text}")
+    scaling = figures(s.out)["scaling-broadcast-all-ack"]
+    words = title_text(scaling) + " " + " ".join(
+        t for p in scaling if p.startswith("plot ") for t, _ in titled(p))
+    for want in ("unicast loop", "set send", "shorthand", "spinning targets"):
+        check(want in words, f"scaling-broadcast-all-ack: no {want!r} in {words[:300]}")
+    m = report_module()
+    for spec, count, want in (("6,sockets=2,cores=3", 6, "6 CPUs: 2 sockets x 3 cores x 1 thread"),
+                              ("4", 4, "4 CPUs (-smp 4)"),
+                              ("8,threads=2", 8, "8 CPUs: 1 socket x 4 cores x 2 threads")):
+        check(m.smp_words(spec, count) == want, f"-smp {spec}: {m.smp_words(spec, count)!r}")
+
+
+@case("a series of one target count (the shorthand) is a marker on its backend's panel, "
+      "not a panel of single points; coinciding curves are said to and drawn dashed")
+def _(s):
+    need(s, s.res_short)
+    lines = figures(s.out_short)["scaling-broadcast-all-ack"]
+    blocks = data_blocks(s.out_short, "scaling-broadcast-all-ack")
+    plots = [ln for ln in lines if ln.startswith("plot ")]
+    for p in plots:
+        for title, c in titled(p):
+            if "NaN" in c:
+                continue
+            check(len(block_rows(blocks, c)) > 1, f"{title!r} is a curve of one point")
+    markers = [c for p in plots for c in clauses(p) if "with points" in c and "notitle" in c]
+    check(len(markers) == 3, f"{len(markers)} shorthand markers, expected one per backend")
+    for c in markers:
+        check([r[0] for r in block_rows(blocks, c)] == [3.0], f"marker not at 3 targets: {c}")
+    check(any(t == "shorthand (3 targets only)" for p in plots for t, _ in titled(p)),
+          "the markers are not named in the legend")
+    text = title_text(lines)
+    check(re.search(r"coincide.*x2apic, unicast loop = x2apic-nmi, unicast loop", text),
+          f"the coinciding x2apic and x2apic-nmi curves are not said to: {text}")
+    nmi = [c for p in plots for t, c in titled(p) if t.startswith("x2apic-nmi")]
+    check(nmi and all(" dt " in c for c in nmi), f"x2apic-nmi not dashed over x2apic: {nmi}")
+
+
+@case("spread over boots: scaling error bars span min..max of the boots' p50; CDFs of "
+      "several boots have the band the boots' CDFs span")
+def _(s):
+    need(s, s.res_short)
+    lines = figures(s.out_short)["scaling-broadcast-all-ack"]
+    blocks = data_blocks(s.out_short, "scaling-broadcast-all-ack")
+    per = {}
+    for boot in results_records(s.short):
+        for r in boot:
+            per.setdefault((r["backend"], r["variant"], r["ntargets"]), []).append(
+                r["cycles"]["p50"])
+    drawn = [(t, c) for p in lines if p.startswith("plot ") for t, c in titled(p)
+             if "NaN" not in c]
+    check(drawn, "no curves")
+    for title, c in drawn:
+        check("yerrorlines" in c and "using 1:2:3:4" in c, f"{title}: no error bars: {c}")
+        backend, variant = title.split(", ")
+        variant = {"unicast loop": "loop", "set send": "set"}[variant]
+        for x, y, lo, hi in block_rows(blocks, c):
+            vals = per[(backend, variant, round(x))]
+            check(abs(lo - min(vals)) < 1e-6 and abs(hi - max(vals)) < 1e-6,
+                  f"{title} at {round(x)}: bars {lo}..{hi}, the boots' p50 {sorted(vals)}")
+    check("min..max of the boots' p50" in title_text(lines), "the error bars are not said")
+    dist = figures(s.out_short)["dist-broadcast-all-ack"]
+    check(any("filledcurves" in c for p in dist if p.startswith("plot ") for c in clauses(p)),
+          "no band of the boots' spread on the CDFs")
+
+
+@case("PNG through pngcairo where gnuplot lists it, else through gnuplot's png terminal")
+def _(s):
+    need(s, s.res1)
+    m = report_module()
+    check(hasattr(m, "png_terminal"), "the report has no choice of PNG terminal")
+    check(m.png_terminal("   png  PNG images\n   pngcairo  png terminal based on cairo\n") ==
+          "pngcairo", "pngcairo not preferred")
+    check(m.png_terminal("  png  PNG images using libgd\n  svg  W3C\n") == "png",
+          "no fallback to png")
+    check(m.png_terminal("  svg  W3C\n") is None, "a PNG terminal where none is listed")
+    check(re.search(r"^set terminal pngcairo ", open(os.path.join(s.out1, "plots.gp")).read(),
+                    re.M), "pngcairo listed here but not used")
+    real = shutil.which("gnuplot")
+    fake = os.path.join(s.tmp, "nocairo")
+    os.makedirs(fake, exist_ok=True)
+    with open(os.path.join(fake, "gnuplot"), "w") as f:
+        f.write(f'#!/bin/sh\nif [ "$1" = "-e" ]; then "{real}" "$@" 2>&1 | grep -v pngcairo; '
+                f'exit 0; fi\nexec "{real}" "$@"\n')
+    os.chmod(os.path.join(fake, "gnuplot"), 0o755)
+    out = os.path.join(s.tmp, "png-report")
+    expect(run_cmd(TOOL + ["report", s.small, "--out", out],
+                   env={"PATH": fake + os.pathsep + os.environ["PATH"]}), 0, "plots")
+    gp = open(os.path.join(out, "plots.gp")).read()
+    check(re.search(r"^set terminal png size ", gp, re.M) and "pngcairo" not in gp,
+          "without pngcairo the plain png terminal is not used")
+    for name in figures(out):
+        check(png_ok(os.path.join(out, name + ".png")) is None, f"{name}.png: bad PNG")
 
 
 def main():
