@@ -569,10 +569,7 @@ void watchdog_start(uint64_t deadline_us)
 	/* The BSP drives the plan from here on: watched, its steps counted. */
 	watch_write(&this_cpu()->watch, WATCH_PLAN, 0, NULL, 0, rdtsc());
 	store_release(&watchdog_running, true);
-	kprintf("watchdog: %u CPUs, each one's local APIC timer (%lu kHz) ticks every %lu ms and "
-		"checks the others: a CPU in a send, hypercall, benchmark phase, barrier or request "
-		"that makes no progress for 2 x deadline (at least 4000 ms) + 1000 ms + its phase's "
-		"budget (%lu ms and more) is reported, its registers taken by NMI, and the run ends "
-		"ERROR\n",
-		ncpus, khz, period_ms, watch_base_us() / 1000);
+	/* One line: docs/architecture.md, "The stall watchdog", says the rest. */
+	kprintf("watchdog: %u CPUs watch each other: tick %lu ms, stall = no progress for %lu ms + "
+		"phase budget\n", ncpus, period_ms, watch_base_us() / 1000);
 }
