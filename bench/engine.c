@@ -156,6 +156,7 @@ static void spin_until_stopped(void *arg)
 		tsc_delay_us(20000);
 		irq_enable();
 	}
+	watch_wait("spin_stop", -1, &spin_stop, sizeof(spin_stop), 1);
 	while (!load_acquire(&spin_stop))
 		spin_pass();
 }
@@ -176,12 +177,15 @@ void bench_targets_spin(const struct cpuset *cpus)
 	cpuset_for_each(c, cpus) {
 		if ((unsigned int)c == this_cpu()->cpu)
 			continue;
+		watch_wait("spin_ready epoch", c, &spin_ready[c].epoch, sizeof(spin_ready[c].epoch),
+			   epoch);
 		if (bench_poll(&spin_ready[c].epoch, epoch, deadline)) {
 			kprintf("bench: CPU %d did not start spinning within %lu us\n", c,
 				bench_params.deadline_us);
 			status_report(STATUS_ERROR);
 		}
 	}
+	watch_wait_end();
 }
 
 int bench_targets_stop(void)
@@ -241,6 +245,8 @@ int bench_on_sender(unsigned int sender, void (*fn)(void *), void *arg)
 	saved = watch_enter(WATCH_TARGET, 0, NULL, 0);
 	late ? irq_disable() : irq_enable();
 	smp_post(sender, on_sender_run, &job);
+	watch_wait("mailbox ack", (int)sender, &percpu_of[sender]->mbox.ack, sizeof(uint64_t),
+		   READ_ONCE(percpu_of[sender]->mbox.req));
 	if (late) {
 		tsc_delay_us(20000);
 		irq_enable();

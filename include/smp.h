@@ -46,9 +46,11 @@ bool smp_wake_delay_started(void);
 struct smp_barrier {
 	uint32_t count;
 	uint32_t sense;
+	const char *name;	/* what the stall report calls the sense word */
 } __cacheline_aligned;
 
-void smp_barrier_init(struct smp_barrier *b);
+/* name: what the stall watchdog calls its sense word ("switch barrier sense"). */
+void smp_barrier_init(struct smp_barrier *b, const char *name);
 int smp_barrier_wait(struct smp_barrier *b, uint64_t deadline);
 
 #endif

@@ -47,7 +47,11 @@ enum watch_phase {
  */
 typedef int (*watch_describe_fn)(unsigned int cpu, char *buf, size_t size);
 
-/* A CPU's progress word: written by that CPU only, read by the watchers. */
+/*
+ * A CPU's progress word: written by that CPU only, read by the watchers.
+ * The first line is the phase; the second, what the CPU waits on, for the
+ * report's line about each CPU (written at a wait's start and end only).
+ */
 struct watch {
 	uint32_t seq;	   /* odd while the fields below change; +2 per step */
 	uint32_t phase;	   /* enum watch_phase */
@@ -55,6 +59,13 @@ struct watch {
 	const char *what;  /* the phase's detail (variant, backend, request), or NULL */
 	uint64_t detail;   /* a number for it: iterations measured, request function */
 	watch_describe_fn calls; /* the hypercalls sends from this CPU make now, or NULL */
+	uint64_t since;	   /* this CPU's TSC when the phase began */
+	/* The wait in progress (watch_wait), or wait_word NULL: */
+	const char *wait_name __cacheline_aligned; /* "mailbox ack", "spin_stop", a barrier's */
+	const void *wait_word; /* the word it polls, 4 or 8 bytes (wait_size) */
+	uint64_t wait_want;    /* the value it waits for */
+	int32_t wait_cpu;      /* the CPU whose word that is, or -1 (a shared word) */
+	uint32_t wait_size;
 } __cacheline_aligned;
 
 /* A watchdog NMI's question (a watcher's write) and its answer (the NMI handler's). */
@@ -62,6 +73,7 @@ struct watch_nmi {
 	uint32_t asked;
 	uint32_t answered;
 	uint64_t frame[22]; /* struct trap_frame (kernel/trap.h), as the handler saw it */
+	uint64_t cr2, cr3;  /* read by the handler: the stalled CPU's own */
 } __cacheline_aligned;
 
 /* The phase a CPU was in before watch_enter(), for watch_restore(). */
@@ -70,6 +82,7 @@ struct watch_saved {
 	uint64_t budget_us;
 	const char *what;
 	uint64_t detail;
+	uint64_t since;
 };
 
 /* Set once watchdog_start() has the ticks running (two CPUs or more). */
@@ -94,6 +107,14 @@ struct watch_saved watch_enter(enum watch_phase ph, uint64_t budget_us, const ch
 void watch_restore(const struct watch_saved *s);
 /* A step inside the phase: its bound starts again. */
 void watch_step(void);
+/*
+ * A step, and this CPU waits from now on until its size-byte word (4 or 8)
+ * holds want: the report names the wait (name, of CPU cpu's word or, for
+ * -1, a shared one), the value it waits for and the value the word holds.
+ * watch_wait_end() is the step that ends it; a phase change ends it too.
+ */
+void watch_wait(const char *name, int cpu, const void *word, unsigned int size, uint64_t want);
+void watch_wait_end(void);
 /* The hypercalls this CPU's sends make from now on (the backend's describer); returns the old. */
 watch_describe_fn watch_calls(watch_describe_fn fn);
 

@@ -268,7 +268,7 @@ int ipi_switch(const struct ipi_ops *ops)
 	if (ops->choose)
 		ops = ops->choose(); /* once, here: the send paths never ask */
 	r->ops = switch_debug_ops(ops);
-	smp_barrier_init(&r->barrier);
+	smp_barrier_init(&r->barrier, "switch barrier sense");
 	bsp_gave_up_at = 0;
 	for (unsigned int c = 0; c < ncpus; c++)
 		switch_cpu[c] = (struct switch_cpu){0};

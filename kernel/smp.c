@@ -16,7 +16,7 @@
  * For the stall watchdog (include/watchdog.h) an AP running a request is
  * watched (WATCH_REQUEST; a request that spins as a benchmark target says
  * so itself), an idle one is not, and every wait and barrier here is a
- * step on both sides of it.
+ * step on both sides of it, naming the word it waits on (watch_wait).
  */
 #include "include/console.h"
 #include "include/lapic.h"
@@ -231,9 +231,11 @@ bool smp_busy(unsigned int cpu)
 
 int smp_wait(unsigned int cpu, uint64_t deadline)
 {
+	const struct percpu *p = percpu_of[cpu];
 	int err = 0;
 
-	watch_step();
+	watch_wait("mailbox ack", (int)cpu, &p->mbox.ack, sizeof(p->mbox.ack),
+		   READ_ONCE(p->mbox.req));
 	while (smp_busy(cpu)) {
 		if (tsc_expired(deadline)) {
 			err = -E_TIMEDOUT;
@@ -241,7 +243,7 @@ int smp_wait(unsigned int cpu, uint64_t deadline)
 		}
 		cpu_relax();
 	}
-	watch_step();
+	watch_wait_end();
 	return err;
 }
 
@@ -276,10 +278,11 @@ int smp_call_all(smp_fn fn, void *arg, uint64_t timeout_us)
 	return err;
 }
 
-void smp_barrier_init(struct smp_barrier *b)
+void smp_barrier_init(struct smp_barrier *b, const char *name)
 {
 	b->count = ncpus;
 	b->sense = 0;
+	b->name = name;
 	for (unsigned int c = 0; c < ncpus; c++)
 		percpu_of[c]->barrier_sense = 0;
 }
@@ -290,11 +293,12 @@ int smp_barrier_wait(struct smp_barrier *b, uint64_t deadline)
 	uint32_t sense = !p->barrier_sense;
 	int err = 0;
 
-	watch_step();
+	watch_wait(b->name, -1, &b->sense, sizeof(b->sense), sense);
 	p->barrier_sense = sense;
 	if (__atomic_sub_fetch(&b->count, 1, __ATOMIC_ACQ_REL) == 0) {
 		WRITE_ONCE(b->count, ncpus);
 		store_release(&b->sense, sense);
+		watch_wait_end();
 		return 0;
 	}
 	while (load_acquire(&b->sense) != sense) {
@@ -304,6 +308,6 @@ int smp_barrier_wait(struct smp_barrier *b, uint64_t deadline)
 		}
 		cpu_relax();
 	}
-	watch_step();
+	watch_wait_end();
 	return err;
 }

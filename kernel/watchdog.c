@@ -20,8 +20,11 @@
  * APIC mode, whatever the backend) and waits up to the deadline (at most
  * 10 s): a CPU that takes no NMI is inside an instruction that does not
  * retire, such as a hypercall that never returns. Its handler only
- * publishes the frame (trap.c); this CPU prints it, since an NMI handler
- * that printed could wait on a console lock its own CPU holds.
+ * publishes the frame and its own CR2 and CR3 (trap.c); this CPU prints
+ * them, since an NMI handler that printed could wait on a console lock its
+ * own CPU holds, then words from the stalled stack and its RBP chain
+ * (lib/backtrace.h), then a line per CPU: phase, time in it, and the word
+ * it waits on (watch_wait), against the value that word holds.
  *
  * Cost: per CPU and per tick, one timer interrupt and EOI and a scan of
  * ncpus lines; where it lands in a timed region (IF=1 shapes, a spinning
@@ -29,6 +32,7 @@
  * CPU's own line outside every timed region. A single CPU has nobody to
  * watch it: no tick then, and run.sh's --timeout is the bound.
  */
+#include <stdarg.h>
 #include "include/console.h"
 #include "include/ipi.h"
 #include "include/lapic.h"
@@ -39,6 +43,7 @@
 #include "include/watchdog.h"
 #include "include/x86.h"
 #include "kernel/trap.h"
+#include "lib/backtrace.h"
 #include "lib/fmt.h"
 
 _Static_assert(sizeof(struct trap_frame) == sizeof(((struct watch_nmi *)0)->frame),
@@ -55,6 +60,12 @@ _Static_assert(sizeof(struct trap_frame) == sizeof(((struct watch_nmi *)0)->fram
 #define TICK_MAX_MS	 60000u
 #define NMI_WAIT_MAX_US	 10000000u
 #define START_TIMEOUT_US 1000000u
+#define STACK_WORDS	 8	  /* printed from the stalled CPU's RSP */
+#define BACKTRACE_MAX	 17	  /* return addresses along its RBP chain */
+#define BACKTRACE_LINE	 9	  /* addresses a backtrace line holds */
+#define CPU_LINE	 90	  /* a CPU's line after "watchdog: ": 100 in all */
+
+extern const uint8_t boot_stack_top[], __text_start[], __text_end[];
 
 bool watchdog_running;		/* after watchdog_start(), with 2 CPUs or more */
 static uint64_t watch_deadline_us;
@@ -77,18 +88,32 @@ static const char *const phase_names[WATCH_PHASES] = {
 	[WATCH_MEASURING] = "measuring",
 };
 
+/* The same, one word each (docs/architecture.md's table), for the line about each CPU. */
+static const char *const phase_keys[WATCH_PHASES] = {
+	[WATCH_IDLE] = "idle",		 [WATCH_TARGET] = "target",
+	[WATCH_PLAN] = "plan",		 [WATCH_REQUEST] = "request",
+	[WATCH_SWITCH] = "switch",	 [WATCH_SENDER] = "sender",
+	[WATCH_SAMPLING] = "sampling",	 [WATCH_MEASURING] = "measuring",
+};
+
 /* A consistent copy of a CPU's word. */
 struct watch_snap {
 	uint32_t seq, phase;
-	uint64_t budget_us, detail;
+	uint64_t budget_us, detail, since;
 	const char *what;
 	watch_describe_fn calls;
+	const char *wait_name;
+	const void *wait_word;
+	uint64_t wait_want;
+	int32_t wait_cpu;
+	uint32_t wait_size;
 };
 
 /* --- the watched CPU's side: stores to its own line ------------------------------------------ */
 
+/* A phase (begun at TSC since) in place of the one before; it ends any wait. */
 static void watch_write(struct watch *w, uint32_t phase, uint64_t budget_us, const char *what,
-			uint64_t detail)
+			uint64_t detail, uint64_t since)
 {
 	WRITE_ONCE(w->seq, w->seq + 1);	/* odd: being written (x86 keeps stores in order) */
 	barrier();
@@ -96,6 +121,8 @@ static void watch_write(struct watch *w, uint32_t phase, uint64_t budget_us, con
 	WRITE_ONCE(w->budget_us, budget_us);
 	WRITE_ONCE(w->what, what);
 	WRITE_ONCE(w->detail, detail);
+	WRITE_ONCE(w->since, since);
+	WRITE_ONCE(w->wait_word, NULL);
 	barrier();
 	WRITE_ONCE(w->seq, w->seq + 1);
 }
@@ -104,20 +131,22 @@ struct watch_saved watch_enter(enum watch_phase ph, uint64_t budget_us, const ch
 			       uint64_t detail)
 {
 	struct watch *w;
-	struct watch_saved s = { WATCH_IDLE, 0, NULL, 0 };
+	struct watch_saved s = { WATCH_IDLE, 0, NULL, 0, 0 };
 
 	if (!watchdog_on())
 		return s;
 	w = &this_cpu()->watch;
-	s = (struct watch_saved){ w->phase, w->budget_us, w->what, w->detail };
-	watch_write(w, ph, budget_us, what, detail);
+	s = (struct watch_saved){ w->phase, w->budget_us, w->what, w->detail, w->since };
+	watch_write(w, ph, budget_us, what, detail, rdtsc());
 	return s;
 }
 
 void watch_restore(const struct watch_saved *s)
 {
+	/* The phase left resumes with its own start: its time counts from there. */
 	if (watchdog_on())
-		watch_write(&this_cpu()->watch, s->phase, s->budget_us, s->what, s->detail);
+		watch_write(&this_cpu()->watch, s->phase, s->budget_us, s->what, s->detail,
+			    s->since);
 }
 
 void watch_step(void)
@@ -128,6 +157,35 @@ void watch_step(void)
 		return;
 	w = &this_cpu()->watch;
 	WRITE_ONCE(w->seq, w->seq + 2);	/* parity kept: also from an interrupt mid-write */
+}
+
+/* The wait fields, as a step (the sequence as watch_write() moves it). */
+static void watch_write_wait(const char *name, int cpu, const void *word, unsigned int size,
+			     uint64_t want)
+{
+	struct watch *w = &this_cpu()->watch;
+
+	WRITE_ONCE(w->seq, w->seq + 1);
+	barrier();
+	WRITE_ONCE(w->wait_name, name);
+	WRITE_ONCE(w->wait_cpu, cpu);
+	WRITE_ONCE(w->wait_size, size);
+	WRITE_ONCE(w->wait_want, want);
+	WRITE_ONCE(w->wait_word, word);
+	barrier();
+	WRITE_ONCE(w->seq, w->seq + 1);
+}
+
+void watch_wait(const char *name, int cpu, const void *word, unsigned int size, uint64_t want)
+{
+	if (watchdog_on())
+		watch_write_wait(name, cpu, word, size, want);
+}
+
+void watch_wait_end(void)
+{
+	if (watchdog_on())
+		watch_write_wait(NULL, -1, NULL, 0, 0);
 }
 
 watch_describe_fn watch_calls(watch_describe_fn fn)
@@ -150,6 +208,9 @@ bool watchdog_nmi(const void *frame, size_t size)
 	if (!load_acquire(&n->asked) || n->answered)
 		return false;
 	__builtin_memcpy(n->frame, frame, size < sizeof(n->frame) ? size : sizeof(n->frame));
+	/* Only this CPU can read its own: the watcher's CR2 and CR3 are not these. */
+	n->cr2 = read_cr2();
+	n->cr3 = read_cr3();
 	store_release(&n->answered, 1);
 	return true;
 }
@@ -169,6 +230,12 @@ static bool watch_read(const struct watch *w, struct watch_snap *s)
 		s->what = READ_ONCE(w->what);
 		s->detail = READ_ONCE(w->detail);
 		s->calls = READ_ONCE(w->calls);
+		s->since = READ_ONCE(w->since);
+		s->wait_name = READ_ONCE(w->wait_name);
+		s->wait_word = READ_ONCE(w->wait_word);
+		s->wait_want = READ_ONCE(w->wait_want);
+		s->wait_cpu = READ_ONCE(w->wait_cpu);
+		s->wait_size = READ_ONCE(w->wait_size);
 		barrier();
 		if (READ_ONCE(w->seq) == seq) {
 			s->seq = seq;
@@ -229,7 +296,7 @@ static void watch_doing(char *buf, size_t size, const struct percpu *p,
 			     s->phase == WATCH_SWITCH ? "to" : "variant", s->what);
 }
 
-static void watch_print_frame(unsigned int c, const struct trap_frame *f)
+static void watch_print_frame(unsigned int c, const struct trap_frame *f, const struct watch_nmi *n)
 {
 	kprintf("watchdog: CPU %u: RSP %016lx  SS %04lx  RFLAGS %016lx (IF=%u)\n", c, f->rsp,
 		f->ss, f->rflags, (unsigned int)(f->rflags >> 9 & 1));
@@ -237,6 +304,121 @@ static void watch_print_frame(unsigned int c, const struct trap_frame *f)
 		f->rbx, f->rcx, f->rdx);
 	kprintf("watchdog: CPU %u: RSI %016lx  RDI %016lx  RBP %016lx  R8  %016lx\n", c, f->rsi,
 		f->rdi, f->rbp, f->r8);
+	kprintf("watchdog: CPU %u: R9  %016lx  R10 %016lx  R11 %016lx  R12 %016lx\n", c, f->r9,
+		f->r10, f->r11, f->r12);
+	kprintf("watchdog: CPU %u: R13 %016lx  R14 %016lx  R15 %016lx\n", c, f->r13, f->r14,
+		f->r15);
+	kprintf("watchdog: CPU %u: CR2 %016lx  CR3 %016lx (its own, read by its NMI handler)\n",
+		c, n->cr2, n->cr3);
+}
+
+/*
+ * The stack a CPU runs on outside its IST handlers: the BSP never leaves
+ * the boot stack (boot/multiboot.asm), an AP runs on the one the
+ * trampoline gave it (percpu_alloc()).
+ */
+static void watch_stack_window(const struct percpu *p, uint64_t *lo, uint64_t *hi)
+{
+	if (p->cpu == 0) {
+		*hi = (uintptr_t)boot_stack_top;
+		*lo = *hi - BOOT_STACK_SIZE;
+	} else {
+		*hi = p->stack_top;
+		*lo = *hi - CPU_STACK_SIZE;
+	}
+}
+
+/*
+ * A few words from the stalled CPU's RSP and the return addresses along its
+ * RBP chain (the kernel keeps frame pointers: the Makefile's KCFLAGS), both
+ * read only inside that CPU's stack (lib/backtrace.h), which stays as it
+ * was while the CPU is parked in its NMI handler on its IST stack.
+ */
+static void watch_print_stack(unsigned int c, const struct percpu *p, const struct trap_frame *f)
+{
+	uint64_t lo, hi, words[STACK_WORDS], ret[BACKTRACE_MAX];
+	unsigned int n, i;
+
+	watch_stack_window(p, &lo, &hi);
+	n = stack_peek(f->rsp, lo, hi, words, STACK_WORDS);
+	if (!n)
+		kprintf("watchdog: CPU %u: RSP outside its stack %lx-%lx: no stack words read\n", c,
+			lo, hi);
+	for (i = 0; i < n; i += 4) {
+		kprintf("watchdog: CPU %u: [RSP+%02x]", c, i * 8);
+		for (unsigned int j = i; j < n && j < i + 4; j++)
+			kprintf(" %016lx", words[j]);
+		kprintf("\n");
+	}
+	n = fp_backtrace(f->rbp, lo, hi, (uintptr_t)__text_start, (uintptr_t)__text_end, ret,
+			 BACKTRACE_MAX);
+	/* RIP, then each caller's return address: "addr2line -fipe" names them all. */
+	kprintf("watchdog: CPU %u: backtrace %lx", c, f->rip);
+	if (!n)
+		kprintf(" (RBP leads to no frame in its stack)");
+	for (i = 0; i < n; i++) {
+		if ((i + 1) % BACKTRACE_LINE == 0)
+			kprintf("\nwatchdog: CPU %u: backtrace", c);
+		kprintf(" %lx", ret[i]);
+	}
+	kprintf("\n");
+}
+
+/* A line built piece by piece, cut at its buffer's end. */
+struct watch_text {
+	char *buf;
+	size_t size, len;
+};
+
+static void watch_add(struct watch_text *t, const char *fmt, ...) __printf(2, 3);
+static void watch_add(struct watch_text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (t->len + 1 >= t->size)
+		return;
+	va_start(ap, fmt);
+	n = fmt_vsnprintf(t->buf + t->len, t->size - t->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		t->len += (size_t)n < t->size - t->len ? (size_t)n : t->size - t->len - 1;
+}
+
+/* "CPU 2 (APIC ID 2): phase target for 5072 ms, waits for spin_stop == 1, sees 0" */
+static void watch_cpu_line(unsigned int c, unsigned int stalled, unsigned int me, uint64_t now)
+{
+	const struct percpu *p = percpu_of[c];
+	char line[CPU_LINE + 1];
+	struct watch_text t = { line, sizeof(line), 0 };
+	struct watch_snap s;
+
+	if (!p)
+		return;
+	if (!watch_read(&p->watch, &s) || s.phase >= WATCH_PHASES) {
+		kprintf("watchdog: CPU %u (APIC ID %u): its progress word kept changing\n", c,
+			p->apic_id);
+		return;
+	}
+	watch_add(&t, "CPU %u (APIC ID %u%s): phase %s", c, p->apic_id,
+		  c == stalled ? ", stalled" : c == me ? ", reporting" : "", phase_keys[s.phase]);
+	/* TSCs are in step across CPUs (the boot's skew probe says how far): time in phase. */
+	if (s.since && now > s.since)
+		watch_add(&t, " for %lu ms", (now - s.since) / tsc_khz);
+	if (s.wait_word) {
+		uint64_t sees = s.wait_size == 8 ? READ_ONCE(*(const uint64_t *)s.wait_word)
+						 : READ_ONCE(*(const uint32_t *)s.wait_word);
+
+		watch_add(&t, ", waits for ");
+		if (s.wait_cpu >= 0)
+			watch_add(&t, "CPU %d's ", s.wait_cpu);
+		watch_add(&t, "%s == %lu, sees %lu", s.wait_name, s.wait_want, sees);
+	} else if (s.phase == WATCH_IDLE && c) {
+		/* req ahead of ack: a request posted that this CPU has not taken. */
+		watch_add(&t, ", mailbox req %lu ack %lu", READ_ONCE(p->mbox.req),
+			  READ_ONCE(p->mbox.ack));
+	}
+	kprintf("watchdog: %s\n", line);
 }
 
 static __noreturn void watch_report(unsigned int c, const struct watch_snap *s, uint64_t stale)
@@ -247,6 +429,8 @@ static __noreturn void watch_report(unsigned int c, const struct watch_snap *s, 
 	uint64_t wait_us = watch_deadline_us < NMI_WAIT_MAX_US ? watch_deadline_us : NMI_WAIT_MAX_US;
 	int send_err = 0;
 	bool answered = watch_ask_nmi(p, wait_us, &send_err);
+	unsigned int me = this_cpu()->cpu;
+	uint64_t now;
 
 	__builtin_memcpy(&f, p->watch_nmi.frame, sizeof(f));
 	watch_doing(doing, sizeof(doing), p, s);
@@ -266,10 +450,16 @@ static __noreturn void watch_report(unsigned int c, const struct watch_snap *s, 
 		"deadline %lu ms, at least 4000 ms, + 1000 ms + phase budget %lu ms): %s%s%s, %s\n",
 		c, p->apic_id, stale / tsc_khz, watch_bound_us(s) / 1000, watch_deadline_us / 1000,
 		s->budget_us / 1000, doing, calls[0] ? ", latest hypercall " : "", calls, rip);
-	if (answered)
-		watch_print_frame(c, &f);
-	kprintf("watchdog: ending the run (status ERROR); 'addr2line -e build/ipibench.elf RIP' "
-		"names the line\n");
+	if (answered) {
+		watch_print_frame(c, &f, &p->watch_nmi);
+		watch_print_stack(c, p, &f);
+	}
+	/* What every CPU was doing meanwhile, the stalled one too: time in phase, the wait. */
+	now = rdtsc();
+	for (unsigned int o = 0; o < ncpus; o++)
+		watch_cpu_line(o, c, me, now);
+	kprintf("watchdog: ending the run (status ERROR); 'addr2line -fipe build/ipibench.elf "
+		"ADDR...' names them\n");
 	status_exit(STATUS_ERROR);
 }
 
@@ -348,6 +538,8 @@ static bool watch_tick_count(uint64_t khz, uint64_t period_ms, uint32_t *dcr, ui
 static void watch_cpu_start(void *arg)
 {
 	(void)arg;
+	/* Every CPU's phase has a start from here on (the BSP's plan follows). */
+	watch_write(&this_cpu()->watch, WATCH_IDLE, 0, NULL, 0, rdtsc());
 	lapic_tick_resume();
 }
 
@@ -375,12 +567,9 @@ void watchdog_start(uint64_t deadline_us)
 	if (smp_call_all(watch_cpu_start, NULL, START_TIMEOUT_US))
 		status_report(STATUS_ERROR);
 	/* The BSP drives the plan from here on: watched, its steps counted. */
-	watch_write(&this_cpu()->watch, WATCH_PLAN, 0, NULL, 0);
+	watch_write(&this_cpu()->watch, WATCH_PLAN, 0, NULL, 0, rdtsc());
 	store_release(&watchdog_running, true);
-	kprintf("watchdog: %u CPUs, each one's local APIC timer (%lu kHz) ticks every %lu ms and "
-		"checks the others: a CPU in a send, hypercall, benchmark phase, barrier or request "
-		"that makes no progress for 2 x deadline (at least 4000 ms) + 1000 ms + its phase's "
-		"budget (%lu ms and more) is reported, its registers taken by NMI, and the run ends "
-		"ERROR\n",
-		ncpus, khz, period_ms, watch_base_us() / 1000);
+	/* One line: docs/architecture.md, "The stall watchdog", says the rest. */
+	kprintf("watchdog: %u CPUs watch each other: tick %lu ms, stall = no progress for %lu ms + "
+		"phase budget\n", ncpus, period_ms, watch_base_us() / 1000);
 }

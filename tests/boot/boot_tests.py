@@ -371,13 +371,80 @@ def fence_words(sc, log):
 
 
 def watchdog_line(sc, log):
-    """Issue 12: the boot says what the stall watchdog watches, and with one CPU that nothing is."""
+    """Issues 12 and 22: the boot says in one line of at most 100 characters what the stall
+    watchdog watches (how many CPUs, its tick, its bound), and with one CPU that nothing is."""
     if sc.smp == "1":
         want = r"^watchdog: 1 CPU: no other CPU can watch it, so nothing is watched; run\.sh's " \
                r"--timeout is the bound$"
     else:
-        want = r"^watchdog: \d+ CPUs, each one's local APIC timer \(\d+ kHz\) ticks every \d+ ms"
-    return [] if re.search(want, log, re.M) else [f"no boot line /{want}/"]
+        count = str(len(TOPOLOGIES[sc.smp])) if sc.smp in TOPOLOGIES else r"\d+"
+        want = rf"^watchdog: {count} CPUs watch each other: tick \d+ ms, stall = no progress " \
+               r"for \d+ ms \+ phase budget$"
+    lines = re.findall(want, log, re.M)
+    if not lines:
+        return [f"no boot line /{want}/"]
+    return [f"boot line over 100 characters: {l}" for l in lines if len(l) > 100]
+
+
+STALL_PHASE = r"(idle|target|plan|request|switch|sender|sampling|measuring)"
+
+
+def resolve(addrs):
+    """The functions addr2line names for addresses of build/ipibench.elf, innermost first
+    (inlined callers too); None where it cannot run."""
+    try:
+        out = subprocess.run(["addr2line", "-fie", "build/ipibench.elf", *addrs],
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.splitlines()[0::2] if out.returncode == 0 else None
+
+
+def stall_story(sc, cpu, log):
+    """Issue 22 item 8: beside RSP to R8, the stalled CPU's R9-R15, CR2 and CR3, stack
+    words from RSP, a frame-pointer backtrace that addr2line names (RIP in the stalling
+    sampling, the chain through on_sender_run, which runs every sender's benchmark), and
+    a line of at most 100 characters for every CPU with its phase and time in it, the
+    targets naming the word they wait on."""
+    problems = []
+    for regs in (r"R9  \S{16}  R10 \S{16}  R11 \S{16}  R12 \S{16}$",
+                 r"R13 \S{16}  R14 \S{16}  R15 \S{16}$", r"CR2 \S{16}  CR3 [0-9a-f]{16} \(its own"):
+        if not re.search(rf"^watchdog: CPU {cpu}: {regs}", log, re.M):
+            problems.append(f"no register line /{regs}/")
+    if not re.search(rf"^watchdog: CPU {cpu}: \[RSP\+00\]( [0-9a-f]{{16}}){{4}}$", log, re.M):
+        problems.append("no stack words from RSP")
+    trace = " ".join(re.findall(rf"^watchdog: CPU {cpu}: backtrace ((?:[0-9a-f]+ ?)+)$", log,
+                                re.M)).split()
+    names = resolve(trace) if len(trace) >= 3 else None
+    if len(trace) < 3:
+        problems.append(f"no backtrace of RIP and two callers or more: {trace}")
+    elif names is None:
+        problems.append("addr2line could not name the backtrace")
+    elif "bench_sample" not in names or "on_sender_run" not in names or "??" in names:
+        problems.append(f"backtrace {trace} names {names}")
+    ids = TOPOLOGIES.get(sc.smp, [])
+    if not ids:
+        problems.append(f"-smp {sc.smp}: no APIC IDs known to check each CPU's line against")
+    for o, apic in enumerate(ids):
+        tag = ", stalled" if o == cpu else "(, reporting)?"
+        m = re.search(rf"^watchdog: CPU {o} \(APIC ID {apic}{tag}\): phase {STALL_PHASE} for "
+                      rf"\d+ ms.*$", log, re.M)
+        if not m:
+            problems.append(f"no line saying what CPU {o} was doing")
+        elif len(m.group(0)) > 100:
+            problems.append(f"CPU {o}'s line is over 100 characters: {m.group(0)}")
+        elif o == cpu and m.group(1) != "measuring":
+            problems.append(f"the stalled CPU's line: {m.group(0)}")
+    if not re.search(r"^watchdog: CPU \d+ \(APIC ID \d+(, reporting)?\): phase target for \d+ "
+                     r"ms, waits for spin_stop == 1, sees 0$", log, re.M):
+        problems.append("no target line naming spin_stop, the value it waits for and sees")
+    # An AP sender: the BSP, its target in bench_on_sender(), waits for that AP's mailbox
+    # to acknowledge the request it posted: one more than the AP has acknowledged.
+    m = re.search(rf"^watchdog: CPU 0 \(APIC ID 0(, reporting)?\): phase target for \d+ ms, "
+                  rf"waits for CPU {cpu}'s mailbox ack == (\d+), sees (\d+)$", log, re.M)
+    if cpu and (not m or int(m.group(2)) != int(m.group(3)) + 1):
+        problems.append(f"no BSP line waiting for CPU {cpu}'s mailbox ack one past what it sees")
+    return problems
 
 
 def stalled(cpu, apic_id, deadline_ms):
@@ -392,7 +459,7 @@ def stalled(cpu, apic_id, deadline_ms):
             return [f"no watchdog line naming CPU {cpu} (APIC ID {apic_id}), backend, benchmark, "
                     "phase and RIP"]
         stale, bound = int(m.group(1)), int(m.group(2))
-        tick = re.search(r"^watchdog: \d+ CPUs, .* ticks every (\d+) ms", log, re.M)
+        tick = re.search(r"^watchdog: \d+ CPUs watch each other: tick (\d+) ms", log, re.M)
         period = int(tick.group(1)) if tick else 0
         problems = [] if tick else ["no watchdog line with its tick period"]
         # Seen between the bound and the bound plus a tick or two (the timer's rate is
@@ -404,7 +471,7 @@ def stalled(cpu, apic_id, deadline_ms):
         if not re.search(rf"^debug: stall: CPU {cpu} \(APIC ID {apic_id}\) is the sender", log,
                          re.M):
             problems.append("no 'debug: stall' line naming the CPU")
-        return problems
+        return problems + stall_story(sc, cpu, log)
     return check
 
 
