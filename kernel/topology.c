@@ -233,13 +233,14 @@ static int shifts_from_levels(uint32_t leaf, struct topo_shifts *s)
 static const char *topology_shifts(struct topo_shifts *s)
 {
 	struct cpuid_regs r;
-	uint32_t ext1e = 0;
 
 	if (!shifts_from_levels(0x1f, s))
 		return "CPUID 0x1f";
 	if (!shifts_from_levels(0xb, s))
 		return "CPUID 0xb";
 	if (cpu.is_amd && cpu.max_ext_leaf >= 0x80000008u) {
+		uint32_t ext1e = 0; /* no topoext: one thread a core, as far as AMD's leaves say */
+
 		if (cpu.max_ext_leaf >= 0x8000001eu &&
 		    (cpuid(0x80000001u, 0).ecx & CPUID80000001_ECX_TOPOEXT))
 			ext1e = cpuid(0x8000001eu, 0).ebx;
