@@ -174,12 +174,24 @@ def build_line(output, what):
 
 def build(argv, what):
     """make, its output collapsed to one line (build_line) when it succeeds,
-    all of it when it fails; make's exit status."""
+    all of it when it fails; make's exit status. On a terminal a note stands
+    where that line will be while make runs."""
+    tty = sys.stderr.isatty()
+    if tty:
+        sys.stdout.flush()
+        sys.stderr.write(f"run.sh: building {what} ...")
+        sys.stderr.flush()
     try:
         p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            stdin=subprocess.DEVNULL, text=True, errors="replace")
     except OSError as e:
-        say(f"run.sh: cannot run {argv[0]}: {e.strerror}")
+        p = None
+        why = e.strerror
+    if tty:
+        sys.stderr.write("\r\033[K")
+        sys.stderr.flush()
+    if p is None:
+        say(f"run.sh: cannot run {argv[0]}: {why}")
         return 127
     if p.returncode != 0:
         sys.stdout.flush()
