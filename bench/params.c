@@ -164,7 +164,8 @@ void bench_params_for_emulation(void)
 		bench_params.deadline_us = 10000000;
 	if (!(bench_params.explicit_keys & BENCH_KEY_LATE_WAKE))
 		bench_params.late_wake_us = 200000;
-	kprintf("bench: QEMU TCG: timings are emulated and mean nothing; short defaults "
+	/* What TCG's figures are worth is the trust warning tcg's to say, once. */
+	kprintf("bench: short defaults for QEMU TCG "
 		"(min %lu iterations, warm-up %lu, budget %lu us, norov_iters %lu, deadline %lu us, "
 		"late_wake %lu us)\n",
 		bench_params.min_iters, bench_params.warmup, bench_params.budget_us,

@@ -14,5 +14,12 @@ int topology_discover(void);
 unsigned int topology_listed(void);
 /* The ACPI PM timer's I/O port from the FADT; 0 or a negative code. */
 int topology_pm_timer(uint16_t *port, bool *ext32);	/* usable CPUs the MADT lists */
+/*
+ * The boot fact that decodes the online CPUs' APIC IDs into package, core
+ * and thread by CPUID (lib/cpu_topo.h), each CPU listed up to
+ * TOPOLOGY_LISTED_MAX of them, the APIC ID's layout beyond.
+ */
+#define TOPOLOGY_LISTED_MAX 16
+void topology_print_cpus(void);
 
 #endif

@@ -143,6 +143,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	irq_enable();
 	tsc_init();
 	plan_check_cpu_keys(boot_smp());
+	topology_print_cpus();
 	tsc_measure_skew();
 	plan_run();
 	status_finish();

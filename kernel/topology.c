@@ -8,14 +8,19 @@
  * 1.4 section 4), then the configuration table it points at. The parsing
  * itself is lib/acpi.c and lib/mptable.c, pure and host-tested; this file
  * only reaches physical memory, which the 4 GiB identity map makes trivial.
+ * Once the CPUs are up, the boot facts decode their APIC IDs into package,
+ * core and thread by CPUID's topology leaves (lib/cpu_topo.c).
  */
 #include "include/boot.h"
 #include "include/console.h"
+#include "include/cpu.h"
 #include "include/mm.h"
 #include "include/options.h"
 #include "include/percpu.h"
 #include "include/topology.h"
+#include "include/x86.h"
 #include "lib/acpi.h"
+#include "lib/cpu_topo.h"
 #include "lib/error.h"
 #include "lib/mptable.h"
 
@@ -202,4 +207,64 @@ int topology_pm_timer(uint16_t *port, bool *ext32)
 		return -E_NOENT;
 	rc = acpi_find_table(rsdp, phys_map, NULL, "FACP", &fadt, &len);
 	return rc ? rc : acpi_fadt_pm_timer(fadt, len, port, ext32);
+}
+
+/* Leaf 0xB or 0x1F, subleaf by subleaf up to the first past the last level: 0 or a code. */
+static int shifts_from_levels(uint32_t leaf, struct topo_shifts *s)
+{
+	struct topo_subleaf lv[TOPO_SUBLEAVES_MAX];
+	size_t n = 0;
+
+	if (cpu.max_leaf < leaf)
+		return -E_NOENT;
+	while (n < TOPO_SUBLEAVES_MAX) {
+		struct cpuid_regs r = cpuid(leaf, (uint32_t)n);
+
+		lv[n++] = (struct topo_subleaf){ r.eax, r.ebx, r.ecx };
+		if (!(r.ebx & 0xffff) || !((r.ecx >> 8) & 0xff))
+			break;
+	}
+	return topo_from_levels(lv, n, s);
+}
+
+#define CPUID80000001_ECX_TOPOEXT (1u << 22)
+
+/* Which CPUID leaves give the APIC ID's fields here, and those fields (lib/cpu_topo.h). */
+static const char *topology_shifts(struct topo_shifts *s)
+{
+	struct cpuid_regs r;
+
+	if (!shifts_from_levels(0x1f, s))
+		return "CPUID 0x1f";
+	if (!shifts_from_levels(0xb, s))
+		return "CPUID 0xb";
+	if (cpu.is_amd && cpu.max_ext_leaf >= 0x80000008u) {
+		uint32_t ext1e = 0; /* no topoext: one thread a core, as far as AMD's leaves say */
+
+		if (cpu.max_ext_leaf >= 0x8000001eu &&
+		    (cpuid(0x80000001u, 0).ecx & CPUID80000001_ECX_TOPOEXT))
+			ext1e = cpuid(0x8000001eu, 0).ebx;
+		if (!topo_from_amd(cpuid(0x80000008u, 0).ecx, ext1e, s))
+			return ext1e ? "CPUID 0x8000001e" : "CPUID 0x80000008";
+	}
+	r = cpuid(1, 0);
+	if (!topo_from_legacy(r.ebx, r.edx, !cpu.is_amd && cpu.max_leaf >= 4 ? cpuid(4, 0).eax : 0,
+			      s))
+		return "CPUID 1 and 4";
+	*s = (struct topo_shifts){ 0, 0 };
+	return "no topology leaf";
+}
+
+void topology_print_cpus(void)
+{
+	static uint32_t ids[MAX_CPUS];
+	static char text[640];
+	struct topo_shifts s;
+	const char *source = topology_shifts(&s);
+
+	for (unsigned int c = 0; c < ncpus; c++)
+		ids[c] = percpu_of[c]->apic_id;
+	if (topo_describe(text, sizeof(text), &s, ids, ncpus, TOPOLOGY_LISTED_MAX) < 0)
+		return;
+	kprintf("topology: from %s, %s\n", source, text);
 }

@@ -270,7 +270,8 @@ void tsc_init(void)
 	kprintf("tsc: %lu kHz from %s", tsc_khz, tsc_source);
 	if (declared && tsc_pit_khz)
 		kprintf(" (%s: %lu kHz)", pit_source, tsc_pit_khz);
-	kprintf(", %s, %s\n", cpu.invariant_tsc ? "invariant" : "NOT invariant (figures may drift)",
+	/* Not invariant: the trust warning tsc-unstable says what follows, once. */
+	kprintf(", %s, %s\n", cpu.invariant_tsc ? "invariant" : "not invariant",
 		cpu.rdtscp ? "RDTSCP" : "no RDTSCP (MFENCE;LFENCE;RDTSC ends timed regions)");
 }
 

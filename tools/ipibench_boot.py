@@ -163,10 +163,63 @@ def prepare(env, jobs):
     make = ["make", "-s", "all"]
     if shutil.which("flock"):
         make = ["flock", "build/.run.lock"] + make
-    if subprocess.call(make) != 0:
+    if build(make, "the guest") != 0:
         jobs.check()
         raise ToolError(Q.EX_BUILD, "build failed")
     jobs.check()
+
+
+# A step of the Makefile's quiet output: "  CC       build/kernel/main.o".
+BUILD_STEP = re.compile(r"\s+([A-Z][A-Z0-9]*)\s+\S+$")
+
+
+def build_line(output, what):
+    """make's output on success, as one line: the count of each kind of step
+    ("run.sh: built the guest: 60 CC, 12 NASM, 1 LD, 2 OBJCOPY"), or None
+    when it printed nothing (up to date). Lines that are no step are counted
+    as "other"."""
+    kinds = {}
+    for line in output.splitlines():
+        if line.strip():
+            m = BUILD_STEP.match(line)
+            kind = m.group(1) if m else "other"
+            kinds[kind] = kinds.get(kind, 0) + 1
+    if not kinds:
+        return None
+    steps = ", ".join(f"{n} {k}" for k, n in kinds.items())
+    return f"run.sh: built {what}: {steps} (make V=1 shows each command)"
+
+
+def build(argv, what):
+    """make, its output collapsed to one line (build_line) when it succeeds,
+    all of it when it fails; make's exit status. On a terminal a note stands
+    where that line will be while make runs."""
+    tty = sys.stderr.isatty()
+    if tty:
+        sys.stdout.flush()
+        sys.stderr.write(f"run.sh: building {what} ...")
+        sys.stderr.flush()
+    try:
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           stdin=subprocess.DEVNULL, text=True, errors="replace")
+    except OSError as e:
+        p = None
+        why = e.strerror
+    if tty:
+        sys.stderr.write("\r\033[K")
+        sys.stderr.flush()
+    if p is None:
+        say(f"run.sh: cannot run {argv[0]}: {why}")
+        return 127
+    if p.returncode != 0:
+        sys.stdout.flush()
+        sys.stderr.write(p.stdout)
+        sys.stderr.flush()
+        return p.returncode
+    line = build_line(p.stdout, what)
+    if line:
+        say(line)
+    return 0
 
 
 def load_preset(env, name):
@@ -343,9 +396,11 @@ class Boot:
             say(n)
         K.check_extras(self.accel, o.pin, o.perf_kvm, self.env.pin_any_accel)
         self.tracefs = exits_tracefs(self.env, self.accel) if o.exits else None
-        if o.iso and subprocess.call(["make", "-s", "iso"]) != 0:
+        if o.iso and build(["make", "-s", "iso"], "the ISO") != 0:
             raise ToolError(Q.EX_BUILD, "ISO build failed")
-        if self.accel.startswith("tcg") and not self.prepared:
+        # The summary says it where it shows (docs/host-tools.md, "What run.sh
+        # prints"); --quiet shows none.
+        if self.accel.startswith("tcg") and not self.prepared and o.quiet:
             say("run.sh: running under TCG: timings are emulated, only "
                 "behaviour counts")
 
@@ -373,7 +428,13 @@ class Boot:
             code = self.save(what.split(" ", 1)[0], code)
         self.show_summary(console)
         where = f"; results: {self.dir}" if self.o.save else ""
-        say(f"run.sh: {what} (QEMU exit {self.rc}){late}{where}")
+        if code == 0 and what in ("SUCCESS", "SKIP"):
+            # Within 80 columns: the words, then where the run went.
+            say(f"run.sh: {C.closing(what, code, self.rc)}")
+            if self.o.save:
+                say(f"run.sh: results: {self.dir}")
+        else:
+            say(f"run.sh: {C.closing(what, code, self.rc)}{late}{where}")
         if qemu_line:
             say(qemu_line)  # QEMU's own word on why it did not start: the last line
         return code
@@ -392,7 +453,8 @@ class Boot:
                     host = json.load(f).get("host") or {}
             except (OSError, ValueError, AttributeError):
                 host = {}
-        lines = C.summary(records, host, C.tap_failures(console))
+        lines = C.summary(records, host, C.tap_failures(console), said=self.console.seen,
+                          suite=C.suite_labels(console), saved=self.o.save)
         self.screen.write("\n" + "\n".join(lines) + "\n")
 
     def compose(self):

@@ -12,12 +12,20 @@ console.log keeps all of it and --verbose streams it.
 - Progress: the correctness suite by its TAP lines, one line per label
   ("check x2apic: 23 passed ... 0.05 s"); the benchmarks by the guest's
   phase records (docs/results.md), "[12/40] x2apic broadcast ... 3.1 s",
-  printed when the unit ends, with its SKIPs and failures. Whole units that
-  SKIP for one reason one after the other share a line. On a terminal the
-  unit in flight is redrawn in place; elsewhere only finished lines are
-  written, so a CI log reads the same without carriage returns.
+  printed when the unit ends, with its SKIPs and failures. One-way figures
+  withheld for TSC skew are counted apart from SKIPs ("; 10 one-way figures
+  withheld (TSC skew)"). Whole units that SKIP for one reason one after the
+  other share a line. On a terminal the unit in flight is redrawn in place;
+  elsewhere only finished lines are written, so a CI log reads the same
+  without carriage returns.
+- Each condition is said once: a SKIP reason in full the first time, then
+  by its head ("no Hyper-V interface (see above)"); the withheld figures'
+  cause likewise; the trust warnings (TCG, no invariant TSC) only in the
+  summary, beside the figures they concern.
 - The summary: headline p50s per backend in cycles and ns, correctness
-  counts, failures, skipped backends and warnings, within 80 columns.
+  counts, failures, skipped backends and warnings, then what the run proved,
+  why a SKIP (exit 0) is the normal outcome where it is, and the commands to
+  try next, within 80 columns.
 
 Pure but for the clock and the writer it is handed; tests/tools/test_runner.py
 holds its cases."""
@@ -49,12 +57,24 @@ HIDDEN = [re.compile(p) for p in (
     r"hyperv: guest OS ID back to 0 ",
     r"kvm-pv-ipi: Hyper-V guest OS ID cleared ",
     r"hyperv: VP index by CPU:",                      # one number per CPU
+    r"warning: [a-z0-9-]+: ",                         # the trust warnings: in the summary
+    r"ipibench: status (SUCCESS|SKIP)$",              # the summary's last lines say it in words
 )]
 # The kvm-unit-tests view: its title, then a header, rows and notes.
 VIEW_START = re.compile(r"view: kvm-unit-tests ")
 VIEW_LINE = re.compile(r"(test +\S|(x2apic_)?self_ipi_\S+ |ipi(_halt)? |note: )")
 QEMU_LINE = re.compile(r"qemu-system-\S*: ")  # QEMU's own messages share the console
 TAP = re.compile(r"(not )?ok \d+ - (.*?)(?: # SKIP (.*))?$")
+# QEMU's warning for -smp ...,threads=N (N > 1) on an AMD model without
+# topoext (target/i386/cpu.c), and what it means for the guest.
+QEMU_HT = re.compile(r"qemu-system-\S*: warning: This family of AMD CPU doesn't support "
+                     r"hyperthreading")
+QEMU_HT_WHY = ("  why: this AMD -cpu model lacks topoext, so AMD's CPUID 0x8000001E cannot "
+               "show the threads (the topology line says what the guest read); add +topoext "
+               "to -cpu under KVM (TCG cannot)")
+# A one-way figure the guest withholds because the TSCs cannot time it
+# (bench/point.c, bench/broadcast.c): counted apart from the SKIPs.
+WITHHELD = "one-way not reported: "
 
 
 def secs(s):
@@ -67,6 +87,34 @@ def secs(s):
 def shape(reason):
     """A reason without its figures: SKIPs of one cause read the same."""
     return re.sub(r"\d+", "N", reason or "")
+
+
+def reason_head(reason):
+    """A reason's short form, what it says before its first ": " (the
+    details after it: why, and what to do), or the whole of it."""
+    first = (reason or "").split(": ", 1)[0]
+    return first if len(first) < len(reason or "") else reason or ""
+
+
+def told(reason, said, mark=True):
+    """The reason in full the first time, by its head ("no Hyper-V interface
+    (see above)") once said holds its shape; mark: it is said now."""
+    if shape(reason) in said and reason_head(reason) != reason:
+        return f"{reason_head(reason)} (see above)"
+    if mark:
+        said.add(shape(reason))
+    return reason
+
+
+def withheld(rec):
+    return rec.get("status") == "SKIP" and str(rec.get("reason", "")).startswith(WITHHELD)
+
+
+def withheld_cause(reason):
+    """What stopped a one-way figure, in two words."""
+    if "skew bound" in reason:
+        return "TSC skew"
+    return "TSCs disagree" if "disagree" in reason else "TSC"
 
 
 def unit_name(phase):
@@ -85,7 +133,8 @@ def unit_tag(first, last, total):
 
 def unit_lines(phase, seconds, records, seen, shown="", cut=None):
     """A finished unit: (skip reason when every record SKIPped for one, else
-    None; its lines). seen: shapes of SKIP reasons already explained (updated);
+    None; its lines). seen: shapes of SKIP reasons already explained, and the
+    causes of withheld one-way figures ("withheld: TSC skew"), updated;
     shown: what the console showed during the unit (a failure already there
     is not repeated); cut: why the console ended inside it. seconds None: not
     timed (a log read afterwards)."""
@@ -99,15 +148,30 @@ def unit_lines(phase, seconds, records, seen, shown="", cut=None):
     if skips and len(skips) == len(records) and len(reasons) == 1 and not cut:
         return skips[0].get("reason", ""), [f"{head} SKIP: {skips[0].get('reason', '')}"]
     line = head + ("" if seconds is None else " " + secs(seconds))
+    held = [r for r in skips if withheld(r)]
+    skips = [r for r in skips if not withheld(r)]
+    # Each SKIP's reason: in full on a line of its own the first time, by its
+    # head on the progress line once said.
+    fresh, known = [], []
+    for why in dict.fromkeys(r.get("reason", "") for r in skips):
+        (known if shape(why) in seen else fresh).append(why)
     notes = [f"{counts[s]} {s}" for s in ("FAILURE", "ERROR") if counts.get(s)]
     if skips:
-        notes.append(f"{len(skips)} of {len(records)} SKIP")
+        brief = ", ".join(map(reason_head, known))
+        notes.append(f"{len(skips)} of {len(records) - len(held)} SKIP" +
+                     (f": {brief}" if known else "") +
+                     (" (see above)" if any(reason_head(w) != w for w in known) else ""))
     if cut:
         notes.append(f"stopped: {cut}")
     elif not records:
         notes.append("no records")
     if notes:
         line += (", " if seconds is not None else " ") + ", ".join(notes)
+    if held:
+        causes = dict.fromkeys(withheld_cause(r.get("reason", "")) for r in held)
+        line += ";" if notes else ("," if seconds is not None else "")
+        line += f" {len(held)} one-way figure{'' if len(held) == 1 else 's'} withheld " \
+            f"({', '.join(causes)})"
     out = [line]
     for r in records:
         st, why = r.get("status"), r.get("reason", "")
@@ -115,20 +179,26 @@ def unit_lines(phase, seconds, records, seen, shown="", cut=None):
             what = " ".join(str(r.get(k)) for k in ("bench", "metric", "variant")
                             if r.get(k) not in (None, "none", "-"))
             out.append(f"    {st}: {what}: {why}")
-        elif st == "SKIP" and shape(why) not in seen:
-            seen.add(shape(why))
-            out.append(f"    SKIP: {why}")
+        elif withheld(r):
+            cause = "withheld: " + withheld_cause(why)
+            if cause not in seen:
+                seen.add(cause)
+                out.append(f"    withheld: {why[len(WITHHELD):]}")
+        elif st == "SKIP" and why in fresh and shape(why) not in seen:
+            out.append(f"    SKIP: {told(why, seen)}")
     return None, out
 
 
-def check_lines(label, seconds, passed, failed, skipped, reasons):
+def check_lines(label, seconds, passed, failed, skipped, reasons, said=None):
     """A finished label of the correctness suite: (skip reason when its only
-    TAP line was a SKIP, else None; its lines)."""
+    TAP line was a SKIP, else None; its lines). said: the shapes of reasons
+    already said in full (updated), None: each in full."""
     if not passed and not failed and skipped == 1 and reasons:
         return reasons[0], [f"check {label} ... SKIP: {reasons[0]}"]
     parts = [f"{passed} passed"] + ([f"{failed} FAILED"] if failed else [])
     if skipped:
-        parts.append(f"{skipped} skipped ({'; '.join(dict.fromkeys(reasons))})")
+        why = [r if said is None else told(r, said) for r in dict.fromkeys(reasons)]
+        parts.append(f"{skipped} skipped ({'; '.join(why)})")
     t = "" if seconds is None else " " + secs(seconds)
     return None, [f"check {label}: {', '.join(parts)} ...{t}"]
 
@@ -160,6 +230,8 @@ class Console:
         self.checking, self.in_view, self.ended = False, False, False
         self.check_t0 = None
         self.held = None       # {"kind", "reason", "items", "t"}: SKIP lines to merge
+        # Shapes of the SKIP reasons said in full, and the causes of withheld
+        # figures said ("withheld: TSC skew"): after that, by their heads.
         self.seen = set()
         self.last_line = ""    # the last console line that is not a record
         self.last_done = ""    # the last progress line written
@@ -215,7 +287,8 @@ class Console:
     def _flush_held(self):
         h, self.held = self.held, None
         if h:
-            self._out(merged_skip(h["kind"], h["items"], h["reason"]))
+            self._out(merged_skip(h["kind"], h["items"], told(h["reason"], self.seen,
+                                                              self.show)))
 
     # --- input
 
@@ -241,6 +314,8 @@ class Console:
             self._out(text)
             if self.unit:
                 self.unit["shown"] += text + "\n"
+            if QEMU_HT.match(text):
+                self._out(QEMU_HT_WHY)
         self._draw(now)
 
     def _hidden(self, text):
@@ -304,7 +379,7 @@ class Console:
             return now
         s = None if now is None or g["t0"] is None else now - g["t0"]
         reason, lines = check_lines(g["label"], s, g["passed"], g["failed"], g["skipped"],
-                                    g["reasons"])
+                                    g["reasons"], self.seen if self.show else set())
         if self.cut:
             reason, lines[0] = None, f"{lines[0]}, stopped: {self.cut}"
         if reason is not None:
@@ -456,20 +531,26 @@ def _listed(where, key="warnings"):
     return []
 
 
-def warnings_of(env, host=None):
-    """The texts of the warnings of the env record and of the host facts, once
-    each (by id: the guest's text of a condition both saw). Either may have
-    none (the field is new): a list under "warnings" (or "trust":
-    {"warnings"}), each entry {"id", "text"} or a plain string."""
-    out, ids = [], set()
+def warning_items(env, host=None):
+    """The (id, text) of each warning of the env record and of the host facts,
+    once each (by id: the guest's text of a condition both saw). Either may
+    have none (the field is new): a list under "warnings" (or "trust":
+    {"warnings"}), each entry {"id", "text"} or a plain string (id None)."""
+    out, ids, texts = [], set(), set()
     for w in _listed(env) + _listed(host):
         wid = w.get("id") if isinstance(w, dict) else None
         text = (w.get("text") or wid) if isinstance(w, dict) else w
-        if not isinstance(text, str) or not text or text in out or (wid and wid in ids):
+        if not isinstance(text, str) or not text or text in texts or (wid and wid in ids):
             continue
-        out.append(text)
+        out.append((wid, text))
         ids.add(wid)
+        texts.add(text)
     return out
+
+
+def warnings_of(env, host=None):
+    """The texts of warning_items()."""
+    return [text for _, text in warning_items(env, host)]
 
 
 def _backends(results):
@@ -501,11 +582,92 @@ def _failures(results, norov, tap_failures):
     return out + [f"not ok: {t}" for t in tap_failures]
 
 
-def summary(records, host=None, tap_failures=(), most_failures=5):
+def suite_labels(text):
+    """The correctness suite's TAP lines of a console by label, in order:
+    {label: [passed, failed, skipped]} ("xapic (again)" counts as xapic)."""
+    out = {}
+    for line in text.replace("\r", "").split("\n"):
+        m = TAP.match(line)
+        if not m:
+            continue
+        label = re.sub(r" \(again\)$", "", m.group(2).split(": ", 1)[0])
+        n = out.setdefault(label, [0, 0, 0])
+        n[1 if m.group(1) else 2 if m.group(3) is not None else 0] += 1
+    return out
+
+
+def _plural(n, word):
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def proved(suite, checks, tcg):
+    """What the correctness suite showed, in words; tcg: the figures are emulated."""
+    passed = sum(c.get("passed", 0) for c in checks if isinstance(c.get("passed"), int))
+    failed = sum(c.get("failed", 0) for c in checks if isinstance(c.get("failed"), int))
+    ran = [b for b, (p, f, _) in suite.items() if p or f]
+    bad = [b for b in ran if suite[b][1]]
+    passed = passed or sum(suite[b][0] for b in ran)
+    failed = failed or sum(suite[b][1] for b in ran)
+    kind = "APIC backends" if ran and all(b.startswith(("xapic", "x2apic")) for b in ran) \
+        else "backends"
+    if bad or failed:
+        text = f"{failed} of {passed + failed} delivery checks FAILED" + \
+            (f", on {', '.join(bad)}" if bad else "") + " (the not ok lines above say how)"
+    elif ran:
+        text = f"all {len(ran)} {kind} that ran delivered every IPI exactly once to the " \
+            f"right CPU ({_plural(passed, 'check')})"
+    elif suite or checks:
+        text = "no backend could run its delivery checks here"
+    else:
+        text = "no delivery check ran (plan=check and plan=default run them)"
+    if tcg:
+        text += "; figures are emulated (QEMU TCG emulates every instruction): " \
+            "behaviour only, not speed"
+    return f"proved: {text}"
+
+
+def why_skip(skipped, skips, held, tcg):
+    """Why a SKIP status with exit 0 is what this run should end in: what
+    could not run is counted, its reasons are the lines above."""
+    parts = [_plural(len(skipped), "backend")] if skipped else []
+    if skips or held:
+        parts.append(_plural(len(skips) + len(held), "figure"))
+    what = " and ".join(parts) or "some checks"
+    return (f"why SKIP, exit 0: nothing failed; {what} could not run here (above), the "
+            f"normal outcome {'under TCG' if tcg else 'of this configuration'}")
+
+
+def next_steps(skipped, tcg, saved=False):
+    """The commands to try after this run; saved: its results directory is on
+    run.sh's last line."""
+    presets = [p for p, test in (("hv", "Hyper-V"), ("kvm-pv", "KVM PV"))
+               if any(test in why for why in skipped.values())]
+    out = []
+    if tcg:
+        pick = f"--preset {presets[0]}" if presets else "--preset x2apic"
+        also = f" (or {', '.join(presets[1:])}; ./run.sh list)" if presets[1:] else \
+            " (./run.sh list)"
+        out.append(f"on a KVM host, ./run.sh --accel kvm {pick}{also}")
+        if presets:
+            out.append(f"here, KVM nested in TCG: ./run.sh --accel kvm-in-tcg {pick}")
+    where = "this run's results directory (last line)" if saved else \
+        "a run's results directory (--no-save kept none of this one)"
+    out.append(f"then, DIR {where}: ./run.sh report DIR (plots), ./run.sh compare DIR OTHER")
+    return "next: " + "; ".join(out)
+
+
+def summary(records, host=None, tap_failures=(), most_failures=5, said=None, suite=None,
+            saved=False):
     """The summary's lines (each within 80 columns): status and environment,
-    warnings, the headline table, correctness, failures and skipped backends.
-    records: the boot's records in console order; host: results.json's host
-    facts, if saved; tap_failures: the text of its `not ok` lines."""
+    warnings, the headline table, correctness, failures and skipped backends,
+    then what the run proved, why a SKIP is the normal outcome (when it is)
+    and what to run next. records: the boot's records in console order; host:
+    results.json's host facts, if saved; tap_failures: the text of its `not
+    ok` lines; said: the shapes of the SKIP reasons the console already said
+    in full (Console.seen), which are then named by their heads; suite: the
+    correctness suite by label (suite_labels()); saved: the run's results
+    directory is on run.sh's last line."""
+    said = said if said is not None else set()
     kinds = {}
     for r in records:
         kinds.setdefault(r.get("record"), []).append(r)
@@ -523,8 +685,13 @@ def summary(records, host=None, tap_failures=(), most_failures=5):
              f"hypervisor {hv['vendor']}" if hv.get("vendor") else None,
              f"TSC {tsc['khz']} kHz ({tsc.get('source', '?')})" if tsc.get("khz") else None,
              f"harness {env['harness_cycles']} cycles" if "harness_cycles" in env else None]
-    out = _wrap(f"summary: {status}; " + ", ".join(f for f in facts if f))
-    out += [x for w in warnings_of(env, host) for x in _wrap(f"warning: {w}")]
+    said_status = f"finished, status {status} (see the end)" if status in ("SUCCESS", "SKIP") \
+        else status
+    out = _wrap(f"summary: {said_status}; " + ", ".join(f for f in facts if f))
+    warnings = warning_items(env, host)
+    # TCG's warning is the last lines' to say ("figures are emulated ..."): once.
+    tcg = any(wid == "tcg" for wid, _ in warnings)
+    out += [x for wid, w in warnings if wid != "tcg" for x in _wrap(f"warning: {w}")]
     shown, skipped = _backends(results)
     if shown:
         most = max((r.get("ntargets", 0) for r in results if r.get("bench") == "broadcast"),
@@ -541,25 +708,54 @@ def summary(records, host=None, tap_failures=(), most_failures=5):
                 out.append(f"{'':14} ns " + "".join(f"{c:>10}" for c in ns))
     elif not results:
         out.append("no benchmark figure")
-    by_reason = {}
+    by_reason = {}  # by the reason's head: one cause, whatever its details
     for b, why in skipped.items():
-        by_reason.setdefault(why, []).append(b)
-    for why, bs in by_reason.items():
-        out += _wrap(f"skipped: {', '.join(bs)}: {why}")
+        by_reason.setdefault(reason_head(why), (why, []))[1].append(b)
+    for why, bs in by_reason.values():
+        out += _wrap(f"skipped: {', '.join(bs)}: {told(why, said)}")
     counts = {}
+    mine = {b for b in skipped}
+    held = [r for r in results if withheld(r)]
+    skips = [r for r in results if r.get("status") == "SKIP" and not withheld(r) and
+             r.get("backend") not in mine]
     for r in results:
-        counts[r.get("status")] = counts.get(r.get("status"), 0) + 1
-    suite = "; ".join(f"check {c.get('backend')}: {c.get('passed')} passed, {c.get('failed')} "
-                      f"failed, {c.get('skipped')} skipped" for c in checks) or "no check suite"
+        if not withheld(r):
+            counts[r.get("status")] = counts.get(r.get("status"), 0) + 1
+    suite_text = "; ".join(f"check {c.get('backend')}: {c.get('passed')} passed, "
+                           f"{c.get('failed')} failed, {c.get('skipped')} skipped"
+                           for c in checks) or "no check suite"
     figures = ", ".join(f"{counts[s]} {s}" for s in ("SUCCESS", "SKIP", "FAILURE", "ERROR")
                         if counts.get(s)) or "none"
-    out += _wrap(f"correctness: {suite}; benchmark records: {figures}")
+    if held:
+        causes = list(dict.fromkeys(withheld_cause(r.get("reason", "")) for r in held))
+        told_before = all(f"withheld: {c}" in said for c in causes)
+        out += _wrap(f"withheld: {_plural(len(held), 'one-way figure')} ({', '.join(causes)}" +
+                     (", see above)" if told_before else
+                      f": {held[0].get('reason', '')[len(WITHHELD):]})"))
+    out += _wrap(f"correctness: {suite_text}; benchmark records: {figures}")
     bad = _failures(results, norov, tap_failures)
     for f in bad[:most_failures]:
         out += _wrap(f)
     if len(bad) > most_failures:
         out.append(f"... {len(bad) - most_failures} more in console.log")
+    out += _wrap(proved(suite if suite is not None else {}, checks, tcg))
+    if status == "SKIP":
+        out += _wrap(why_skip(skipped, skips, held, tcg))
+    if end is not None and status in ("SUCCESS", "SKIP"):
+        out += _wrap(next_steps(skipped, tcg, saved))
     return [line.rstrip() for line in out]
+
+
+def closing(what, code, rc):
+    """run.sh's last words on a boot: a run that ended as it should (exit 0)
+    in words, with the guest's status and the exit code after them; any other
+    end as the status decoding says it (ipibench_qemu.decode_status), with
+    QEMU's exit status."""
+    if code == 0 and what == "SKIP":
+        return "done, nothing failed (guest status SKIP, exit 0)"
+    if code == 0 and what == "SUCCESS":
+        return "done, everything passed (guest status SUCCESS, exit 0)"
+    return f"{what} (QEMU exit {rc})"
 
 
 def tap_failures(text):

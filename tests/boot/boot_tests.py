@@ -29,6 +29,23 @@ TOPOLOGIES = {
     "2,maxcpus=4": [0, 1],
 }
 
+# The boot fact that decodes each CPU's APIC ID (package.core.thread), as QEMU
+# lays the -smp values above out: cores first, each field as wide as its count.
+TOPOLOGY_LINES = {
+    "1": "1 package x 1 core x 1 thread; APIC ID = package.core.thread: 0=0.0.0",
+    "2": "1 package x 2 cores x 1 thread; APIC ID = package.core.thread: 0=0.0.0 1=0.1.0",
+    "4": "1 package x 4 cores x 1 thread; APIC ID = package.core.thread: 0=0.0.0 1=0.1.0 "
+         "2=0.2.0 3=0.3.0",
+    "8": "1 package x 8 cores x 1 thread; APIC ID = package.core.thread: 0=0.0.0 1=0.1.0 "
+         "2=0.2.0 3=0.3.0 4=0.4.0 5=0.5.0 6=0.6.0 7=0.7.0",
+    "6,sockets=2,cores=3": "2 packages x 3 cores x 1 thread; APIC ID = package.core.thread: "
+                           "0=0.0.0 1=0.1.0 2=0.2.0 4=1.0.0 5=1.1.0 6=1.2.0",
+    "2,maxcpus=4": "1 package x 2 cores x 1 thread; APIC ID = package.core.thread: 0=0.0.0 "
+                   "1=0.1.0",
+    "8,sockets=2,cores=2,threads=2": "2 packages x 2 cores x 2 threads; APIC ID = "
+    "package.core.thread: 0=0.0.0 1=0.0.1 2=0.1.0 3=0.1.1 4=1.0.0 5=1.0.1 6=1.1.0 7=1.1.1",
+}
+
 
 class Scenario:
     def __init__(self, name, smp="2", machine="q35", cpu="max", append="",
@@ -97,6 +114,15 @@ def final_status(word):
             return [f"last console line is {lines[-1:]!r}, expected {want!r}"]
         return []
     return check
+
+
+def topology_line(sc, log):
+    """The topology boot fact, from whichever CPUID leaf the model has."""
+    want = TOPOLOGY_LINES.get(sc.smp)
+    if want and not re.search(rf"^topology: from CPUID \S+, {re.escape(want)}$", log, re.M):
+        got = re.findall(r"^topology: .*$", log, re.M)
+        return [f"topology line {got}, expected '... {want}'"]
+    return []
 
 
 def skew_line(sc, log):
@@ -509,7 +535,7 @@ def scenarios():
                     continue  # keep the matrix small: x2APIC absence is covered below
                 bench = (machine, smp, cpu) in BENCH_SHAPES
                 checks = [cpus_online(ids), tsc_line, skew_line, suite_passed, switch_sequence,
-                          watchdog_line]
+                          watchdog_line, topology_line]
                 if bench:
                     checks += [bench_results, xapic_before_x2apic,
                                records_valid("env", "check", "result", "end")]
@@ -529,6 +555,9 @@ def scenarios():
                     timeout=300 if bench else 120,
                     checks=checks + [final_status("SKIP")]))
     out += [
+        Scenario("-smp 8,sockets=2,cores=2,threads=2: the topology line decodes package, core "
+                 "and thread", smp="8,sockets=2,cores=2,threads=2", append="plan=boot",
+                 checks=[cpus_online(list(range(8))), topology_line, final_status("SUCCESS")]),
         Scenario("GRUB ISO boots, brings up every CPU and runs the default plan", smp="4",
                  iso=True, accel="tcg-single",
                  checks=[cpus_online([0, 1, 2, 3]), contains(r"^loader: GRUB"), suite_passed,
@@ -538,7 +567,9 @@ def scenarios():
                  qemu=["-device", "max-x86_64-cpu,socket-id=0,core-id=260,thread-id=0"],
                  expect=OK,
                  checks=[contains(r"^smp: CPU 1 APIC ID 260 online",
-                                  r"^ok \d+ - xapic: every check # SKIP an APIC ID above 254"),
+                                  r"^ok \d+ - xapic: every check # SKIP an APIC ID above 254",
+                                  r"^topology: from CPUID \S+, 1 package x 2 cores x 1 thread; "
+                                  r"APIC ID = package\.core\.thread: 0=0\.0\.0 260=0\.260\.0$"),
                          suite_passed, records_valid("env", "check", "end"),
                          final_status("SKIP")]),
         Scenario("swallow-ipi makes the suite fail naming the CPU", smp="4",

@@ -246,10 +246,15 @@ def matrix_then_after(cmd, ctx):
     run(argv_of(cmd.replace("--label before", "--label after"), ctx), ctx)
 
 
+# run.sh's words for a boot that ended with exit 0 (docs/host-tools.md, "What run.sh prints").
+DONE = r"^run\.sh: done, .* \(guest status (SUCCESS|SKIP), exit 0\)$"
+DONE_SUCCESS = r"^run\.sh: done, everything passed \(guest status SUCCESS, exit 0\)$"
+DONE_SKIP = r"^run\.sh: done, nothing failed \(guest status SKIP, exit 0\)$"
+
 COMMANDS = {
     # README: the two commands.
-    "sudo ./run.sh": as_written(needles=(r"^run\.sh: (SUCCESS|SKIP)",)),
-    "./run.sh": as_written(needles=(r"^run\.sh: (SUCCESS|SKIP)",)),
+    "sudo ./run.sh": as_written(needles=(DONE,)),
+    "./run.sh": as_written(needles=(DONE,)),
     "sudo ./tests/run": the_suite(["tests/run", "--list"], "^kvm-lane$"),
     # README: booting it yourself.
     "make": as_written(),
@@ -257,15 +262,15 @@ COMMANDS = {
     "./run.sh --help": as_written(needles=("^usage: ./run.sh ",)),
     "./run.sh run --help": as_written(needles=("^  --preset NAME ",)),
     "./run.sh --smp 8 --machine pc --cpu max,-x2apic --append plan=boot":
-        as_written(needles=(r"^run\.sh: SUCCESS",)),
+        as_written(needles=(DONE_SUCCESS,)),
     "./run.sh --smp 6,sockets=2,cores=3 --append help=1": as_written(needles=("^plan +default",)),
     "qemu-system-x86_64 -accel kvm -cpu host -smp 4 -m 256M -nodefaults -display none -serial "
     "stdio -device isa-debug-exit,iobase=0xf4,iosize=0x04 -kernel build/ipibench.elf32 "
     "-append plan=default": raw_qemu,
     # README: microvm (no 8259, PIT or RTC) through PVH, with ACPI and with an MP table only.
-    "./run.sh --machine microvm": as_written(needles=(r"^run\.sh: (SUCCESS|SKIP)",)),
+    "./run.sh --machine microvm": as_written(needles=(DONE,)),
     "./run.sh --machine microvm-noacpi --smp 2 --append plan=check":
-        as_written(needles=(r"^run\.sh: SKIP",)),
+        as_written(needles=(DONE_SKIP,)),
     "qemu-system-x86_64 -M microvm,pic=off,pit=off,rtc=off -accel kvm -cpu host -smp 4 -m 256M "
     "-nodefaults -display none -serial stdio -device isa-debug-exit,iobase=0xf4,iosize=0x04 "
     "-kernel build/ipibench.elf -append plan=default": raw_qemu,
@@ -283,7 +288,7 @@ COMMANDS = {
     "./run.sh list": as_written(needles=("^x2apic ",)),
     "./run.sh run --preset x2apic --smp 4": as_written(),
     "./run.sh --accel kvm-in-tcg --preset hv-xmm --append plan=check":
-        in_lane(needles=(r"^run\.sh: (SUCCESS|SKIP)",)),
+        in_lane(needles=(DONE,)),
     "./run.sh matrix --presets xapic,x2apic --smp 4 --boots 5 --label before":
         as_written(then=matrix_then_after),
     "./run.sh compare --pair xapic=x2apic results/DATE-before/x2apic-smp4":

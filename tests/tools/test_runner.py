@@ -447,8 +447,15 @@ def res(backend, bench, metric, status="SUCCESS", reason=None, p50=100, variant=
     return rec("result", **r)
 
 
+# The guest's reason for a backend that needs Hyper-V, as long as the real one.
+HV = ('no Hyper-V interface: QEMU TCG (CPUID 0x40000000 "TCGTCGTCGTCG") emulates none; boot '
+      'with -accel kvm and hv-* flags in -cpu')
+# One-way figures the TSCs cannot time (bench/point.c): withheld, not SKIPped.
+SKEW = "one-way not reported: TSC skew bound 650 cycles (CPU 0 to CPU 1) is not under a tenth " \
+    "of the p50 {}"
 # A console as the guest prints it: bring-up, the suite (a failure, SKIPs),
-# five units (a failure, partial SKIPs, two refused backends), the view.
+# five units (a failure, partial SKIPs, withheld one-way figures, two
+# refused backends), the view.
 CONSOLE = [
     "ipibench test", "smp: CPU 0 APIC ID 0 online (BSP)", "smp: CPU 1 APIC ID 1 online",
     "smp: 2 of 2 CPUs online", "check: delivery correctness on 2 CPUs",
@@ -456,8 +463,8 @@ CONSOLE = [
     "ok 1 - xapic: switch all 2 CPUs to xapic mode, no test vector left",
     "not ok 2 - xapic: CPU 0 -> CPU 1, vector 0x43: lost it", "#   and more",
     "ok 3 - xapic: sends from an AP # SKIP one CPU",
-    "ok 4 - hv-icr: every check # SKIP no Hyper-V interface",
-    "ok 5 - hv-ipi: every check # SKIP no Hyper-V interface",
+    f"ok 4 - hv-icr: every check # SKIP {HV}",
+    f"ok 5 - hv-ipi: every check # SKIP {HV}",
     "1..5", "check: 1 passed, 1 failed, 3 skipped",
     rec("check", backend="all", passed=1, failed=1, skipped=3),
     "bench         metric          variant          backend        cpus         p50 cyc",
@@ -467,36 +474,38 @@ CONSOLE = [
     rec("phase", index=2, of=5, backend="xapic", bench="single"),
     "apic: all 2 CPUs in xapic mode, backend xapic (dest=physical)",
     res("xapic", "single", "round-trip", p50=4000),
-    res("xapic", "single", "one-way", "SKIP", "skew 650 is not under 291"),
+    res("xapic", "single", "one-way", "SKIP", SKEW.format(2910)),
     "bench: FAILURE: single on xapic: CPU 1 lost it",
     res("xapic", "single", "round-trip", "FAILURE", "CPU 1 lost it"),
     res("xapic", "single", "all", "ERROR", "the harness broke"),
     rec("phase", index=3, of=5, backend="xapic", bench="single-halt"),
     res("xapic", "single-halt", "round-trip", p50=5000),
-    res("xapic", "single-halt", "one-way", "SKIP", "skew 650 is not under 352"),
+    res("xapic", "single-halt", "one-way", "SKIP", SKEW.format(3520)),
+    res("xapic", "single-halt", "hv-path", "SKIP", HV),
     rec("phase", index=4, of=5, backend="hv-icr", bench="all"),
-    res("hv-icr", "single", "-", "SKIP", "no Hyper-V interface"),
-    res("hv-icr", "single-halt", "-", "SKIP", "no Hyper-V interface"),
+    res("hv-icr", "single", "-", "SKIP", HV),
+    res("hv-icr", "single-halt", "-", "SKIP", HV),
     rec("phase", index=5, of=5, backend="hv-ipi", bench="all"),
-    res("hv-ipi", "single", "-", "SKIP", "no Hyper-V interface"),
+    res("hv-ipi", "single", "-", "SKIP", HV),
     "view: kvm-unit-tests x86/vmexit.c names, cycles per iteration (mean)",
     "test        xapic", "ipi_halt     5000", "note: ipi_halt here is CPU 0 -> CPU 1",
     rec("end", status="FAILURE", results=9), "ipibench: status FAILURE",
 ]
 # What a person reads of it, a line each 10 ms.
-SHOWN = """ipibench test
+SHOWN = f"""ipibench test
 smp: 2 of 2 CPUs online
 not ok 2 - xapic: CPU 0 -> CPU 1, vector 0x43: lost it
 #   and more
 check xapic: 1 passed, 1 FAILED, 1 skipped (one CPU) ... 0.06 s
-check hv-icr, hv-ipi ... SKIP: no Hyper-V interface
+check hv-icr, hv-ipi ... SKIP: {HV}
 [1/5] dry-run ... 0.03 s
 bench: FAILURE: single on xapic: CPU 1 lost it
-[2/5] xapic single ... 0.07 s, 1 FAILURE, 1 ERROR, 1 of 4 SKIP
-    SKIP: skew 650 is not under 291
+[2/5] xapic single ... 0.07 s, 1 FAILURE, 1 ERROR; 1 one-way figure withheld (TSC skew)
+    withheld: TSC skew bound 650 cycles (CPU 0 to CPU 1) is not under a tenth of the p50 2910
     ERROR: single all: the harness broke
-[3/5] xapic single-halt ... 0.03 s, 1 of 2 SKIP
-[4-5/5] hv-icr, hv-ipi ... SKIP: no Hyper-V interface
+[3/5] xapic single-halt ... 0.04 s, 1 of 2 SKIP: no Hyper-V interface (see above); 1 one-way \
+figure withheld (TSC skew)
+[4-5/5] hv-icr, hv-ipi ... SKIP: no Hyper-V interface (see above)
 ipibench: status FAILURE
 """
 
@@ -523,20 +532,22 @@ def _(_s):
     got = "".join(out)
     check(got == SHOWN, f"printed:\n{got}")
     check("\r" not in got and c.phases == 5, "carriage returns, or phases miscounted")
-    # A failure the console already showed is not repeated; SKIPs of one cause
-    # are explained once, whatever their figures.
-    check(got.count("CPU 1 lost it") == 1 and "skew 650 is not under 352" not in got, got)
+    # A failure the console already showed is not repeated; a SKIP's reason is
+    # said in full once, then by its head; withheld one-way figures are counted
+    # apart from the SKIPs, their cause said once, whatever its figures.
+    check(got.count("CPU 1 lost it") == 1 and got.count(HV) == 1 and "p50 3520" not in got,
+          got)
     # Without times (the lane's log, read afterwards) the same lines, untimed.
     out = []
     C.replay("\n".join(CONSOLE), out.append).finish()
     untimed = SHOWN
-    for t in (" 0.06 s", " 0.03 s,", " 0.03 s", " 0.07 s,"):
+    for t in (" 0.06 s", " 0.03 s", " 0.04 s,", " 0.07 s,"):
         untimed = untimed.replace(t, "")
     check("".join(out) == untimed, "".join(out))
     # Whole SKIPs of one cause share a line only when they come together.
     _, out = follow(CONSOLE, step=0.2)
-    check("[4/5] hv-icr ... SKIP: no Hyper-V interface\n[5/5] hv-ipi ... SKIP: no Hyper-V "
-          "interface\n" in "".join(out), "".join(out))
+    check("[4/5] hv-icr ... SKIP: no Hyper-V interface (see above)\n[5/5] hv-ipi ... SKIP: no "
+          "Hyper-V interface (see above)\n" in "".join(out), "".join(out))
 
 
 @case("run.sh console on a terminal: the unit in flight redrawn in place, the same lines left")
@@ -596,7 +607,7 @@ SUMMARY_RECORDS = [
     res("hv-ipi", "single", "round-trip", "FAILURE", "CPU 3 lost it"),
     res("hv-ipi", "flush", "crossover-pages", "SKIP", "native stays cheaper", n=3),
     res("kvm-pv-ipi", "single", "-", "SKIP", "no KVM PV interface"),
-    res("hv-icr", "single", "-", "SKIP", "no Hyper-V interface"),
+    res("hv-icr", "single", "-", "SKIP", HV),
     res("hv-vapic", "single", "-", "SKIP", "no Hyper-V interface"),
 )] + [{"record": "end", "status": "FAILURE", "results": 16}]
 
@@ -636,7 +647,120 @@ def _(_s):
         "summary: FAILURE; 4 CPUs, accel kvm, TSC"), "accel")
     many = C.summary([{"record": "result", "backend": "x", "bench": "single", "status": "ERROR",
                        "reason": f"r{i}"} for i in range(9)], most_failures=5)
-    check(many[-1] == "... 4 more in console.log", many[-1])
+    check(many[-2] == "... 4 more in console.log" and many[-1].startswith("proved: "),
+          "\n".join(many[-2:]))
+
+
+@case("run.sh summary of a TCG run that SKIPs: each condition once, what it proved, why, next")
+def _(_s):
+    tsc = "no invariant TSC (CPUID 0x80000007 EDX[8]) and no kvmclock TSC-stable flag"
+    env = {"record": "env", "cpus": {"count": 4}, "tsc": {"khz": 2000000, "source": "PIT"},
+           "trust": {"warnings": [{"id": "tcg", "text": "QEMU TCG emulates every instruction: "
+                                   "only behaviour counts"}, {"id": "tsc-unstable", "text": tsc}]}}
+    kvm = "no KVM PV interface: QEMU TCG has none; boot with -accel kvm and kvm-pv-ipi=on"
+    records = [env, {"record": "check", "backend": "all", "passed": 48, "failed": 0,
+                     "skipped": 2}] + [json.loads(r) for r in (
+        res("x2apic", "single", "round-trip", p50=2600),
+        res("x2apic", "single", "one-way", "SKIP", SKEW.format(2600)),
+        res("x2apic", "single-halt", "one-way", "SKIP", SKEW.format(2900)),
+        res("xapic-nmi", "send-cost", "send", p50=500),
+        res("xapic-nmi", "single", "round-trip", "SKIP", "an NMI takes no EOI: nothing to order"),
+        res("hv-icr", "single", "-", "SKIP", HV), res("hv-ipi", "single", "-", "SKIP", HV),
+        res("kvm-pv-ipi", "single", "-", "SKIP", kvm))] + [{"record": "end", "status": "SKIP"}]
+    suite = C.suite_labels("ok 1 - x2apic: a\nok 2 - xapic-nmi: b\nok 3 - x2apic (again): c\n"
+                           f"ok 4 - hv-icr: every check # SKIP {HV}\n")
+    check(suite == {"x2apic": [2, 0, 0], "xapic-nmi": [1, 0, 0], "hv-icr": [0, 0, 1]},
+          f"{suite}")
+    lines = C.summary(records, {"accel": "tcg-single", "warnings": [
+        {"id": "tcg", "text": "QEMU TCG: every instruction emulated"}]}, said={C.shape(HV)},
+        suite=suite, saved=True)
+    text = "\n".join(lines)
+    flat = " ".join(line.strip() for line in lines)
+    for want in ("summary: finished, status SKIP (see the end); 4 CPUs, accel tcg-single",
+                 f"warning: {tsc}",
+                 "skipped: hv-icr, hv-ipi: no Hyper-V interface (see above)",
+                 f"skipped: kvm-pv-ipi: {kvm}",
+                 "withheld: 2 one-way figures (TSC skew: TSC skew bound 650 cycles",
+                 "benchmark records: 2 SUCCESS, 4 SKIP",
+                 "proved: all 2 APIC backends that ran delivered every IPI exactly once to the "
+                 "right CPU (48 checks); figures are emulated (QEMU TCG emulates every "
+                 "instruction): behaviour only, not speed",
+                 "why SKIP, exit 0: nothing failed; 3 backends and 3 figures could not run here "
+                 "(above), the normal outcome under TCG",
+                 "next: on a KVM host, ./run.sh --accel kvm --preset hv (or kvm-pv; ./run.sh "
+                 "list); here, KVM nested in TCG: ./run.sh --accel kvm-in-tcg --preset hv",
+                 "./run.sh report DIR (plots), ./run.sh compare DIR OTHER"):
+        check(want in flat, f"summary lacks {want!r}:\n{text}")
+    # Each condition once: TCG in the closing words alone (the guest's warning
+    # and the host's are one), the TSC's warning, the Hyper-V reason by its head.
+    check(flat.count("emulate") == 2 and flat.count("invariant TSC") == 1 and HV not in flat and
+          "SKIP; " not in flat, text)
+    check(all(len(line) < C.WIDTH for line in lines), f"widest {max(map(len, lines))}")
+    # The withheld figures' cause, once the console said it, by its name alone.
+    again = C.summary(records, said={C.shape(HV), "withheld: TSC skew"}, suite=suite)
+    check("withheld: 2 one-way figures (TSC skew, see above)" in again and
+          "--no-save kept none" in " ".join(again), "\n".join(again))
+    # Not TCG and nothing skipped: no TCG words, no SKIP line; SUCCESS.
+    ok = [dict(env, trust={})] + records[1:3] + [{"record": "end", "status": "SUCCESS"}]
+    text = "\n".join(C.summary(ok, {"accel": "kvm"}, suite=suite))
+    check("emulated" not in text and "why SKIP" not in text and "summary: finished, status "
+          "SUCCESS" in text and "--accel kvm " not in text, text)
+    # A failing check: the proof says so; no next steps for a run that failed.
+    bad = [env, {"record": "check", "backend": "all", "passed": 47, "failed": 1, "skipped": 0},
+           {"record": "end", "status": "FAILURE"}]
+    text = " ".join(line.strip() for line in C.summary(bad, suite={"x2apic": [47, 1, 0]}))
+    check("proved: 1 of 48 delivery checks FAILED, on x2apic (the not ok lines above say how)"
+          in text and "next:" not in text and "summary: FAILURE;" in text, text)
+    # run.sh's last line: an exit 0 in words, the rest as decoded.
+    check(C.closing("SKIP", 0, 67) == "done, nothing failed (guest status SKIP, exit 0)",
+          C.closing("SKIP", 0, 67))
+    check(C.closing("SUCCESS", 0, 65).endswith("(guest status SUCCESS, exit 0)") and
+          C.closing("FAILURE", 4, 71) == "FAILURE (QEMU exit 71)" and
+          C.closing("SUCCESS", 32, 65) == "SUCCESS (QEMU exit 65)", "closing")
+
+
+@case("run.sh console: trust warnings and a SKIP or SUCCESS status left to the summary; "
+      "QEMU's topoext warning explained")
+def _(_s):
+    ht = ("qemu-system-x86_64: warning: This family of AMD CPU doesn't support "
+          "hyperthreading(2). Please configure -smp options properly or try enabling topoext "
+          "feature.")
+    _, out = follow([ht, "ipibench test", "warning: tcg: QEMU TCG emulates every instruction",
+                     "warning: tsc-unstable: no invariant TSC", "ipibench: status SKIP",
+                     "ipibench: status SUCCESS", "ipibench: status FAILURE"])
+    lines = "".join(out).splitlines()
+    check(lines[:3] == [ht, C.QEMU_HT_WHY, "ipibench test"] and
+          lines[3:] == ["ipibench: status FAILURE"], f"{lines}")
+    check("+topoext to -cpu" in C.QEMU_HT_WHY, C.QEMU_HT_WHY)
+
+
+@case("run.sh build: make's output as one line on success, all of it on failure")
+def _(s):
+    steps = "".join(f"  CC       build/kernel/f{i}.o\n" for i in range(60)) + \
+        "  LD       build/ipibench.linked.elf\n  OBJCOPY  build/ipibench.elf32\n" \
+        "  OBJCOPY  build/ipibench.elf\n"
+    check(B.build_line(steps, "the guest") == "run.sh: built the guest: 60 CC, 1 LD, 2 OBJCOPY "
+          "(make V=1 shows each command)", B.build_line(steps, "the guest"))
+    check(B.build_line("", "the guest") is None, "nothing built, nothing said")
+    check(B.build_line("cp a b\n", "the ISO").startswith("run.sh: built the ISO: 1 other"),
+          "other lines")
+    # Against a stand-in make: 63 lines become one; a failure shows them all.
+    bin_dir = os.path.join(s.tmp, "make-bin")
+    os.makedirs(bin_dir, exist_ok=True)
+    with open(os.path.join(bin_dir, "make"), "w") as f:
+        f.write("#!/bin/sh\nprintf '%s' \"$FAKE_MAKE_OUT\"\n"
+                "[ -z \"$FAKE_MAKE_FAIL\" ] || { echo 'kernel/x.c:1: error: oops' >&2; exit 2; }\n")
+    os.chmod(os.path.join(bin_dir, "make"), 0o755)
+    env = dict(s.fake.env("exit:65"), PATH=bin_dir + os.pathsep + os.environ["PATH"],
+               FAKE_MAKE_OUT=steps, IPIBENCH_PREPARED="")
+    rc, out, err = run_cmd([RUN, "--accel", "tcg", "--no-save", "--quiet"], env, 60)
+    built = [line for line in (out + err).splitlines() if "build/" in line or "built" in line]
+    check(rc == 0 and built == ["run.sh: built the guest: 60 CC, 1 LD, 2 OBJCOPY (make V=1 "
+                                "shows each command)"], f"exit {rc}: {built}; {err[-300:]}")
+    rc, out, err = run_cmd([RUN, "--accel", "tcg", "--no-save", "--quiet"],
+                           dict(env, FAKE_MAKE_FAIL="1"), 60)
+    check(rc == 10 and err.count("  CC       build/") == 60 and "error: oops" in err and
+          "build failed" in err, f"exit {rc}: {err[-400:]}")
 
 
 @case("run.sh --memory: QEMU's sizes, and below what the guest needs exit 2 with the minimum")
@@ -726,7 +850,7 @@ class Fake:
 def _(s):
     f = s.fake
     _, out, err = expect(f.run("exit:65", "--no-save", "--append", "plan=boot"), 0,
-                         "run.sh: SUCCESS (QEMU exit 65)")
+                         "run.sh: done, everything passed (guest status SUCCESS, exit 0)")
     check("fake qemu: " in out and "ipibench: status from exit:65" in out, f"streamed: {out}")
     check("-accel tcg -M q35 -cpu max -smp 4 -m 256M" in out, f"command line: {out}")
     _, out, _ = expect(f.run("exit:71", "--no-save", "--quiet"), 4, "FAILURE (QEMU exit 71)")
@@ -736,7 +860,8 @@ def _(s):
     expect(f.run("kill", "--no-save", "--quiet"), 8, "QEMU-KILLED (signal 9) (QEMU exit 137)")
     expect(f.run("exit:3", "--no-save", "--quiet"), 8, "QEMU-UNKNOWN (exit 3)")
     _, _, err = expect(f.run("exit:67", "--quiet", "--label", "saved", "--preset", "hv"), 0,
-                       "run.sh: SKIP (QEMU exit 67); results: ")
+                       "run.sh: done, nothing failed (guest status SKIP, exit 0)\n"
+                       "run.sh: results: ")
     d = err.rsplit("results: ", 1)[1].split()[0]
     check(os.path.basename(d).endswith("-saved"), d)
     doc = json.load(open(os.path.join(d, "results.json")))
