@@ -172,6 +172,52 @@ def cmd_job(a):
     return 0
 
 
+# --- dut-test: the test action of a job on a KVM host
+
+TESTDEF = os.path.join(REPO, "lava", "ipibench-kvm-host.yaml")
+
+
+def dut_test_text(repo, revision="", preset="x2apic", accel="kvm", append="",
+                  module_param="", boots=3, upload="", minutes=60, testdef=TESTDEF):
+    """A job's `test` action that runs lava/ipibench-kvm-host.yaml on the DUT,
+    inline: the file itself as the repository, with the clone's URL and the
+    run's choices as its params (LAVA's schema gives an inline definition
+    no job parameters)."""
+    with open(testdef, encoding="utf-8") as f:
+        lines = [line for line in f.read().splitlines()
+                 if line.strip() and not line.lstrip().startswith("#")]
+    values = {"IPIBENCH_REVISION": revision, "PRESET": preset, "ACCEL": accel,
+              "APPEND": append, "MODULE_PARAM": module_param, "AB_BOOTS": boots,
+              "UPLOAD": upload}
+    body, block = [], None
+    for line in lines:
+        if not line.startswith(" "):
+            block = line.rstrip(":")
+        m = re.match(r"  ([A-Z_]+): ", line)
+        if block == "params" and m and m.group(1) in values:
+            line = f"  {m.group(1)}: {json.dumps(str(values[m.group(1)]))}"
+        elif block == "install" and re.match(r"  - \S+://", line):
+            line = f"  - {json.dumps(repo)}"
+        body.append(line)
+    out = ["# SPDX-License-Identifier: GPL-2.0-only",
+           "# The test action of a LAVA job on a KVM host (docs/lab.md), written by",
+           "# tools/ipibench_lava.py dut-test: lava/ipibench-kvm-host.yaml inline.",
+           "- test:",
+           f"    timeout: {{minutes: {int(minutes)}}}",
+           "    definitions:",
+           "    - from: inline",
+           "      name: ipibench-kvm-host",
+           "      path: inline/ipibench-kvm-host.yaml",
+           "      repository:"] + ["        " + line for line in body]
+    return "\n".join(out) + "\n"
+
+
+def cmd_dut_test(a):
+    write_out(dut_test_text(a.repo, a.revision, a.preset, a.accel, a.append, a.module_param,
+                            a.boots, a.upload, a.minutes), a.output)
+    return 0
+
+
 # --- device: what a server would render for a job, for lava-run here
 
 BASE_DEVICE = os.path.join(REPO, "tests", "lava", "qemu.yaml")
@@ -501,10 +547,12 @@ def log_entries(text):
 
 
 def console_of(entries):
-    """The DUT's console as LAVA logged it: a target line has each '"' escaped
-    (lava_dispatcher/shell.py, ShellLogger) and no carriage returns."""
+    """The DUT's console as LAVA logged it: a line has each '"' escaped
+    (lava_dispatcher/shell.py, ShellLogger) and no carriage returns. What
+    comes after the last monitor's end (the guest's status line) is logged
+    at level feedback, as the dispatcher drains the connection."""
     return "\n".join(str(e.get("msg", "")).replace('\\"', '"') for e in entries
-                     if e.get("lvl") == "target") + "\n"
+                     if e.get("lvl") in ("target", "feedback")) + "\n"
 
 
 def embedded(console):
@@ -612,6 +660,20 @@ def main(argv):
     j.add_argument("--name", help="job_name")
     j.add_argument("--minutes", type=int, default=30, help="the test action's timeout")
     j.add_argument("--output", "-o", help="write here instead of standard output")
+    t = sub.add_parser("dut-test", help="the test action of a job on a KVM host (the DUT): "
+                       "lava/ipibench-kvm-host.yaml inline")
+    t.add_argument("--repo", required=True, help="the ipibench git URL the worker clones")
+    t.add_argument("--revision", default="", help="a commit, tag or branch of it "
+                   "(default: its default branch)")
+    t.add_argument("--preset", default="x2apic")
+    t.add_argument("--accel", default="kvm", choices=("kvm", "tcg", "tcg-single"))
+    t.add_argument("--append", default="", help="more of the guest's command line")
+    t.add_argument("--module-param", default="", help="MODULE.PARAM=A,B: also ./run.sh ab "
+                   "over it (root on the DUT)")
+    t.add_argument("--boots", type=int, default=3, help="ab's boots a side")
+    t.add_argument("--upload", default="", help="a URL that takes a PUT of results.json")
+    t.add_argument("--minutes", type=int, default=60)
+    t.add_argument("--output", "-o", help="write here instead of standard output")
     d = sub.add_parser("device", help="the qemu device dictionary a LAVA server renders for "
                        "a job's context, for lava-run on this machine")
     d.add_argument("job", help="a job `job` wrote")
@@ -642,7 +704,7 @@ def main(argv):
     i.add_argument("--job", help="the LAVA job id, kept in run.lava_job")
     a = p.parse_args(argv)
     try:
-        return {"job": cmd_job, "device": cmd_device, "report": cmd_report, "report-ab": cmd_report_ab,
+        return {"job": cmd_job, "dut-test": cmd_dut_test, "device": cmd_device, "report": cmd_report, "report-ab": cmd_report_ab,
                 "import": cmd_import}[a.cmd](a)
     except R.ToolError as e:
         print(f"ipibench_lava: {e.message}", file=sys.stderr)
