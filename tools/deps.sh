@@ -76,4 +76,13 @@ export DEBIAN_FRONTEND=noninteractive
 if ! qemu_ok; then
 	"${APT[@]}" install --no-install-recommends "${backports[@]}" qemu-system-x86 qemu-utils >/dev/null
 fi
+# The dispatcher's package also enables lava-worker, a service that keeps
+# trying to reach a LAVA server (http://localhost/ until configured): the
+# tests run lava-run alone, so a worker this script brought is stopped.
+case " ${missing[*]} " in *" lava-dispatcher "*)
+	if [ -d /run/systemd/system ] && systemctl is-enabled --quiet lava-worker.service 2>/dev/null; then
+		systemctl disable --now lava-worker.service >/dev/null 2>&1 &&
+			echo "ipibench: lava-worker disabled (the tests need lava-run only)" >&2
+	fi ;;
+esac
 qemu_ok || { echo "ipibench: QEMU >= $min_qemu is still missing" >&2; exit 1; }
