@@ -24,6 +24,7 @@ expect slugs; the monitor makes one of whatever it captures)."""
 import argparse
 import base64
 import gzip
+import io
 import json
 import os
 import re
@@ -31,6 +32,8 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tarfile
+import urllib.request
 
 import ipibench_results as R
 
@@ -440,6 +443,21 @@ def embed(path, name):
     sys.stdout.flush()
 
 
+def upload(folder, url):
+    """PUT the results directory, as a .tar.gz a reader unpacks into a folder
+    that compare reads, to url; None, or why not."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        tar.add(folder, arcname=os.path.basename(os.path.abspath(folder)))
+    req = urllib.request.Request(url, data=buf.getvalue(), method="PUT",
+                                 headers={"Content-Type": "application/gzip"})
+    try:
+        with urllib.request.urlopen(req, timeout=120) as r:
+            return None if 200 <= r.status < 300 else f"HTTP {r.status}"
+    except (OSError, ValueError) as e:
+        return str(e)
+
+
 def cmd_report(a):
     helpers = a.helpers
     dry = a.dry_run or (not helpers and shutil.which("lava-test-case") is None)
@@ -464,11 +482,13 @@ def cmd_report(a):
         rep.case(a.prefix + "results", "fail")
         return 0
     if a.upload:
-        name = f"{a.name or os.path.basename(os.path.abspath(a.dir))}.results.json"
+        name = f"{a.name or os.path.basename(os.path.abspath(a.dir))}.results.tar.gz"
         url = a.upload.rstrip("/") + "/" + name
-        ok = subprocess.call(["curl", "-fsS", "-T", results, url]) == 0
+        why = upload(a.dir, url)
+        if why:
+            print(f"ipibench_lava: upload to {url} failed: {why}", file=sys.stderr)
         rep.call("lava-test-reference", a.prefix + "results", "--result",
-                 "pass" if ok else "fail", "--reference", url)
+                 "fail" if why else "pass", "--reference", url)
     if not a.no_embed:
         embed(results, a.name or os.path.basename(os.path.abspath(a.dir)))
     return 0
@@ -671,7 +691,8 @@ def main(argv):
     t.add_argument("--module-param", default="", help="MODULE.PARAM=A,B: also ./run.sh ab "
                    "over it (root on the DUT)")
     t.add_argument("--boots", type=int, default=3, help="ab's boots a side")
-    t.add_argument("--upload", default="", help="a URL that takes a PUT of results.json")
+    t.add_argument("--upload", default="", help="a URL that takes a PUT of the results "
+                   "directory (.tar.gz)")
     t.add_argument("--minutes", type=int, default=60)
     t.add_argument("--output", "-o", help="write here instead of standard output")
     d = sub.add_parser("device", help="the qemu device dictionary a LAVA server renders for "
@@ -685,8 +706,8 @@ def main(argv):
     r.add_argument("--prefix", default="", help="put before every case id")
     r.add_argument("--name", help="the results' name in the log and the upload "
                    "(default: the directory's)")
-    r.add_argument("--upload", default="", help="PUT results.json under this URL (curl -T) "
-                   "and name it with lava-test-reference")
+    r.add_argument("--upload", default="", help="PUT the results directory (.tar.gz) under "
+                   "this URL and name it with lava-test-reference")
     r.add_argument("--no-embed", action="store_true", help="do not print results.json "
                    "into the log")
     r.add_argument("--helpers", help="folder of lava-test-case & co (default: PATH)")

@@ -31,7 +31,8 @@ EXAMPLE_URL = "https://example.org/ipibench/ipibench.elf32"
 
 
 def quiet(fn, *args):
-    with contextlib.redirect_stdout(io.StringIO()) as out:
+    with contextlib.redirect_stdout(io.StringIO()) as out, \
+            contextlib.redirect_stderr(io.StringIO()):
         rc = fn(*args)
     return rc, out.getvalue()
 
@@ -294,6 +295,55 @@ def _(tmp):
         check(rc == 0, f"import exited {rc}")
         with open(os.path.join(tmp, f"imp-{name}", "results.json")) as f:
             check(f.read() == saved, f"{name}: the imported results.json differs")
+
+
+@case("report --upload: the results directory PUT as a .tar.gz, named by lava-test-reference")
+def _(tmp):
+    import http.server
+    import tarfile
+    import threading
+    got = {}
+
+    class Put(http.server.BaseHTTPRequestHandler):
+        def do_PUT(self):
+            got[self.path] = self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(201)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+    server = http.server.HTTPServer(("127.0.0.1", 0), Put)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    recs = records()
+    d = results_dir(tmp, "up", lava_lines(recs), recs)
+    # Stand-ins for LAVA's helpers: each call a line in calls.txt.
+    helpers = os.path.join(tmp, "bin")
+    os.makedirs(helpers)
+    for tool in ("lava-test-case", "lava-test-reference", "lava-test-set"):
+        with open(os.path.join(helpers, tool), "w") as f:
+            f.write(f'#!/bin/sh\necho "{tool} $*" >> {tmp}/calls.txt\n')
+        os.chmod(os.path.join(helpers, tool), 0o755)
+    url = f"http://127.0.0.1:{server.server_port}/store"
+    try:
+        rc, out, err = run_cmd([sys.executable, "tools/ipibench_lava.py", "report", d, "--helpers",
+                                helpers, "--upload", url, "--name", "x2apic", "--no-embed"])
+    finally:
+        server.shutdown()
+    check(rc == 0, f"report exited {rc}: {err[-300:]}")
+    blob = got.get("/store/x2apic.results.tar.gz")
+    check(blob, f"nothing PUT: {sorted(got)}")
+    with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
+        names = tar.getnames()
+        saved = tar.extractfile("up/results.json").read()
+    check({"up/console.log", "up/results.json"} <= set(names), f"tarball {names}")
+    with open(os.path.join(d, "results.json"), "rb") as f:
+        check(saved == f.read(), "the uploaded results.json differs")
+    with open(os.path.join(tmp, "calls.txt")) as f:
+        calls = f.read().splitlines()
+    check(f"lava-test-reference results --result pass --reference {url}/x2apic.results.tar.gz"
+          in calls, f"no reference: {calls[-3:]}")
+    check(sum(c.startswith("lava-test-case ") for c in calls) == len(cases_of_calls(
+        report_calls(d, "--no-embed")[0])), "the helpers got other calls than the dry run")
 
 
 @case("lava=1 changes no figure: compare holds a job's boot and a run.sh boot comparable")
