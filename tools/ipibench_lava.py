@@ -367,19 +367,21 @@ def cases_of(doc, console, prefix=""):
     records = (doc or {}).get("records") or []
     results = [r for r in records if isinstance(r, dict) and r.get("record") == "result"]
     checks = [r for r in records if isinstance(r, dict) and r.get("record") == "check"]
-    out = []
     guest = CASE_LINE.findall(console)
     if guest:
-        out += [(i, res, None, None) for i, res in guest if i != STATUS_CASE]
+        suite = [(i, res, None, None) for i, res in guest if i != STATUS_CASE]
     else:
-        out += [(i, res, None, None) for i, res in tap_cases(console)]
-    status = status_of(doc, console)
-    out.append((STATUS_CASE, result_of(status), None, None))
-    failed = sum(int(c.get("failed") or 0) for c in checks)
-    if not checks and not out[:-1]:
-        verdict = "skip"  # no suite ran (plan=bench)
+        suite = [(i, res, None, None) for i, res in tap_cases(console)]
+    out = suite + [(STATUS_CASE, result_of(status_of(doc, console)), None, None)]
+    # correctness: every check passed, and the suite finished (its check
+    # record); skip when no suite ran (plan=bench).
+    if not checks and not suite:
+        verdict = "skip"
+    elif not checks or any(int(c.get("failed") or 0) for c in checks) or \
+            any(r == "fail" for _, r, _, _ in suite):
+        verdict = "fail"
     else:
-        verdict = "fail" if failed or any(r == "fail" for _, r, _, _ in out[:-1]) else "pass"
+        verdict = "pass"
     out.append(("correctness", verdict, None, None))
     figures = [(i, int(v), u) for i, v, u in FIGURE_LINE.findall(console)]
     if not figures:

@@ -120,7 +120,7 @@ def _(_):
                  "-global kvm-pit.lost_tick_policy=discard", L.EXIT_DEVICE, "-no-reboot"):
         check(want in opts, f"{want!r} not in {opts}")
     check("  no_kvm: true\n" in job and "  arch: x86_64\n" in job, "context")
-    check(f'        image_arg: "-kernel {{kernel}} -append lava=1"\n' in job, "image_arg")
+    check('        image_arg: "-kernel {kernel} -append lava=1"\n' in job, "image_arg")
     tcg = context_options(L.job_text(EXAMPLE_URL, accel="tcg-single", smp=4, append="plan=check"))
     check(tcg[:3] == ["-accel tcg,thread=single", "-cpu max", "-smp 4"], f"{tcg}")
     job = L.job_text(EXAMPLE_URL, append="plan=check backends=x2apic")
