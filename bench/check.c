@@ -30,6 +30,7 @@
 #include "include/bench.h"
 #include "include/console.h"
 #include "include/ipi.h"
+#include "include/lava.h"
 #include "include/lapic.h"
 #include "include/options.h"
 #include "include/percpu.h"
@@ -92,6 +93,7 @@ static void tap_line(bool ok, const char *name, const char *why, const char *ski
 	tap.n++;
 	kprintf("%s %u - %s%s%s%s%s\n", ok ? "ok" : "not ok", tap.n, name, why ? ": " : "",
 		why ? why : "", skip ? " # SKIP " : "", skip ? skip : "");
+	lava_check(name, !ok ? "fail" : skip ? "skip" : "pass");
 }
 
 void tap_skip(const char *name, const char *why)

@@ -17,6 +17,7 @@
 #include "include/bench.h"
 #include "include/console.h"
 #include "include/cpu.h"
+#include "include/lava.h"
 #include "include/mm.h"
 #include "include/options.h"
 #include "include/percpu.h"
@@ -447,6 +448,7 @@ static void bench_print(const struct result *res)
 	if (record_result(line, sizeof(line), res) >= 0) {
 		kprintf("%s\n", line);
 		bench_results_printed++;
+		lava_result(res);
 	}
 	else
 		kprintf("bench: record for %s/%s did not fit %u bytes\n", res->bench,

@@ -49,6 +49,7 @@ struct options {
 	uint64_t backends;	/* bit per enum ipi_backend_id (include/ipi.h) */
 	uint64_t debug;		/* bit per enum debug_key */
 	uint32_t debug_cpu;	/* victim of fault injection; DEBUG_CPU_LAST when not given */
+	bool lava;		/* lava=1: the LAVA monitor lines (include/lava.h) */
 	bool help;
 };
 

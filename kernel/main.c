@@ -7,6 +7,7 @@
 #include "include/boot.h"
 #include "include/console.h"
 #include "include/cpu.h"
+#include "include/lava.h"
 #include "include/lapic.h"
 #include "include/mm.h"
 #include "include/options.h"
@@ -133,6 +134,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	kprintf("cmdline: %s\n", boot_cmdline);
 	if (options_parse(boot_cmdline))
 		status_exit(STATUS_BADCMD);
+	lava_begin();
 	if (options.help) {
 		options_print_help();
 		status_exit(STATUS_SUCCESS);

@@ -46,7 +46,7 @@ static const struct option_group plan_group = { 0, plan_spec, ARRAY_SIZE(plan_sp
 						plan_apply };
 OPTION_GROUP(plan_group);
 
-enum { K_AP_TIMEOUT, K_INIT_DELAY, K_DEBUG, K_DEBUG_CPU, K_HELP, K_COUNT };
+enum { K_AP_TIMEOUT, K_INIT_DELAY, K_DEBUG, K_DEBUG_CPU, K_LAVA, K_HELP, K_COUNT };
 
 static const struct opt_spec kernel_specs[K_COUNT] = {
 	[K_AP_TIMEOUT] = { "ap_timeout", OPT_UINT, 1, 60000, NULL,
@@ -56,6 +56,8 @@ static const struct opt_spec kernel_specs[K_COUNT] = {
 	[K_DEBUG] = { "debug", OPT_LIST, 0, 0, debug_names, "fault injection (tests only)" },
 	[K_DEBUG_CPU] = { "debug_cpu", OPT_UINT, 0, 1023, NULL,
 			  "CPU number that fault injection targets, 0 the BSP (default: the last)" },
+	[K_LAVA] = { "lava", OPT_BOOL, 0, 0, NULL,
+		     "also print a LAVA monitor line per check and headline figure (docs/lab.md)" },
 	[K_HELP] = { "help", OPT_BOOL, 0, 0, NULL, "print this list and stop" },
 };
 
@@ -69,6 +71,7 @@ static void kernel_apply(const struct opt_value *v)
 		options.debug = v[K_DEBUG].u;
 	if (v[K_DEBUG_CPU].set)
 		options.debug_cpu = (uint32_t)v[K_DEBUG_CPU].u;
+	options.lava = v[K_LAVA].set && v[K_LAVA].u;
 	options.help = v[K_HELP].set && v[K_HELP].u;
 }
 

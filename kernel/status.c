@@ -15,6 +15,7 @@
  * console's last line, "ipibench: status WORD" (docs/boot-paths.md, "Other VMMs").
  */
 #include "include/console.h"
+#include "include/lava.h"
 #include "include/lapic.h"
 #include "include/status.h"
 #include "include/x86.h"
@@ -63,6 +64,7 @@ void status_exit(enum status st)
 	st = status_worst();
 	__atomic_store_n(&status_stopping, 1, __ATOMIC_RELEASE);
 	lapic_stop_others();
+	lava_finish(st);
 	kprintf("ipibench: status %s\n", status_name(st));
 	outb(ISA_DEBUG_EXIT_PORT, (uint8_t)(STATUS_BYTE_BASE + st));
 	for (;;)

@@ -9,7 +9,7 @@
 #   build  compiler, assembler, QEMU >= 8.1, GRUB and ISO tools (default)
 #   test   build plus what the tests use (host sanitizers, cppcheck, clang-tidy,
 #          gnuplot for the report tests, clang and its libFuzzer runtime for
-#          the fuzz targets)
+#          the fuzz targets, LAVA's dispatcher for the lab's jobs)
 #   report build plus gnuplot (`run.sh report` draws its plots with it)
 #
 # QEMU >= 8.1 is needed for x2APIC under TCG. Debian 12 ships 7.2, so on
@@ -23,7 +23,9 @@ case "$want" in
 build) ;;
 # libclang-rt-dev, not a versioned libclang-rt-N-dev: it follows the default
 # clang, and libFuzzer must come from the same LLVM as the compiler.
-test) pkgs+=(cppcheck clang-tidy clang-format gnuplot-nox clang libclang-rt-dev) ;;
+# lava-dispatcher: lava-run and the lava-test-shell helpers (tests/lava/),
+# about 130 packages and 190 MB without its recommends.
+test) pkgs+=(cppcheck clang-tidy clang-format gnuplot-nox clang libclang-rt-dev lava-dispatcher) ;;
 report) pkgs+=(gnuplot-nox) ;;
 *) echo "usage: $0 [build|test|report]" >&2; exit 2 ;;
 esac
@@ -74,4 +76,13 @@ export DEBIAN_FRONTEND=noninteractive
 if ! qemu_ok; then
 	"${APT[@]}" install --no-install-recommends "${backports[@]}" qemu-system-x86 qemu-utils >/dev/null
 fi
+# The dispatcher's package also enables lava-worker, a service that keeps
+# trying to reach a LAVA server (http://localhost/ until configured): the
+# tests run lava-run alone, so a worker this script brought is stopped.
+case " ${missing[*]} " in *" lava-dispatcher "*)
+	if [ -d /run/systemd/system ] && systemctl is-enabled --quiet lava-worker.service 2>/dev/null; then
+		systemctl disable --now lava-worker.service >/dev/null 2>&1 &&
+			echo "ipibench: lava-worker disabled (the tests need lava-run only)" >&2
+	fi ;;
+esac
 qemu_ok || { echo "ipibench: QEMU >= $min_qemu is still missing" >&2; exit 1; }

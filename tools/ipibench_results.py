@@ -285,9 +285,10 @@ AFTER_X2APIC_MARK = "after x2APIC: emulated on AVIC without x2AVIC"
 # halt_poll_ns and halt_poll_grow are the host's KVM parameters as run.sh
 # read them and told the guest: two sides that differ there differ in the
 # host facts, where compare shows it (ab over kvm.halt_poll_ns is exactly
-# that question), not in what the user asked the guest to do.
+# that question), not in what the user asked the guest to do. lava=1 only
+# adds console lines (docs/lab.md): a lab's job and a run.sh run compare.
 NEUTRAL_KEYS = ("plan", "backends", "bench", "help", "markers", "ap_timeout", "deadline",
-                "debug_cpu", "matrix", "halt_poll_ns", "halt_poll_grow")
+                "debug_cpu", "matrix", "halt_poll_ns", "halt_poll_grow", "lava")
 
 
 # Fault injection (docs/command-line.md, "Fault injection"): debug= plants a fault, debug_cpu=

@@ -45,7 +45,7 @@ from harness import REPO, Fail, check, run_cmd  # noqa: E402
 
 DOCS = ["README.md", *sorted(glob.glob(os.path.join(REPO, "docs", "*.md"))),
         "tests/kvm-lane/README.md"]
-STARTS = re.compile(r"^(sudo )?(\./run\.sh|\./tests/run|tests/run|make|qemu-system-x86_64"
+STARTS = re.compile(r"^(sudo )?(\./run\.sh|\./tests/run|tests/run|make|qemu-system-x86_64|lava-run"
                     r"|(tools|tests)/\S+\.(sh|py))(\s|$)")
 # Placeholders filled with a value of the kind they stand for.
 FILL = {"IMG": "build/ipibench.elf32", "CPU": "host,hv-ipi,kvm-pv-ipi=off"}
@@ -153,8 +153,9 @@ def argv_of(cmd, ctx):
                 # label; the test's one such matrix is the README's 'before'.
                 got = ctx.date_dir("before" if label == "matrix" else label)
                 w = got + w[len(stem):]
-        # The docs' scratch folder: the test's own, so two runs never share one.
-        filled.append(ctx.tmp + w[len("/tmp"):] if w.startswith("/tmp/lane") else FILL.get(w, w))
+        # The docs' scratch folders: the test's own, so two runs never share one.
+        filled.append(ctx.tmp + w[len("/tmp"):] if w.startswith(("/tmp/lane", "/tmp/lava"))
+                      else FILL.get(w, w))
     return filled
 
 
@@ -238,6 +239,36 @@ def synopsis(help_argv):
         for opt in re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", cmd):
             check(re.search(rf"(?<![\w-]){re.escape(opt)}(?![\w-])", text),
                   f"`{cmd}`: {opt} is not in `{shlex.join(help_argv)}`")
+    return go
+
+
+def lava_run(cmd, ctx):
+    """lava-run as written, its log (standard error) into the file after `2>`:
+    LAVA's dispatcher, which needs root (its scratch space is /var/lib/lava)."""
+    if not shutil.which("lava-run"):
+        return "SKIP no lava-run (tools/deps.sh test installs lava-dispatcher)"
+    if os.geteuid() != 0:
+        return "SKIP lava-run needs root"
+    argv = argv_of(cmd, ctx)
+    at = argv.index("2>")
+    os.makedirs(os.path.dirname(argv[at + 1]), exist_ok=True)
+    with open(argv[at + 1], "w") as log:
+        p = subprocess.run(argv[:at], cwd=REPO, stdout=subprocess.PIPE, stderr=log, text=True,
+                           timeout=600)
+    with open(argv[at + 1]) as log:
+        text = log.read()
+    check(p.returncode == 0 and re.search(r'"case": "job", "definition": "lava", "result": '
+                                          r'"pass"', text),
+          f"`{shlex.join(argv)}` exited {p.returncode}; its log: {argv[at + 1]}")
+
+
+def after_lava(*logs, needles=()):
+    """As written, once lava-run wrote these logs (SKIPped with it)."""
+    def go(cmd, ctx):
+        for log in logs:
+            if not os.path.exists(ctx.tmp + log[len("/tmp"):]):
+                return f"SKIP needs {log}, which lava-run writes above"
+        run(argv_of(cmd, ctx), ctx, needles=needles)
     return go
 
 
@@ -331,6 +362,34 @@ COMMANDS = {
     "./run.sh report --pair xapic=x2apic results/DATE-matrix/x2apic-smp4": as_written(),
     "tools/deps.sh build": as_written(),
     "tools/deps.sh report": as_written(),
+    # docs/lab.md
+    "tools/ipibench_lava.py job --kernel-url https://storage.example.org/ipibench/BUILD/"
+    "ipibench.elf32 --preset x2apic --output /tmp/lava/x2apic.yaml": as_written(),
+    "tools/ipibench_lava.py dut-test --repo https://git.example.org/ipibench.git --preset x2apic "
+    "--module-param kvm_amd.avic=0,1 --output /tmp/lava/dut-test.yaml": as_written(),
+    "tools/ipibench_lava.py job --kernel-url build/ipibench.elf32 --accel tcg-single --append "
+    "'backends=x2apic bench=send-cost,single' --output /tmp/lava/job.yaml": as_written(),
+    "tools/ipibench_lava.py device /tmp/lava/job.yaml --output /tmp/lava/device.yaml":
+        as_written(),
+    "sudo lava-run --job-id ipibench-a --output-dir /tmp/lava/out --device /tmp/lava/device.yaml "
+    "/tmp/lava/job.yaml 2> /tmp/lava/a.log": lava_run,
+    "sudo lava-run --job-id ipibench-b --output-dir /tmp/lava/out --device /tmp/lava/device.yaml "
+    "/tmp/lava/job.yaml 2> /tmp/lava/b.log": lava_run,
+    "tools/ipibench_lava.py import /tmp/lava/a.log /tmp/lava/a":
+        after_lava("/tmp/lava/a.log", needles=(r"records from the guest's console$",)),
+    "tools/ipibench_lava.py import /tmp/lava/b.log /tmp/lava/b": after_lava("/tmp/lava/b.log"),
+    "./run.sh compare /tmp/lava/a /tmp/lava/b":
+        after_lava("/tmp/lava/a.log", "/tmp/lava/b.log", needles=(r"^single +round-trip ",)),
+    "./run.sh --accel tcg-single --smp 2 --append 'lava=1 backends=x2apic bench=send-cost,single' "
+    "--results-dir /tmp/lava/local": as_written(needles=(r"^run\.sh: SUCCESS",)),
+    "./run.sh compare /tmp/lava/local /tmp/lava/a":
+        after_lava("/tmp/lava/a.log", needles=(r"^send-cost +send ",)),
+    "tools/ipibench_lava.py report /tmp/lava/local --dry-run --no-embed":
+        as_written(needles=(r"^lava-test-case ipibench_status --result pass$",
+                            r"^lava-test-case x2apic_send_cost_p50_cycles --result pass "
+                            r"--measurement \d+ --units cycles$")),
+    "tests/run --only lava": the_suite(["tests/run", "--list"], "^lava$"),
+    "tools/deps.sh test": as_written(),
     # docs/results.md
     "tools/validate.py LOG": synopsis(["tools/validate.py", "--help"]),
     # docs/hyperv-abi.md

@@ -1,0 +1,370 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""tools/ipibench_lava.py without LAVA (tests/lava/test_lava.py runs the
+real dispatcher): case ids as LAVA keeps them, the jobs and the device
+dictionary it writes, the lava-test-case calls of `report` (dry run), the
+headline figures picked as run.sh's summary picks them, and `import` of a
+job's log in both of LAVA's spellings, the DUT's embedded results.json
+included."""
+import contextlib
+import io
+import json
+import os
+import re
+import shlex
+import shutil
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+sys.path.insert(0, HERE)
+import ipibench  # noqa: E402
+import ipibench_console as C  # noqa: E402
+import ipibench_lava as L  # noqa: E402
+import ipibench_results as R  # noqa: E402
+import synth  # noqa: E402
+from harness import REPO, check, registry, run_cases, run_cmd  # noqa: E402
+
+CASES, case = registry()
+EXAMPLE_URL = "https://example.org/ipibench/ipibench.elf32"
+
+
+def quiet(fn, *args):
+    with contextlib.redirect_stdout(io.StringIO()) as out, \
+            contextlib.redirect_stderr(io.StringIO()):
+        rc = fn(*args)
+    return rc, out.getvalue()
+
+
+def context_options(job):
+    return [json.loads(m) for m in re.findall(r'^  - (".*")$', job, re.M)]
+
+
+def records(tsc_guessed=False):
+    """A boot's records: two backends, every headline figure, traps for the picks."""
+    rng = synth.random.Random(3)
+    rows = dict(synth.ROWS)
+    rows[("single-halt", "round-trip", "none", "x2apic", "halt", 1)] = 9000
+    rows[("self", "send-to-handler", "sti-hlt", "x2apic", "self", 1)] = 1500  # not the headline
+    for n in (1, 2, 3):
+        rows[("broadcast", "all-ack", "loop", "x2apic", "spin", n)] = 9000 + n
+    rows[("broadcast", "all-ack", "shorthand", "x2apic", "spin", 2)] = 7000
+    recs = synth.boot_records(rng, rows, 0.01, 0.05, 50, 4, "CPUID 0x15")
+    # A SKIP first: the summary shows it (no figure), not the later SUCCESS.
+    skip = synth.result(("single-halt", "round-trip", "none", "xapic", "halt", 1), status="SKIP")
+    later = synth.result(("single-halt", "round-trip", "block", "xapic", "halt", 1), [500] * 5)
+    recs[2:2] = [skip, later]
+    if tsc_guessed:
+        for r in recs:
+            if r.get("record") == "result" and r.get("backend") == "xapic":
+                r["untrusted"] = ["tsc-freq-guessed"]
+    return recs
+
+
+def results_dir(tmp, name, console_lines, recs, status="SUCCESS"):
+    """A run.sh results directory, saved by the real `ipibench.py save`."""
+    d = os.path.join(tmp, name)
+    os.makedirs(d)
+    with open(os.path.join(d, "console.log"), "w") as f:
+        f.write("\n".join(console_lines) + "\n" + synth.console(recs, status))
+    rc, _ = quiet(ipibench.main, ["save", d, "--label", name, "--accel", "kvm", "--status",
+                                  status, "--qemu-exit", "65", "--exit", "0", "--qemu-version",
+                                  "QEMU emulator version 9.2.0", "--started",
+                                  "2026-01-01T00:00:00Z", "--seconds", "1",
+                                  "--", "qemu-system-x86_64"])
+    check(rc == 0, f"save exited {rc}")
+    return d
+
+
+def report_calls(d, *extra):
+    rc, out, err = run_cmd([sys.executable, "tools/ipibench_lava.py", "report", d,
+                            "--dry-run", *extra])
+    check(rc == 0, f"report exited {rc}: {err[-300:]}")
+    return [shlex.split(line) for line in out.splitlines()
+            if line.startswith(("lava-test-", "ipibench-results"))], out
+
+
+def cases_of_calls(calls):
+    """{id: (result, measurement, units)} of the lava-test-case calls."""
+    out = {}
+    for c in calls:
+        if c[0] != "lava-test-case":
+            continue
+        args = dict(zip(c[2::2], c[3::2]))
+        out[c[1]] = (args["--result"], args.get("--measurement"), args.get("--units"))
+    return out
+
+
+@case("slugs: the guest's ids (lib/lava.c's examples), which LAVA's monitor keeps as they are")
+def _(_):
+    for text, want in (("xapic: CPU 0 -> CPU 1, vector 0x43", "xapic_cpu_0_cpu_1_vector_0x43"),
+                       ("  --hv_ipi-ex  {0-3}.. ", "hv_ipi_ex_0_3"), (" :-) ", ""),
+                       ("x2apic (again): TPR 0x60 holds vector 0x65 on CPU 0 (self-IPI on CPU 0) "
+                        "until TPR drops", "x2apic_again_tpr_0x60_holds_vector_0x65_on_cpu_0_self"
+                        "_ipi_on_cpu_0_until_tpr_drops")):
+        got = L.slug(text)
+        check(got == want, f"slug({text!r}) = {got!r}, lib/lava.c gives {want!r}")
+        # lava_dispatcher/actions/test/monitor.py: strip, lower, \W+ -> _.
+        check(re.sub(r"\W+", "_", got.strip().lower()) == got, f"LAVA changes {got!r}")
+        if got:
+            check(re.fullmatch(r"ipibench-case: (?P<test_case_id>[a-z0-9_]+) (?P<result>pass)",
+                               f"ipibench-case: {got} pass"), "the monitor's pattern")
+
+
+@case("job: the preset's -cpu flags, -smp and arguments are the context's extra_options")
+def _(_):
+    job = L.job_text(EXAMPLE_URL, preset="x2apic")
+    opts = context_options(job)
+    for want in ("-accel kvm", "-cpu host,x2apic=on,kvm-pv-ipi=off", "-smp 2", "-machine q35",
+                 "-global kvm-pit.lost_tick_policy=discard", L.EXIT_DEVICE, "-no-reboot"):
+        check(want in opts, f"{want!r} not in {opts}")
+    check("  no_kvm: true\n" in job and "  arch: x86_64\n" in job, "context")
+    check('        image_arg: "-kernel {kernel} -append lava=1"\n' in job, "image_arg")
+    tcg = context_options(L.job_text(EXAMPLE_URL, accel="tcg-single", smp=4, append="plan=check"))
+    check(tcg[:3] == ["-accel tcg,thread=single", "-cpu max", "-smp 4"], f"{tcg}")
+    job = L.job_text(EXAMPLE_URL, append="plan=check backends=x2apic")
+    check("-append 'lava=1 plan=check backends=x2apic'" in job, "quoted command line")
+    for pat in (L.CASE_PATTERN, L.FIGURE_PATTERN):
+        check(f"      pattern: {json.dumps(pat)}\n" in job, f"pattern {pat}")
+    try:
+        L.job_text(EXAMPLE_URL, preset="nope")
+        check(False, "an unknown preset was taken")
+    except R.ToolError as e:
+        check(e.code == R.EX_PRESET, f"exit {e.code}")
+    with open(os.path.join(REPO, "lava", "ipibench-qemu-x2apic.yaml")) as f:
+        check(f.read() == L.job_text(EXAMPLE_URL, preset="x2apic"),
+              "lava/ipibench-qemu-x2apic.yaml is not what `job --kernel-url "
+              f"{EXAMPLE_URL} --preset x2apic` writes")
+
+
+@case("device: the job's memory, no_kvm and extra_options fill tests/lava/qemu.yaml")
+def _(_):
+    job = L.job_text(EXAMPLE_URL, accel="tcg", memory=384)
+    dev = L.device_text(job)
+    check("          - -m 384\n" in dev and "          - -enable-kvm" not in dev, "memory, no KVM")
+    extra = re.search(r"^          extra: (\[.*\])$", dev, re.M)
+    check(extra and json.loads(extra.group(1)) == context_options(job), "extra")
+    kvm = L.device_text(job.replace("  no_kvm: true", "  no_kvm: false"))
+    check("          - -cpu host\n          - -enable-kvm\n          - -nographic" in kvm,
+          "the template's KVM options")
+
+
+@case("dut-test: the test definition inline, its params and the clone's URL filled in")
+def _(_):
+    text = L.dut_test_text("https://git.example.org/ipibench.git", revision="topic",
+                           preset="hv", append="plan=check", module_param="kvm_amd.avic=0,1")
+    for want in ('          IPIBENCH_REVISION: "topic"', '          PRESET: "hv"',
+                 '          APPEND: "plan=check"', '          MODULE_PARAM: "kvm_amd.avic=0,1"',
+                 '          - "https://git.example.org/ipibench.git"',
+                 "    - from: inline", "      path: inline/ipibench-kvm-host.yaml"):
+        check(want + "\n" in text, f"no {want!r}")
+    with open(L.TESTDEF) as f:
+        for line in f.read().splitlines():
+            if line.strip() and not line.lstrip().startswith("#") and not \
+                    re.match(r"  ([A-Z_]+): |  - \S+://", line):
+                check("        " + line + "\n" in text, f"lost {line!r}")
+
+
+def lava_lines(recs):
+    """What the guest prints with lava=1 for these records (the TAP and case lines
+    of a small suite, the figures as lib/lava.c picks them)."""
+    lines = [L.BEGIN, "ok 1 - x2apic: self on CPU 0, vector 0x41",
+             "ipibench-case: x2apic_self_on_cpu_0_vector_0x41 pass",
+             "ok 2 - x2apic: CPU 0 -> CPU 1, vector 0x42 # SKIP one CPU",
+             "ipibench-case: x2apic_cpu_0_cpu_1_vector_0x42 skip",
+             "ipibench-case: ipibench_status pass", L.CASES_END, L.FIGURES_BEGIN]
+    res = [r for r in recs if r.get("record") == "result"]
+    lines += [f"ipibench-figure: {i} {v} {u}" for i, (v, u, _) in L.headline(res).items()]
+    return lines + [L.FIGURES_END]
+
+
+@case("report: the guest's cases, ipibench_status, correctness, figures, every record, host facts")
+def _(tmp):
+    recs = records()
+    d = results_dir(tmp, "guest", lava_lines(recs), recs)
+    calls, out = report_calls(d, "--no-embed")
+    cases = cases_of_calls(calls)
+    names = [c[1] for c in calls if c[0] == "lava-test-case"]
+    check(names[:4] == ["x2apic_self_on_cpu_0_vector_0x41", "x2apic_cpu_0_cpu_1_vector_0x42",
+                        "ipibench_status", "correctness"], f"first cases {names[:4]}")
+    check(cases["x2apic_cpu_0_cpu_1_vector_0x42"][0] == "skip" and
+          cases["ipibench_status"] == ("pass", None, None) and
+          cases["correctness"] == ("pass", None, None), "verdicts")
+    results = [r for r in recs if r.get("record") == "result"]
+    for cid, (v, u, _) in L.headline(results).items():
+        check(cases.get(cid) == ("pass", str(v), u), f"{cid}: {cases.get(cid)}, want {v} {u}")
+    recs_ = [n for n in names if n.startswith("record_")]
+    check(len(recs_) == len(results) == len(set(recs_)), f"{len(recs_)} record cases")
+    one = cases["record_single_round_trip_none_x2apic_spin_n1"]
+    rec = next(r for r in results if R.row_key(r) == ("single", "round-trip", "none", "x2apic",
+                                                       "spin", 1))
+    check(one == ("pass", str(rec["cycles"]["p50"]), "cycles"), f"record {one}")
+    check(cases["record_single_halt_round_trip_none_xapic_halt_n1"] == ("skip", None, None),
+          "a SKIP record")
+    host = [c for c in calls if c[0] == "lava-test-reference"]
+    check(["lava-test-set", "start", "host"] in calls and ["lava-test-set", "stop"] in calls and
+          any(c[1] == "host_kvm_halt_poll_ns" or c[1] == "host_cpus" for c in host),
+          f"host facts {host[:3]}")
+    check(L.EMBED_BEGIN not in out, "--no-embed embedded")
+
+
+@case("report without the guest's lines: TAP verdicts, and the figures run.sh's summary shows")
+def _(tmp):
+    recs = records(tsc_guessed=True)
+    taps = ["ok 1 - x2apic: self on CPU 0, vector 0x41",
+            "not ok 2 - x2apic: CPU 0 -> CPU 1, vector 0x42: CPU 1 counted 0, expected 1"]
+    d = results_dir(tmp, "plain", taps, recs, status="FAILURE")
+    cases = cases_of_calls(report_calls(d, "--no-embed")[0])
+    check(cases["x2apic_self_on_cpu_0_vector_0x41"][0] == "pass", "pass")
+    check(cases["x2apic_cpu_0_cpu_1_vector_0x42_cpu_1_counted_0_expected_1"][0] == "fail",
+          f"the not-ok line: {sorted(cases)[:6]}")
+    check(cases["ipibench_status"][0] == "fail" and cases["correctness"][0] == "fail", "fails")
+    results = [r for r in recs if r.get("record") == "result"]
+    for b in ("x2apic", "xapic"):
+        cyc, ns = C.headline(results, b, True)
+        for i, (fid, *_) in enumerate(L.FIGURES):
+            for cell, unit in ((cyc[i], "cycles"), (ns[i], "ns")):
+                cid = f"{b}_{fid}_p50_{unit}"
+                if unit == "ns" and b == "xapic":
+                    cell = ""  # the TSC frequency was guessed: no ns
+                want = ("pass", cell, unit) if cell.isdigit() else None
+                check(cases.get(cid) == want, f"{cid}: {cases.get(cid)}, the summary {cell!r}")
+
+
+def target_lines(console):
+    """A console as lava-run logs it: each line a target entry, '"' escaped."""
+    return [json.dumps({"dt": "2026-01-01T00:00:00", "lvl": "target",
+                        "msg": line.replace('"', '\\"')}) for line in console.splitlines()]
+
+
+@case("import: lava-run's log and a server's raw log give the records back, quotes and all")
+def _(tmp):
+    recs = records()
+    console = "\n".join(lava_lines(recs)) + "\n" + synth.console(recs)
+    boot = "/usr/bin/qemu-system-x86_64 -nographic -m 256 -accel tcg,thread=single -cpu max " \
+           "-smp 2 -kernel /tmp/k/ipibench.elf32 -append 'lava=1 plan=check'"
+    info = [{"dt": "x", "lvl": "info", "msg": "lava-dispatcher, installed at version: 2023.01"},
+            {"dt": "x", "lvl": "info", "msg": "qemu-system-x86, installed at version: "
+             "1:10.0.2+ds-2, host architecture: amd64"},
+            {"dt": "x", "lvl": "info", "msg": "Boot command: " + boot}]
+    lines = [json.dumps(e) for e in info] + target_lines(console)
+    # lava-run writes a float measurement with a YAML tag.
+    lines.append('{"dt": "x", "lvl": "results", "msg": {"case": "a", "measurement": ! "1.0"}}')
+    plain = os.path.join(tmp, "job.log")
+    with open(plain, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    # lavacli jobs logs --raw: "- " and YAML's own escapes (\x07, \e) in a line.
+    raw = os.path.join(tmp, "raw.yaml")
+    with open(raw, "w") as f:
+        for line in lines:
+            f.write("- " + line + "\n")
+        f.write('- {"dt": "x", "lvl": "target", "msg": "bell \\x07 and \\e[0m"}\n')
+    got = {}
+    for name, path in (("plain", plain), ("raw", raw)):
+        rc, _ = quiet(L.main, ["import", path, os.path.join(tmp, name), "--job", "42"])
+        check(rc == 0, f"import {name} exited {rc}")
+        got[name] = R.load_results_file(os.path.join(tmp, name, "results.json"))
+    a, b = got["plain"], got["raw"]
+    check(a.records == b.records and a.records == [r for r in recs], "records differ")
+    check(a.host.get("accel") == "tcg-single" and a.host.get("qemu_version") ==
+          "1:10.0.2+ds-2" and "-smp" in a.host.get("qemu_cmdline", []), f"host {a.host}")
+    check(a.run.get("status") == "SUCCESS" and a.run.get("lava_job") == "42", f"run {a.run}")
+    with open(os.path.join(tmp, "raw", "console.log")) as f:
+        check("bell \x07 and \x1b[0m" in f.read(), "YAML escapes")
+    rc, out, err = run_cmd(["./run.sh", "compare", os.path.join(tmp, "plain"),
+                            os.path.join(tmp, "raw")])
+    check(rc == 0, f"compare of two imports exited {rc}: {err[-300:]}")
+    rc, _ = quiet(L.main, ["import", plain, os.path.join(tmp, "plain")])
+    check(rc == R.EX_SAVE, f"an import over a saved one exited {rc}")
+
+
+@case("import of a DUT's log: the results.json report embedded, byte for byte")
+def _(tmp):
+    recs = records()
+    d = results_dir(tmp, "dut", lava_lines(recs), recs)
+    _, out = report_calls(d)
+    check(out.count(L.EMBED_BEGIN) == 1, "no embedded results")
+    with open(os.path.join(d, "results.json")) as f:
+        saved = f.read()
+    for name, text in (("console", out), ("lava-run", "\n".join(target_lines(out)))):
+        log = os.path.join(tmp, f"{name}.log")
+        with open(log, "w") as f:
+            f.write(text + "\n")
+        rc, _ = quiet(L.main, ["import", log, os.path.join(tmp, f"imp-{name}")])
+        check(rc == 0, f"import exited {rc}")
+        with open(os.path.join(tmp, f"imp-{name}", "results.json")) as f:
+            check(f.read() == saved, f"{name}: the imported results.json differs")
+
+
+@case("report --upload: the results directory PUT as a .tar.gz, named by lava-test-reference")
+def _(tmp):
+    import http.server
+    import tarfile
+    import threading
+    got = {}
+
+    class Put(http.server.BaseHTTPRequestHandler):
+        def do_PUT(self):
+            got[self.path] = self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(201)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+    server = http.server.HTTPServer(("127.0.0.1", 0), Put)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    recs = records()
+    d = results_dir(tmp, "up", lava_lines(recs), recs)
+    # Stand-ins for LAVA's helpers: each call a line in calls.txt.
+    helpers = os.path.join(tmp, "bin")
+    os.makedirs(helpers)
+    for tool in ("lava-test-case", "lava-test-reference", "lava-test-set"):
+        with open(os.path.join(helpers, tool), "w") as f:
+            f.write(f'#!/bin/sh\necho "{tool} $*" >> {tmp}/calls.txt\n')
+        os.chmod(os.path.join(helpers, tool), 0o755)
+    url = f"http://127.0.0.1:{server.server_port}/store"
+    try:
+        rc, out, err = run_cmd([sys.executable, "tools/ipibench_lava.py", "report", d, "--helpers",
+                                helpers, "--upload", url, "--name", "x2apic", "--no-embed"])
+    finally:
+        server.shutdown()
+    check(rc == 0, f"report exited {rc}: {err[-300:]}")
+    blob = got.get("/store/x2apic.results.tar.gz")
+    check(blob, f"nothing PUT: {sorted(got)}")
+    with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
+        names = tar.getnames()
+        saved = tar.extractfile("up/results.json").read()
+    check({"up/console.log", "up/results.json"} <= set(names), f"tarball {names}")
+    with open(os.path.join(d, "results.json"), "rb") as f:
+        check(saved == f.read(), "the uploaded results.json differs")
+    with open(os.path.join(tmp, "calls.txt")) as f:
+        calls = f.read().splitlines()
+    check(f"lava-test-reference results --result pass --reference {url}/x2apic.results.tar.gz"
+          in calls, f"no reference: {calls[-3:]}")
+    check(sum(c.startswith("lava-test-case ") for c in calls) == len(cases_of_calls(
+        report_calls(d, "--no-embed")[0])), "the helpers got other calls than the dry run")
+
+
+@case("lava=1 changes no figure: compare holds a job's boot and a run.sh boot comparable")
+def _(_):
+    check(R.figure_cmdline("build/ipibench.elf32 lava=1 budget=2 plan=check") == "budget=2",
+          R.figure_cmdline("x lava=1 budget=2"))
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="ipibench-lava-tools-")
+    try:
+        bad = 0
+        for name, fn in CASES:
+            sub = os.path.join(tmp, str(abs(hash(name))))
+            os.makedirs(sub)
+            bad += run_cases([(name, fn)], "tools: lava", sub, also=(OSError, KeyError,
+                                                                      ValueError))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
