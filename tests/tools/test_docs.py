@@ -381,7 +381,7 @@ COMMANDS = {
     "./run.sh compare /tmp/lava/a /tmp/lava/b":
         after_lava("/tmp/lava/a.log", "/tmp/lava/b.log", needles=(r"^single +round-trip ",)),
     "./run.sh --accel tcg-single --smp 2 --append 'lava=1 backends=x2apic bench=send-cost,single' "
-    "--results-dir /tmp/lava/local": as_written(needles=(r"^run\.sh: SUCCESS",)),
+    "--results-dir /tmp/lava/local": as_written(needles=(DONE_SUCCESS,)),
     "./run.sh compare /tmp/lava/local /tmp/lava/a":
         after_lava("/tmp/lava/a.log", needles=(r"^send-cost +send ",)),
     "tools/ipibench_lava.py report /tmp/lava/local --dry-run --no-embed":
