@@ -176,8 +176,9 @@ check-kvm: $(B)/ipibench.elf32
 # The plan as users' TCG fallback runs it, then twice with an instruction-
 # counted TSC: the spread that is left there is the harness's own.
 # Boots of each pass (make bench BENCH_BOOTS=1 ICOUNT_BOOTS=1: a quick look);
-# BENCH_APPEND adds to the kernel command line (BENCH_APPEND=bench=send-cost:
-# one benchmark of the plan, as the doc test runs it).
+# BENCH_APPEND adds to the kernel command line, or replaces plan=default when
+# it names a plan (BENCH_APPEND='plan=bench bench=send-cost': one benchmark,
+# no suite, as the doc test runs it).
 BENCH_BOOTS ?= 5
 ICOUNT_BOOTS ?= 2
 BENCH_APPEND ?=

@@ -22,7 +22,8 @@ usage: tools/bench_plan.py [BOOTS] [--icount] [--kernel ELF32] [--cpu MODEL] [--
   --kernel  boot this image instead of build/ipibench.elf32 (an old build)
   --cpu     the -cpu value (default max, whose TCG vendor is AuthenticAMD;
             max,vendor=GenuineIntel takes the Intel paths, e.g. the x2APIC fence)
-  --append  more kernel command line after plan=default (e.g. markers=1: the
+  --append  more kernel command line after plan=default, or instead of it when
+            it names its own plan= (e.g. markers=1: the
             phase markers must move no median; compare with --against)
   --save    write every headline median (median over the boots) as JSON
   --against a file --save wrote: print every median that moved, old -> new.
@@ -55,7 +56,8 @@ BOOTS = int(ARGS[0]) if ARGS else 5
 QEMU = ["qemu-system-x86_64", "-accel", "tcg,thread=single", "-M", "q35", "-cpu", CPU, "-smp", "4",
         "-m", "256M", "-nodefaults", "-display", "none", "-no-reboot", "-serial", "stdio",
         "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
-        "-kernel", KERNEL, "-append", f"plan=default {APPEND}".strip()]
+        "-kernel", KERNEL, "-append", (APPEND if any(w.startswith("plan=") for w in APPEND.split())
+                              else f"plan=default {APPEND}").strip()]
 if ICOUNT:
     QEMU[3:3] = ["-icount", "shift=0,sleep=off,align=off"]
 

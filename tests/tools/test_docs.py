@@ -16,7 +16,7 @@ What an entry may change, and only that:
   IMG and CPU (FILL below), and `sudo`,
   dropped (the commands run as whoever runs the tests);
 - durations: fuzzing seconds shortened to 1, make bench's boots to 1 and
-  its plan to one benchmark;
+  its plan to one benchmark without the suite;
 - on a host without hardware KVM (none here: /dev/kvm is PVM-flavoured or
   absent), a raw QEMU line's `-accel kvm -cpu host` becomes `-accel
   tcg,thread=single -cpu max` (the flags after it kept), and a command that needs a KVM host
@@ -339,7 +339,7 @@ COMMANDS = {
     "make fuzz": shortened(add=["FUZZ_SECONDS=1"]),
     "make fuzz FUZZ_SECONDS=600": shortened(**{"FUZZ_SECONDS=600": "FUZZ_SECONDS=1"}),
     "tests/fuzz/run.sh --only madt --seconds 600": shortened(**{"600": "1"}),
-    "make bench": shortened(add=["BENCH_BOOTS=1", "ICOUNT_BOOTS=1", "BENCH_APPEND=bench=send-cost"]),
+    "make bench": shortened(add=["BENCH_BOOTS=1", "ICOUNT_BOOTS=1", "BENCH_APPEND=plan=bench bench=send-cost"]),
     "make bench-boot": shortened(add=["BENCH_BOOTS=1"]),
     # docs/host-tools.md
     "./run.sh matrix --presets xapic,x2apic --smp 2,4 --boots 5 --label avic-on": as_written(),
