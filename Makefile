@@ -50,7 +50,7 @@ NASMFLAGS := -f elf64 -g -I$(B)/ -I$(B)/boot/ -I./
 LIB_SRCS := lib/acpi.c lib/backtrace.c lib/cmdline.c lib/cpu_topo.c lib/cpuset.c lib/crossover.c \
 	lib/error.c lib/fmt.c lib/skew.c lib/hv_encode.c lib/icr.c lib/ipi_flags.c lib/json.c \
 	lib/kut_names.c lib/kvm_pvipi.c lib/lava.c lib/mptable.c lib/pv_result.c lib/record.c \
-	lib/sort.c lib/stats.c lib/trust.c
+	lib/sort.c lib/stats.c lib/trust.c lib/watch_line.c
 
 KERNEL_SRCS := kernel/boot.c kernel/console.c kernel/cpu.c kernel/lapic.c kernel/lava.c kernel/libc.c \
 	kernel/main.c kernel/mm.c kernel/multiboot.c kernel/options.c kernel/percpu.c kernel/pic.c \

@@ -148,6 +148,8 @@ static void spin_until_stopped(void *arg)
 
 	(void)arg;
 	(void)watch_enter(WATCH_TARGET, 0, NULL, 0); /* the mailbox loop restores its phase */
+	/* Before it says it is ready: from then on nothing but its loop (the sender times it). */
+	watch_wait("spin_stop", -1, &spin_stop, sizeof(spin_stop), 1);
 	spin_debug();
 	/* debug=expire-deadline: late, not lost: the IPI is taken once IF is back on. */
 	late ? irq_disable() : irq_enable();
@@ -157,7 +159,6 @@ static void spin_until_stopped(void *arg)
 		tsc_delay_us(20000);
 		irq_enable();
 	}
-	watch_wait("spin_stop", -1, &spin_stop, sizeof(spin_stop), 1);
 	while (!load_acquire(&spin_stop))
 		spin_pass();
 }
@@ -245,9 +246,10 @@ int bench_on_sender(unsigned int sender, void (*fn)(void *), void *arg)
 	}
 	saved = watch_enter(WATCH_TARGET, 0, NULL, 0);
 	late ? irq_disable() : irq_enable();
-	smp_post(sender, on_sender_run, &job);
+	/* Before the post, for the req it makes: once posted, this CPU is the sender's target. */
 	watch_wait("mailbox ack", (int)sender, &percpu_of[sender]->mbox.ack, sizeof(uint64_t),
-		   READ_ONCE(percpu_of[sender]->mbox.req));
+		   READ_ONCE(percpu_of[sender]->mbox.req) + 1);
+	smp_post(sender, on_sender_run, &job);
 	if (late) {
 		tsc_delay_us(20000);
 		irq_enable();

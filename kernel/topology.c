@@ -22,6 +22,7 @@
 #include "lib/acpi.h"
 #include "lib/cpu_topo.h"
 #include "lib/error.h"
+#include "lib/fmt.h"
 #include "lib/mptable.h"
 
 #define EBDA_SEGMENT_PTR 0x40e
@@ -255,10 +256,30 @@ static const char *topology_shifts(struct topo_shifts *s)
 	return "no topology leaf";
 }
 
+/*
+ * The BSP's (this CPU's) x2APIC ID, CPUID 0xB's EDX where the leaf is
+ * there, against the ID the decode used (its local APIC's, in xAPIC mode
+ * only 8 bits): a note when they differ, "" when they agree or there is
+ * no leaf to ask.
+ */
+static const char *topology_x2apic_note(char *buf, size_t size)
+{
+	uint32_t id = percpu_of[0]->apic_id;
+	struct cpuid_regs r;
+
+	if (cpu.max_leaf < 0xb)
+		return "";
+	r = cpuid(0xb, 0);
+	if (!(r.ebx & 0xffff) || r.edx == id) /* EBX[15:0] 0: no such leaf (SDM CPUID 0BH) */
+		return "";
+	fmt_snprintf(buf, size, " (x2APIC ID from 0xB differs: %u, APIC ID %u)", r.edx, id);
+	return buf;
+}
+
 void topology_print_cpus(void)
 {
 	static uint32_t ids[MAX_CPUS];
-	static char text[640];
+	static char text[640], note[80];
 	struct topo_shifts s;
 	const char *source = topology_shifts(&s);
 
@@ -266,5 +287,5 @@ void topology_print_cpus(void)
 		ids[c] = percpu_of[c]->apic_id;
 	if (topo_describe(text, sizeof(text), &s, ids, ncpus, TOPOLOGY_LISTED_MAX) < 0)
 		return;
-	kprintf("topology: from %s, %s\n", source, text);
+	kprintf("topology: from %s, %s%s\n", source, text, topology_x2apic_note(note, sizeof(note)));
 }

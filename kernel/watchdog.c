@@ -23,16 +23,18 @@
  * publishes the frame and its own CR2 and CR3 (trap.c); this CPU prints
  * them, since an NMI handler that printed could wait on a console lock its
  * own CPU holds, then words from the stalled stack and its RBP chain
- * (lib/backtrace.h), then a line per CPU: phase, time in it, and the word
- * it waits on (watch_wait), against the value that word holds.
+ * (lib/backtrace.h), then the lines about each CPU (lib/watch_line.h):
+ * phase, time in it, and the word it waits on (watch_wait), against the
+ * value that word held while the wait was in force.
  *
- * Cost: per CPU and per tick, one timer interrupt and EOI and a scan of
- * ncpus lines; where it lands in a timed region (IF=1 shapes, a spinning
- * target), one sample in thousands. The progress steps are stores to the
- * CPU's own line outside every timed region. A single CPU has nobody to
- * watch it: no tick then, and run.sh's --timeout is the bound.
+ * Cost: per CPU and per tick, one timer interrupt and EOI and a scan that
+ * reads one line of each other CPU, the first of its struct watch (the
+ * wait, on the second, is read only by a report); where it lands in a
+ * timed region (IF=1 shapes, a spinning target), one sample in thousands.
+ * The progress steps are stores to the CPU's own lines outside every timed
+ * region. A single CPU has nobody to watch it: no tick then, and run.sh's
+ * --timeout is the bound.
  */
-#include <stdarg.h>
 #include "include/console.h"
 #include "include/ipi.h"
 #include "include/lapic.h"
@@ -45,6 +47,7 @@
 #include "kernel/trap.h"
 #include "lib/backtrace.h"
 #include "lib/fmt.h"
+#include "lib/watch_line.h"
 
 _Static_assert(sizeof(struct trap_frame) == sizeof(((struct watch_nmi *)0)->frame),
 	       "the NMI answer holds one trap frame");
@@ -63,7 +66,6 @@ _Static_assert(sizeof(struct trap_frame) == sizeof(((struct watch_nmi *)0)->fram
 #define STACK_WORDS	 8	  /* printed from the stalled CPU's RSP */
 #define BACKTRACE_MAX	 17	  /* return addresses along its RBP chain */
 #define BACKTRACE_LINE	 9	  /* addresses a backtrace line holds */
-#define CPU_LINE	 90	  /* a CPU's line after "watchdog: ": 100 in all */
 
 extern const uint8_t boot_stack_top[], __text_start[], __text_end[];
 
@@ -96,7 +98,7 @@ static const char *const phase_keys[WATCH_PHASES] = {
 	[WATCH_SAMPLING] = "sampling",	 [WATCH_MEASURING] = "measuring",
 };
 
-/* A consistent copy of a CPU's word. */
+/* A consistent copy of a CPU's word (watch_read()), with the value its wait's word held. */
 struct watch_snap {
 	uint32_t seq, phase;
 	uint64_t budget_us, detail, since;
@@ -104,7 +106,7 @@ struct watch_snap {
 	watch_describe_fn calls;
 	const char *wait_name;
 	const void *wait_word;
-	uint64_t wait_want;
+	uint64_t wait_want, wait_sees;
 	int32_t wait_cpu;
 	uint32_t wait_size;
 };
@@ -122,7 +124,8 @@ static void watch_write(struct watch *w, uint32_t phase, uint64_t budget_us, con
 	WRITE_ONCE(w->what, what);
 	WRITE_ONCE(w->detail, detail);
 	WRITE_ONCE(w->since, since);
-	WRITE_ONCE(w->wait_word, NULL);
+	if (w->wait_word) /* the wait's line only when a wait ends: not before every region */
+		WRITE_ONCE(w->wait_word, NULL);
 	barrier();
 	WRITE_ONCE(w->seq, w->seq + 1);
 }
@@ -217,7 +220,27 @@ bool watchdog_nmi(const void *frame, size_t size)
 
 /* --- the watcher's side ------------------------------------------------------------------- */
 
-static bool watch_read(const struct watch *w, struct watch_snap *s)
+/* The wait (the second line) and the word it names, as they are now. */
+static void watch_read_wait(const struct watch *w, struct watch_snap *s)
+{
+	s->wait_word = READ_ONCE(w->wait_word);
+	s->wait_name = READ_ONCE(w->wait_name);
+	s->wait_want = READ_ONCE(w->wait_want);
+	s->wait_cpu = READ_ONCE(w->wait_cpu);
+	s->wait_size = READ_ONCE(w->wait_size);
+	s->wait_sees = 0;
+	if (s->wait_word)
+		s->wait_sees = s->wait_size == 8 ? READ_ONCE(*(const uint64_t *)s->wait_word)
+						 : READ_ONCE(*(const uint32_t *)s->wait_word);
+}
+
+/*
+ * A consistent copy of w's first line (the tick's scan: one line a CPU)
+ * or, with wait, of both and of the word waited on, read inside the same
+ * sequence window: the value seen is one the word held while that wait
+ * was in force. x86 keeps loads in order, so barrier() is enough.
+ */
+static bool watch_read(const struct watch *w, struct watch_snap *s, bool wait)
 {
 	for (int tries = 0; tries < 4; tries++) {
 		uint32_t seq = READ_ONCE(w->seq);
@@ -231,11 +254,9 @@ static bool watch_read(const struct watch *w, struct watch_snap *s)
 		s->detail = READ_ONCE(w->detail);
 		s->calls = READ_ONCE(w->calls);
 		s->since = READ_ONCE(w->since);
-		s->wait_name = READ_ONCE(w->wait_name);
-		s->wait_word = READ_ONCE(w->wait_word);
-		s->wait_want = READ_ONCE(w->wait_want);
-		s->wait_cpu = READ_ONCE(w->wait_cpu);
-		s->wait_size = READ_ONCE(w->wait_size);
+		s->wait_word = NULL;
+		if (wait)
+			watch_read_wait(w, s);
 		barrier();
 		if (READ_ONCE(w->seq) == seq) {
 			s->seq = seq;
@@ -308,7 +329,8 @@ static void watch_print_frame(unsigned int c, const struct trap_frame *f, const 
 		f->r10, f->r11, f->r12);
 	kprintf("watchdog: CPU %u: R13 %016lx  R14 %016lx  R15 %016lx\n", c, f->r13, f->r14,
 		f->r15);
-	kprintf("watchdog: CPU %u: CR2 %016lx  CR3 %016lx (its own, read by its NMI handler)\n",
+	/* CR2 is the latest #PF's address, whether or not an extable fixup handled it. */
+	kprintf("watchdog: CPU %u: CR2 (last #PF) %016lx  CR3 %016lx (read by its NMI handler)\n",
 		c, n->cr2, n->cr3);
 }
 
@@ -364,61 +386,36 @@ static void watch_print_stack(unsigned int c, const struct percpu *p, const stru
 	kprintf("\n");
 }
 
-/* A line built piece by piece, cut at its buffer's end. */
-struct watch_text {
-	char *buf;
-	size_t size, len;
-};
-
-static void watch_add(struct watch_text *t, const char *fmt, ...) __printf(2, 3);
-static void watch_add(struct watch_text *t, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (t->len + 1 >= t->size)
-		return;
-	va_start(ap, fmt);
-	n = fmt_vsnprintf(t->buf + t->len, t->size - t->len, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		t->len += (size_t)n < t->size - t->len ? (size_t)n : t->size - t->len - 1;
-}
-
-/* "CPU 2 (APIC ID 2): phase target for 5072 ms, waits for spin_stop == 1, sees 0" */
+/* What CPU c was doing (lib/watch_line.h: one line, or more with each field whole). */
 static void watch_cpu_line(unsigned int c, unsigned int stalled, unsigned int me, uint64_t now)
 {
+	static char text[WATCH_LINE_BUF]; /* one report at a time: watch_fired */
 	const struct percpu *p = percpu_of[c];
-	char line[CPU_LINE + 1];
-	struct watch_text t = { line, sizeof(line), 0 };
 	struct watch_snap s;
+	struct watch_line l;
 
 	if (!p)
 		return;
-	if (!watch_read(&p->watch, &s) || s.phase >= WATCH_PHASES) {
+	if (!watch_read(&p->watch, &s, true) || s.phase >= WATCH_PHASES) {
 		kprintf("watchdog: CPU %u (APIC ID %u): its progress word kept changing\n", c,
 			p->apic_id);
 		return;
 	}
-	watch_add(&t, "CPU %u (APIC ID %u%s): phase %s", c, p->apic_id,
-		  c == stalled ? ", stalled" : c == me ? ", reporting" : "", phase_keys[s.phase]);
-	/* TSCs are in step across CPUs (the boot's skew probe says how far): time in phase. */
-	if (s.since && now > s.since)
-		watch_add(&t, " for %lu ms", (now - s.since) / tsc_khz);
-	if (s.wait_word) {
-		uint64_t sees = s.wait_size == 8 ? READ_ONCE(*(const uint64_t *)s.wait_word)
-						 : READ_ONCE(*(const uint32_t *)s.wait_word);
-
-		watch_add(&t, ", waits for ");
-		if (s.wait_cpu >= 0)
-			watch_add(&t, "CPU %d's ", s.wait_cpu);
-		watch_add(&t, "%s == %lu, sees %lu", s.wait_name, s.wait_want, sees);
-	} else if (s.phase == WATCH_IDLE && c) {
+	l = (struct watch_line){
+		.cpu = c, .apic_id = p->apic_id, .phase = phase_keys[s.phase],
+		.tag = c == stalled ? "stalled" : c == me ? "reporting" : NULL,
+		/* TSCs are in step across CPUs (the boot's skew probe says how far). */
+		.has_ms = s.since && now > s.since, .ms = (now - s.since) / tsc_khz,
+		.wait_name = s.wait_word ? s.wait_name : NULL, .wait_cpu = s.wait_cpu,
+		.want = s.wait_want, .sees = s.wait_sees,
 		/* req ahead of ack: a request posted that this CPU has not taken. */
-		watch_add(&t, ", mailbox req %lu ack %lu", READ_ONCE(p->mbox.req),
-			  READ_ONCE(p->mbox.ack));
-	}
-	kprintf("watchdog: %s\n", line);
+		.has_mbox = !s.wait_word && s.phase == WATCH_IDLE && c,
+		.req = READ_ONCE(p->mbox.req), .ack = READ_ONCE(p->mbox.ack),
+	};
+	if (watch_line_format(text, sizeof(text), &l, "watchdog: "))
+		kprintf("%s (and more that did not fit)\n", text);
+	else
+		kprintf("%s\n", text);
 }
 
 static __noreturn void watch_report(unsigned int c, const struct watch_snap *s, uint64_t stale)
@@ -467,7 +464,7 @@ static void watch_check(unsigned int c, uint64_t now)
 {
 	struct watch_snap s;
 
-	if (!watch_read(&percpu_of[c]->watch, &s)) {
+	if (!watch_read(&percpu_of[c]->watch, &s, false)) {
 		seen[c].tsc = now;	/* changing under our eyes: that is progress */
 		return;
 	}

@@ -427,14 +427,17 @@ def resolve(addrs):
 
 
 def stall_story(sc, cpu, log):
-    """Issue 22 item 8: beside RSP to R8, the stalled CPU's R9-R15, CR2 and CR3, stack
-    words from RSP, a frame-pointer backtrace that addr2line names (RIP in the stalling
-    sampling, the chain through on_sender_run, which runs every sender's benchmark), and
-    a line of at most 100 characters for every CPU with its phase and time in it, the
-    targets naming the word they wait on."""
+    """Issue 22 item 8: beside RSP to R8, the stalled CPU's R9-R15, CR2 (the last page
+    fault's address) and CR3, stack words from RSP, a frame-pointer backtrace that addr2line
+    names (RIP in the stalling sampling, the chain through on_sender_run, which runs every
+    sender's benchmark), and lines of at most 100 characters for every CPU with its phase
+    and time in it, the targets naming the word they wait on, the value they wait for and
+    the one it holds, each whole: a field that does not fit a line goes on a continuation
+    line 'watchdog: CPU N: ...' (lib/watch_line.h), never cut."""
     problems = []
     for regs in (r"R9  \S{16}  R10 \S{16}  R11 \S{16}  R12 \S{16}$",
-                 r"R13 \S{16}  R14 \S{16}  R15 \S{16}$", r"CR2 \S{16}  CR3 [0-9a-f]{16} \(its own"):
+                 r"R13 \S{16}  R14 \S{16}  R15 \S{16}$",
+                 r"CR2 \(last #PF\) [0-9a-f]{16}  CR3 [0-9a-f]{16} \(read by its NMI handler\)$"):
         if not re.search(rf"^watchdog: CPU {cpu}: {regs}", log, re.M):
             problems.append(f"no register line /{regs}/")
     if not re.search(rf"^watchdog: CPU {cpu}: \[RSP\+00\]( [0-9a-f]{{16}}){{4}}$", log, re.M):
@@ -451,25 +454,33 @@ def stall_story(sc, cpu, log):
     ids = TOPOLOGIES.get(sc.smp, [])
     if not ids:
         problems.append(f"-smp {sc.smp}: no APIC IDs known to check each CPU's line against")
+    targets = 0
     for o, apic in enumerate(ids):
         tag = ", stalled" if o == cpu else "(, reporting)?"
+        # Its head line, then any continuation lines of its own.
         m = re.search(rf"^watchdog: CPU {o} \(APIC ID {apic}{tag}\): phase {STALL_PHASE} for "
-                      rf"\d+ ms.*$", log, re.M)
+                      rf"\d+ ms.*(\nwatchdog: CPU {o}: (?:waits for|sees|mailbox) .*)*$", log, re.M)
         if not m:
             problems.append(f"no line saying what CPU {o} was doing")
-        elif len(m.group(0)) > 100:
-            problems.append(f"CPU {o}'s line is over 100 characters: {m.group(0)}")
-        elif o == cpu and m.group(1) != "measuring":
-            problems.append(f"the stalled CPU's line: {m.group(0)}")
-    if not re.search(r"^watchdog: CPU \d+ \(APIC ID \d+(, reporting)?\): phase target for \d+ "
-                     r"ms, waits for spin_stop == 1, sees 0$", log, re.M):
+            continue
+        text = m.group(0)
+        problems += [f"CPU {o}'s line is over 100 characters: {l}" for l in text.split("\n")
+                     if len(l) > 100]
+        # One line or more, the same fields: ", " within a line, a continuation between.
+        one = re.sub(rf"\nwatchdog: CPU {o}: ", ", ", text)
+        if o == cpu and m.group(1) != "measuring":
+            problems.append(f"the stalled CPU's line: {text}")
+        targets += bool(re.search(r": phase target for \d+ ms, waits for spin_stop == 1, "
+                                  r"sees 0$", one))
+        # An AP sender: the BSP, its target in bench_on_sender(), waits for that AP's
+        # mailbox to acknowledge the request it posted: one past what the AP acknowledged.
+        w = re.search(rf": phase target for \d+ ms, waits for CPU {cpu}'s mailbox ack == "
+                      rf"(\d+), sees (\d+)$", one)
+        if o == 0 and cpu and (not w or int(w.group(1)) != int(w.group(2)) + 1):
+            problems.append(f"no BSP line waiting for CPU {cpu}'s mailbox ack one past what it "
+                            f"sees: {text}")
+    if not targets:
         problems.append("no target line naming spin_stop, the value it waits for and sees")
-    # An AP sender: the BSP, its target in bench_on_sender(), waits for that AP's mailbox
-    # to acknowledge the request it posted: one more than the AP has acknowledged.
-    m = re.search(rf"^watchdog: CPU 0 \(APIC ID 0(, reporting)?\): phase target for \d+ ms, "
-                  rf"waits for CPU {cpu}'s mailbox ack == (\d+), sees (\d+)$", log, re.M)
-    if cpu and (not m or int(m.group(2)) != int(m.group(3)) + 1):
-        problems.append(f"no BSP line waiting for CPU {cpu}'s mailbox ack one past what it sees")
     return problems
 
 
