@@ -169,31 +169,33 @@ def prepare(env, jobs):
     jobs.check()
 
 
-# A step of the Makefile's quiet output: "  CC       build/kernel/main.o".
-BUILD_STEP = re.compile(r"\s+([A-Z][A-Z0-9]*)\s+\S+$")
+# A step of the Makefile's quiet output (its `say`: "  %-8s %s"), as
+# "  CC       build/kernel/main.o": CC, NASM, LD, OBJCOPY, GEN, HOSTCC ...
+BUILD_STEP = re.compile(r"  ([A-Z][A-Z0-9]*) +\S+$")
 
 
-def build_line(output, what):
-    """make's output on success, as one line: the count of each kind of step
-    ("run.sh: built the guest: 60 CC, 12 NASM, 1 LD, 2 OBJCOPY"), or None
-    when it printed nothing (up to date). Lines that are no step are counted
-    as "other"."""
-    kinds = {}
+def build_lines(output, what):
+    """make's output on success, as a person reads it: every line that is no
+    step as make printed it (a nasm or ld warning: C warnings are errors),
+    then the steps counted on one line ("run.sh: built the guest: 60 CC, 12
+    NASM, 1 LD, 2 OBJCOPY"), none when there was no step (up to date)."""
+    kinds, other = {}, []
     for line in output.splitlines():
-        if line.strip():
-            m = BUILD_STEP.match(line)
-            kind = m.group(1) if m else "other"
-            kinds[kind] = kinds.get(kind, 0) + 1
-    if not kinds:
-        return None
-    steps = ", ".join(f"{n} {k}" for k, n in kinds.items())
-    return f"run.sh: built {what}: {steps} (make V=1 shows each command)"
+        m = BUILD_STEP.match(line)
+        if m:
+            kinds[m.group(1)] = kinds.get(m.group(1), 0) + 1
+        elif line.strip():
+            other.append(line)
+    if kinds:
+        steps = ", ".join(f"{n} {k}" for k, n in kinds.items())
+        other.append(f"run.sh: built {what}: {steps} (make V=1 shows each command)")
+    return other
 
 
 def build(argv, what):
-    """make, its output collapsed to one line (build_line) when it succeeds,
-    all of it when it fails; make's exit status. On a terminal a note stands
-    where that line will be while make runs."""
+    """make, its steps collapsed to one line (build_lines) when it succeeds,
+    all of its output when it fails; make's exit status. On a terminal a
+    note stands where that line will be while make runs."""
     tty = sys.stderr.isatty()
     if tty:
         sys.stdout.flush()
@@ -216,8 +218,7 @@ def build(argv, what):
         sys.stderr.write(p.stdout)
         sys.stderr.flush()
         return p.returncode
-    line = build_line(p.stdout, what)
-    if line:
+    for line in build_lines(p.stdout, what):
         say(line)
     return 0
 
@@ -353,6 +354,7 @@ class Boot:
         self.rc, self.seconds, self.started = 1, "0", ""
         self.trace, self.apicv, self.inhibited, self.kvm_params = "", "", None, {}
         self.module_param = None
+        self.tcg_said = False  # TCG's notice (say_tcg), once
         # The bound that ended a timed-out run, when it is not --timeout (the
         # lane's outer VM), with what it covers.
         self.bound = ""
@@ -399,10 +401,15 @@ class Boot:
         if o.iso and build(["make", "-s", "iso"], "the ISO") != 0:
             raise ToolError(Q.EX_BUILD, "ISO build failed")
         # The summary says it where it shows (docs/host-tools.md, "What run.sh
-        # prints"); --quiet shows none.
+        # prints"); --quiet shows none; conclude() says it when the summary did not.
         if self.accel.startswith("tcg") and not self.prepared and o.quiet:
-            say("run.sh: running under TCG: timings are emulated, only "
-                "behaviour counts")
+            self.say_tcg()
+
+    def say_tcg(self, done="running"):
+        """TCG's notice, from the accelerator run.sh chose, once per boot."""
+        if not self.tcg_said:
+            self.tcg_said = True
+            say(f"run.sh: {done} under TCG: timings are emulated, only behaviour counts")
 
     def conclude(self):
         """The status decoded, the results saved, the summary and the last line said."""
@@ -424,13 +431,24 @@ class Boot:
         # QEMU that did not start (or exited as QEMU never does) said why itself.
         qemu_line = qemu_own_line(console, self.env.qemu) if self.accel != "kvm-in-tcg" and \
             what.startswith(("QEMU-FAILED", "QEMU-UNKNOWN")) else ""
+        records, _ = R.parse_console(console)
+        suite = C.suite_labels(console)
+        # A SKIP that measured and checked nothing passes nothing (exit 35);
+        # results.json keeps the guest's status, SKIP, and this exit code.
+        nothing = C.ran_nothing(records, suite) if (code, what) == (Q.EX_OK, "SKIP") else None
+        if nothing is not None:
+            code = Q.EX_NOTHING_RAN
         if self.o.save:
             code = self.save(what.split(" ", 1)[0], code)
-        self.show_summary(console)
+        summary_tcg = self.show_summary(console, records, suite)
+        # --verbose streamed the guest's own warning, if it got that far.
+        streamed = self.o.verbose and re.search(r"^warning: tcg: ", console, re.M)
+        if self.accel.startswith("tcg") and not (self.prepared or summary_tcg or streamed):
+            self.say_tcg("ran")  # no summary said it (none shown, or no env record)
         where = f"; results: {self.dir}" if self.o.save else ""
-        if code == 0 and what in ("SUCCESS", "SKIP"):
+        if code in (Q.EX_OK, Q.EX_NOTHING_RAN) and what in ("SUCCESS", "SKIP"):
             # Within 80 columns: the words, then where the run went.
-            say(f"run.sh: {C.closing(what, code, self.rc)}")
+            say(f"run.sh: {C.closing(what, code, self.rc, nothing)}")
             if self.o.save:
                 say(f"run.sh: results: {self.dir}")
         else:
@@ -439,13 +457,11 @@ class Boot:
             say(qemu_line)  # QEMU's own word on why it did not start: the last line
         return code
 
-    def show_summary(self, console):
-        """The summary under the progress lines (not with --quiet or --verbose)."""
-        if not self.console.show:
-            return
-        records, _ = R.parse_console(console)
-        if not records:
-            return
+    def show_summary(self, console, records, suite):
+        """The summary under the progress lines (not with --quiet or --verbose);
+        whether it said that the figures are TCG's."""
+        if not self.console.show or not records:
+            return False
         host = {}
         if self.o.save:
             try:
@@ -454,8 +470,9 @@ class Boot:
             except (OSError, ValueError, AttributeError):
                 host = {}
         lines = C.summary(records, host, C.tap_failures(console), said=self.console.seen,
-                          suite=C.suite_labels(console), saved=self.o.save)
+                          suite=suite, saved=self.o.save)
         self.screen.write("\n" + "\n".join(lines) + "\n")
+        return C.says_tcg(records, host)
 
     def compose(self):
         o, paused = self.o, self.o.pin is not None or self.o.perf_kvm or bool(self.tracefs)

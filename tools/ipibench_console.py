@@ -19,19 +19,24 @@ console.log keeps all of it and --verbose streams it.
   elsewhere only finished lines are written, so a CI log reads the same
   without carriage returns.
 - Each condition is said once: a SKIP reason in full the first time, then
-  by its head ("no Hyper-V interface (see above)"); the withheld figures'
-  cause likewise; the trust warnings (TCG, no invariant TSC) only in the
-  summary, beside the figures they concern.
+  by its head ("no Hyper-V interface (see above)") when the very same reason
+  comes again (another detail is said in full); the withheld figures' cause
+  likewise; the trust warnings (TCG, no invariant TSC) only in the summary,
+  beside the figures they concern.
 - The summary: headline p50s per backend in cycles and ns, correctness
-  counts, failures, skipped backends and warnings, then what the run proved,
-  why a SKIP (exit 0) is the normal outcome where it is, and the commands to
-  try next, within 80 columns.
+  counts, failures, skipped backends and warnings, then what the run proved
+  (the delivery checks counted apart from the others, told by their TAP
+  names), why a SKIP (exit 0) is the normal outcome where it is, or why a
+  SKIP that ran nothing asked for exits 35 (ran_nothing), and the commands
+  to try next, within 80 columns.
 
 Pure but for the clock and the writer it is handed; tests/tools/test_runner.py
 holds its cases."""
 import json
 import re
 import textwrap
+
+import ipibench_qemu as Q
 
 WIDTH = 80
 # A finished SKIP line waits this long for the next one with the same reason.
@@ -84,11 +89,6 @@ def secs(s):
     return f"{s:.1f} s" if s < 100 else f"{s:.0f} s"
 
 
-def shape(reason):
-    """A reason without its figures: SKIPs of one cause read the same."""
-    return re.sub(r"\d+", "N", reason or "")
-
-
 def reason_head(reason):
     """A reason's short form, what it says before its first ": " (the
     details after it: why, and what to do), or the whole of it."""
@@ -98,11 +98,13 @@ def reason_head(reason):
 
 def told(reason, said, mark=True):
     """The reason in full the first time, by its head ("no Hyper-V interface
-    (see above)") once said holds its shape; mark: it is said now."""
-    if shape(reason) in said and reason_head(reason) != reason:
+    (see above)") once this very reason was said: a reason of the same head
+    or shape but another detail is new, and said in full; mark: it is said
+    now."""
+    if reason in said and reason_head(reason) != reason:
         return f"{reason_head(reason)} (see above)"
     if mark:
-        said.add(shape(reason))
+        said.add(reason)
     return reason
 
 
@@ -133,7 +135,7 @@ def unit_tag(first, last, total):
 
 def unit_lines(phase, seconds, records, seen, shown="", cut=None):
     """A finished unit: (skip reason when every record SKIPped for one, else
-    None; its lines). seen: shapes of SKIP reasons already explained, and the
+    None; its lines). seen: the SKIP reasons already said in full, and the
     causes of withheld one-way figures ("withheld: TSC skew"), updated;
     shown: what the console showed during the unit (a failure already there
     is not repeated); cut: why the console ended inside it. seconds None: not
@@ -154,10 +156,10 @@ def unit_lines(phase, seconds, records, seen, shown="", cut=None):
     # head on the progress line once said.
     fresh, known = [], []
     for why in dict.fromkeys(r.get("reason", "") for r in skips):
-        (known if shape(why) in seen else fresh).append(why)
+        (known if why in seen else fresh).append(why)
     notes = [f"{counts[s]} {s}" for s in ("FAILURE", "ERROR") if counts.get(s)]
     if skips:
-        brief = ", ".join(map(reason_head, known))
+        brief = ", ".join(dict.fromkeys(map(reason_head, known)))
         notes.append(f"{len(skips)} of {len(records) - len(held)} SKIP" +
                      (f": {brief}" if known else "") +
                      (" (see above)" if any(reason_head(w) != w for w in known) else ""))
@@ -184,15 +186,15 @@ def unit_lines(phase, seconds, records, seen, shown="", cut=None):
             if cause not in seen:
                 seen.add(cause)
                 out.append(f"    withheld: {why[len(WITHHELD):]}")
-        elif st == "SKIP" and why in fresh and shape(why) not in seen:
+        elif st == "SKIP" and why in fresh and why not in seen:
             out.append(f"    SKIP: {told(why, seen)}")
     return None, out
 
 
 def check_lines(label, seconds, passed, failed, skipped, reasons, said=None):
     """A finished label of the correctness suite: (skip reason when its only
-    TAP line was a SKIP, else None; its lines). said: the shapes of reasons
-    already said in full (updated), None: each in full."""
+    TAP line was a SKIP, else None; its lines). said: the reasons already
+    said in full (updated), None: each in full."""
     if not passed and not failed and skipped == 1 and reasons:
         return reasons[0], [f"check {label} ... SKIP: {reasons[0]}"]
     parts = [f"{passed} passed"] + ([f"{failed} FAILED"] if failed else [])
@@ -230,8 +232,8 @@ class Console:
         self.checking, self.in_view, self.ended = False, False, False
         self.check_t0 = None
         self.held = None       # {"kind", "reason", "items", "t"}: SKIP lines to merge
-        # Shapes of the SKIP reasons said in full, and the causes of withheld
-        # figures said ("withheld: TSC skew"): after that, by their heads.
+        # The SKIP reasons said in full, and the causes of withheld figures
+        # said ("withheld: TSC skew"): after that, by their heads.
         self.seen = set()
         self.last_line = ""    # the last console line that is not a record
         self.last_done = ""    # the last progress line written
@@ -548,6 +550,13 @@ def warning_items(env, host=None):
     return out
 
 
+def says_tcg(records, host=None):
+    """Whether the summary of these records says that the figures are TCG's:
+    the env record or the host facts warn of it (id tcg)."""
+    env = next((r for r in records if r.get("record") == "env"), {})
+    return any(wid == "tcg" for wid, _ in warning_items(env, host))
+
+
 def warnings_of(env, host=None):
     """The texts of warning_items()."""
     return [text for _, text in warning_items(env, host)]
@@ -582,42 +591,132 @@ def _failures(results, norov, tap_failures):
     return out + [f"not ok: {t}" for t in tap_failures]
 
 
+# What each of the suite's TAP lines checks, by its name after the label
+# (bench/check.c, bench/check_nmi.c, bench/check_flush.c): the first kind
+# whose pattern matches from the start of it; "other" for none.
+CHECK_KINDS = [(kind, re.compile(p)) for kind, p in (
+    # delivery_name(): one send, and every CPU of the destination counts it once.
+    ("delivery", r"(self on CPU \d+|CPU \d+ -> (CPU \d+|all-but-self|all-including-self|"
+                 r"set \{[^}]*\})), (vector 0x[0-9a-f]+|NMI)(: |$)"),
+    ("delivery", r"sends from an AP$"),          # the AP's sends, SKIPped on one CPU
+    ("masking", r"(TPR 0x[0-9a-f]+|IF=0) holds vector "),
+    ("nmi", r"(an NMI .* is taken through |of two NMIs |an NMI held while in the handler)"),
+    ("wake", r"CPU \d+ wakes CPU \d+ from HLT "),
+    ("switch", r"switch all \d+ CPUs to \S+ mode"),
+    # The flush hypercalls: a return status, no IPI the counters see.
+    ("flush", r"(Hv\w+ \(|every flush hypercall$|enable )"),
+    ("backend", r"every check$"),                # a backend whose probe refused it
+)]
+KIND_WORDS = {"delivery": "delivery", "masking": "TPR/IF=0 masking", "nmi": "NMI masking",
+              "wake": "wake-from-HLT", "switch": "mode-switch", "flush": "flush-hypercall",
+              "backend": "whole-backend", "other": "other"}
+# The skip reasons that are TCG's (the hypervisor interfaces it has none of).
+TCG_REASON = re.compile(r"\bTCG\b")
+
+
+def check_kind(name):
+    """The kind of a TAP line's name after its label (CHECK_KINDS)."""
+    return next((kind for kind, p in CHECK_KINDS if p.match(name)), "other")
+
+
 def suite_labels(text):
     """The correctness suite's TAP lines of a console by label, in order:
-    {label: [passed, failed, skipped]} ("xapic (again)" counts as xapic)."""
+    {label: {kind: [passed, failed, skipped, [skip reasons]]}} ("xapic
+    (again)" counts as xapic; kinds: CHECK_KINDS)."""
     out = {}
     for line in text.replace("\r", "").split("\n"):
         m = TAP.match(line)
         if not m:
             continue
-        label = re.sub(r" \(again\)$", "", m.group(2).split(": ", 1)[0])
-        n = out.setdefault(label, [0, 0, 0])
+        label, _, name = m.group(2).partition(": ")
+        label = re.sub(r" \(again\)$", "", label)
+        n = out.setdefault(label, {}).setdefault(check_kind(name), [0, 0, 0, []])
         n[1 if m.group(1) else 2 if m.group(3) is not None else 0] += 1
+        if m.group(3) is not None and not m.group(1):
+            n[3].append(m.group(3))
     return out
+
+
+def _tally(kinds):
+    """[passed, failed, skipped] of a label, all its kinds together."""
+    return [sum(n[i] for n in kinds.values()) for i in range(3)]
+
+
+def flush_label(kinds):
+    """A label whose every line is a flush check (hv-flush, hv-flush-xmm):
+    no backend, no IPI."""
+    return bool(kinds) and set(kinds) == {"flush"}
 
 
 def _plural(n, word):
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def _names(names):
+    return ", ".join(names)
+
+
 def proved(suite, checks, tcg):
-    """What the correctness suite showed, in words; tcg: the figures are emulated."""
-    passed = sum(c.get("passed", 0) for c in checks if isinstance(c.get("passed"), int))
-    failed = sum(c.get("failed", 0) for c in checks if isinstance(c.get("failed"), int))
-    ran = [b for b, (p, f, _) in suite.items() if p or f]
-    bad = [b for b in ran if suite[b][1]]
-    passed = passed or sum(suite[b][0] for b in ran)
-    failed = failed or sum(suite[b][1] for b in ran)
-    kind = "APIC backends" if ran and all(b.startswith(("xapic", "x2apic")) for b in ran) \
-        else "backends"
-    if bad or failed:
-        text = f"{failed} of {passed + failed} delivery checks FAILED" + \
-            (f", on {', '.join(bad)}" if bad else "") + " (the not ok lines above say how)"
-    elif ran:
-        text = f"all {len(ran)} {kind} that ran delivered every IPI exactly once to the " \
-            f"right CPU ({_plural(passed, 'check')})"
-    elif suite or checks:
-        text = "no backend could run its delivery checks here"
+    """What the correctness suite showed, in words, no more than it checked:
+    the delivery checks (each IPI reached exactly the CPUs it was sent to,
+    once) counted apart from the others, per backend, the flush labels apart
+    from the backends, and the backends that skipped some; tcg: the figures
+    are emulated."""
+    rec_passed = sum(c.get("passed", 0) for c in checks if isinstance(c.get("passed"), int))
+    rec_failed = sum(c.get("failed", 0) for c in checks if isinstance(c.get("failed"), int))
+    backends = {b: k for b, k in suite.items() if not flush_label(k)}
+    flushes = {b: k for b, k in suite.items() if flush_label(k)}
+    bad = [b for b, k in suite.items() if _tally(k)[1]]
+    failed = sum(_tally(k)[1] for k in suite.values())
+    if bad or rec_failed:
+        total = sum(sum(_tally(k)[:2]) for k in suite.values()) or rec_passed + rec_failed
+        by_kind = {}
+        for k in suite.values():
+            for kind, n in k.items():
+                by_kind[kind] = by_kind.get(kind, 0) + n[1]
+        what = ", ".join(f"{n} {KIND_WORDS[kind]}" for kind, n in by_kind.items() if n)
+        text = f"{failed or rec_failed} of {total} checks FAILED" + \
+            (f" ({what})" if what else "") + (f", on {_names(bad)}" if bad else "") + \
+            " (the not ok lines above say how)"
+    elif suite:
+        delivered = {b: k["delivery"][0] for b, k in backends.items()
+                     if k.get("delivery", [0])[0]}
+        parts = [f"on {_plural(len(delivered), 'backend')} every IPI of "
+                 f"{_plural(sum(delivered.values()), 'delivery check')} reached exactly the "
+                 f"CPUs it was sent to, once each" if delivered else
+                 "no delivery check could run here"]
+        others = {}
+        for k in backends.values():
+            for kind, n in k.items():
+                if kind not in ("delivery", "backend") and n[0]:
+                    others[kind] = others.get(kind, 0) + n[0]
+        if others:
+            parts.append("also passed: " + ", ".join(f"{n} {KIND_WORDS[kind]}" for kind, n in
+                                                     others.items()) + " checks")
+        flushed = {b: k["flush"][0] for b, k in flushes.items() if k["flush"][0]}
+        if flushed:
+            parts.append(f"{_plural(sum(flushed.values()), 'flush-hypercall check')} passed "
+                         f"({_names(flushed)}: each call returned success, no IPI to count)")
+        # Backends checked in part, grouped when they passed and skipped alike.
+        partial = {}
+        for b, k in backends.items():
+            p, _, sk = _tally(k)
+            if p and sk:
+                why = "; ".join(dict.fromkeys(r for n in k.values() for r in n[3]))
+                partial.setdefault((p, sk, why), []).append(b)
+        for (p, sk, why), bs in partial.items():
+            parts.append(f"{_names(bs)}: {p} passed, {sk} skipped" +
+                         (" each" if len(bs) > 1 else "") + (f" ({why})" if why else ""))
+        none = [b for b, k in backends.items() if not _tally(k)[0]]
+        if none:
+            parts.append(f"{_plural(len(none), 'backend')} SKIPped every check (above)")
+        text = "; ".join(parts)
+    elif rec_passed:
+        # No TAP lines to tell the kinds apart (a log without them).
+        text = f"passed every correctness check it ran ({_plural(rec_passed, 'check')}: " \
+            "delivery, TPR/IF=0 masking, wake from HLT, mode switch)"
+    elif checks:
+        text = "no backend could run its checks here"
     else:
         text = "no delivery check ran (plan=check and plan=default run them)"
     if tcg:
@@ -626,22 +725,90 @@ def proved(suite, checks, tcg):
     return f"proved: {text}"
 
 
-def why_skip(skipped, skips, held, tcg):
+def could_not_run(skipped, skips, held, suite):
+    """What could not run, as (what, reason) pairs: "backend" for each
+    backend whose every benchmark or every check SKIPped, "check" for each
+    other SKIPped check, "figure" for each other SKIPped or withheld figure."""
+    out = [("backend", why) for why in skipped.values()]
+    for b, k in (suite or {}).items():
+        if b in skipped:
+            continue
+        if not flush_label(k) and not sum(_tally(k)[:2]):
+            out.append(("backend", next((r for n in k.values() for r in n[3]), "")))
+            continue
+        out += [("check", r) for n in k.values() for r in n[3]]
+    return out + [("figure", r.get("reason", "")) for r in list(skips) + list(held)]
+
+
+def _counted(items):
+    """"7 backends, 2 checks and 1 figure" of (what, reason) pairs."""
+    n = {}
+    for what, _ in items:
+        n[what] = n.get(what, 0) + 1
+    words = [_plural(c, w) for w, c in n.items()]
+    return " and ".join([", ".join(words[:-1])] + words[-1:]) if len(words) > 1 else words[0]
+
+
+def why_skip(skipped, skips, held, tcg, suite=None):
     """Why a SKIP status with exit 0 is what this run should end in: what
-    could not run is counted, its reasons are the lines above."""
-    parts = [_plural(len(skipped), "backend")] if skipped else []
-    if skips or held:
-        parts.append(_plural(len(skips) + len(held), "figure"))
-    what = " and ".join(parts) or "some checks"
-    return (f"why SKIP, exit 0: nothing failed; {what} could not run here (above), the "
-            f"normal outcome {'under TCG' if tcg else 'of this configuration'}")
+    could not run is counted, by whether TCG is the reason (it has no
+    Hyper-V or KVM PV interface) or this configuration (one CPU, TSC skew,
+    what a backend does not do); its reasons are the lines above."""
+    items = could_not_run(skipped, skips, held, suite)
+    by_tcg = [x for x in items if tcg and TCG_REASON.search(x[1] or "")]
+    rest = [x for x in items if x not in by_tcg]
+    parts = ([f"{_counted(by_tcg)} under TCG"] if by_tcg else []) + \
+        ([f"{_counted(rest)} in this configuration"] if rest else [])
+    what = "; ".join(parts) or "some checks, in this configuration"
+    return f"why SKIP, exit 0: nothing failed; what could not run is the normal outcome " \
+        f"here (reasons above): {what}"
 
 
-def next_steps(skipped, tcg, saved=False):
+# What every benchmark plan measures first, asked or not: the harness's own
+# cost and the reference exits (backend none). They count as something that
+# ran only when the command line names them (bench=dry-run).
+HARNESS_BENCHES = ("dry-run", "exit-ref")
+
+
+def ran_nothing(records, suite=None):
+    """The skip reasons of a boot that measured and checked nothing that was
+    asked for, in console order, each once; None when it did either: a
+    `result` or `norov` record SUCCEEDED (dry-run and exit-ref only when the
+    env record's command line names them in bench=), or a check passed (a TAP
+    `ok` line without `# SKIP`, or the `check` record's `passed`). run.sh exits
+    35 on such a SKIP (docs/exit-codes.md)."""
+    env = next((r for r in records if r.get("record") == "env"), {})
+    m = re.search(r"(?:^|\s)bench=(\S+)", str(env.get("cmdline") or ""))
+    asked = set(m.group(1).split(",")) if m else set()
+    for r in records:
+        if r.get("record") in ("result", "norov") and r.get("status") == "SUCCESS" and \
+                (r.get("bench") not in HARNESS_BENCHES or r.get("bench") in asked):
+            return None
+        if r.get("record") == "check" and isinstance(r.get("passed"), int) and r["passed"] > 0:
+            return None
+    if any(_tally(k)[0] for k in (suite or {}).values()):
+        return None
+    why = [r for k in (suite or {}).values() for n in k.values() for r in n[3]]
+    why += [r.get("reason", "") for r in records
+            if r.get("record") in ("result", "norov") and r.get("status") == "SKIP"]
+    return list(dict.fromkeys(w for w in why if w))
+
+
+def nothing_line(reasons, tcg):
+    """The summary's closing line for a SKIP that ran nothing asked for (exit 35)."""
+    under = " (under TCG)" if tcg and reasons and all(TCG_REASON.search(r) for r in reasons) \
+        else ""
+    return f"why exit 35: nothing that was asked for ran{under}: every check and benchmark " \
+        "SKIPped (reasons above), and a run that measures nothing never passes"
+
+
+def next_steps(skipped, tcg, saved=False, suite=None):
     """The commands to try after this run; saved: its results directory is on
-    run.sh's last line."""
+    run.sh's last line; suite: suite_labels(), whose skips count too."""
+    why = list(skipped.values()) + [r for k in (suite or {}).values() for n in k.values()
+                                    for r in n[3]]
     presets = [p for p, test in (("hv", "Hyper-V"), ("kvm-pv", "KVM PV"))
-               if any(test in why for why in skipped.values())]
+               if any(test in w for w in why)]
     out = []
     if tcg:
         pick = f"--preset {presets[0]}" if presets else "--preset x2apic"
@@ -663,8 +830,8 @@ def summary(records, host=None, tap_failures=(), most_failures=5, said=None, sui
     then what the run proved, why a SKIP is the normal outcome (when it is)
     and what to run next. records: the boot's records in console order; host:
     results.json's host facts, if saved; tap_failures: the text of its `not
-    ok` lines; said: the shapes of the SKIP reasons the console already said
-    in full (Console.seen), which are then named by their heads; suite: the
+    ok` lines; said: the SKIP reasons the console already said in full
+    (Console.seen), which are then named by their heads; suite: the
     correctness suite by label (suite_labels()); saved: the run's results
     directory is on run.sh's last line."""
     said = said if said is not None else set()
@@ -690,7 +857,7 @@ def summary(records, host=None, tap_failures=(), most_failures=5, said=None, sui
     out = _wrap(f"summary: {said_status}; " + ", ".join(f for f in facts if f))
     warnings = warning_items(env, host)
     # TCG's warning is the last lines' to say ("figures are emulated ..."): once.
-    tcg = any(wid == "tcg" for wid, _ in warnings)
+    tcg = says_tcg(records, host)
     out += [x for wid, w in warnings if wid != "tcg" for x in _wrap(f"warning: {w}")]
     shown, skipped = _backends(results)
     if shown:
@@ -708,10 +875,10 @@ def summary(records, host=None, tap_failures=(), most_failures=5, said=None, sui
                 out.append(f"{'':14} ns " + "".join(f"{c:>10}" for c in ns))
     elif not results:
         out.append("no benchmark figure")
-    by_reason = {}  # by the reason's head: one cause, whatever its details
+    by_reason = {}  # by the whole reason: another detail is another line
     for b, why in skipped.items():
-        by_reason.setdefault(reason_head(why), (why, []))[1].append(b)
-    for why, bs in by_reason.values():
+        by_reason.setdefault(why, []).append(b)
+    for why, bs in by_reason.items():
         out += _wrap(f"skipped: {', '.join(bs)}: {told(why, said)}")
     counts = {}
     mine = {b for b in skipped}
@@ -738,23 +905,34 @@ def summary(records, host=None, tap_failures=(), most_failures=5, said=None, sui
         out += _wrap(f)
     if len(bad) > most_failures:
         out.append(f"... {len(bad) - most_failures} more in console.log")
-    out += _wrap(proved(suite if suite is not None else {}, checks, tcg))
-    if status == "SKIP":
-        out += _wrap(why_skip(skipped, skips, held, tcg))
+    suite = suite if suite is not None else {}
+    out += _wrap(proved(suite, checks, tcg))
+    nothing = ran_nothing(records, suite) if status == "SKIP" else None
+    if nothing is not None:
+        out += _wrap(nothing_line(nothing, tcg))
+    elif status == "SKIP":
+        out += _wrap(why_skip(skipped, skips, held, tcg, suite))
     if end is not None and status in ("SUCCESS", "SKIP"):
-        out += _wrap(next_steps(skipped, tcg, saved))
+        out += _wrap(next_steps(skipped, tcg, saved, suite))
     return [line.rstrip() for line in out]
 
 
-def closing(what, code, rc):
+def closing(what, code, rc, nothing=None):
     """run.sh's last words on a boot: a run that ended as it should (exit 0)
-    in words, with the guest's status and the exit code after them; any other
-    end as the status decoding says it (ipibench_qemu.decode_status), with
-    QEMU's exit status."""
+    in words, with the guest's status and the exit code after them; a SKIP
+    that ran nothing asked for (exit 35) with its skip reasons (nothing:
+    ran_nothing()'s, the first two in full); any other end as the status
+    decoding says it (ipibench_qemu.decode_status), with QEMU's exit status."""
     if code == 0 and what == "SKIP":
         return "done, nothing failed (guest status SKIP, exit 0)"
     if code == 0 and what == "SUCCESS":
         return "done, everything passed (guest status SUCCESS, exit 0)"
+    if code == Q.EX_NOTHING_RAN:
+        why = list(nothing or [])
+        text = "; ".join(why[:2]) or "no record says why"
+        if len(why) > 2:
+            text += f"; and {len(why) - 2} more (console.log)"
+        return f"nothing that was asked for ran: {text} (guest status SKIP, exit {code})"
     return f"{what} (QEMU exit {rc})"
 
 

@@ -93,7 +93,8 @@ exit status: 0 success (guest SUCCESS or SKIP), 2 usage, 3 guest ERROR,
 dependency, 10 build failed, 11 interrupted, 26 unknown configuration,
 27 QEMU too old, 28 results could not be saved, 29 --pin, --perf-kvm or --exits
 unavailable here, 31 the configuration needs KVM and KVM cannot run it here,
-32 --require-apicv and a record ran without APICv/AVIC.
+32 --require-apicv and a record ran without APICv/AVIC, 35 guest SKIP and
+nothing that was asked for ran (every check and benchmark SKIPped).
 """
 
 USAGE_MATRIX = """usage: ./run.sh matrix --presets NAME[,NAME...] [options]

@@ -10,6 +10,9 @@ EX_OK, EX_USAGE, EX_ERROR, EX_FAILURE, EX_CRASH, EX_BADCMD, EX_TIMEOUT = 0, 2, 3
 EX_QEMU, EX_DEPS, EX_BUILD, EX_INTERRUPTED = 8, 9, 10, 11
 EX_PRESET, EX_QEMU_OLD, EX_SAVE, EX_UNAVAILABLE, EX_NEEDS_KVM = 26, 27, 28, 29, 31
 EX_APICV_INHIBITED = 32  # --require-apicv: a record ran without APIC virtualization
+# A guest SKIP that measured and checked nothing (ipibench_console.ran_nothing):
+# never a pass, whatever could not run.
+EX_NOTHING_RAN = 35
 
 # Codes that stop a matrix at once: they would fail every boot after it too.
 SETUP_CODES = (EX_USAGE, EX_DEPS, EX_BUILD, EX_INTERRUPTED, EX_PRESET, EX_QEMU_OLD, EX_SAVE,
@@ -117,7 +120,9 @@ def exit_word(code):
     """What a run.sh exit code means, for a matrix's summary."""
     return {0: "SUCCESS or SKIP", 3: "ERROR", 4: "FAILURE", 5: "CRASH", 6: "BAD-CMDLINE",
             7: "TIMEOUT", 8: "QEMU failed or was killed",
-            EX_APICV_INHIBITED: "APICV-INHIBITED"}.get(code, "see docs/exit-codes.md")
+            EX_APICV_INHIBITED: "APICV-INHIBITED",
+            EX_NOTHING_RAN: "NOTHING-RAN (guest SKIP: nothing asked for ran)"}.get(
+                code, "see docs/exit-codes.md")
 
 
 def parse_version(text):

@@ -36,6 +36,7 @@ import ipibench_options as O  # noqa: E402
 import ipibench_qemu as Q  # noqa: E402
 import ipibench_matrix as M  # noqa: E402
 import ipibench_results as R  # noqa: E402
+import synth  # noqa: E402
 import validate as V  # noqa: E402
 from harness import Fail, check, expect, registry, run_cases, run_cmd  # noqa: E402
 
@@ -625,7 +626,8 @@ def _(_s):
                  "               ns " + row(750, 208, 1300, 1350, 3000),
                  "hv-ipi         cyc" + row("-", 900, "FAIL", "-", "-", "never"),
                  "skipped: kvm-pv-ipi: no KVM PV interface",
-                 "skipped: hv-icr, hv-vapic: no Hyper-V interface",
+                 "skipped: hv-icr: no Hyper-V interface: QEMU TCG",
+                 "skipped: hv-vapic: no Hyper-V interface",
                  "correctness: check all: 90 passed, 1 failed, 2 skipped; benchmark records: 10 "
                  "SUCCESS, 4 SKIP, 1 FAILURE".split("; ")[0],
                  "FAILURE: single round-trip on hv-ipi: CPU 3 lost it",
@@ -667,12 +669,14 @@ def _(_s):
         res("xapic-nmi", "single", "round-trip", "SKIP", "an NMI takes no EOI: nothing to order"),
         res("hv-icr", "single", "-", "SKIP", HV), res("hv-ipi", "single", "-", "SKIP", HV),
         res("kvm-pv-ipi", "single", "-", "SKIP", kvm))] + [{"record": "end", "status": "SKIP"}]
-    suite = C.suite_labels("ok 1 - x2apic: a\nok 2 - xapic-nmi: b\nok 3 - x2apic (again): c\n"
+    suite = C.suite_labels("ok 1 - x2apic: self on CPU 0, vector 0x41\n"
+                           "ok 2 - xapic-nmi: CPU 0 -> CPU 1, NMI\n"
+                           "ok 3 - x2apic (again): CPU 0 -> set {0,2-3}, vector 0x42\n"
                            f"ok 4 - hv-icr: every check # SKIP {HV}\n")
-    check(suite == {"x2apic": [2, 0, 0], "xapic-nmi": [1, 0, 0], "hv-icr": [0, 0, 1]},
-          f"{suite}")
+    check(suite == {"x2apic": {"delivery": [2, 0, 0, []]}, "xapic-nmi": {"delivery": [1, 0, 0, []]},
+                    "hv-icr": {"backend": [0, 0, 1, [HV]]}}, f"{suite}")
     lines = C.summary(records, {"accel": "tcg-single", "warnings": [
-        {"id": "tcg", "text": "QEMU TCG: every instruction emulated"}]}, said={C.shape(HV)},
+        {"id": "tcg", "text": "QEMU TCG: every instruction emulated"}]}, said={HV},
         suite=suite, saved=True)
     text = "\n".join(lines)
     flat = " ".join(line.strip() for line in lines)
@@ -682,11 +686,11 @@ def _(_s):
                  f"skipped: kvm-pv-ipi: {kvm}",
                  "withheld: 2 one-way figures (TSC skew: TSC skew bound 650 cycles",
                  "benchmark records: 2 SUCCESS, 4 SKIP",
-                 "proved: all 2 APIC backends that ran delivered every IPI exactly once to the "
-                 "right CPU (48 checks); figures are emulated (QEMU TCG emulates every "
-                 "instruction): behaviour only, not speed",
-                 "why SKIP, exit 0: nothing failed; 3 backends and 3 figures could not run here "
-                 "(above), the normal outcome under TCG",
+                 "proved: on 2 backends every IPI of 3 delivery checks reached exactly the CPUs "
+                 "it was sent to, once each; 1 backend SKIPped every check (above); figures are "
+                 "emulated (QEMU TCG emulates every instruction): behaviour only, not speed",
+                 "why SKIP, exit 0: nothing failed; what could not run is the normal outcome here "
+                 "(reasons above): 3 backends under TCG; 3 figures in this configuration",
                  "next: on a KVM host, ./run.sh --accel kvm --preset hv (or kvm-pv; ./run.sh "
                  "list); here, KVM nested in TCG: ./run.sh --accel kvm-in-tcg --preset hv",
                  "./run.sh report DIR (plots), ./run.sh compare DIR OTHER"):
@@ -697,26 +701,122 @@ def _(_s):
           "SKIP; " not in flat, text)
     check(all(len(line) < C.WIDTH for line in lines), f"widest {max(map(len, lines))}")
     # The withheld figures' cause, once the console said it, by its name alone.
-    again = C.summary(records, said={C.shape(HV), "withheld: TSC skew"}, suite=suite)
+    again = C.summary(records, said={HV, "withheld: TSC skew"}, suite=suite)
     check("withheld: 2 one-way figures (TSC skew, see above)" in again and
           "--no-save kept none" in " ".join(again), "\n".join(again))
+    # Not TCG: no TCG words, and its skips are this configuration's, not TCG's.
+    kvm_run = [dict(env, trust={})] + records[1:]
+    text = " ".join(line.strip() for line in C.summary(kvm_run, {"accel": "kvm"}, suite=suite))
+    check("under TCG" not in text and "emulated" not in text and "(reasons above): 3 backends "
+          "and 3 figures in this configuration" in text, text)
     # Not TCG and nothing skipped: no TCG words, no SKIP line; SUCCESS.
     ok = [dict(env, trust={})] + records[1:3] + [{"record": "end", "status": "SUCCESS"}]
     text = "\n".join(C.summary(ok, {"accel": "kvm"}, suite=suite))
     check("emulated" not in text and "why SKIP" not in text and "summary: finished, status "
           "SUCCESS" in text and "--accel kvm " not in text, text)
-    # A failing check: the proof says so; no next steps for a run that failed.
+    # A failing check: the proof says so, by kind; no next steps for a run that failed.
     bad = [env, {"record": "check", "backend": "all", "passed": 47, "failed": 1, "skipped": 0},
            {"record": "end", "status": "FAILURE"}]
-    text = " ".join(line.strip() for line in C.summary(bad, suite={"x2apic": [47, 1, 0]}))
-    check("proved: 1 of 48 delivery checks FAILED, on x2apic (the not ok lines above say how)"
-          in text and "next:" not in text and "summary: FAILURE;" in text, text)
+    text = " ".join(line.strip() for line in C.summary(bad, suite={"x2apic": {
+        "delivery": [40, 0, 0, []], "wake": [7, 1, 0, []]}}))
+    check("proved: 1 of 48 checks FAILED (1 wake-from-HLT), on x2apic (the not ok lines above "
+          "say how)" in text and "next:" not in text and "summary: FAILURE;" in text, text)
     # run.sh's last line: an exit 0 in words, the rest as decoded.
     check(C.closing("SKIP", 0, 67) == "done, nothing failed (guest status SKIP, exit 0)",
           C.closing("SKIP", 0, 67))
     check(C.closing("SUCCESS", 0, 65).endswith("(guest status SUCCESS, exit 0)") and
           C.closing("FAILURE", 4, 71) == "FAILURE (QEMU exit 71)" and
           C.closing("SUCCESS", 32, 65) == "SUCCESS (QEMU exit 65)", "closing")
+
+
+# The suite on one CPU as bench/check.c names its lines: every cross-CPU
+# check SKIPs; then the Hyper-V flush checks, which send no IPI.
+ONE_CPU_SUITE = "\n".join([
+    "ok 1 - xapic: switch all 1 CPUs to xapic mode, no test vector left",
+    "ok 2 - xapic: self on CPU 0, vector 0x41", "ok 3 - xapic: CPU 0 -> CPU 0, vector 0x42",
+    "ok 4 - xapic: CPU 0 -> all-but-self, vector 0x43",
+    "ok 5 - xapic: CPU 0 -> all-including-self, vector 0x44",
+    "ok 6 - xapic: CPU 0 -> set {0}, vector 0x45", "ok 7 - xapic: sends from an AP # SKIP one CPU",
+    "ok 8 - xapic: TPR 0x60 holds vector 0x65 on CPU 0 (self-IPI on CPU 0) until TPR drops",
+    "ok 9 - xapic: IF=0 holds vector 0x46 on CPU 0 (self-IPI on CPU 0) until STI",
+    "ok 10 - xapic: CPU 0 wakes CPU 0 from HLT after 2000 us idle, 5 times, none lost or late "
+    "# SKIP one CPU",
+    "ok 11 - x2apic-nmi: switch all 1 CPUs to x2apic mode, no test vector left",
+    "ok 12 - x2apic-nmi: self on CPU 0, NMI",
+    "ok 13 - x2apic-nmi: an NMI sent to itself by CPU 0 is taken through IF=0",
+    "ok 14 - x2apic-nmi: an NMI held while in the handler # SKIP one CPU",
+    f"ok 15 - hv-icr: every check # SKIP {HV}",
+    "ok 16 - hv-flush: HvCallFlushVirtualAddressSpace (slow), CPU 0 -> CPUs {0}",
+    "ok 17 - hv-flush: HvCallFlushVirtualAddressList (slow), 2 pages, CPU 0 -> CPUs {0}",
+    "ok 18 - hv-flush-xmm: HvCallFlushVirtualAddressSpace (XMM-fast), CPU 0 -> CPUs {0}",
+])
+
+
+@case("run.sh summary proved: delivery checks counted apart, flush labels no backend, "
+      "backends checked in part named")
+def _(_s):
+    suite = C.suite_labels(ONE_CPU_SUITE)
+    check({b: {k: n[:3] for k, n in v.items()} for b, v in suite.items()} == {
+        "xapic": {"switch": [1, 0, 0], "delivery": [5, 0, 1], "masking": [2, 0, 0],
+                  "wake": [0, 0, 1]},
+        "x2apic-nmi": {"switch": [1, 0, 0], "delivery": [1, 0, 0], "nmi": [1, 0, 1]},
+        "hv-icr": {"backend": [0, 0, 1]}, "hv-flush": {"flush": [2, 0, 0]},
+        "hv-flush-xmm": {"flush": [1, 0, 0]}}, f"{suite}")
+    text = C.proved(suite, [], False)
+    check(text == "proved: on 2 backends every IPI of 6 delivery checks reached exactly the "
+          "CPUs it was sent to, once each; also passed: 2 mode-switch, 2 TPR/IF=0 masking, 1 "
+          "NMI masking checks; 3 flush-hypercall checks passed (hv-flush, hv-flush-xmm: each "
+          "call returned success, no IPI to count); xapic: 8 passed, 2 skipped (one CPU); "
+          "x2apic-nmi: 3 passed, 1 skipped (one CPU); 1 backend SKIPped every check (above)",
+          text)
+    # A failure says of which kind; the check record alone (no TAP lines) claims no more
+    # than that every check it ran passed.
+    bad = C.suite_labels(ONE_CPU_SUITE.replace("ok 3 - xapic: CPU 0 -> CPU 0, vector 0x42",
+                                               "not ok 3 - xapic: CPU 0 -> CPU 0, vector 0x42: "
+                                               "CPU 0 counted it twice"))
+    check(C.proved(bad, [], False) == "proved: 1 of 14 checks FAILED (1 delivery), on xapic "
+          "(the not ok lines above say how)", C.proved(bad, [], False))
+    check(C.proved({}, [{"record": "check", "passed": 9, "failed": 0}], False) ==
+          "proved: passed every correctness check it ran (9 checks: delivery, TPR/IF=0 "
+          "masking, wake from HLT, mode switch)", C.proved({}, [{"passed": 9}], False))
+    # Why SKIP: TCG named only for the skips that are TCG's.
+    why = C.why_skip({}, [], [], True, suite)
+    check(why == "why SKIP, exit 0: nothing failed; what could not run is the normal outcome "
+          "here (reasons above): 1 backend under TCG; 3 checks in this configuration", why)
+    one = {b: v for b, v in suite.items() if b != "hv-icr"}
+    check("under TCG" not in C.why_skip({}, [], [], True, one), C.why_skip({}, [], [], True, one))
+
+
+@case("run.sh console and summary: SKIP reasons grouped by the whole reason, a repeat of "
+      "the same one shortened, another detail said in full")
+def _(_s):
+    # Of one head and one shape (its figures aside), but two different bits.
+    vapic = "no Hyper-V feature: CPUID 0x40000003 EAX[4] is 0"
+    ipi = "no Hyper-V feature: CPUID 0x40000003 EAX[11] is 0"
+    lines = [rec("phase", index=1, of=3, backend="hv-icr", bench="single"),
+             res("hv-icr", "single", "round-trip", p50=10),
+             res("hv-icr", "single", "hv-path", "SKIP", vapic),
+             rec("phase", index=2, of=3, backend="hv-ipi", bench="single"),
+             res("hv-ipi", "single", "round-trip", p50=10),
+             res("hv-ipi", "single", "hv-path", "SKIP", ipi),
+             rec("phase", index=3, of=3, backend="hv-icr", bench="send-cost"),
+             res("hv-icr", "send-cost", "send", p50=10),
+             res("hv-icr", "send-cost", "hv-path", "SKIP", vapic),
+             rec("end", status="SKIP", results=6)]
+    c, out = follow(lines)
+    c.finish(1)
+    got = "".join(out)
+    check(f"    SKIP: {vapic}\n" in got and f"    SKIP: {ipi}\n" in got and
+          "[3/3] hv-icr send-cost ... 0.03 s, 1 of 2 SKIP: no Hyper-V feature (see above)"
+          in got, got)
+    # The summary: one line per reason, a reason said before by its head.
+    kvm = "no KVM PV interface: kvm-pv-ipi is off in -cpu"
+    recs = [json.loads(res(b, "single", "-", "SKIP", why)) for b, why in
+            (("hv-icr", vapic), ("hv-ipi", ipi), ("hv-ipi-ex", ipi), ("kvm-pv-ipi", kvm))]
+    flat = " ".join(x.strip() for x in C.summary(recs, said={vapic}))
+    check("skipped: hv-icr: no Hyper-V feature (see above)" in flat and
+          f"skipped: hv-ipi, hv-ipi-ex: {ipi}" in flat and f"skipped: kvm-pv-ipi: {kvm}" in
+          flat, flat)
 
 
 @case("run.sh console: trust warnings and a SKIP or SUCCESS status left to the summary; "
@@ -739,11 +839,17 @@ def _(s):
     steps = "".join(f"  CC       build/kernel/f{i}.o\n" for i in range(60)) + \
         "  LD       build/ipibench.linked.elf\n  OBJCOPY  build/ipibench.elf32\n" \
         "  OBJCOPY  build/ipibench.elf\n"
-    check(B.build_line(steps, "the guest") == "run.sh: built the guest: 60 CC, 1 LD, 2 OBJCOPY "
-          "(make V=1 shows each command)", B.build_line(steps, "the guest"))
-    check(B.build_line("", "the guest") is None, "nothing built, nothing said")
-    check(B.build_line("cp a b\n", "the ISO").startswith("run.sh: built the ISO: 1 other"),
-          "other lines")
+    check(B.build_lines(steps, "the guest") == ["run.sh: built the guest: 60 CC, 1 LD, 2 "
+                                                "OBJCOPY (make V=1 shows each command)"],
+          f"{B.build_lines(steps, 'the guest')}")
+    check(B.build_lines("", "the guest") == [], "nothing built, nothing said")
+    # What is no step (nasm's and ld's warnings: C's are errors) is shown as make printed it.
+    warn = "kernel/entry.asm:12: warning: uninitialized space declared in .text section"
+    check(B.build_lines(f"  NASM     build/boot/x.o\n{warn}\n  LD       build/x.elf\n",
+                        "the ISO") == [warn, "run.sh: built the ISO: 1 NASM, 1 LD (make V=1 "
+                                       "shows each command)"], "other lines")
+    check(B.build_lines("ld: warning: x.o: missing .note.GNU-stack section\n", "the guest") ==
+          ["ld: warning: x.o: missing .note.GNU-stack section"], "a warning alone")
     # Against a stand-in make: 63 lines become one; a failure shows them all.
     bin_dir = os.path.join(s.tmp, "make-bin")
     os.makedirs(bin_dir, exist_ok=True)
@@ -752,11 +858,13 @@ def _(s):
                 "[ -z \"$FAKE_MAKE_FAIL\" ] || { echo 'kernel/x.c:1: error: oops' >&2; exit 2; }\n")
     os.chmod(os.path.join(bin_dir, "make"), 0o755)
     env = dict(s.fake.env("exit:65"), PATH=bin_dir + os.pathsep + os.environ["PATH"],
-               FAKE_MAKE_OUT=steps, IPIBENCH_PREPARED="")
+               FAKE_MAKE_OUT=steps + warn + "\n", IPIBENCH_PREPARED="")
     rc, out, err = run_cmd([RUN, "--accel", "tcg", "--no-save", "--quiet"], env, 60)
-    built = [line for line in (out + err).splitlines() if "build/" in line or "built" in line]
-    check(rc == 0 and built == ["run.sh: built the guest: 60 CC, 1 LD, 2 OBJCOPY (make V=1 "
-                                "shows each command)"], f"exit {rc}: {built}; {err[-300:]}")
+    built = [line for line in (out + err).splitlines() if "build/" in line or "built" in line or
+             "warning" in line]
+    check(rc == 0 and built == [warn, "run.sh: built the guest: 60 CC, 1 LD, 2 OBJCOPY (make "
+                                      "V=1 shows each command)"],
+          f"exit {rc}: {built}; {err[-300:]}")
     rc, out, err = run_cmd([RUN, "--accel", "tcg", "--no-save", "--quiet"],
                            dict(env, FAKE_MAKE_FAIL="1"), 60)
     check(rc == 10 and err.count("  CC       build/") == 60 and "error: oops" in err and
@@ -821,6 +929,7 @@ FAKE_QEMU = r"""#!/bin/sh
 case "$1" in --version) echo 'QEMU emulator version 9.2.0 (stand-in)'; exit 0 ;; esac
 case " $* " in *" -accel kvm "*) echo "fake: no KVM here" >&2; exit 1 ;; esac
 echo "fake qemu: $*"
+[ -z "$FAKE_LINES" ] || printf '%s\n' "$FAKE_LINES"
 case "$FAKE_MODE" in
 exit:*) echo "ipibench: status from $FAKE_MODE"; exit "${FAKE_MODE#exit:}" ;;
 sigterm) echo "qemu-system-x86_64: terminating on signal 15 from pid 1 (x)" >&2; exit 0 ;;
@@ -859,19 +968,123 @@ def _(s):
            "QEMU-KILLED (signal 15: QEMU was told to terminate) (QEMU exit 0)")
     expect(f.run("kill", "--no-save", "--quiet"), 8, "QEMU-KILLED (signal 9) (QEMU exit 137)")
     expect(f.run("exit:3", "--no-save", "--quiet"), 8, "QEMU-UNKNOWN (exit 3)")
-    _, _, err = expect(f.run("exit:67", "--quiet", "--label", "saved", "--preset", "hv"), 0,
-                       "run.sh: done, nothing failed (guest status SKIP, exit 0)\n"
-                       "run.sh: results: ")
+    # A SKIP without a record measured and checked nothing: exit 35 (below).
+    _, _, err = expect(f.run("exit:67", "--quiet", "--label", "saved", "--preset", "hv"), 35,
+                       "run.sh: nothing that was asked for ran: no record says why (guest "
+                       "status SKIP, exit 35)\nrun.sh: results: ")
     d = err.rsplit("results: ", 1)[1].split()[0]
     check(os.path.basename(d).endswith("-saved"), d)
     doc = json.load(open(os.path.join(d, "results.json")))
     run, host = doc["run"], doc["host"]
     check((run["status"], run["exit"], run["qemu_exit"], run["preset"], host["accel"]) ==
-          ("SKIP", 0, 67, "hv", "tcg"), f"{run} {host['accel']}")
+          ("SKIP", 35, 67, "hv", "tcg"), f"{run} {host['accel']}")
     check(host["qemu_cmdline"][0] == f.qemu and "max,hv-relaxed,hv-vpindex,hv-ipi,hv-tlbflush,"
           "hv-tlbflush-ext" in host["qemu_cmdline"] and "QEMU emulator version 9.2.0" in
           host["qemu_version"], f"{host}")
     check(sorted(os.listdir(d)) == ["console.log", "results.json", "summary.txt"], f"{d}")
+
+
+# A guest that asked for hv-ipi under TCG: every check and benchmark SKIPs
+# (the harness's dry-run aside), as `--append backends=hv-ipi` does there.
+HV_ONLY = [
+    json.dumps(synth.env(cpus=2, trust=["tcg"])),
+    "check: delivery correctness on 2 CPUs: x2APIC-mode backends",
+    f"ok 1 - hv-ipi: every check # SKIP {HV}",
+    f"ok 2 - hv-flush: every flush hypercall # SKIP {HV}",
+    "1..2", "check: 0 passed, 0 failed, 2 skipped",
+    rec("check", backend="all", passed=0, failed=0, skipped=2),
+    rec("phase", index=1, of=2, backend="none", bench="dry-run"),
+    json.dumps(synth.result(("dry-run", "loop", "none", "none", "none", 0), [26, 27, 28])),
+    rec("phase", index=2, of=2, backend="hv-ipi", bench="all"),
+    json.dumps(synth.result(("single", "round-trip", "none", "hv-ipi", "spin", 1),
+                            status="SKIP", reason=HV)),
+    rec("end", status="SKIP", results=2),
+]
+
+
+@case("run.sh exit 35: a SKIP that measured and checked nothing asked for never passes")
+def _(s):
+    f = s.fake
+    # What counts: a check passed, or a result of a backend; not the harness's dry-run.
+    suite = C.suite_labels("\n".join(x for x in HV_ONLY if isinstance(x, str)))
+    records = [json.loads(x) for x in HV_ONLY if x.startswith("{")]
+    check(C.ran_nothing(records, suite) == [HV], f"{C.ran_nothing(records, suite)}")
+    one = C.suite_labels("ok 1 - x2apic: self on CPU 0, vector 0x41\n")
+    check(C.ran_nothing(records, one) is None, "a passed check ran")
+    check(C.ran_nothing(records + [json.loads(res("x2apic", "single", "round-trip"))], {})
+          is None and C.ran_nothing([json.loads(res("none", "flush", "call"))]) is None,
+          "a measured figure ran")
+    # The harness's dry-run counts when it was asked for by name.
+    asked = [dict(records[0], cmdline="bench=dry-run,single backends=hv-ipi")] + records[1:]
+    check(C.ran_nothing(asked, suite) is None, "bench=dry-run")
+    check(C.ran_nothing([{"record": "check", "passed": 3}]) is None, "the check record")
+    # Under TCG, saved: the summary says why 35, the last line the reasons; the
+    # results keep the guest's SKIP and the exit code.
+    root = os.path.join(s.tmp, "nothing")
+    rc, out, err = run_cmd([RUN, "--accel", "tcg", "--label", "hv"],
+                           f.env("exit:67", FAKE_LINES="\n".join(HV_ONLY), IPIBENCH_RESULTS=root),
+                           60)
+    flat = " ".join(line.strip() for line in out.splitlines())
+    check(rc == 35 and f"run.sh: nothing that was asked for ran: {HV} (guest status SKIP, exit "
+          "35)\nrun.sh: results: " in err, f"exit {rc}: {err[-400:]}")
+    check("why exit 35: nothing that was asked for ran (under TCG): every check and benchmark "
+          "SKIPped (reasons above)" in flat and "skipped: hv-ipi: no Hyper-V interface (see "
+          "above)" in flat and "why SKIP, exit 0" not in flat and
+          "proved: no delivery check could run here; 1 backend SKIPped every check" in flat,
+          flat[-900:])
+    (d,) = os.listdir(root)
+    run = json.load(open(os.path.join(root, d, "results.json")))["run"]
+    check((run["status"], run["exit"]) == ("SKIP", 35), f"{run}")
+    # One passed check is something that ran: exit 0 as before.
+    passed = HV_ONLY[:2] + ["ok 1 - x2apic: self on CPU 0, vector 0x41"] + HV_ONLY[2:]
+    expect(run_cmd([RUN, "--accel", "tcg", "--no-save", "--quiet"],
+                   f.env("exit:67", FAKE_LINES="\n".join(passed)), 60), 0,
+           "run.sh: done, nothing failed (guest status SKIP, exit 0)")
+    # plan=boot asks for nothing measured and ends SUCCESS: exit 0.
+    expect(f.run("exit:65", "--no-save", "--quiet", "--append", "plan=boot"), 0,
+           "everything passed")
+    # A matrix boot with 35 is a failing boot: the matrix exits 35, the summary says why.
+    root = os.path.join(s.tmp, "nothing-matrix")
+    rc, _, err = run_cmd([RUN, "matrix", "--presets", "x2apic", "--boots", "2", "--accel",
+                          "tcg", "--label", "n"], f.env("exit:67", IPIBENCH_RESULTS=root), 60)
+    (mdir,) = os.listdir(root)
+    summary = open(os.path.join(root, mdir, "summary.txt")).read().splitlines()
+    check(rc == 35 and summary[1:] == ["x2apic-smp2 boot1 exit 35 NOTHING-RAN (guest SKIP: "
+                                       "nothing asked for ran)", "x2apic-smp2 boot2 exit 35 "
+                                       "NOTHING-RAN (guest SKIP: nothing asked for ran)"],
+          f"exit {rc}: {summary}; {err[-300:]}")
+    check(Q.EX_NOTHING_RAN == 35 and Q.EX_NOTHING_RAN not in Q.SETUP_CODES, "35")
+
+
+@case("run.sh under TCG says so once: in the summary, else from the accelerator it chose")
+def _(s):
+    f = s.fake
+    notice = "under TCG: timings are emulated, only behaviour counts"
+    # A boot of its own (a matrix's boots say nothing of it): a stand-in make, up to date.
+    bin_dir = os.path.join(s.tmp, "make-none")
+    os.makedirs(bin_dir, exist_ok=True)
+    with open(os.path.join(bin_dir, "make"), "w") as fh:
+        fh.write("#!/bin/sh\nexit 0\n")
+    os.chmod(os.path.join(bin_dir, "make"), 0o755)
+
+    def boot(mode, *args, **more):
+        env = f.env(mode, PATH=bin_dir + os.pathsep + os.environ["PATH"], IPIBENCH_PREPARED="",
+                    **more)
+        return run_cmd([RUN, "--accel", "tcg", *args], env, 60)
+    # No record, so no summary (a boot that died before its env record): run.sh says it.
+    for args in (["--no-save"], ["--no-save", "--verbose"], []):
+        _, out, err = expect(boot("exit:71", "--label", "t", *args), 4)
+        check((out + err).count(notice) == 1 and f"run.sh: ran {notice}\n" in err,
+              f"{args}: {err[-300:]}")
+    # --quiet says it before the boot, once.
+    _, out, err = expect(boot("exit:71", "--no-save", "--quiet"), 4)
+    check((out + err).count(notice) == 1 and f"run.sh: running {notice}" in err, err[-300:])
+    # The summary said it: run.sh does not again.
+    _, out, err = expect(boot("exit:67", "--no-save", FAKE_LINES="\n".join(HV_ONLY)), 35)
+    check(notice not in out + err and "figures are emulated" in out, f"{out[-300:]}{err}")
+    # Not TCG (the KVM lane says its own words): nothing.
+    check(not any(notice in line for line in C.summary([{"record": "end", "status": "SKIP"}])),
+          "summary")
 
 
 @case("run.sh timeout -k: a QEMU deaf to SIGTERM is killed 5 s after --timeout; exit 7")
