@@ -3,45 +3,51 @@
 #
 # The kvm-lane group of tests/run (and `make check-kvm`): first host-rip.sh
 # on saved traces (no VM), then prepares the lane (a SKIP line with the
-# reason when that is impossible here), then the passes of the lane below,
-# each judged like a boot test (judge.py), and after the suite pass a check of
-# how a rerun is split and judged (lane.sh --resplit on its real frame):
-#   suite    every lane preset, the correctness suite on every backend;
-#   figures  the presets that offer the paravirtual paths, the suite, a
-#            short send-cost on every backend and the flush benchmark:
-#            every offered backend must produce figures, and hv-xmm the
-#            flush hypercalls' in their slow and XMM-fast forms (the resets
-#            that once kept flush out were the outer TCG's; README.md);
+# reason when that is impossible here), then ONE outer boot runs every
+# lane.sh frame below (lane.sh --jobs; an outer boot is 8 s, 30 s loaded),
+# each judged as its own pass was (judge.py like a boot test,
+# judge_exits.py), then host-side checks on that boot's console, then run.sh
+# through the lane (an outer boot each):
+#   suite    the correctness suite on every lane preset once: plan=check on
+#            x2apic, xapic, hv and hv-xmm-4; in the figures frames on the rest;
+#   figures  hv-xmm, hv-vapic, kvm-pv: plan=default, the suite and a short
+#            send-cost on every backend: every offered backend must produce
+#            figures; the flush benchmark on hv-xmm (its shootdown over every
+#            backend but hv-icr, and the flush hypercalls' figures in their
+#            slow and XMM-fast forms; the resets that once kept flush out were
+#            the outer TCG's, README.md) and over hv-icr on hv-vapic (flush.);
 #   negative debug=corrupt-vpset must turn hv-xmm into a FAILURE naming the
 #            Ex call: proof that the lane can fail;
 #   reset    debug=triple-fault must end x2apic in a reset that stands: the
-#            lane runs a preset again only on the outer TCG's own SVM fault
+#            lane runs a frame again only on the outer TCG's own SVM fault
 #            (a guest RIP inside the L1 host's kvm_amd, see lane.sh), never
 #            on a guest's triple fault;
 #   stall    debug=stall on the hv-ipi-ex-xmm sender: another CPU's stall
 #            watchdog must end the run ERROR naming the CPU, the XMM-fast
 #            call with its input, and the RIP it took by NMI;
-#   microvm  run.sh --machine microvm through the lane: x2apic on QEMU
-#            microvm without 8259, PIT or RTC, booted through PVH, the TSC
-#            frequency from kvmclock, the suite;
-#   exits    x2apic, hv-xmm and kvm-pv traced (lane.sh --exits) with the
-#            guest's phase markers on: exits per iteration of each backend's
-#            send, halted wake-up and self IPI as exits.expect states them,
-#            and every record's APIC not accelerated (judge_exits.py;
-#            halt_gap=6000: under nested TCG a target needs more than the
-#            default 50 us to be back in HLT, and debug=slow-eoi keeps each
-#            handler 2 ms longer (so block_gap too); slow-eoi: single's EOI
-#            exit inside the sender's region for ack-after-eoi only); then
-#            ab over kvm.halt_poll_ns=0,2000000: single-halt's halted target
-#            wakes after a block on one side, mostly without on the other
-#            (kvm_vcpu_wakeup); the same outer console cut
-#            short inside a trace and inside a frame must still split into
-#            the finished frames and the guest console it got to (what
-#            lane.sh keeps when its bound runs out); run.sh --exits
-#            through the lane prints its table; run.sh ab over kvm_amd.avic
-#            reports that the lane's KVM cannot grant AVIC and why; then
-#            debug=extra-exit (every send reads the APIC ID first) must fail
-#            that judgement.
+#   exits    traced (lane.sh --jobs option exits) with the guest's phase
+#            markers on, each backend on one preset (xAPIC, x2APIC and their
+#            NMI twins on x2apic, the Hyper-V calls on hv-xmm, kvm-pv-ipi on
+#            kvm-pv): exits per iteration of each backend's send, halted
+#            wake-up and self IPI as exits.expect states them, and every
+#            record's APIC not accelerated (halt_gap=6000: under nested TCG a
+#            target needs more than the default 50 us to be back in HLT, and
+#            debug=slow-eoi keeps each handler 2 ms longer (so block_gap
+#            too); slow-eoi: single's EOI exit inside the sender's region for
+#            ack-after-eoi only); exits-negative: debug=extra-exit (every send
+#            reads the APIC ID first) must fail that judgement;
+# and on that boot's console: a rerun is judged on its second frame, a soft
+# lockup of the outer kernel reruns its frame in a fresh outer VM (a
+# stand-in for the outer QEMU), a console cut short inside a trace or a frame
+# still splits into the finished frames and the guest console it got to
+# (what lane.sh keeps when its bound runs out); lane.sh's own bound (exit
+# 124); then run.sh: --machine microvm (x2apic on QEMU microvm without 8259,
+# PIT or RTC, booted through PVH, the TSC frequency from kvmclock, the
+# suite); --exits prints its table, --require-apicv exits 32; ab over
+# kvm_amd.avic and kvm_amd.vnmi reports that the lane's KVM cannot grant
+# them and why; ab over kvm.halt_poll_ns=0,2000000: single-halt's halted
+# target wakes after a block on one side, mostly without on the other
+# (kvm_vcpu_wakeup).
 # Nested KVM under TCG costs ~100k cycles an exit, so the loops are short.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2

@@ -21,7 +21,7 @@
 #                        kvm_pio, kvm_msr, hypercalls, Hyper-V IPI and flush
 #                        calls, APICv/AVIC): the per-exit ones only inside the
 #                        guest's marker windows (markers=1), in the kernel;
-#                        keep each preset's trace as DIR/<preset>.trace
+#                        keep each frame's trace as DIR/<frame>.trace
 #   --module-param M.P=V load module M of the outer VM's KVM (kvm or kvm_amd)
 #                        with P=V, and report what it granted (read back)
 #   --presets NAMES      comma- or blank-separated preset names (default: the
@@ -35,8 +35,9 @@
 #                        the guest's command line
 #   --jobs FILE          one SPEC a line ('#' comments)
 #   --out DIR            where logs go (default build/kvm-lane/out)
-#   --timeout S          bound on the whole outer VM (default 60 + 120 a preset)
-#   --inner-timeout S    bound on each inner QEMU (default 60)
+#   --timeout S          bound on each outer boot (default 60 + 120 a frame)
+#   --inner-timeout S    bound on each inner QEMU (default 60; a job's own
+#                        inner-timeout= for its frame)
 #   --resplit DIR        boot nothing: split DIR/outer.log into its frames
 #                        again (a saved run, or the lane's own tests)
 #
