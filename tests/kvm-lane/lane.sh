@@ -447,13 +447,18 @@ since_start() { awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%5.1fs"
 # to outer.log and prints one progress line a phase, stamped with the host's
 # time since the outer VM started. (A filter such as tr would hold the stream
 # back in its stdio buffer until the end.)
-show_progress() {
+show_progress() { # PIDFILE: the outer VM's, stopped once lane-done is here
 	local line name st t f
 	exec 3>>"$out/outer.log"
 	while IFS= read -r line || [ -n "$line" ]; do
 		line=${line//$'\r'/}
 		printf '%s\n' "$line" >&3
 		case "$line" in
+		"@@@ lane-done")
+			# Everything has come: no need to wait out the outer VM's
+			# drain and power-off (2.5 s a boot).
+			: >"$1.done"
+			kill -TERM "$(cat "$1")" 2>/dev/null || true ;;
 		"@@@ lane-info outer-boot "*)
 			say "[$(since_start)] outer VM: init started, kernel up ${line##* }" ;;
 		"@@@ lane-info modules "*)
@@ -560,12 +565,18 @@ run_outer() {
 	# softlockup_panic: an L1 CPU stuck in KVM (seen in hv-xmm's flush
 	# hypercalls) ends the outer VM 20 s on, not at the bound; lane.sh
 	# then boots it once more (README.md).
-	timeout -k 5 "$2" "${KVM_LANE_OUTER:-qemu-system-x86_64}" -accel tcg,thread=multi -cpu max \
-		-smp 2 -m 2G -nodefaults -display none -serial stdio -no-reboot \
-		-kernel "$KVM_LANE_KERNEL" -initrd "$1/initrd.cpio" \
-		-append "console=ttyS0 quiet panic=-1 softlockup_panic=1" </dev/null 2>&1 | show_progress
+	{
+		timeout -k 5 "$2" "${KVM_LANE_OUTER:-qemu-system-x86_64}" -accel tcg,thread=multi \
+			-cpu max -smp 2 -m 2G -nodefaults -display none -serial stdio -no-reboot \
+			-kernel "$KVM_LANE_KERNEL" -initrd "$1/initrd.cpio" \
+			-append "console=ttyS0 quiet panic=-1 softlockup_panic=1" </dev/null 2>&1 &
+		echo $! >"$1/pid"
+		wait $!
+	} | show_progress "$1/pid"
 	rc=${PIPESTATUS[0]}
 	set -e
+	# Stopped by show_progress after lane-done: that is the end it waits for.
+	[ "$rc" != 143 ] || [ ! -e "$1/pid.done" ] || rc=0
 	return "$rc"
 }
 
