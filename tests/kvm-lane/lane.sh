@@ -477,7 +477,7 @@ show_progress() { # PIDFILE: the outer VM's, stopped once lane-done is here
 			read -r -a f <<<"${line#*@@@ lane-end }"
 			name=${f[0]} st=${f[1]#status=} t=${f[2]#time=}
 			say "[$(since_start)] $name: status $st ($(status_name "$st")) in $t" ;;
-		*"BUG: soft lockup"*)
+		*"BUG: soft lockup"* | *"not syncing: softlockup"*)
 			say "[$(since_start)] outer VM: ${line#*watchdog: }" ;;
 		esac
 	done
@@ -654,7 +654,9 @@ main() {
 		# The outer kernel soft-locked (its watchdog's message, on the
 		# console at any log level): the rest of the lane runs in a fresh
 		# outer VM, once.
-		lockup=$(tail -n +"$first" "$out/outer.log" | grep -m 1 -o 'BUG: soft lockup.*' || true)
+		# (Cut into by the guest's console, the panic's line still says it.)
+		lockup=$(tail -n +"$first" "$out/outer.log" |
+			grep -m 1 -o -E 'BUG: soft lockup.*|not syncing: softlockup.*' || true)
 		if [ -n "$lockup" ] && ! tail -n +"$first" "$out/outer.log" | grep -q '^@@@ lane-done$'; then
 			mapfile -t again < <(unfinished "$first" "${pending[@]}")
 			if [ ${#again[@]} -gt 0 ]; then
