@@ -656,9 +656,11 @@ class Boot:
             self.show_exits()
         elif self.o.exits:
             say("run.sh: --exits: no trace came back (the outer VM did not send it)")
-        if re.search(r"^@@@ lane-rerun ", outer, re.M):
-            say("run.sh: the first boot reset with the outer TCG's known SVM fault "
-                "(tests/kvm-lane/README.md); this is the second")
+        for m in re.finditer(r"^@@@ lane-rerun \S+ (soft-lockup: )?", outer, re.M):
+            say("run.sh: " + ("the outer VM's kernel soft-locked in the first boot; a fresh "
+                              "outer VM ran it again" if m.group(1) else
+                              "the first boot reset with the outer TCG's known SVM fault")
+                + " (tests/kvm-lane/README.md); this is the second")
         return keep
 
     def keep_lane(self, out):

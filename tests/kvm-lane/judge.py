@@ -3,21 +3,26 @@
 """Judge the framed consoles of a KVM-lane run exactly like plain boot
 tests: exit status, the correctness suite's TAP lines, the JSON records;
 and, here where real KVM runs, that every backend the preset's flags offer
-actually ran: a SKIP of such a backend is a failure.
+actually ran (of those its backends= names, where its command line has one):
+a SKIP of such a backend is a failure.
 
 usage: tests/kvm-lane/judge.py [--label L]
                                [--expect-failure PATTERN | --expect-error PATTERN | --expect-reset]
-                               OUTDIR PRESET...
-Prints one TAP line per preset; exit 1 if any failed. With
---expect-failure, a preset passes only when its guest ended in FAILURE and
+                               OUTDIR FRAME...
+A FRAME is a preset, or TAG.PRESET (lane.sh --job): the preset says which
+backends must run. Prints one TAP line per frame ("TAG: PRESET" unless
+--label L names it "L: FRAME"); exit 1 if any failed. With
+--expect-failure, a frame passes only when its guest ended in FAILURE and
 its console matches PATTERN: the lane proving it can fail; --expect-error
 the same for ERROR (the stall watchdog ending a run). With
 --expect-reset, only when the guest's own triple fault (debug=triple-fault)
 reset it and the lane did not take that for the outer emulator's fault.
 
-A preset that lane.sh ran a second time (a reset with the outer TCG's
-signature: a guest RIP inside the L1 host's kvm_amd) is judged on its second
-run; a note says so."""
+A frame that lane.sh ran a second time (a reset with the outer TCG's
+signature: a guest RIP inside the L1 host's kvm_amd; or the outer kernel
+soft-locked during it, and a fresh outer VM ran it again) is judged on its
+second run; a note says so. Only the second kind may excuse an expected
+fault's frame: a guest's own triple fault never earns a rerun."""
 import json
 import os
 import re
@@ -71,11 +76,11 @@ def figures(log, name):
     return False
 
 
-def read_frame(outdir, preset):
-    """A preset's inner exit status and console (lane.sh's split of outer.log)."""
-    with open(os.path.join(outdir, preset + ".status")) as f:
+def read_frame(outdir, frame):
+    """A frame's inner exit status and console (lane.sh's split of outer.log)."""
+    with open(os.path.join(outdir, frame + ".status")) as f:
         status = f.read().strip()
-    with open(os.path.join(outdir, preset + ".log"), errors="replace") as f:
+    with open(os.path.join(outdir, frame + ".log"), errors="replace") as f:
         log = f.read().replace("\r", "")
     return status, log
 
@@ -87,23 +92,40 @@ def console_tail(log, n=8):
     return ["console: " + l[:200] for l in lines[-n:]]
 
 
-def reruns(outdir, preset):
-    """lane.sh's '@@@ lane-rerun NAME host-rip=... kvm_amd=...' lines for a preset."""
+def reruns(outdir, frame):
+    """lane.sh's '@@@ lane-rerun NAME ...' lines for a frame, as (host-rip
+    reruns: 'host-rip=... kvm_amd=...', soft-lockup reruns: the watchdog's
+    message)."""
     try:
         outer = open(os.path.join(outdir, "outer.log"), errors="replace").read()
     except OSError:
-        return []
-    return re.findall(rf"^@@@ lane-rerun {re.escape(preset)} (.*)$", outer, re.M)
+        return [], []
+    found = re.findall(rf"^@@@ lane-rerun {re.escape(frame)} (.*)$", outer, re.M)
+    lockups = [r.split(":", 1)[1].strip() for r in found if r.startswith("soft-lockup:")]
+    return [r for r in found if not r.startswith("soft-lockup:")], lockups
 
 
-def judge(outdir, preset):
+def rerun_notes(outdir, frame):
+    host_rip, lockups = reruns(outdir, frame)
+    return ([f"ran twice: the first boot reset with the outer TCG's signature ({r}):"
+             " not the guest's fault, see outer.log" for r in host_rip]
+            + [f"ran twice: the outer VM's kernel soft-locked in it ({r}); a fresh outer VM"
+               " ran it again: not the guest's fault, see outer.log" for r in lockups])
+
+
+def preset_of(frame):
+    """The preset of a frame: its name, or what follows TAG."""
+    return frame.rsplit(".", 1)[-1]
+
+
+def judge(outdir, frame):
     problems, notes = [], []
+    preset = preset_of(frame)
     try:
-        status, log = read_frame(outdir, preset)
+        status, log = read_frame(outdir, frame)
     except OSError as e:
-        return [f"no output for the preset: {e}"], notes
-    notes += [f"ran twice: the first boot reset with the outer TCG's signature ({r}):"
-              " not the guest's fault, see outer.log" for r in reruns(outdir, preset)]
+        return [f"no output for the frame: {e}"], notes
+    notes += rerun_notes(outdir, frame)
     if status not in ("65", "67"):
         problems.append(f"inner QEMU exit {status}, expected 65 (SUCCESS) or 67 (SKIP)")
         notes += console_tail(log)
@@ -113,14 +135,19 @@ def judge(outdir, preset):
     if not re.search(r"^check: \d+ passed, 0 failed", log, re.M):
         problems.append("no correctness-suite summary with 0 failed")
     v = subprocess.run([sys.executable, VALIDATE, "--require", "env,end",
-                        os.path.join(outdir, preset + ".log")],
+                        os.path.join(outdir, frame + ".log")],
                        stdout=subprocess.PIPE, text=True)
     if v.returncode:
         problems += ["records: " + l for l in v.stdout.splitlines()[:5]]
     present = set(re.findall(r"^ok \d+ - ([a-z0-9-]+): ", log, re.M))
+    # A frame whose command line names its backends is judged on those.
+    listed = re.search(r"^cmdline: .*\bbackends=(\S+)", log, re.M)
+    listed = set(listed.group(1).split(",")) if listed else None
     benchmarks_ran = '{"record":"result"' in log
     flush_ran = '"bench":"flush"' in log
     for backend in MUST_RUN.get(preset, []):
+        if listed is not None and backend not in listed and backend not in NOT_BACKENDS:
+            continue
         skipped = re.search(rf"^ok \d+ - {re.escape(backend)}: .*# SKIP (.*)$", log, re.M)
         if backend not in present:
             problems.append(f"backend {backend} did not run")
@@ -139,22 +166,24 @@ def judge(outdir, preset):
 EXPECT_RESET = ("0", "the guest reset", r"^debug: empty IDT and #UD on the BSP: a triple fault")
 
 
-def judge_expected(outdir, preset, status_want, meaning, pattern):
+def judge_expected(outdir, frame, status_want, meaning, pattern):
     """The negative tests: the guest must end as broken on purpose (FAILURE
     naming the cause, or its own reset), and the lane must not have run it
-    again: only the outer emulator's faults earn a second run."""
+    again for a reset: only the outer emulator's faults earn a second run.
+    (A soft lockup of the outer kernel is not the guest's: noted.)"""
     try:
-        status, log = read_frame(outdir, preset)
+        status, log = read_frame(outdir, frame)
     except OSError as e:
-        return [f"no output for the preset: {e}"], []
+        return [f"no output for the frame: {e}"], []
     problems = []
     if status != status_want:
         problems.append(f"inner QEMU exit {status}, expected {status_want} ({meaning})")
     if not re.search(pattern, log, re.M):
         problems.append(f"console lacks /{pattern}/")
+    host_rip, _ = reruns(outdir, frame)
     problems += [f"the lane took the guest's own fault for the outer emulator's ({r})"
-                 for r in reruns(outdir, preset)]
-    return problems, []
+                 for r in host_rip]
+    return problems, [n for n in rerun_notes(outdir, frame) if "soft-locked" in n]
 
 
 def main(argv):
@@ -176,14 +205,15 @@ def main(argv):
         print(__doc__.strip())
         return 2
     bad = 0
-    for preset in argv[1:]:
+    for frame in argv[1:]:
         if reset:
-            problems, notes = judge_expected(argv[0], preset, *EXPECT_RESET)
+            problems, notes = judge_expected(argv[0], frame, *EXPECT_RESET)
         elif expect:
-            problems, notes = judge_expected(argv[0], preset, *want, expect)
+            problems, notes = judge_expected(argv[0], frame, *want, expect)
         else:
-            problems, notes = judge(argv[0], preset)
-        print(f"{'not ok' if problems else 'ok'} - kvm-lane: {label}{preset}")
+            problems, notes = judge(argv[0], frame)
+        name = label + frame if label or "." not in frame else ": ".join(frame.rsplit(".", 1))
+        print(f"{'not ok' if problems else 'ok'} - kvm-lane: {name}")
         for p in problems + [f"note: {n}" for n in notes]:
             print(f"#   {p}")
         bad += bool(problems)

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""The lane's exits pass: for each preset, the trace lane.sh --exits kept
-(DIR/<preset>.trace) and the guest's records (DIR/<preset>.log) go through
-tools/kvm_trace.py, and every line of an expectation file must hold within
-TOLERANCE exits per iteration. One TAP line per preset.
+"""The lane's exits pass: for each frame, the trace lane.sh --exits kept
+(DIR/<frame>.trace) and the guest's records (DIR/<frame>.log) go through
+tools/kvm_trace.py, and every line of an expectation file for the frame's
+preset must hold within TOLERANCE exits per iteration. A frame is a preset
+or TAG.PRESET (lane.sh --job). One TAP line per frame.
 
 Every record with exits must also read apic_accel "no": the lane's KVM runs
 on SVM without AVIC, so each IPI path's APIC accesses trap, and a record
@@ -16,7 +17,7 @@ labelled "interrupt" or "vintr", which are not judged. 0.05 allows one
 stray access in 20 iterations and still fails a send that grew a second
 register access (1.00 -> 2.00) by a factor of 20.
 
-usage: judge_exits.py EXPECT DIR PRESET... [--expect-failure REGEX]
+usage: judge_exits.py EXPECT DIR FRAME... [--expect-failure REGEX]
   --expect-failure  pass when a problem matches REGEX (a planted change);
                     expectations whose records the run did not produce are
                     then not problems
@@ -94,36 +95,40 @@ def main(argv):
         i = argv.index("--expect-failure")
         fail_re = re.compile(argv[i + 1])
         del argv[i:i + 2]
-    expect_path, out, presets = argv[1], argv[2], argv[3:]
+    expect_path, out, frames = argv[1], argv[2], argv[3:]
     expect = expectations(expect_path)
     bad = 0
-    for preset in presets:
-        trace = os.path.join(out, preset + ".trace")
+    for frame in frames:
+        preset = frame.rsplit(".", 1)[-1]
+        # exits.x2apic reads "exits: x2apic", as a preset's frame always has.
+        name = frame if "." not in frame else frame.rsplit(".", 1)[0] + ": " + preset
+        name = name if ": " in name else "exits: " + name
+        trace = os.path.join(out, frame + ".trace")
         if not os.path.exists(trace):
-            print(f"not ok - kvm-lane: exits: {preset}: no trace (was the lane run with --exits?)")
+            print(f"not ok - kvm-lane: {name}: no trace (was the lane run with --exits?)")
             bad += 1
             continue
         checks, problems, no_accel = judge(expect.get(preset, {}), trace,
-                                           os.path.join(out, preset + ".log"))
+                                           os.path.join(out, frame + ".log"))
         if fail_re is not None:
             problems = [p for p in problems if "no record with exits" not in p]
             hit = [p for p in problems if fail_re.search(p)]
             if hit:
-                print(f"ok - kvm-lane: exits: {preset}: the planted exit is caught: {hit[0]}")
+                print(f"ok - kvm-lane: {name}: the planted exit is caught: {hit[0]}")
             else:
                 bad += 1
-                print(f"not ok - kvm-lane: exits: {preset}: expected a failure matching "
+                print(f"not ok - kvm-lane: {name}: expected a failure matching "
                       f"/{fail_re.pattern}/")
                 for p in problems[:6]:
                     print(f"#   {p}")
             continue
         if problems:
             bad += 1
-            print(f"not ok - kvm-lane: exits: {preset}")
+            print(f"not ok - kvm-lane: {name}")
             for p in problems:
                 print(f"#   {p}")
         else:
-            print(f"ok - kvm-lane: exits: {preset} ({checks} checks, each within "
+            print(f"ok - kvm-lane: {name} ({checks} checks, each within "
                   f"{TOLERANCE} per iteration; {no_accel} records read apic_accel no)")
     return 1 if bad else 0
 

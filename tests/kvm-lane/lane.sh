@@ -4,11 +4,13 @@
 # The real-KVM lane (issue 6): boots a guest image under real KVM on a machine
 # without /dev/kvm, by nesting KVM inside a QEMU TCG VM (TCG emulates AMD SVM;
 # Debian's kvm_amd loads on it). One outer boot runs the image once per preset
-# of tools/presets.conf with an inner `qemu-system-x86_64 -accel kvm`.
+# of tools/presets.conf, or once per job, each with an inner
+# `qemu-system-x86_64 -accel kvm`: one framed guest console each.
 #
 # usage: tests/kvm-lane/lane.sh --image PATH [--presets NAMES] [--append ARGS]
 #                               [--machine M] [--out DIR] [--timeout S]
 #                               [--inner-timeout S]
+#        tests/kvm-lane/lane.sh --image PATH --job SPEC... | --jobs FILE [...]
 #        tests/kvm-lane/lane.sh --resplit DIR
 #   --image PATH         the kernel, booted with -kernel: multiboot (elf32-i386)
 #                        or PVH (build/ipibench.elf)
@@ -19,30 +21,43 @@
 #                        kvm_pio, kvm_msr, hypercalls, Hyper-V IPI and flush
 #                        calls, APICv/AVIC): the per-exit ones only inside the
 #                        guest's marker windows (markers=1), in the kernel;
-#                        keep each preset's trace as DIR/<preset>.trace
+#                        keep each frame's trace as DIR/<frame>.trace
 #   --module-param M.P=V load module M of the outer VM's KVM (kvm or kvm_amd)
 #                        with P=V, and report what it granted (read back)
 #   --presets NAMES      comma- or blank-separated preset names (default: the
 #                        lane presets below)
 #   --append ARGS        the guest's command line, the same for every preset
+#   --job SPEC           one frame of its own, instead of --presets and
+#                        --append (repeat it; they run in order):
+#                        'FRAME | OPTIONS | ARGS', FRAME is [TAG.]PRESET (a
+#                        unique name: suite.x2apic), OPTIONS '-' or words:
+#                        exits (traced, as --exits), inner-timeout=S; ARGS
+#                        the guest's command line
+#   --jobs FILE          one SPEC a line ('#' comments)
 #   --out DIR            where logs go (default build/kvm-lane/out)
-#   --timeout S          bound on the whole outer VM (default 60 + 120 a preset)
-#   --inner-timeout S    bound on each inner QEMU (default 60)
+#   --timeout S          bound on each outer boot (default 60 + 120 a frame)
+#   --inner-timeout S    bound on each inner QEMU (default 60; a job's own
+#                        inner-timeout= for its frame)
 #   --resplit DIR        boot nothing: split DIR/outer.log into its frames
 #                        again (a saved run, or the lane's own tests)
 #
-# Writes DIR/outer.log (the whole outer console), and for each preset
-# DIR/<preset>.log (its guest console), DIR/<preset>.trace with --exits (the
-# outer kernel's ftrace text for that boot) and DIR/<preset>.status (the inner
-# QEMU's exit status: (b << 1) | 1 for a byte b the guest wrote to
-# isa-debug-exit, 1 for a QEMU failure, 0 when the guest reset or shut down
-# without writing a byte (a triple fault under -no-reboot), 137 when the
-# --inner-timeout bound killed it).
+# Writes DIR/outer.log (the whole outer console), and for each frame (a
+# preset, or a job's FRAME) DIR/<frame>.log (its guest console),
+# DIR/<frame>.trace when traced (the outer kernel's ftrace text for that
+# boot) and DIR/<frame>.status (the inner QEMU's exit status: (b << 1) | 1
+# for a byte b the guest wrote to isa-debug-exit, 1 for a QEMU failure, 0
+# when the guest reset or shut down without writing a byte (a triple fault
+# under -no-reboot), 137 when the --inner-timeout bound killed it).
+# DIR/jobs lists what each outer boot ran.
 #
-# exit: 0 the outer VM ran every preset to its end (whatever the guests'
+# An outer kernel that soft-locks (an L1 CPU stuck in KVM for 20 s: it
+# panics, softlockup_panic=1) is booted once more for the frame it was in and
+# those after it; a second soft lockup fails.
+#
+# exit: 0 the outer VM ran every frame to its end (whatever the guests'
 # statuses: judging them is the caller's job); 1 the outer VM failed or a
-# preset's frame is missing; 2 usage; 77 cannot prepare (see prepare.sh);
-# 124 the outer VM ran past --timeout (timeout(1)'s own code).
+# frame is missing; 2 usage; 77 cannot prepare (see prepare.sh); 124 the
+# outer VM ran past --timeout (timeout(1)'s own code).
 set -euo pipefail
 
 # The presets issue 6 runs in the lane; every one must exist in presets.conf.
@@ -65,6 +80,11 @@ module_param=
 tmp=
 start=
 resplit=
+# --job and --jobs, in order, as given (parsed in parse_jobs).
+job_specs=()
+# The frames of this run, one entry per frame, in order: name, preset,
+# whether traced (0/1), inner bound in seconds, the guest's command line.
+frames=() job_preset=() job_exits=() job_timeout=() job_append=()
 
 say() { echo "kvm-lane: $*"; }
 die() { echo "kvm-lane: error: $*" >&2; exit 1; }
@@ -72,6 +92,7 @@ help_text() { sed -n '/^# usage:/,/^#                        again/s/^# \{0,1\}/
 usage() { help_text >&2; exit 2; }
 
 parse_args() {
+	local appended=0
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--exits) exits=1; shift; continue ;;
@@ -81,7 +102,14 @@ parse_args() {
 		case "$1" in
 		--image) image=$2 ;;
 		--presets) presets=$2 ;;
-		--append) append=$2 ;;
+		--append) append=$2 appended=1 ;;
+		--job) job_specs+=("$2") ;;
+		--jobs)
+			[ -f "$2" ] || die "no jobs file at $2"
+			local line
+			while IFS= read -r line || [ -n "$line" ]; do
+				[[ "$line" =~ ^[[:space:]]*(#|$) ]] || job_specs+=("$line")
+			done <"$2" ;;
 		--machine) machine=$2 ;;
 		--out) out=$2 ;;
 		--timeout) timeout=$2 ;;
@@ -105,6 +133,61 @@ parse_args() {
 	# It joins each preset's extra arguments, which init splits on blanks.
 	[ -z "$machine" ] || [[ "$machine" =~ ^[a-z0-9][a-z0-9.,=_-]*$ ]] ||
 		die "--machine wants a QEMU -M value without blanks, not '$machine'"
+	if [ ${#job_specs[@]} -gt 0 ] && { [ -n "$presets" ] || [ "$appended" = 1 ]; }; then
+		die "--job/--jobs give each frame its preset and command line: not with --presets or --append"
+	fi
+	return 0
+}
+
+# The frames: one per preset (--presets, --append and --exits for all), or
+# one per job. A job is 'FRAME | OPTIONS | ARGS' (blanks around '|' do not
+# count): FRAME is [TAG.]PRESET, OPTIONS '-' or words (exits,
+# inner-timeout=S), ARGS the guest's command line (it may be empty).
+parse_jobs() {
+	local spec name opts args w t x
+	if [ ${#job_specs[@]} -eq 0 ]; then
+		local list
+		if [ -n "$presets" ]; then
+			read -r -a list <<<"${presets//,/ }"
+		else
+			list=("${LANE_PRESETS[@]}")
+		fi
+		for name in "${list[@]}"; do
+			add_frame "$name" "$name" "$exits" "$inner_timeout" "$append"
+		done
+		return 0
+	fi
+	for spec in "${job_specs[@]}"; do
+		[[ "$spec" == *"|"*"|"* ]] || die "--job wants 'FRAME | OPTIONS | ARGS', not '$spec'"
+		name=${spec%%|*} opts=${spec#*|}
+		args=${opts#*|} opts=${opts%%|*}
+		read -r name <<<"$name"
+		x=$exits t=$inner_timeout
+		for w in $opts; do
+			case "$w" in
+			-) ;;
+			exits) x=1 ;;
+			inner-timeout=[1-9]*) t=${w#inner-timeout=}
+				[[ "$t" =~ ^[0-9]+$ ]] || die "job $name: inner-timeout wants seconds, not '$t'" ;;
+			*) die "job $name: unknown option '$w' (exits, inner-timeout=S)" ;;
+			esac
+		done
+		# Leading and trailing blanks are the spec's, not the guest's.
+		args=${args#"${args%%[![:space:]]*}"} args=${args%"${args##*[![:space:]]}"}
+		add_frame "$name" "${name##*.}" "$x" "$t" "$args"
+	done
+}
+
+add_frame() { # name preset exits timeout append
+	local f
+	# Names become file names and marker words.
+	[[ "$1" =~ ^([a-z0-9][a-z0-9-]*\.)?[a-z0-9][a-z0-9-]*$ ]] ||
+		die "bad frame name '$1' (a preset, or TAG.PRESET)"
+	for f in "${frames[@]}"; do
+		[ "$f" != "$1" ] || die "frame $1 twice: each frame needs a name of its own (TAG.PRESET)"
+	done
+	[[ "$5" != *$'\n'* ]] || die "frame $1: a command line on one line"
+	frames+=("$1") job_preset+=("$2") job_exits+=("$3") job_timeout+=("$4") job_append+=("$5")
 }
 
 # Prints "name|cpu flags|smp|extra args" for one preset of presets.conf.
@@ -178,10 +261,11 @@ fi
 # missing ones are named, not silently dropped (tools/kvm_trace.py). The
 # per-exit events are recorded only inside the guest's marker windows: a
 # begin marker's port write (port 0xed, even value) switches them on, the
-# end marker's exit (SVM_EXIT_IOIO = 0x7b, the port in info1 bits 31:16)
-# off again, in the kernel. Outside the windows the default plan makes some
-# twenty times the exits it makes inside (its ipibench_benchmark part has no
-# markers), and every one of them would cross the serial line as text.
+# guest's next console output (a COM1 port exit: SVM_EXIT_IOIO = 0x7b, the
+# port in info1 bits 31:16) off again, in the kernel. Outside the windows
+# the default plan makes some twenty times the exits it makes inside (its
+# ipibench_benchmark part has no markers), and every one of them would
+# cross the serial line as text.
 exits=$(cat /lane/exits)
 X=
 if [ "$exits" = 1 ] && [ -n "$T" ] && mkdir $T/instances/exits 2>/dev/null &&
@@ -193,9 +277,15 @@ if [ "$exits" = 1 ] && [ -n "$T" ] && mkdir $T/instances/exits 2>/dev/null &&
 	# carries the trace out: filtered in the kernel, and said so.
 	echo 'exit_reason != 123 || info1 < 0x3f80000 || info1 >= 0x4000000' >$E/kvm_exit/filter
 	echo 'port < 0x3f8 || port > 0x3ff' >$E/kvm_pio/filter
-	have= missing= gated=
-	# Always on: the markers and the APICv/AVIC state changes (rare).
-	for e in kvm_pio kvm_apicv_inhibit_changed kvm_avic_ga_log kvm_pi_irte_update; do
+	have= missing=
+	# Always on: the markers, the APICv/AVIC state changes and the events
+	# that are rare (AVIC's, which TCG's SVM lacks; the Hyper-V calls'
+	# own, one a send or flush) or that kvm_trace.py reads only inside a
+	# window (kvm_vcpu_wakeup).
+	for e in kvm_pio kvm_apicv_inhibit_changed kvm_avic_ga_log kvm_pi_irte_update \
+		kvm_hv_send_ipi kvm_hv_send_ipi_ex kvm_hv_flush_tlb kvm_hv_flush_tlb_ex \
+		kvm_avic_incomplete_ipi kvm_avic_unaccelerated_access kvm_avic_kick_vcpu_slowpath \
+		kvm_vcpu_wakeup; do
 		if [ -d $E/$e ] && echo 1 >$E/$e/enable; then
 			have="$have $e"
 		else
@@ -204,17 +294,24 @@ if [ "$exits" = 1 ] && [ -n "$T" ] && mkdir $T/instances/exits 2>/dev/null &&
 	done
 	# Inside the windows only. ">>": writing a trigger file with O_TRUNC
 	# would remove the triggers already there.
-	# A begin marker (even) switches them on, an end marker (odd) off; a
-	# round trip's region mark (0xfffffffe, even) leaves them on.
-	for e in kvm_exit kvm_msr kvm_hypercall kvm_hv_hypercall kvm_hv_send_ipi \
-		kvm_hv_send_ipi_ex kvm_hv_flush_tlb kvm_hv_flush_tlb_ex kvm_apicv_accept_irq \
-		kvm_avic_incomplete_ipi kvm_avic_unaccelerated_access kvm_avic_kick_vcpu_slowpath \
-		kvm_vcpu_wakeup kvm_entry; do
+	# A begin marker's port write (even) switches them on; the guest's
+	# next console output, its first COM1 port exit after the window,
+	# switches them off: the guest prints after each sampling, never inside
+	# one. (Not the end marker: only kvm_pio carries the value, and an
+	# event takes one enable or disable trigger per target, a second is
+	# EEXIST; nor any exit at port 0xed, which would close the window at a
+	# round trip's region mark, 0xfffffffe, and lose the other vCPU's exits
+	# around it.) What comes between the end marker and that output is
+	# outside every window: kvm_trace.py ignores it.
+	# Few of them: each is a trigger that every exit inside a window
+	# evaluates; with fourteen gated, a target's IPI took 3 ms to arrive
+	# (median of 100), with these six 0.05 ms, as with none.
+	for e in kvm_exit kvm_entry kvm_msr kvm_hypercall kvm_hv_hypercall kvm_apicv_accept_irq; do
 		if [ -d $E/$e ] &&
-			echo "enable_event:kvm:$e if port == 0xed && !(val & 1)" >>$E/kvm_pio/trigger &&
-			echo "disable_event:kvm:$e if port == 0xed && (val & 1)" >>$E/kvm_pio/trigger; then
+			echo "disable_event:kvm:$e if exit_reason == 123 && info1 >= 0x3f80000 && info1 < 0x4000000" \
+				>>$E/kvm_exit/trigger &&
+			echo "enable_event:kvm:$e if port == 0xed && !(val & 1)" >>$E/kvm_pio/trigger; then
 			have="$have $e"
-			gated="$gated $e"
 		else
 			missing="$missing $e"
 		fi
@@ -231,8 +328,9 @@ if [ "$exits" = 1 ] && [ -n "$T" ] && mkdir $T/instances/exits 2>/dev/null &&
 elif [ "$exits" = 1 ]; then
 	echo "@@@ lane-info exit-events unavailable: no tracefs instance for them"
 fi
-inner_t=$(cat /lane/timeout)
-append=$(cat /lane/append)
+# Each job: its frame name, the preset's -cpu flags, -smp and extra
+# arguments, whether it is traced, its inner bound and the guest's command
+# line (/lane/jobs, one a line).
 # $extra is split on blanks on purpose (presets.conf has no quoting; set -f
 # above keeps it from globbing).
 # KILL, not TERM: QEMU exits 0 on SIGTERM, which would read as a guest reset;
@@ -240,21 +338,28 @@ append=$(cat /lane/append)
 # kvm-apic.vapic=off: no kvmvapic, so KVM does not report TPR writes to user
 # space; each such report, with the vCPU state read and written back around
 # it, came right before the resets the outer TCG caused (README.md).
-# run_preset NAME CPU SMP EXTRA: one framed inner boot; sets $st.
+# run_preset NAME CPU SMP EXTRA TRACED BOUND ARGS: one framed inner boot;
+# sets $st.
 run_preset() {
 	t=$(cs)
 	[ -z "$T" ] || echo >$T/trace
-	[ -z "$X" ] || echo >$X/trace
+	traced=
+	if [ -n "$X" ]; then
+		echo >$X/trace
+		# Only a traced job's exits are kept (and sent).
+		[ "$5" = 1 ] && traced=1
+		echo "${traced:-0}" >$X/tracing_on
+	fi
 	echo "@@@ lane-begin $1"
-	timeout -s KILL "$inner_t" qemu-system-x86_64 -accel kvm -cpu "host${2:+,$2}" \
+	timeout -s KILL "$6" qemu-system-x86_64 -accel kvm -cpu "host${2:+,$2}" \
 		-smp "$3" -m 128M -nodefaults -display none -serial stdio -no-reboot \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 -global kvm-apic.vapic=off $4 \
-		-kernel /ipibench.elf -append "$append" </dev/null 2>&1
+		-kernel /ipibench.elf -append "$7" </dev/null 2>&1
 	st=$?
 	now=$(cs)
 	echo "@@@ lane-end $1 status=$st time=$(secs $((now - t)))s"
 	dmesg -c | sed 's/^/outer-dmesg: /'
-	if [ -n "$X" ]; then
+	if [ -n "$traced" ]; then
 		# What the ring overwrote (none, unless the guest made millions of
 		# exits inside its windows): tools/kvm_trace.py says so.
 		lost=$(cat $X/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }')
@@ -271,8 +376,8 @@ run_preset() {
 		echo "@@@ lane-trace-end $1"
 	fi
 }
-while IFS='|' read -r name cpu smp extra; do
-	run_preset "$name" "$cpu" "$smp" "$extra"
+while IFS='|' read -r name cpu smp extra traced_job bound args; do
+	run_preset "$name" "$cpu" "$smp" "$extra" "$traced_job" "$bound" "$args"
 	# A reset: the last exits, then, if it has the outer emulator's
 	# signature (host-rip.sh), one more run, which the host side reports.
 	# Any other reset stands.
@@ -280,14 +385,15 @@ while IFS='|' read -r name cpu smp extra; do
 		grep ' kvm_exit: ' $T/trace | tail -n 4 | sed 's/^ */outer-trace: /'
 		if sig=$(sh /lane/host-rip.sh /proc/modules $T/trace); then
 			echo "@@@ lane-rerun $name host-rip=${sig% *} ${sig#* }"
-			run_preset "$name" "$cpu" "$smp" "$extra"
+			run_preset "$name" "$cpu" "$smp" "$extra" "$traced_job" "$bound" "$args"
 		fi
 	fi
-done </lane/presets
+done </lane/jobs
 echo "@@@ lane-done"
 # poweroff -f does not wait for the console: what is still in the tty buffer
 # (the last frame's end marker, lane-done) would be lost, as a clean-clone
-# run under load once showed. Give the serial line time to drain.
+# run under load once showed. Give the serial line time to drain (lane.sh
+# does not wait for it: it stops the outer VM once lane-done has come).
 sync
 sleep 2
 poweroff -f
@@ -295,29 +401,35 @@ EOF
 	chmod 755 "$1"
 }
 
-# The per-run archive, appended to the cached base: the kernel unpacks
+# The per-boot archive, appended to the cached base: the kernel unpacks
 # concatenated newc archives in order, later files on top.
+# build_initrd DIR INDEX...: the frames given by index; DIR/initrd.cpio.
+# The jobs are written to $out/jobs too: what each outer boot ran.
 build_initrd() {
-	local tmp=$1 name line
-	mkdir -p "$tmp/root/lane"
-	write_init "$tmp/root/init"
-	cp "$image" "$tmp/root/ipibench.elf"
-	cp "$here/host-rip.sh" "$tmp/root/lane/host-rip.sh"
-	printf '%s\n' "$append" >"$tmp/root/lane/append"
-	echo "$exits" >"$tmp/root/lane/exits"
-	echo "$module_param" >"$tmp/root/lane/module-param"
-	echo "$inner_timeout" >"$tmp/root/lane/timeout"
-	: >"$tmp/root/lane/presets"
-	for name in "${selected[@]}"; do
-		# Names become file names and marker words.
-		[[ "$name" =~ ^[a-z0-9][a-z0-9-]*$ ]] || die "bad preset name '$name'"
+	local dir=$1 i line traced=0 name
+	shift
+	rm -rf "$dir"
+	mkdir -p "$dir/root/lane"
+	write_init "$dir/root/init"
+	cp "$image" "$dir/root/ipibench.elf"
+	cp "$here/host-rip.sh" "$dir/root/lane/host-rip.sh"
+	echo "$module_param" >"$dir/root/lane/module-param"
+	: >"$dir/root/lane/jobs"
+	for i in "$@"; do
+		name=${job_preset[$i]}
 		line=$(preset_line "$name") || die "no preset '$name' in $conf"
 		[[ "$line" =~ ^[^|]*\|[^|]*\|[1-9][0-9]*\| ]] || die "preset $name: bad smp field in $conf"
-		echo "$line${machine:+ -M $machine}" >>"$tmp/root/lane/presets"
+		# name|cpu|smp|extra|traced|bound|command line
+		printf '%s|%s|%s|%s|%s\n' "${frames[$i]}" "${line#*|}${machine:+ -M $machine}" \
+			"${job_exits[$i]}" "${job_timeout[$i]}" "${job_append[$i]}" >>"$dir/root/lane/jobs"
+		[ "${job_exits[$i]}" = 0 ] || traced=1
 	done
-	(cd "$tmp/root" && find . | sort | /bin/busybox cpio -o -H newc -R 0:0 2>/dev/null) \
-		>"$tmp/run.cpio"
-	cat "$KVM_LANE_BASE" "$tmp/run.cpio" >"$tmp/initrd.cpio"
+	echo "$traced" >"$dir/root/lane/exits"
+	cat "$dir/root/lane/jobs" >>"$out/jobs"
+	(cd "$dir/root" && find . | sort | /bin/busybox cpio -o -H newc -R 0:0 2>/dev/null) \
+		>"$dir/run.cpio"
+	cat "$KVM_LANE_BASE" "$dir/run.cpio" >"$dir/initrd.cpio"
+	rm -f "$dir/run.cpio"
 }
 
 status_name() {
@@ -332,17 +444,22 @@ status_name() {
 # Seconds since the outer VM was started, host clock.
 since_start() { awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%5.1fs", e - s }'; }
 
-# Reads the outer console as it streams, copies it without carriage returns
+# Reads the outer console as it streams, appends it without carriage returns
 # to outer.log and prints one progress line a phase, stamped with the host's
 # time since the outer VM started. (A filter such as tr would hold the stream
 # back in its stdio buffer until the end.)
-show_progress() {
+show_progress() { # PIDFILE: the outer VM's, stopped once lane-done is here
 	local line name st t f
-	exec 3>"$out/outer.log"
+	exec 3>>"$out/outer.log"
 	while IFS= read -r line || [ -n "$line" ]; do
 		line=${line//$'\r'/}
 		printf '%s\n' "$line" >&3
 		case "$line" in
+		"@@@ lane-done")
+			# Everything has come: no need to wait out the outer VM's
+			# drain and power-off (2.5 s a boot).
+			: >"$1.done"
+			kill -TERM "$(cat "$1")" 2>/dev/null || true ;;
 		"@@@ lane-info outer-boot "*)
 			say "[$(since_start)] outer VM: init started, kernel up ${line##* }" ;;
 		"@@@ lane-info modules "*)
@@ -360,18 +477,23 @@ show_progress() {
 			read -r -a f <<<"${line#*@@@ lane-end }"
 			name=${f[0]} st=${f[1]#status=} t=${f[2]#time=}
 			say "[$(since_start)] $name: status $st ($(status_name "$st")) in $t" ;;
+		*"BUG: soft lockup"* | *"not syncing: softlockup"*)
+			say "[$(since_start)] outer VM: ${line#*watchdog: }" ;;
 		esac
 	done
 	exec 3>&-
 }
 
-# Splits outer.log into <preset>.log and <preset>.status. A guest that ends
+# Splits outer.log into <frame>.log and <frame>.status. A guest that ends
 # without a newline leaves the end marker mid-line: the text before it is log.
-# A preset run again (lane-rerun) keeps its last frame; outer.log has both.
+# A frame run again (lane-rerun) keeps its last run; outer.log has both. A
+# frame the console left unfinished (a bound ran out, the outer kernel
+# soft-locked) keeps its console so far and no status.
 split_console() {
+	local packed name
 	awk -v dir="$out" '
 		/^@@@ lane-begin / {
-			name = $3; log_file = dir "/" name ".log"
+			name = $3; log_file = dir "/" name ".log"; open[name] = 1
 			close(log_file); printf "" >log_file; close(log_file); next
 		}
 		/@@@ lane-end / {
@@ -382,8 +504,15 @@ split_console() {
 			if (f[3] == name) {
 				status_file = dir "/" name ".status"
 				print st >status_file; close(status_file)
+				open[name] = 0
 			}
 			name = ""; next
+		}
+		# lane.sh between two outer boots: what the first left unfinished
+		# is not continued by the second (which starts the frame again).
+		/^@@@ lane-rerun [^ ]* soft-lockup/ {
+			if (trace_file != "") { close(trace_file); close(packed_file) }
+			name = ""; trace_file = ""; next
 		}
 		/^@@@ lane-trace-begin / {
 			# Text (outer-ftrace: lines, as lane.sh sent it before it
@@ -397,8 +526,12 @@ split_console() {
 		}
 		trace_file != "" && /^outer-ftrace: / { print substr($0, 15) >>trace_file; next }
 		trace_file != "" && /^outer-trace64: / { print substr($0, 16) >>packed_file; next }
-		name != "" { print >>log_file }' "$out/outer.log"
-	local packed
+		name != "" { print >>log_file }
+		END { for (n in open) if (open[n]) print n }' "$out/outer.log" |
+		while IFS= read -r name; do
+			# Begun again and not ended: an earlier run's status is not its.
+			rm -f "$out/$name.status"
+		done
 	for packed in "$out"/*.trace64; do
 		[ -e "$packed" ] || continue
 		# A trace cut short by the outer VM's bound decodes as far as it
@@ -412,49 +545,70 @@ split_console() {
 	done
 }
 
-# ", running preset NAME" when the console stopped inside a frame, or
-# ", sending the trace of preset NAME" inside its trace.
+# ", running preset NAME" (or frame) when the console stopped inside a frame,
+# or ", sending the trace of preset NAME" inside its trace.
 running_preset() {
 	awk '/^@@@ lane-begin / { n = $3 } /@@@ lane-end / { n = "" }
 		/^@@@ lane-trace-begin / { t = $3 } /^@@@ lane-trace-end / { t = "" }
-		END { if (n != "") printf ", running preset %s", n
-			else if (t != "") printf ", sending the trace of preset %s", t }' "$out/outer.log"
+		END { w = (n t) ~ /\./ ? "frame" : "preset"
+			if (n != "") printf ", running %s %s", w, n
+			else if (t != "") printf ", sending the trace of %s %s", w, t }' "$out/outer.log"
 }
 
+# run_outer DIR BOUND N: one outer boot of DIR/initrd.cpio (N frames); its
+# console is appended to outer.log. Returns QEMU's status (timeout's 124
+# past the bound).
 run_outer() {
-	local tmp=$1 rc
+	local rc
 	start=$(date +%s.%N)
-	say "outer VM: booting (${#selected[@]} presets, bound ${timeout}s)"
+	say "outer VM: booting ($3 frames, bound $2s)"
 	set +e
-	timeout -k 5 "$timeout" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 2G \
-		-nodefaults -display none -serial stdio -no-reboot \
-		-kernel "$KVM_LANE_KERNEL" -initrd "$tmp/initrd.cpio" \
-		-append "console=ttyS0 quiet panic=-1" </dev/null 2>&1 | show_progress
+	# softlockup_panic: an L1 CPU stuck in KVM (seen in hv-xmm's flush
+	# hypercalls) ends the outer VM 20 s on, not at the bound; lane.sh
+	# then boots it once more (README.md).
+	{
+		timeout -k 5 "$2" "${KVM_LANE_OUTER:-qemu-system-x86_64}" -accel tcg,thread=multi \
+			-cpu max -smp 2 -m 2G -nodefaults -display none -serial stdio -no-reboot \
+			-kernel "$KVM_LANE_KERNEL" -initrd "$1/initrd.cpio" \
+			-append "console=ttyS0 quiet panic=-1 softlockup_panic=1" </dev/null 2>&1 &
+		echo $! >"$1/pid"
+		wait $!
+	} | show_progress "$1/pid"
 	rc=${PIPESTATUS[0]}
 	set -e
-	case "$rc" in
-	0) ;;
-	124 | 137)
-		# What came before the bound is kept, split: the frames that
-		# ended (logs, statuses, traces) and the guest console of the one
-		# that did not (its log, no status).
-		split_console
-		echo "kvm-lane: error: outer VM timed out after ${timeout}s$(running_preset) (see $out/outer.log)" >&2
-		exit 124 ;;
-	*) die "outer VM failed with status $rc (see $out/outer.log)" ;;
-	esac
-	grep -q '^@@@ lane-error ' "$out/outer.log" &&
-		die "outer VM: $(sed -n 's/^@@@ lane-error //p' "$out/outer.log" | head -n1)"
-	grep -q '^@@@ lane-done$' "$out/outer.log" ||
-		die "outer VM stopped before the end of the lane (see $out/outer.log)"
-	return 0
+	# Stopped by show_progress after lane-done: that is the end it waits for.
+	[ "$rc" != 143 ] || [ ! -e "$1/pid.done" ] || rc=0
+	return "$rc"
+}
+
+# unfinished FIRST INDEX...: of the frames given by index, those (their
+# indices) the console from line FIRST on did not finish: no end marker
+# after their last begin (or run again after it), or, traced, no end of
+# their trace.
+unfinished() {
+	local first=$1 i
+	shift
+	tail -n +"$first" "$out/outer.log" | awk '
+		/^@@@ lane-begin / { s[$3] = "begun"; next }
+		/@@@ lane-end / { i = index($0, "@@@ lane-end "); split(substr($0, i), f, " ")
+			if (s[f[3]] == "begun") s[f[3]] = "ended"; next }
+		/^@@@ lane-trace-end / { if (s[$3] == "ended") s[$3] = "traced"; next }
+		/^@@@ lane-rerun / { s[$3] = "again" }
+		END { for (n in s) print n, s[n] }' >"$tmp/states"
+	for i in "$@"; do
+		case "$(awk -v n="${frames[$i]}" '$1 == n { print $2 }' "$tmp/states")" in
+		traced) ;;
+		ended) [ "${job_exits[$i]}" = 1 ] && echo "$i" ;;
+		*) echo "$i" ;;
+		esac
+	done
 }
 
 check_frames() {
 	local name missing=0
-	for name in "${selected[@]}"; do
+	for name in "${frames[@]}"; do
 		if [ ! -f "$out/$name.status" ]; then
-			echo "kvm-lane: error: preset $name: no complete frame in $out/outer.log" >&2
+			echo "kvm-lane: error: frame $name: no complete frame in $out/outer.log" >&2
 			missing=1
 		fi
 	done
@@ -462,21 +616,16 @@ check_frames() {
 }
 
 main() {
-	local rc=0 name
+	local rc=0 name i first bound lockup boot=1 pending=() again=()
 	parse_args "$@"
 	if [ -n "$resplit" ]; then
 		out=$resplit
 		split_console
 		exit 0
 	fi
-	if [ -n "$presets" ]; then
-		read -r -a selected <<<"${presets//,/ }"
-	else
-		selected=("${LANE_PRESETS[@]}")
-	fi
-	[ ${#selected[@]} -gt 0 ] || die "no presets"
-	[ -n "$timeout" ] || timeout=$((60 + 120 * ${#selected[@]}))
-	if [ "$exits" = 1 ]; then
+	parse_jobs
+	[ ${#frames[@]} -gt 0 ] || die "no presets"
+	if [[ " ${job_exits[*]} " == *" 1 "* ]]; then
 		if ! command -v base64 >/dev/null || ! command -v gzip >/dev/null; then
 			die "--exits needs base64 and gzip on the host (coreutils, gzip)"
 		fi
@@ -486,18 +635,63 @@ main() {
 	# shellcheck source=/dev/null
 	. "$cache/base.env"
 	mkdir -p "$out" "$cache"
-	rm -f "$out/outer.log"
-	for name in "${selected[@]}"; do
+	rm -f "$out/outer.log" "$out/jobs"
+	: >"$out/outer.log"
+	for name in "${frames[@]}"; do
 		rm -f "$out/$name.log" "$out/$name.status" "$out/$name.trace" "$out/$name.trace64"
 	done
 	tmp=$(mktemp -d "$cache/run.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
-	build_initrd "$tmp"
-	run_outer "$tmp"
+	for i in "${!frames[@]}"; do pending+=("$i"); done
+	while :; do
+		echo "# outer boot $boot: frame|cpu|smp|extra|traced|inner bound|command line" >>"$out/jobs"
+		build_initrd "$tmp/boot$boot" "${pending[@]}"
+		bound=${timeout:-$((60 + 120 * ${#pending[@]}))}
+		first=$(($(wc -l <"$out/outer.log") + 1))
+		rc=0
+		run_outer "$tmp/boot$boot" "$bound" "${#pending[@]}" || rc=$?
+		rm -rf "${tmp:?}/boot$boot"
+		# The outer kernel soft-locked (its watchdog's message, on the
+		# console at any log level): the rest of the lane runs in a fresh
+		# outer VM, once.
+		# (Cut into by the guest's console, the panic's line still says it.)
+		lockup=$(tail -n +"$first" "$out/outer.log" |
+			grep -m 1 -o -E 'BUG: soft lockup.*|not syncing: softlockup.*' || true)
+		if [ -n "$lockup" ] && ! tail -n +"$first" "$out/outer.log" | grep -q '^@@@ lane-done$'; then
+			mapfile -t again < <(unfinished "$first" "${pending[@]}")
+			if [ ${#again[@]} -gt 0 ]; then
+				name=${frames[${again[0]}]}
+				if [ "$boot" -ge 2 ]; then
+					split_console
+					die "the outer VM's kernel soft-locked again, in frame $name ($lockup); a second lockup is not retried (see $out/outer.log)"
+				fi
+				echo "@@@ lane-rerun $name soft-lockup: $lockup" >>"$out/outer.log"
+				say "$name: the outer VM's kernel soft-locked ($lockup): not the guest's" \
+					"fault; a fresh outer VM for it and the $((${#again[@]} - 1)) frame(s) after it"
+				pending=("${again[@]}") boot=$((boot + 1))
+				continue
+			fi
+		fi
+		break
+	done
+	# Whatever happened, what came is kept, split: the frames that ended
+	# (logs, statuses, traces) and the guest console of one that did not
+	# (its log, no status).
 	split_console
+	case "$rc" in
+	0) ;;
+	124 | 137)
+		echo "kvm-lane: error: outer VM timed out after ${bound}s$(running_preset) (see $out/outer.log)" >&2
+		exit 124 ;;
+	*) die "outer VM failed with status $rc (see $out/outer.log)" ;;
+	esac
+	grep -q '^@@@ lane-error ' "$out/outer.log" &&
+		die "outer VM: $(sed -n 's/^@@@ lane-error //p' "$out/outer.log" | head -n1)"
+	tail -n +"$first" "$out/outer.log" | grep -q '^@@@ lane-done$' ||
+		die "outer VM stopped before the end of the lane$(running_preset) (see $out/outer.log)"
 	check_frames
 	say "[$(since_start)] lane done; logs in $out"
-	for name in "${selected[@]}"; do
+	for name in "${frames[@]}"; do
 		printf 'kvm-lane:   %-10s %3s %s\n' "$name" "$(cat "$out/$name.status")" \
 			"$(status_name "$(cat "$out/$name.status")")"
 	done

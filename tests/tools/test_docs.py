@@ -360,6 +360,7 @@ COMMANDS = {
     "./run.sh run --preset NAME": synopsis(["./run.sh", "run", "--help"]),
     "./run.sh --exits --accel kvm-in-tcg --preset NAME": synopsis(["./run.sh", "run", "--help"]),
     "tests/kvm-lane/lane.sh --exits": synopsis(["tests/kvm-lane/lane.sh", "--help"]),
+    "tests/kvm-lane/lane.sh --jobs FILE": synopsis(["tests/kvm-lane/lane.sh", "--help"]),
     "tools/ipibench.py kvm-only CPU": as_written(needles=("^hv-ipi$",)),
     "./run.sh ab --module-param MODULE.PARAM=A,B [--boots N] [run options]":
         synopsis(["./run.sh", "ab", "--help"]),

@@ -1487,6 +1487,16 @@ inner)
 	echo 137 >"$out/x2apic.status"
 	{ echo "@@@ lane-begin x2apic"; cat "$out/x2apic.log"; echo "@@@ lane-end x2apic status=137 time=5.00s"; } >"$out/outer.log"
 	exit 0 ;;
+lockup | host-rip)
+	# A second run of the frame, after the outer kernel's soft lockup or the
+	# outer TCG's reset.
+	cp "$fx/svm-apic.log" "$out/x2apic.log"
+	echo 65 >"$out/x2apic.status"
+	why="soft-lockup: BUG: soft lockup - CPU#1 stuck for 22s! [qemu-system-x86:163]"
+	[ "$FAKE_LANE" = lockup ] || why="host-rip=0xffffffffc0797b40 kvm_amd=0xffffffffc0780000+200704"
+	{ echo "@@@ lane-begin x2apic"; echo "@@@ lane-rerun x2apic $why"; echo "@@@ lane-begin x2apic"
+	  cat "$out/x2apic.log"; echo "@@@ lane-end x2apic status=65 time=5.00s"; } >"$out/outer.log"
+	exit 0 ;;
 esac
 """
 
@@ -1529,6 +1539,13 @@ def _(s):
     marked = [r for r in doc["records"] if "exits" in r]
     check(len(marked) == 6 and all(r["exits"]["apic_accel"] == "no" for r in marked),
           f"{[r.get('exits') for r in doc['records']]}")
+    # A frame the lane ran twice: run.sh says why, and that this is the second.
+    for mode, why in (("lockup", "the outer VM's kernel soft-locked in the first boot; a fresh "
+                                 "outer VM ran it again"),
+                      ("host-rip", "the first boot reset with the outer TCG's known SVM fault")):
+        _, _, err = expect(lane(mode), 0, f"run.sh: {why} (tests/kvm-lane/README.md); this is "
+                           "the second")
+        check(err.count("this is the second") == 1, err)
     # Nothing to save into: the lane's folder stays, and is named.
     _, _, err = expect(lane("outer", "--no-save"), 7, "run.sh: the lane's logs are kept in ")
     kept = err.split("run.sh: the lane's logs are kept in ", 1)[1].split()[0]
