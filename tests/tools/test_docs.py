@@ -315,6 +315,9 @@ COMMANDS = {
     "sudo ./run.sh ab --module-param kvm_amd.avic=0,1 --preset xapic --smp 4 --boots 5 --append "
     "bench=send-cost,single,single-halt,broadcast":
         kvm_host(33, (r"^run\.sh: ab: kvm_amd\.avic: .*nothing was changed",)),
+    "sudo ./run.sh matrix --presets x2apic,kvm-pv --boots 1 --accel kvm --exits --label base "
+    "--append bench=send-cost,single,self": kvm_host(29, (r"^run\.sh: --exits: ",)),
+    "./run.sh gate --exits --baseline BASE CANDIDATE": synopsis(["./run.sh", "gate", "--help"]),
     "sudo ./run.sh --exits --accel kvm --preset x2apic":
         kvm_host(29, (r"^run\.sh: --exits: ",)),
     "./run.sh --preset NAME": synopsis(["./run.sh", "run", "--help"]),
