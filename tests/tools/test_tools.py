@@ -76,21 +76,36 @@ class Sets:
 # --- statistics against hand-checked values
 
 
-@case("tests/run: groups two at a time, each printed whole with its counts and time; "
-      "--slowest; bad options exit 2")
+@case("tests/run: groups two at a time, one that must run alone alone, each printed whole "
+      "with its counts and time; --slowest; bad options exit 2")
 def _(s):
     fake = os.path.join(s.tmp, "groups.sh")
     with open(fake, "w") as f:
         f.write(textwrap.dedent("""\
-            all_groups=(slow fails quiet broken)
-            group_slow() { sleep 1.2; echo "ok - slow: first"; echo "ok - slow: second (0.3 s)"; }
-            group_fails() { echo "ok - fails: one"; echo "not ok - fails: two"; echo "#   why"; }
+            all_groups=(fails slow quiet broken)
+            alone=slow
+            group_slow() {
+                echo "$EPOCHREALTIME" >"$SPANS/slow.start"; sleep 1.2
+                echo "ok - slow: first"; echo "ok - slow: second (0.3 s)"
+                echo "$EPOCHREALTIME" >"$SPANS/slow.end"
+            }
+            group_fails() {
+                echo "$EPOCHREALTIME" >"$SPANS/fails.start"; sleep 0.5
+                echo "ok - fails: one"; echo "not ok - fails: two"; echo "#   why"
+                echo "$EPOCHREALTIME" >"$SPANS/fails.end"
+            }
             group_quiet() { echo "ok - quiet: skipped # SKIP not here"; }
             group_broken() { echo "half a line"; return 3; }
             """))
-    rc, out, err = run_cmd([os.path.join(REPO, "tests", "run"), "--slowest", "2"],
-                           env={"TESTS_RUN_FAKE_GROUPS": fake})
+    spans = os.path.join(s.tmp, "spans")
+    os.makedirs(spans, exist_ok=True)
+    rc, out, err = run_cmd([os.path.join(REPO, "tests", "run"), "--slowest", "3"],
+                           env={"TESTS_RUN_FAKE_GROUPS": fake, "SPANS": spans})
     lines = out.splitlines()
+    span = {g: [float(open(os.path.join(spans, f"{g}.{e}")).read()) for e in ("start", "end")]
+            for g in ("slow", "fails")}
+    check(span["slow"][0] >= span["fails"][1],
+          f"the group that runs alone started before the one ahead of it ended: {span}")
     check(rc == 1, f"exit {rc}, expected 1 (a group failed):\n{out}{err}")
     check(lines[-1] == "3 passed, 2 failed, 1 skipped", f"last line {lines[-1]!r}")
     for g, counts in (("slow", "2 passed, 0 failed, 0 skipped"),
@@ -104,10 +119,11 @@ def _(s):
         check(all(f" {g}:" in l or l.startswith("#   ") or l == "half a line" for l in body),
               f"group {g}'s output is not whole: {body}")
     check("not ok - broken: exited 3 without a failing test" in lines, "broken group not failed")
-    i = lines.index("# slowest 2 tests (seconds):")
+    i = lines.index("# slowest 3 tests (seconds):")
     check(re.match(r"^# +1\.[0-9]  slow: ok - slow: first$", lines[i + 1])
-          and re.match(r"^# +0\.3  slow: ok - slow: second", lines[i + 2]),
-          f"slowest listing: {lines[i + 1:i + 3]}")
+          and re.match(r"^# +0\.[5-9]  fails: ok - fails: one$", lines[i + 2])
+          and re.match(r"^# +0\.3  slow: ok - slow: second", lines[i + 3]),
+          f"slowest listing: {lines[i + 1:i + 4]}")
     for bad in (["--jobs", "x"], ["--slowest"], ["--only", "nope"], ["--frobnicate"]):
         rc, out, err = run_cmd([os.path.join(REPO, "tests", "run"), *bad],
                                env={"TESTS_RUN_FAKE_GROUPS": fake})
