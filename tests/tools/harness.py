@@ -100,3 +100,15 @@ def svg_ok(path):
     if not root.tag.endswith("svg") or len(list(root.iter())) < 20:
         return f"root {root.tag}, {len(list(root.iter()))} elements"
     return None
+
+
+def stand_in_tracefs(root):
+    """A tracefs with three of KVM's events and the control files."""
+    for e in ("kvm_exit", "kvm_pio", "kvm_msr"):
+        os.makedirs(os.path.join(root, "events/kvm", e))
+        for name, v in (("enable", "0"), ("filter", "none")):
+            with open(os.path.join(root, "events/kvm", e, name), "w") as fh:
+                fh.write(v)
+    for name in ("trace", "set_event_pid", "tracing_on", "buffer_size_kb"):
+        open(os.path.join(root, name), "w").close()
+    return root

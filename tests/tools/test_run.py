@@ -21,7 +21,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 
-from harness import Fail, check, expect, png_ok, registry, run_cmd, svg_ok  # noqa: E402
+from harness import (Fail, check, expect, png_ok, registry, run_cmd,  # noqa: E402
+                     stand_in_tracefs, svg_ok)
 
 RUN = os.path.join(REPO, "run.sh")
 # A boot that stays up: the BSP waits a minute for an AP that never gets its SIPI.
@@ -532,15 +533,7 @@ def _(ctx):
     expect(run("--accel", "tcg-single", "--no-save", "--exits", "--append", "plan=boot",
                env={"IPIBENCH_PIN_ANY_ACCEL": "1", "IPIBENCH_TRACEFS": empty}), 29,
            "no tracefs with KVM's events")
-    # A stand-in tracefs: three of the events, the control files.
-    t = os.path.join(ctx.tmp, "tracefs")
-    for e in ("kvm_exit", "kvm_pio", "kvm_msr"):
-        os.makedirs(os.path.join(t, "events/kvm", e))
-        for f, v in (("enable", "0"), ("filter", "none")):
-            with open(os.path.join(t, "events/kvm", e, f), "w") as fh:
-                fh.write(v)
-    for f in ("trace", "set_event_pid", "tracing_on", "buffer_size_kb"):
-        open(os.path.join(t, f), "w").close()
+    t = stand_in_tracefs(os.path.join(ctx.tmp, "tracefs"))
     res = os.path.join(ctx.tmp, "exits-results")
     rc, out, err = expect(run("--accel", "tcg-single", "--smp", "2", "--exits", "--quiet",
                               "--append", "plan=bench bench=send-cost backends=x2apic iters=5 "

@@ -38,7 +38,8 @@ import ipibench_matrix as M  # noqa: E402
 import ipibench_results as R  # noqa: E402
 import synth  # noqa: E402
 import validate as V  # noqa: E402
-from harness import Fail, check, expect, registry, run_cases, run_cmd  # noqa: E402
+from harness import (Fail, check, expect, registry, run_cases, run_cmd,  # noqa: E402
+                     stand_in_tracefs)
 
 CASES, case = registry()
 RUN = os.path.join(REPO, "run.sh")
@@ -1187,46 +1188,46 @@ def _(s):
 # file; on `cont` the guest "runs": a captured lane console (result records
 # with their marks) on the serial line and that boot's KVM trace where the
 # tracefs keeps it, then the SUCCESS status.
-FAKE_EXITS_QEMU = r"""#!/usr/bin/env python3
-import json, os, shutil, socket, sys
-args = sys.argv[1:]
+def qmp_stand_in(on_cont, before=""):
+    """A stand-in QEMU that answers QMP on -qmp's socket (query-cpus-fast
+    names its own thread), writes -pidfile, runs the Python lines `before`
+    first and `on_cont` when told to `cont`."""
+    return "\n".join([
+        "#!/usr/bin/env python3",
+        "import json, os, shutil, socket, sys",
+        "args = sys.argv[1:]",
+        before,
+        'path = args[args.index("-qmp") + 1].split(",")[0][len("unix:"):]',
+        'if "-pidfile" in args:',
+        '    with open(args[args.index("-pidfile") + 1], "w") as f:',
+        '        f.write(f"{os.getpid()}\\n")',
+        "srv = socket.socket(socket.AF_UNIX)",
+        "srv.bind(path)",
+        "srv.listen(1)",
+        "conn, _ = srv.accept()",
+        'f = conn.makefile("rw")',
+        'f.write(json.dumps({"QMP": {"version": {}}}) + "\\n")',
+        "f.flush()",
+        "for line in f:",
+        '    cmd = json.loads(line)["execute"]',
+        '    ret = [{"cpu-index": 0, "thread-id": os.getpid()}] if cmd == "query-cpus-fast" else {}',
+        '    f.write(json.dumps({"return": ret}) + "\\n")',
+        "    f.flush()",
+        '    if cmd == "cont":',
+        *("        " + l for l in on_cont.splitlines()),
+        ""])
+
+
+# Plays back a fixture's console and trace (FAKE_FIX) at `cont`.
+FAKE_EXITS_QEMU = qmp_stand_in(before="""\
 if args[:1] == ["--version"]:
     print("QEMU emulator version 9.2.0 (stand-in)")
     sys.exit(0)
-print("fake qemu: " + " ".join(args), flush=True)
-path = args[args.index("-qmp") + 1].split(",")[0][len("unix:"):]
-with open(args[args.index("-pidfile") + 1], "w") as f:
-    f.write(f"{os.getpid()}\n")
-srv = socket.socket(socket.AF_UNIX)
-srv.bind(path)
-srv.listen(1)
-conn, _ = srv.accept()
-f = conn.makefile("rw")
-f.write(json.dumps({"QMP": {"version": {}}}) + "\n")
-f.flush()
-for line in f:
-    cmd = json.loads(line)["execute"]
-    ret = [{"cpu-index": 0, "thread-id": os.getpid()}] if cmd == "query-cpus-fast" else {}
-    f.write(json.dumps({"return": ret}) + "\n")
-    f.flush()
-    if cmd == "cont":
-        fx = os.environ["FAKE_FIX"]
-        sys.stdout.write(open(fx + ".log").read())
-        shutil.copyfile(fx + ".trace", os.path.join(os.environ["IPIBENCH_TRACEFS"], "trace"))
-        sys.exit(65)
-"""
-
-
-def stand_in_tracefs(root):
-    """A tracefs with three of KVM's events and the control files."""
-    for e in ("kvm_exit", "kvm_pio", "kvm_msr"):
-        os.makedirs(os.path.join(root, "events/kvm", e))
-        for name, v in (("enable", "0"), ("filter", "none")):
-            with open(os.path.join(root, "events/kvm", e, name), "w") as fh:
-                fh.write(v)
-    for name in ("trace", "set_event_pid", "tracing_on", "buffer_size_kb"):
-        open(os.path.join(root, name), "w").close()
-    return root
+print("fake qemu: " + " ".join(args), flush=True)""", on_cont="""\
+fx = os.environ["FAKE_FIX"]
+sys.stdout.write(open(fx + ".log").read())
+shutil.copyfile(fx + ".trace", os.path.join(os.environ["IPIBENCH_TRACEFS"], "trace"))
+sys.exit(65)""")
 
 
 @case("run.sh matrix --exits, --require-apicv: refused before the first boot where they cannot "
@@ -1399,28 +1400,7 @@ def _(_s):
     check(a.exits and a.baseline and a.tap and a.junit, f"{gates[0]}")
 
 
-FAKE_QMP_QEMU = r"""#!/usr/bin/env python3
-import json, os, socket, sys
-args = sys.argv[1:]
-path = args[args.index("-qmp") + 1].split(",")[0][len("unix:"):]
-if "-pidfile" in args:
-    with open(args[args.index("-pidfile") + 1], "w") as f:
-        f.write(f"{os.getpid()}\n")
-srv = socket.socket(socket.AF_UNIX)
-srv.bind(path)
-srv.listen(1)
-conn, _ = srv.accept()
-f = conn.makefile("rw")
-f.write(json.dumps({"QMP": {"version": {}}}) + "\n")
-f.flush()
-for line in f:
-    cmd = json.loads(line)["execute"]
-    ret = [{"cpu-index": 0, "thread-id": os.getpid()}] if cmd == "query-cpus-fast" else {}
-    f.write(json.dumps({"return": ret}) + "\n")
-    f.flush()
-    if cmd == "cont":
-        sys.exit(65)
-"""
+FAKE_QMP_QEMU = qmp_stand_in(on_cont="sys.exit(65)")
 
 FAKE_PERF = """#!/bin/sh
 case "$3" in
