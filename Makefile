@@ -83,15 +83,20 @@ $(B)/ipibench.linked.elf: $(KOBJS) linker.ld
 # multiboot header ("Cannot load x86-64 image"): the ELF64 leaves the header
 # out, so QEMU, like every PVH loader, boots it through its note. The elf32
 # copy keeps both; QEMU and GRUB take its multiboot header.
+# Both images are written beside and renamed into place when checked: a
+# QEMU that a test starts while make runs boots the old image or the new
+# one, never half of one (tests/run runs two groups at a time).
 $(B)/ipibench.elf: $(B)/ipibench.linked.elf
 	$(call say,OBJCOPY,$@)
-	$(Q)$(OBJCOPY) -R .multiboot $< $@
-	@! grub-file --is-x86-multiboot $@ || { echo "$@: a multiboot header left in the PVH image" >&2; exit 1; }
+	$(Q)$(OBJCOPY) -R .multiboot $< $@.tmp
+	@! grub-file --is-x86-multiboot $@.tmp || { echo "$@: a multiboot header left in the PVH image" >&2; exit 1; }
+	@mv $@.tmp $@
 
 $(B)/ipibench.elf32: $(B)/ipibench.linked.elf
 	$(call say,OBJCOPY,$@)
-	$(Q)$(OBJCOPY) -O elf32-i386 $< $@
-	@grub-file --is-x86-multiboot $@ || { echo "$@: no multiboot header in the first 8 KiB" >&2; exit 1; }
+	$(Q)$(OBJCOPY) -O elf32-i386 $< $@.tmp
+	@grub-file --is-x86-multiboot $@.tmp || { echo "$@: no multiboot header in the first 8 KiB" >&2; exit 1; }
+	@mv $@.tmp $@
 
 $(B)/%.o: %.c | $(B)/asm-offsets.inc
 	@mkdir -p $(@D)
@@ -124,8 +129,9 @@ $(B)/ipibench.iso: $(B)/ipibench.elf32 boot/grub.cfg
 	@mkdir -p $(B)/iso/boot/grub
 	cp $(B)/ipibench.elf32 $(B)/iso/boot/ipibench.elf
 	cp boot/grub.cfg $(B)/iso/boot/grub/grub.cfg
-	grub-mkrescue -o $@ $(B)/iso >$(B)/grub-mkrescue.log 2>&1 || \
+	grub-mkrescue -o $@.tmp $(B)/iso >$(B)/grub-mkrescue.log 2>&1 || \
 		{ cat $(B)/grub-mkrescue.log >&2; exit 1; }
+	@mv $@.tmp $@
 
 # Host unit tests: every test links all of lib/.
 $(B)/host/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB_SRCS) $(wildcard lib/*.h)

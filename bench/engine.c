@@ -323,14 +323,21 @@ static void bench_keep(struct bench_run *r, const uint64_t *out)
 
 /*
  * Iterations that fit the budget, from the median (*per, cycles) of a few
- * timed ones; a watchdog step after each, outside its TSC reads.
+ * timed ones; a watchdog step after each, outside its TSC reads. When
+ * iters= is at or below the floor (min_iters is clamped to it), the count
+ * is iters= whatever the budget says: one timed iteration then, for the
+ * measuring phase's watchdog budget alone. A short run (the KVM lane's
+ * iters=3, where each iteration is ~100k cycles an exit) would otherwise
+ * spend 16 of every 20 iterations calibrating a count it cannot change.
  */
 static int bench_calibrate(struct bench_run *r, bench_iter_fn fn, uint64_t *iters, uint64_t *per)
 {
 	uint64_t t[CALIBRATE_ITERS], out[BENCH_MAX_METRICS] = { 0 };
 	uint64_t budget = tsc_us_to_cycles(bench_params.budget_us);
+	const bool fixed = bench_params.min_iters >= bench_params.max_iters;
+	const int n = fixed ? 1 : CALIBRATE_ITERS;
 
-	for (int i = 0; i < CALIBRATE_ITERS; i++) {
+	for (int i = 0; i < n; i++) {
 		uint64_t t0 = rdtsc();
 		int err = fn(r, out);
 
@@ -339,9 +346,9 @@ static int bench_calibrate(struct bench_run *r, bench_iter_fn fn, uint64_t *iter
 		t[i] = rdtsc() - t0;
 		watch_step();
 	}
-	sort_u64(t, CALIBRATE_ITERS);
-	*per = t[CALIBRATE_ITERS / 2] ? t[CALIBRATE_ITERS / 2] : 1;
-	*iters = budget / *per;
+	sort_u64(t, (size_t)n);
+	*per = t[n / 2] ? t[n / 2] : 1;
+	*iters = fixed ? bench_params.max_iters : budget / *per;
 	if (*iters < bench_params.min_iters)
 		*iters = bench_params.min_iters;
 	if (*iters > bench_params.max_iters)

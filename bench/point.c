@@ -189,6 +189,7 @@ static inline __attribute__((always_inline)) int round_trip(struct bench_run *r,
 	}
 	t1 = bench_tsc_end();
 	bench_mark_region_end(r);
+	ipi_irq_region_closed();
 	irq_enable();
 	if (err)
 		return point_lost(r, "not handled");
@@ -369,11 +370,13 @@ static uint64_t single_common(struct bench_run *r, bool halt, const struct point
 		bench_targets_spin(&t);
 	}
 	ipi_irq_ack_order(BENCH_VEC, pass->ack);
+	ipi_irq_await_close(true);
 	if (!bench_sample_on_sender(r, round_trip_iter)) {
 		if (halt)
 			bench_late_wakes(r, 0);
 		single_emit(r, &p50);
 	}
+	ipi_irq_await_close(false);
 	ipi_irq_ack_order(BENCH_VEC, IPI_ACK_BEFORE_EOI);
 	if (!halt && bench_targets_stop())
 		status_report(STATUS_ERROR);

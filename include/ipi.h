@@ -208,6 +208,25 @@ void ipi_irq_install(void);
 enum ipi_ack { IPI_ACK_BEFORE_EOI, IPI_ACK_AFTER_EOI };
 void ipi_irq_ack_order(unsigned int vector, enum ipi_ack ack);
 
+/*
+ * debug=slow-eoi on a round trip (single, single-halt): while a benchmark
+ * has armed it, the count-first handler holds its EOI until the sender has
+ * closed the region the count ended (ipi_irq_region_closed(), right after
+ * the closing TSC read and its region-end marker), not for a fixed 2 ms.
+ * So a host trace sees the EOI exit after the region's end by causality,
+ * however late a loaded host runs the sender's vCPU. Arm and disarm on the
+ * BSP around a sampling, with the targets quiet.
+ */
+extern bool ipi_irq_closes_armed;
+extern uint32_t ipi_irq_closes;
+void ipi_irq_await_close(bool on);
+
+static inline __attribute__((always_inline)) void ipi_irq_region_closed(void)
+{
+	if (__builtin_expect(READ_ONCE(ipi_irq_closes_armed), 0))
+		store_release(&ipi_irq_closes, ipi_irq_closes + 1);
+}
+
 static inline void ipi_send_set(const struct ipi_ops *ops, const struct cpuset *set, uint8_t vector)
 {
 	if (ops->send_set) {

@@ -61,18 +61,41 @@ static void ipi_irq_count_after_eoi(unsigned int vector, uint64_t tsc)
  * then the count), so that a host trace can see on which side of the
  * sender's region end the EOI exit falls (the KVM lane's exits pass: its
  * doubly emulated sender closes a region later than the target's EOI exit
- * returns, whatever the order).
+ * returns, whatever the order). In a round trip that armed it (ipi.h,
+ * ipi_irq_await_close) the count-first handler waits for the sender's
+ * region close instead: a fixed 2 ms is a race a loaded host loses (the
+ * sender's vCPU descheduled between seeing the count and its marker). Its
+ * bound, SLOW_EOI_CLOSE_US, only keeps a lost close from holding the
+ * handler for good.
  */
 #define SLOW_EOI_US 2000
+#define SLOW_EOI_CLOSE_US 1000000
+
+bool ipi_irq_closes_armed;
+uint32_t ipi_irq_closes;
+
+void ipi_irq_await_close(bool on)
+{
+	WRITE_ONCE(ipi_irq_closes_armed, on && debug_on(DEBUG_SLOW_EOI));
+}
 
 static void ipi_irq_count_slow(unsigned int vector, uint64_t tsc)
 {
 	struct percpu *p = this_cpu();
 	uint32_t *count = &p->irq.count[vector - IPI_VEC_FIRST];
+	/* Read before the count: the close this count causes comes after it. */
+	const uint32_t closes = load_acquire(&ipi_irq_closes);
 
 	WRITE_ONCE(p->irq.entry_tsc, tsc);
 	store_release(count, *count + 1);
-	tsc_delay_us(SLOW_EOI_US);
+	if (READ_ONCE(ipi_irq_closes_armed)) {
+		const uint64_t deadline = tsc_deadline_us(SLOW_EOI_CLOSE_US);
+
+		while (load_acquire(&ipi_irq_closes) == closes && !tsc_expired(deadline))
+			cpu_relax();
+	} else {
+		tsc_delay_us(SLOW_EOI_US);
+	}
 	p->ops->eoi();
 }
 

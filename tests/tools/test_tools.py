@@ -77,7 +77,7 @@ class Sets:
 
 
 @case("tests/run: groups two at a time, one that must run alone alone, each printed whole "
-      "with its counts and time; --slowest; bad options exit 2")
+      "with its counts, time and CPU time; --slowest; bad options exit 2")
 def _(s):
     fake = os.path.join(s.tmp, "groups.sh")
     with open(fake, "w") as f:
@@ -94,7 +94,11 @@ def _(s):
                 echo "ok - fails: one"; echo "not ok - fails: two"; echo "#   why"
                 echo "$EPOCHREALTIME" >"$SPANS/fails.end"
             }
-            group_quiet() { echo "ok - quiet: skipped # SKIP not here"; }
+            group_quiet() {
+                python3 -c 'import time
+            while time.process_time() < 0.8: pass'
+                echo "ok - quiet: skipped (0.1 s) # SKIP not here"
+            }
             group_broken() { echo "half a line"; return 3; }
             """))
     spans = os.path.join(s.tmp, "spans")
@@ -115,6 +119,9 @@ def _(s):
         start = lines.index(f"# group {g}")
         end = next(i for i, l in enumerate(lines) if l.startswith(f"# group {g}: "))
         check(lines[end].startswith(f"# group {g}: {counts} in "), f"{lines[end]!r}")
+        # quiet burns 0.8 s of CPU in a child; slow only sleeps.
+        cpu = {"quiet": "1", "slow": "0"}.get(g)
+        check(cpu is None or lines[end].endswith(f" s ({cpu} s CPU)"), f"CPU time: {lines[end]!r}")
         body = lines[start + 1:end]
         check(all(f" {g}:" in l or l.startswith("#   ") or l == "half a line" for l in body),
               f"group {g}'s output is not whole: {body}")
