@@ -572,12 +572,17 @@ run_outer() {
 	set +e
 	# softlockup_panic: an L1 CPU stuck in KVM (seen in hv-xmm's flush
 	# hypercalls) ends the outer VM 20 s on, not at the bound; lane.sh
-	# then boots it once more (README.md).
+	# then boots it once more (README.md). tsc=reliable: TCG's TSC is one
+	# clock for every vCPU, but on a loaded host the clocksource watchdog
+	# saw the HPET read late, called the TSC unstable and moved the L1
+	# kernel (and KVM's master clock) to the HPET, an emulated MMIO read
+	# per clock read. mitigations=off: a throwaway VM's kernel, whose
+	# entry and exit paths every inner exit crosses twice.
 	{
 		timeout -k 5 "$2" "${KVM_LANE_OUTER:-qemu-system-x86_64}" -accel tcg,thread=multi \
 			-cpu max -smp 2 -m 2G -nodefaults -display none -serial stdio -no-reboot \
 			-kernel "$KVM_LANE_KERNEL" -initrd "$1/initrd.cpio" \
-			-append "console=ttyS0 quiet panic=-1 softlockup_panic=1" </dev/null 2>&1 &
+			-append "console=ttyS0 quiet panic=-1 softlockup_panic=1 tsc=reliable mitigations=off" </dev/null 2>&1 &
 		echo $! >"$1/pid"
 		wait $!
 	} | show_progress "$1/pid"
