@@ -76,14 +76,16 @@ class Sets:
 # --- statistics against hand-checked values
 
 
-@case("tests/run: groups two at a time, one that must run alone alone, each printed whole "
-      "with its counts, time and CPU time; --slowest; bad options exit 2")
+@case("tests/run: groups two at a time, one that must run alone alone but for a SCHED_IDLE "
+      "companion, each printed whole with its counts, time and CPU time; --slowest; bad "
+      "options exit 2")
 def _(s):
     fake = os.path.join(s.tmp, "groups.sh")
     with open(fake, "w") as f:
         f.write(textwrap.dedent("""\
             all_groups=(fails slow quiet broken)
             alone=slow
+            beside=quiet
             group_slow() {
                 echo "$EPOCHREALTIME" >"$SPANS/slow.start"; sleep 1.2
                 echo "ok - slow: first"; echo "ok - slow: second (0.3 s)"
@@ -95,11 +97,13 @@ def _(s):
                 echo "$EPOCHREALTIME" >"$SPANS/fails.end"
             }
             group_quiet() {
+                echo "$EPOCHREALTIME" >"$SPANS/quiet.start"
+                chrt -p "$BASHPID" >"$SPANS/quiet.policy"
                 python3 -c 'import time
             while time.process_time() < 0.8: pass'
                 echo "ok - quiet: skipped (0.1 s) # SKIP not here"
             }
-            group_broken() { echo "half a line"; return 3; }
+            group_broken() { echo "$EPOCHREALTIME" >"$SPANS/broken.start"; echo "half a line"; return 3; }
             """))
     spans = os.path.join(s.tmp, "spans")
     os.makedirs(spans, exist_ok=True)
@@ -110,6 +114,13 @@ def _(s):
             for g in ("slow", "fails")}
     check(span["slow"][0] >= span["fails"][1],
           f"the group that runs alone started before the one ahead of it ended: {span}")
+    at = {g: float(open(os.path.join(spans, f"{g}.start")).read()) for g in ("quiet", "broken")}
+    check(span["slow"][0] <= at["quiet"] <= span["slow"][1],
+          f"the companion did not start beside the group that runs alone: {span}, {at}")
+    check(at["broken"] >= span["slow"][1],
+          f"a group not in beside= started beside the one that runs alone: {span}, {at}")
+    policy = open(os.path.join(spans, "quiet.policy")).read()
+    check("SCHED_IDLE" in policy, f"the companion does not run under SCHED_IDLE: {policy!r}")
     check(rc == 1, f"exit {rc}, expected 1 (a group failed):\n{out}{err}")
     check(lines[-1] == "3 passed, 2 failed, 1 skipped", f"last line {lines[-1]!r}")
     for g, counts in (("slow", "2 passed, 0 failed, 0 skipped"),
