@@ -370,13 +370,13 @@ static uint64_t single_common(struct bench_run *r, bool halt, const struct point
 		bench_targets_spin(&t);
 	}
 	ipi_irq_ack_order(BENCH_VEC, pass->ack);
-	ipi_irq_await_close(true);
+	ipi_irq_await_close(true, bench_params.deadline_us);
 	if (!bench_sample_on_sender(r, round_trip_iter)) {
 		if (halt)
 			bench_late_wakes(r, 0);
 		single_emit(r, &p50);
 	}
-	ipi_irq_await_close(false);
+	ipi_irq_await_close(false, 0);
 	ipi_irq_ack_order(BENCH_VEC, IPI_ACK_BEFORE_EOI);
 	if (!halt && bench_targets_stop())
 		status_report(STATUS_ERROR);

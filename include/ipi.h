@@ -219,12 +219,15 @@ void ipi_irq_ack_order(unsigned int vector, enum ipi_ack ack);
  */
 extern bool ipi_irq_closes_armed;
 extern uint32_t ipi_irq_closes;
-void ipi_irq_await_close(bool on);
+/* bound_us: the longest a handler holds its EOI for a close (the deadline). */
+void ipi_irq_await_close(bool on, uint64_t bound_us);
 
 static inline __attribute__((always_inline)) void ipi_irq_region_closed(void)
 {
+	/* After the region-end OUT, which has no memory clobber of its own. */
+	barrier();
 	if (__builtin_expect(READ_ONCE(ipi_irq_closes_armed), 0))
-		store_release(&ipi_irq_closes, ipi_irq_closes + 1);
+		store_release(&ipi_irq_closes, READ_ONCE(ipi_irq_closes) + 1);
 }
 
 static inline void ipi_send_set(const struct ipi_ops *ops, const struct cpuset *set, uint8_t vector)

@@ -65,17 +65,19 @@ static void ipi_irq_count_after_eoi(unsigned int vector, uint64_t tsc)
  * ipi_irq_await_close) the count-first handler waits for the sender's
  * region close instead: a fixed 2 ms is a race a loaded host loses (the
  * sender's vCPU descheduled between seeing the count and its marker). Its
- * bound, SLOW_EOI_CLOSE_US, only keeps a lost close from holding the
- * handler for good.
+ * bound, the benchmark's deadline, only keeps a close that never comes
+ * (the sender gave the IPI up as lost) from holding the handler for good;
+ * disarming ends the wait too.
  */
 #define SLOW_EOI_US 2000
-#define SLOW_EOI_CLOSE_US 1000000
 
 bool ipi_irq_closes_armed;
 uint32_t ipi_irq_closes;
+static uint64_t closes_bound_us;
 
-void ipi_irq_await_close(bool on)
+void ipi_irq_await_close(bool on, uint64_t bound_us)
 {
+	WRITE_ONCE(closes_bound_us, bound_us);
 	WRITE_ONCE(ipi_irq_closes_armed, on && debug_on(DEBUG_SLOW_EOI));
 }
 
@@ -89,9 +91,10 @@ static void ipi_irq_count_slow(unsigned int vector, uint64_t tsc)
 	WRITE_ONCE(p->irq.entry_tsc, tsc);
 	store_release(count, *count + 1);
 	if (READ_ONCE(ipi_irq_closes_armed)) {
-		const uint64_t deadline = tsc_deadline_us(SLOW_EOI_CLOSE_US);
+		const uint64_t deadline = tsc_deadline_us(READ_ONCE(closes_bound_us));
 
-		while (load_acquire(&ipi_irq_closes) == closes && !tsc_expired(deadline))
+		while (READ_ONCE(ipi_irq_closes_armed) && load_acquire(&ipi_irq_closes) == closes &&
+		       !tsc_expired(deadline))
 			cpu_relax();
 	} else {
 		tsc_delay_us(SLOW_EOI_US);
@@ -160,7 +163,8 @@ void ipi_irq_install(void)
 	installed = true;
 	fn = ipi_irq_arm_debug() ? ipi_irq_inject : ipi_irq_count;
 	if (debug_on(DEBUG_SLOW_EOI)) {
-		kprintf("debug: the counting handlers wait %u us before their EOI (slow-eoi)\n",
+		kprintf("debug: the counting handlers wait %u us before their EOI, or in a round "
+			"trip's count-first pass until the sender closed its region (slow-eoi)\n",
 			SLOW_EOI_US);
 		fn = ipi_irq_count_slow;
 	}

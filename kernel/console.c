@@ -41,7 +41,7 @@
 static int console_lock;
 static int uart_present;
 static int tx_load = 1;	/* bytes one THRE lets us write: 1, or FIFO_BYTES */
-static int tx_room;	/* of those, not yet written (under console_lock) */
+static int tx_room;	/* of those, not yet written (counted under console_lock) */
 
 void serial_init(void)
 {
@@ -60,29 +60,37 @@ void serial_init(void)
 	tx_room = 0;
 }
 
-static void uart_putc(char c)
+/* locked: this CPU holds console_lock, so tx_room is its own to count down. */
+static void uart_putc(char c, bool locked)
 {
-	if (tx_room == 0) {
+	if (!locked || tx_room <= 0) {
 		for (int i = 0; i < THRE_SPINS; i++) {
 			if (inb(COM1 + UART_LSR) & LSR_THRE)
 				break;
 			cpu_relax();
 		}
-		tx_room = tx_load;
+		tx_room = locked ? tx_load : 0;
 	}
 	tx_room--;
 	outb(COM1 + UART_THR, (uint8_t)c);
 }
 
+/*
+ * ctx: whether console_lock was taken. A CPU printing without it (the
+ * holder is stuck) or a trap printing on top of a print on the same CPU may
+ * meet another writer mid-count: without the lock every byte waits for
+ * THRE, and a count that went below zero is read as no room.
+ */
 static void console_out(void *ctx, const char *s, size_t n)
 {
-	(void)ctx;
+	const bool locked = *(const bool *)ctx;
+
 	if (!uart_present)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '\n')
-			uart_putc('\r');
-		uart_putc(s[i]);
+			uart_putc('\r', locked);
+		uart_putc(s[i], locked);
 	}
 }
 
@@ -106,7 +114,7 @@ void console_write(const char *s, unsigned long n)
 {
 	bool taken = console_lock_take();
 
-	console_out(NULL, s, n);
+	console_out(&taken, s, n);
 	console_lock_drop(taken);
 	watch_step();
 }
@@ -115,7 +123,7 @@ void kvprintf(const char *fmt, va_list ap)
 {
 	bool taken = console_lock_take();
 
-	fmt_vcallback(console_out, NULL, fmt, ap);
+	fmt_vcallback(console_out, &taken, fmt, ap);
 	console_lock_drop(taken);
 	watch_step();
 }
