@@ -186,12 +186,20 @@ def as_written(codes=(0,), needles=(), then=None):
     return go
 
 
-def in_lane(codes=(0,), needles=()):
+def in_lane(codes=(0,), needles=(), judge=()):
+    """In the KVM lane; judge: frames of the command's --out folder that
+    tests/kvm-lane/judge.py must pass, as the kvm-lane group judges its own
+    (that group leaves these presets' suites to this command)."""
     def go(cmd, ctx):
         why = ctx.lane()
         if why:
             return f"SKIP the KVM lane cannot be prepared here: {why}"
-        run(argv_of(cmd, ctx), ctx, codes, needles)
+        argv = argv_of(cmd, ctx)
+        run(argv, ctx, codes, needles)
+        if judge:
+            rc, out, err = run_cmd([sys.executable, "tests/kvm-lane/judge.py",
+                                    argv[argv.index("--out") + 1], *judge])
+            check(rc == 0, f"judge.py {' '.join(judge)}:\n{out}{err}")
     return go
 
 
@@ -314,7 +322,8 @@ COMMANDS = {
     # docs/paravirt.md and tests/kvm-lane/README.md: the lane (the kvm-lane group
     # runs every preset; the docs show two, run once here).
     "tests/kvm-lane/lane.sh --image build/ipibench.elf32 --presets hv-xmm,kvm-pv --append "
-    "plan=check --out /tmp/lane": in_lane(needles=(r"hv-xmm +6[57] ", r"kvm-pv +6[57] ")),
+    "plan=check --out /tmp/lane": in_lane(needles=(r"hv-xmm +6[57] ", r"kvm-pv +6[57] "),
+                                           judge=("hv-xmm", "kvm-pv")),
     "sudo ./run.sh ab --module-param kvm_amd.avic=0,1 --preset xapic --smp 4 --boots 5 --append "
     "bench=send-cost,single,single-halt,broadcast":
         kvm_host(33, (r"^run\.sh: ab: kvm_amd\.avic: .*nothing was changed",)),
