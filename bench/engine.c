@@ -348,7 +348,7 @@ static int bench_calibrate(struct bench_run *r, bench_iter_fn fn, uint64_t *iter
 	}
 	sort_u64(t, (size_t)n);
 	*per = t[n / 2] ? t[n / 2] : 1;
-	*iters = fixed ? bench_params.max_iters : budget / *per;
+	*iters = budget / *per;	/* fixed: the clamps below give max_iters */
 	if (*iters < bench_params.min_iters)
 		*iters = bench_params.min_iters;
 	if (*iters > bench_params.max_iters)

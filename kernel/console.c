@@ -57,7 +57,6 @@ void serial_init(void)
 	/* An 8250 or 16450 has no FIFO and leaves IIR[7:6] clear. */
 	if (uart_present && (inb(COM1 + UART_IIR) & IIR_FIFO_ON) == IIR_FIFO_ON)
 		tx_load = FIFO_BYTES;
-	tx_room = 0;
 }
 
 /* locked: this CPU holds console_lock, so tx_room is its own to count down. */

@@ -41,14 +41,12 @@ tidy() { # N file flags...
 	shift 2
 	clang-tidy --quiet "$f" -- "$@" >"$tmp/$n" 2>&1 || echo "$f" >"$tmp/$n.bad"
 }
-files=() n=0
-for f in "${kernel_c[@]}" "${host_c[@]}"; do
-	files+=("$f")
-	if [ "$n" -lt ${#kernel_c[@]} ]; then tidy "$n" "$f" "${kflags[@]}" &
-	else tidy "$n" "$f" "${hflags[@]}" &
+files=("${kernel_c[@]}" "${host_c[@]}") cpus=$(nproc)
+for n in "${!files[@]}"; do
+	if [ "$n" -lt ${#kernel_c[@]} ]; then tidy "$n" "${files[$n]}" "${kflags[@]}" &
+	else tidy "$n" "${files[$n]}" "${hflags[@]}" &
 	fi
-	n=$((n + 1))
-	while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n; done
+	while [ "$(jobs -rp | wc -l)" -ge "$cpus" ]; do wait -n; done
 done
 wait
 bad=()
