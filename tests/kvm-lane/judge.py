@@ -107,7 +107,10 @@ def reruns(outdir, frame):
 
 def rerun_notes(outdir, frame):
     host_rip, lockups = reruns(outdir, frame)
-    return ([f"ran twice: the first boot reset with the outer TCG's signature ({r}):"
+    return (["ran twice: the first boot reset with no SHUTDOWN exit: KVM's reset, not the"
+             " guest's triple fault, see outer.log"
+             if r.startswith("no-shutdown-exit") else
+             f"ran twice: the first boot reset with the outer TCG's signature ({r}):"
              " not the guest's fault, see outer.log" for r in host_rip]
             + [f"ran twice: the outer VM's kernel soft-locked in it ({r}); a fresh outer VM"
                " ran it again: not the guest's fault, see outer.log" for r in lockups])

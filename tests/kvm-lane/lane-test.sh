@@ -233,12 +233,21 @@ outer-trace: qemu-system-x86-236 [000] d..1. 34.613240: kvm_exit: vcpu 0 reason 
 		"@@@ lane-rerun $f host-rip=0xffffffffc0797b40 kvm_amd=0xffffffffc0780000+200704" \
 		"$frame" >"$d/with/outer.log"
 	printf '%s\n' "$reset" >"$d/without/outer.log"
-	tests/kvm-lane/lane.sh --resplit "$d/with" && tests/kvm-lane/lane.sh --resplit "$d/without" ||
-		problems+=("lane.sh --resplit failed")
-	local with without
+	# The other reason to run a frame again: a reset with no SHUTDOWN exit.
+	mkdir -p "$d/noshut"
+	printf '%s\n%s\n%s\n' "$(grep -v 'reason shutdown' <<<"$reset")" \
+		"@@@ lane-rerun $f no-shutdown-exit: the reset came with no SHUTDOWN exit" \
+		"$frame" >"$d/noshut/outer.log"
+	tests/kvm-lane/lane.sh --resplit "$d/with" && tests/kvm-lane/lane.sh --resplit "$d/without" &&
+		tests/kvm-lane/lane.sh --resplit "$d/noshut" || problems+=("lane.sh --resplit failed")
+	local with without noshut
 	with=$(python3 tests/kvm-lane/judge.py "$d/with" $f)
 	without=$(python3 tests/kvm-lane/judge.py "$d/without" $f)
-	[[ "$with" == "ok - "*"note: ran twice"* ]] || problems+=("after a rerun: $with")
+	noshut=$(python3 tests/kvm-lane/judge.py "$d/noshut" $f)
+	[[ "$with" == "ok - "*"note: ran twice"*"outer TCG's signature"* ]] ||
+		problems+=("after a rerun: $with")
+	[[ "$noshut" == "ok - "*"note: ran twice"*"no SHUTDOWN exit"* ]] ||
+		problems+=("after a rerun for a reset with no SHUTDOWN exit: $noshut")
 	[[ "$without" == "not ok - "*"inner QEMU exit 0"*"console: check: delivery correctness"* ]] ||
 		problems+=("a reset that stands: $without")
 	tally "kvm-lane: rerun split" \
