@@ -353,6 +353,46 @@ console_since() {
 	echo "$n"
 }
 
+# pin_vcpus PID N: pins the inner QEMU's N vCPU threads ("CPU i/KVM",
+# named by -name debug-threads=on) each to L1 CPU i mod L1's CPU count,
+# once QEMU has made them (within 5 s, long before the guest has booted).
+# Left to L1's load balancer, the two vCPU threads of a 2-vCPU guest
+# shared one of L1's two CPUs for whole samplings now and then (a halted
+# target's thread hardly loads its CPU): the target's halt polling then
+# ends at once, as kvm_vcpu_can_poll() polls only while single_task_running(),
+# and every wake came after a block whatever kvm.halt_poll_ns was; and
+# one vCPU's thread waited behind the other's spinning (debug=stall). The
+# sender and the target of every benchmark now run side by side, as on a
+# host whose vCPUs are pinned. Prints what it pinned. (ls, not a glob:
+# this init runs under set -f.)
+pin_vcpus() {
+	n=0 tries=0 pinned=
+	while [ "$n" -lt "$2" ] && [ "$tries" -lt 100 ]; do
+		kill -0 "$1" 2>/dev/null || return 0	# QEMU has already ended: its status says why
+		n=0
+		for tid in $(ls /proc/$1/task 2>/dev/null); do
+			read -r comm 2>/dev/null <"/proc/$1/task/$tid/comm" || continue
+			case "$comm" in "CPU "*/KVM) n=$((n + 1)) ;; esac
+		done
+		[ "$n" -ge "$2" ] || { tries=$((tries + 1)); sleep 0.05; }
+	done
+	if [ "$n" -lt "$2" ]; then
+		echo "@@@ lane-info vcpu-pin none: $n of $2 vCPU threads after 5 s"
+		return
+	fi
+	l1=$(nproc)
+	for tid in $(ls /proc/$1/task 2>/dev/null); do
+		read -r comm 2>/dev/null <"/proc/$1/task/$tid/comm" || continue
+		case "$comm" in
+		"CPU "*/KVM)
+			i=${comm#CPU } && i=${i%/KVM}
+			taskset -p $((1 << (i % l1))) "$tid" >/dev/null 2>&1 &&
+				pinned="$pinned $i:$((i % l1))" ;;
+		esac
+	done
+	echo "@@@ lane-info vcpu-pin vCPU:L1-CPU$pinned"
+}
+
 # run_preset NAME CPU SMP EXTRA TRACED BOUND ARGS: one framed inner boot;
 # sets $st.
 run_preset() {
@@ -378,11 +418,12 @@ run_preset() {
 	# moved onto the L1 CPU running the spinning one and starved there.
 	: >/tmp/frame.console
 	timeout -s KILL "$6" qemu-system-x86_64 -accel kvm -cpu "host${2:+,$2}" \
-		-smp "$3" -m 128M -nodefaults -display none -no-reboot \
+		-smp "$3" -m 128M -nodefaults -display none -no-reboot -name ipibench,debug-threads=on \
 		-chardev file,id=con,path=/tmp/frame.console,append=on -serial chardev:con \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 -global kvm-apic.vapic=off $4 \
 		-kernel /ipibench.elf -append "$7" </dev/null >>/tmp/frame.console 2>&1 &
 	qpid=$!
+	pin_vcpus $qpid "$3"
 	(
 		sent=0
 		while kill -0 $qpid 2>/dev/null; do
