@@ -188,7 +188,7 @@ static inline __attribute__((always_inline)) int round_trip(struct bench_run *r,
 			;
 	}
 	t1 = bench_tsc_end();
-	bench_mark_region_end(r);
+	bench_mark_region_end();
 	ipi_irq_region_closed();
 	irq_enable();
 	if (err)

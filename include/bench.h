@@ -147,16 +147,21 @@ typedef int (*bench_iter_fn)(struct bench_run *r, uint64_t *out);
 /*
  * With markers=1, a round trip (single, single-halt) also marks where its
  * region closed: this word to the same port, right after the closing TSC
- * read and outside the region, on each measured iteration. A host trace
- * can then tell a target's exit inside the sender's region (after the
- * send's exit, before this mark) from one between regions: the
- * ack-after-eoi variants' EOI exit falls inside, the others' outside.
+ * read and outside the region. A host trace can then tell a target's exit
+ * inside the sender's region (after the send's exit, before this mark)
+ * from one between regions: the ack-after-eoi variants' EOI exit falls
+ * inside, the others' outside. Every iteration writes it, warm-up and
+ * calibration too (a trace reads only those inside a marker window): the
+ * mark is an exit to user space that delays the next send, and a warm-up
+ * without it left KVM's adaptive halt-poll window sized for halts shorter
+ * than the measured ones (in the lane, 20 us against 300 us to 1 ms), so
+ * the first measured wakes of single-halt came after a block.
  */
 #define BENCH_MARK_REGION_END 0xfffffffeu
 
-static inline __attribute__((always_inline)) void bench_mark_region_end(const struct bench_run *r)
+static inline __attribute__((always_inline)) void bench_mark_region_end(void)
 {
-	if (r->measuring && r->mark)
+	if (bench_params.markers)
 		outl(BENCH_MARK_PORT, BENCH_MARK_REGION_END);
 }
 
