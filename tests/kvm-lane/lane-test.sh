@@ -435,12 +435,18 @@ if part main; then
 	}
 	matrix_exits_test || rc=1
 	# ab over kvm.halt_poll_ns in the lane: with polling off every halted wake
-	# of single-halt comes after a block (b1.00); with a 2 ms window its poll
-	# passes mostly do not (b under 0.7), and its block pass still does. Each
-	# side reads the lane's parameter back. The row judged is the second poll
-	# pass (ack-after-eoi): the first one's warm-up is where KVM's adaptive
-	# window grows from 0 (10, 20, 40 ... us), and in one run of three its
-	# measured iterations still blocked a quarter of the time (b0.75).
+	# of single-halt comes after a block (b1.00); with a 2 ms window the
+	# ack-after-eoi pass's wakes come without one (b under 0.4; 0.00 in the
+	# runs that set this bound, one of them beside two busy loops), and its
+	# block pass still blocks. Each side reads the lane's parameter back.
+	# Two things made this hold: lane.sh pins the two vCPU threads to L1's
+	# two CPUs (sharing one, the target's polling ended at once: b1.00 in
+	# one CI run), and the warm-up writes the region-end mark as measured
+	# iterations do (without it KVM's adaptive window grew to the warm-up's
+	# 20 us halts, not the measured 300 us ones). ack-after-eoi is the row
+	# judged: in the lane the count-first pass's target is seldom back in
+	# HLT when the next IPI comes (on the polling side, 5 KVM halts in 20
+	# iterations in one run), too few to judge.
 	rm -rf "$base/ab-poll"
 	out=$(IPIBENCH_RESULTS=$base/ab-poll ./run.sh ab --module-param kvm.halt_poll_ns=0,2000000 --boots 1 \
 		--accel kvm-in-tcg --preset x2apic --exits --timeout 240 \
@@ -449,7 +455,7 @@ if part main; then
 		0 $? "$out" \
 		"the lane's kvm.halt_poll_ns: asked 0, got 0" \
 		"the lane's kvm.halt_poll_ns: asked 2000000, got 2000000" \
-		"^single-halt  *round-trip  *ack-after-eoi  *x2apic .* b\(1\.00\|0\.9[0-9]\)  *s[0-9.]* t[0-9.]* b0\.[0-6]" \
+		"^single-halt  *round-trip  *ack-after-eoi  *x2apic .* b\(1\.00\|0\.9[0-9]\)  *s[0-9.]* t[0-9.]* b0\.[0-3]" \
 		"^single-halt  *round-trip  *block  *x2apic .* b\(1\.00\|0\.9[0-9]\)  *s[0-9.]* t[0-9.]* b\(1\.00\|0\.9[0-9]\)" || rc=1
 fi
 # The rest: run.sh and lane.sh commands whose verdicts are words and exit
