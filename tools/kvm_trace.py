@@ -51,7 +51,8 @@ import sys
 
 MARK_PORT = 0xed
 # Written by a round trip (single, single-halt) right after its region closed,
-# on each measured iteration (include/bench.h, BENCH_MARK_REGION_END).
+# on every iteration, warm-up included (include/bench.h,
+# BENCH_MARK_REGION_END); only those inside a marker window are read.
 REGION_END = 0xfffffffe
 TRACE_FILE = "kvm-trace.txt"  # its name in a results directory
 # Threads are named like "qemu-system-x86-161" (comm-pid); the flags column

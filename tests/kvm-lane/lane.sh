@@ -301,7 +301,9 @@ if [ "$exits" = 1 ] && [ -n "$T" ] && mkdir $T/instances/exits 2>/dev/null &&
 	done
 	# Inside the windows only. ">>": writing a trigger file with O_TRUNC
 	# would remove the triggers already there.
-	# A begin marker's port write (even) switches them on; the guest's
+	# A begin marker's port write (even, and not a round trip's region-end
+	# word 0xfffffffe, which every iteration writes, warm-up included)
+	# switches them on; the guest's
 	# next console output, its first COM1 port exit after the window,
 	# switches them off: the guest prints after each sampling, never inside
 	# one. (Not the end marker: only kvm_pio carries the value, and an
@@ -317,7 +319,8 @@ if [ "$exits" = 1 ] && [ -n "$T" ] && mkdir $T/instances/exits 2>/dev/null &&
 		if [ -d $E/$e ] &&
 			echo "disable_event:kvm:$e if exit_reason == 123 && info1 >= 0x3f80000 && info1 < 0x4000000" \
 				>>$E/kvm_exit/trigger &&
-			echo "enable_event:kvm:$e if port == 0xed && !(val & 1)" >>$E/kvm_pio/trigger; then
+			echo "enable_event:kvm:$e if port == 0xed && !(val & 1) && val != 0xfffffffe" \
+				>>$E/kvm_pio/trigger; then
 			have="$have $e"
 		else
 			missing="$missing $e"
@@ -345,30 +348,38 @@ fi
 # kvm-apic.vapic=off: no kvmvapic, so KVM does not report TPR writes to user
 # space; each such report, with the vCPU state read and written back around
 # it, came right before the resets the outer TCG caused (README.md).
-# console_since N: what the frame's console file holds past byte N, on
-# the outer console; prints the new length.
-console_since() {
-	n=$(wc -c </tmp/frame.console)
-	[ "$n" -le "$1" ] || tail -c +$(($1 + 1)) /tmp/frame.console | head -c $((n - $1)) >&2
-	echo "$n"
-}
-
 # pin_vcpus PID N: pins the inner QEMU's N vCPU threads ("CPU i/KVM",
-# named by -name debug-threads=on) each to L1 CPU i mod L1's CPU count,
-# once QEMU has made them (within 5 s, long before the guest has booted).
-# Left to L1's load balancer, the two vCPU threads of a 2-vCPU guest
-# shared one of L1's two CPUs for whole samplings now and then (a halted
-# target's thread hardly loads its CPU): the target's halt polling then
-# ends at once, as kvm_vcpu_can_poll() polls only while single_task_running(),
-# and every wake came after a block whatever kvm.halt_poll_ns was; and
-# one vCPU's thread waited behind the other's spinning (debug=stall). The
-# sender and the target of every benchmark now run side by side, as on a
-# host whose vCPUs are pinned. Prints what it pinned. (ls, not a glob:
-# this init runs under set -f.)
+# named by -name debug-threads=on) each to L1 CPU i, once QEMU has made
+# them (within 100 tries, long before the guest has booted), when L1 has a
+# CPU for each, and makes CPU 0 the housekeeping CPU: QEMU's other threads
+# go there (and run_preset puts the console copier and the VM's kvm-pit
+# worker there), beside vCPU 0, the sender of every benchmark, which spins
+# while it waits. A guest with more vCPUs than L1 has CPUs is left to L1's
+# scheduler, which can still move a busy vCPU away from an idle one.
+# Why: KVM polls a halted vCPU only while nothing else is runnable on its
+# CPU (kvm_vcpu_can_poll(): single_task_running() and !need_resched()).
+# Left to L1's scheduler, the two vCPU threads of a 2-vCPU guest shared one
+# of L1's two CPUs for whole samplings now and then (a halted target's
+# thread hardly loads its CPU), and the copier's children, QEMU's main loop
+# and kvm-pit were woken on the CPU where the target had just blocked, as
+# it looked idle: the target's polling ended at once, and its wakes came
+# after a block whatever kvm.halt_poll_ns was. Probably the same sharing
+# once left debug=stall's report waiting behind the spinning vCPU. Prints
+# what it did; sets $hk, the housekeeping CPU's mask, or leaves it empty.
+# (ls, not a glob: this init runs under set -f.)
 pin_vcpus() {
-	n=0 tries=0 pinned=
+	local n=0 tries=0 pinned= others=0 l1 tid comm i mask
+	hk=
+	l1=$(nproc)
+	if [ "$2" -gt "$l1" ]; then
+		echo "@@@ lane-info vcpu-pin none: $2 vCPUs on $l1 L1 CPUs, left to L1's scheduler"
+		return
+	fi
 	while [ "$n" -lt "$2" ] && [ "$tries" -lt 100 ]; do
-		kill -0 "$1" 2>/dev/null || return 0	# QEMU has already ended: its status says why
+		if ! kill -0 "$1" 2>/dev/null; then
+			echo "@@@ lane-info vcpu-pin none: QEMU ended first"
+			return
+		fi
 		n=0
 		for tid in $(ls /proc/$1/task 2>/dev/null); do
 			read -r comm 2>/dev/null <"/proc/$1/task/$tid/comm" || continue
@@ -377,20 +388,38 @@ pin_vcpus() {
 		[ "$n" -ge "$2" ] || { tries=$((tries + 1)); sleep 0.05; }
 	done
 	if [ "$n" -lt "$2" ]; then
-		echo "@@@ lane-info vcpu-pin none: $n of $2 vCPU threads after 5 s"
+		echo "@@@ lane-info vcpu-pin none: $n of $2 vCPU threads after $tries tries"
 		return
 	fi
-	l1=$(nproc)
+	hk=1
 	for tid in $(ls /proc/$1/task 2>/dev/null); do
 		read -r comm 2>/dev/null <"/proc/$1/task/$tid/comm" || continue
 		case "$comm" in
 		"CPU "*/KVM)
 			i=${comm#CPU } && i=${i%/KVM}
-			taskset -p $((1 << (i % l1))) "$tid" >/dev/null 2>&1 &&
-				pinned="$pinned $i:$((i % l1))" ;;
+			# taskset's mask is hexadecimal.
+			mask=$(printf %x $((1 << i)))
+			if taskset -p "$mask" "$tid" >/dev/null 2>&1; then
+				pinned="$pinned $i:$i"
+			else
+				pinned="$pinned $i:failed"
+			fi ;;
+		*) taskset -p "$hk" "$tid" >/dev/null 2>&1 && others=$((others + 1)) ;;
 		esac
 	done
-	echo "@@@ lane-info vcpu-pin vCPU:L1-CPU$pinned"
+	echo "@@@ lane-info vcpu-pin vCPU:L1-CPU$pinned; housekeeping on L1 CPU 0: $others other threads"
+}
+
+# pin_kthread NAME MASK: the processes named NAME (kernel threads among
+# them) to the CPUs of MASK; prints how many it moved.
+pin_kthread() {
+	local p comm n=0
+	for p in $(ls /proc); do
+		case "$p" in [0-9]*) ;; *) continue ;; esac
+		read -r comm 2>/dev/null <"/proc/$p/comm" || continue
+		[ "$comm" = "$1" ] && taskset -p "$2" "$p" >/dev/null 2>&1 && n=$((n + 1))
+	done
+	echo "$n"
 }
 
 # run_preset NAME CPU SMP EXTRA TRACED BOUND ARGS: one framed inner boot;
@@ -424,16 +453,27 @@ run_preset() {
 		-kernel /ipibench.elf -append "$7" </dev/null >>/tmp/frame.console 2>&1 &
 	qpid=$!
 	pin_vcpus $qpid "$3"
+	# The copier reads the file through one descriptor, whose offset keeps
+	# its place: a cat each half second, two forks with the sleep (under
+	# TCG a fork and exec of busybox costs some 10 ms of L1's time).
 	(
-		sent=0
+		exec 4</tmp/frame.console
+		pit=0 look=4
 		while kill -0 $qpid 2>/dev/null; do
 			sleep 0.5
-			sent=$(console_since $sent)
+			cat <&4 >&2
+			# QEMU creates the PIT after the vCPU threads, so it is
+			# sought here, in the first two seconds (microvm has none).
+			if [ -n "$hk" ] && [ "$pit" = 0 ] && [ "$look" -gt 0 ]; then
+				look=$((look - 1))
+				pit=$(pin_kthread "kvm-pit/$qpid" "$hk")
+			fi
 		done
-		console_since $sent >/dev/null
+		cat <&4 >&2
 	) &
 	cpid=$!
 	renice -n 19 -p $cpid >/dev/null 2>&1
+	[ -z "$hk" ] || taskset -p "$hk" $cpid >/dev/null 2>&1
 	wait $qpid
 	st=$?
 	wait $cpid
@@ -457,6 +497,10 @@ run_preset() {
 		echo "@@@ lane-trace-end $1"
 	fi
 }
+# RCU's grace-period thread wakes every few ms; on L1 CPU 1, where a pinned
+# target halts, each wake would end KVM's polling (pin_vcpus): it runs on
+# the housekeeping CPU, 0.
+pin_kthread rcu_preempt 1 >/dev/null
 while IFS='|' read -r name cpu smp extra traced_job bound args; do
 	run_preset "$name" "$cpu" "$smp" "$extra" "$traced_job" "$bound" "$args"
 	# A reset: the last exits, then, if it has the outer emulator's
