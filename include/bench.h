@@ -154,8 +154,11 @@ typedef int (*bench_iter_fn)(struct bench_run *r, uint64_t *out);
  * calibration too (a trace reads only those inside a marker window): the
  * mark is an exit to user space that delays the next send, and a warm-up
  * without it left KVM's adaptive halt-poll window sized for halts shorter
- * than the measured ones (in the lane, 20 us against 300 us to 1 ms), so
- * the first measured wakes of single-halt came after a block.
+ * than the measured ones (in the lane, 5-30 us against 0.3-1 ms: the window
+ * doubles from 10 us only while a halt outlasts it), so the first measured
+ * wakes of single-halt came after a block. The calibration now times the
+ * mark too, as the measured iterations always held it: under markers=1 a
+ * budget-sized sampling measures fewer iterations.
  */
 #define BENCH_MARK_REGION_END 0xfffffffeu
 
