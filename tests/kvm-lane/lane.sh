@@ -259,6 +259,12 @@ T=/sys/kernel/tracing
 if mount -t tracefs tracefs $T 2>/dev/null && echo 256 >$T/buffer_size_kb &&
 	echo 1 >$T/events/kvm/kvm_exit/enable; then
 	echo "@@@ lane-info trace kvm_exit"
+	# And what KVM injects: a reset that comes with no SHUTDOWN exit (seen
+	# in hv-xmm's flush frames) is KVM's own triple fault, and the
+	# exceptions it injected before it say which path made it. Rare
+	# otherwise: a few in the negative frames' expected #GP and #UD.
+	echo 1 >$T/events/kvm/kvm_inj_exception/enable 2>/dev/null &&
+		echo "@@@ lane-info trace-also kvm_inj_exception"
 else
 	T=
 	echo "@@@ lane-info trace unavailable: a guest reset cannot be explained"
@@ -510,6 +516,7 @@ while IFS='|' read -r name cpu smp extra traced_job bound args; do
 	# one more run, which the host side reports. Any other reset stands.
 	if [ "$st" = 0 ] && [ -n "$T" ]; then
 		grep ' kvm_exit: ' $T/trace | tail -n 4 | sed 's/^ */outer-trace: /'
+		grep ' kvm_inj_exception: ' $T/trace | tail -n 4 | sed 's/^ */outer-trace: /'
 		if sig=$(sh /lane/host-rip.sh /proc/modules $T/trace); then
 			echo "@@@ lane-rerun $name host-rip=${sig% *} ${sig#* }"
 			run_preset "$name" "$cpu" "$smp" "$extra" "$traced_job" "$bound" "$args"
