@@ -354,6 +354,16 @@ fi
 # kvm-apic.vapic=off: no kvmvapic, so KVM does not report TPR writes to user
 # space; each such report, with the vCPU state read and written back around
 # it, came right before the resets the outer TCG caused (README.md).
+# comms DIR: "ID NAME" for each process or thread under DIR (/proc, or
+# /proc/PID/task), from its comm file; one that ended meanwhile is left out.
+comms() {
+	local id comm
+	for id in $(ls "$1" 2>/dev/null); do
+		case "$id" in *[!0-9]*) continue ;; esac
+		read -r comm 2>/dev/null <"$1/$id/comm" && echo "$id $comm"
+	done
+}
+
 # pin_vcpus PID N: pins the inner QEMU's N vCPU threads ("CPU i/KVM",
 # named by -name debug-threads=on) each to L1 CPU i, once QEMU has made
 # them (within 100 tries, long before the guest has booted), when L1 has a
@@ -386,11 +396,7 @@ pin_vcpus() {
 			echo "@@@ lane-info vcpu-pin none: QEMU ended first"
 			return
 		fi
-		n=0
-		for tid in $(ls /proc/$1/task 2>/dev/null); do
-			read -r comm 2>/dev/null <"/proc/$1/task/$tid/comm" || continue
-			case "$comm" in "CPU "*/KVM) n=$((n + 1)) ;; esac
-		done
+		n=$(comms /proc/$1/task | grep -c ' CPU [0-9]*/KVM$')
 		[ "$n" -ge "$2" ] || { tries=$((tries + 1)); sleep 0.05; }
 	done
 	if [ "$n" -lt "$2" ]; then
@@ -398,8 +404,7 @@ pin_vcpus() {
 		return
 	fi
 	hk=1
-	for tid in $(ls /proc/$1/task 2>/dev/null); do
-		read -r comm 2>/dev/null <"/proc/$1/task/$tid/comm" || continue
+	while read -r tid comm; do
 		case "$comm" in
 		"CPU "*/KVM)
 			i=${comm#CPU } && i=${i%/KVM}
@@ -412,7 +417,9 @@ pin_vcpus() {
 			fi ;;
 		*) taskset -p "$hk" "$tid" >/dev/null 2>&1 && others=$((others + 1)) ;;
 		esac
-	done
+	done <<TASKS
+$(comms /proc/$1/task)
+TASKS
 	echo "@@@ lane-info vcpu-pin vCPU:L1-CPU$pinned; housekeeping on L1 CPU 0: $others other threads"
 }
 
@@ -420,11 +427,11 @@ pin_vcpus() {
 # them) to the CPUs of MASK; prints how many it moved.
 pin_kthread() {
 	local p comm n=0
-	for p in $(ls /proc); do
-		case "$p" in [0-9]*) ;; *) continue ;; esac
-		read -r comm 2>/dev/null <"/proc/$p/comm" || continue
+	while read -r p comm; do
 		[ "$comm" = "$1" ] && taskset -p "$2" "$p" >/dev/null 2>&1 && n=$((n + 1))
-	done
+	done <<TASKS
+$(comms /proc)
+TASKS
 	echo "$n"
 }
 
@@ -464,15 +471,15 @@ run_preset() {
 	# TCG a fork and exec of busybox costs some 10 ms of L1's time).
 	(
 		exec 4</tmp/frame.console
-		pit=0 look=4
+		look=4
 		while kill -0 $qpid 2>/dev/null; do
 			sleep 0.5
 			cat <&4 >&2
 			# QEMU creates the PIT after the vCPU threads, so it is
 			# sought here, in the first two seconds (microvm has none).
-			if [ -n "$hk" ] && [ "$pit" = 0 ] && [ "$look" -gt 0 ]; then
+			if [ -n "$hk" ] && [ "$look" -gt 0 ]; then
 				look=$((look - 1))
-				pit=$(pin_kthread "kvm-pit/$qpid" "$hk")
+				[ "$(pin_kthread "kvm-pit/$qpid" "$hk")" = 0 ] || look=0
 			fi
 		done
 		cat <&4 >&2
