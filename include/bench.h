@@ -156,9 +156,9 @@ typedef int (*bench_iter_fn)(struct bench_run *r, uint64_t *out);
  * without it left KVM's adaptive halt-poll window sized for halts shorter
  * than the measured ones (in the lane, 5-30 us against 0.3-1 ms: the window
  * doubles from 10 us only while a halt outlasts it), so the first measured
- * wakes of single-halt came after a block. The calibration now times the
- * mark too, as the measured iterations always held it: under markers=1 a
- * budget-sized sampling measures fewer iterations.
+ * wakes of single-halt came after a block. The calibration times the mark
+ * too, as the measured iterations hold it: under markers=1 a budget-sized
+ * sampling measures fewer iterations than without.
  */
 #define BENCH_MARK_REGION_END 0xfffffffeu
 
