@@ -193,6 +193,8 @@ static void bcast_emit(struct bench_run *r)
 	} else if (stats_compute_samples(&st, &first.s) || bench_one_way_valid(skew, st.p50)) {
 		bench_emit(r);
 		return;
+	} else if (bench_one_way_fault()) {
+		fmt_snprintf(why, sizeof(why), "%s", bench_one_way_fault());
 	} else {
 		fmt_snprintf(why, sizeof(why),
 			     "one-way not reported: TSC skew bound %lu cycles (CPU %u to the targets) "

@@ -103,9 +103,23 @@ uint64_t bench_skew_bound(unsigned int sender, const struct cpuset *targets)
 	return worst;
 }
 
+const char *bench_one_way_fault(void)
+{
+	return debug_on(DEBUG_WITHHOLD_ONE_WAY)
+		       ? "one-way not reported: withheld by debug=withhold-one-way (fault injection)"
+		       : NULL;
+}
+
 bool bench_one_way_valid(uint64_t skew_bound, uint64_t p50_cycles)
 {
-	/* Trust a one-way figure only when the skew bound is under a tenth of it. */
+	/*
+	 * Trust a one-way figure only when the skew bound is under a tenth of
+	 * it. debug=withhold-one-way withholds every one as a skewed TSC would,
+	 * so that a test can hold what must not depend on it (the sampling's
+	 * exits) against a run that reported them.
+	 */
+	if (debug_on(DEBUG_WITHHOLD_ONE_WAY))
+		return false;
 	return tsc_skew_consistent && skew_bound <= p50_cycles / 10;
 }
 

@@ -193,6 +193,8 @@ static const char *norov_delivery_note(const struct bench_run *r, const struct n
 			     job->negative, iters);
 		return why;
 	}
+	if (bench_one_way_fault())
+		return bench_one_way_fault();
 	if (!bench_one_way_valid(skew, iters ? job->delivery / iters : 0)) {
 		fmt_snprintf(why, sizeof(why),
 			     "TSC skew bound %lu cycles (CPU %u to CPU %u) not under a tenth of the mean",

@@ -337,6 +337,8 @@ void bench_measure_dryrun_on_sender(void);
  */
 uint64_t bench_skew_bound(unsigned int sender, const struct cpuset *targets);
 bool bench_one_way_valid(uint64_t skew_bound, uint64_t p50_cycles);
+/* debug=withhold-one-way's reason for a withheld one-way figure, else NULL. */
+const char *bench_one_way_fault(void);
 
 /* A one-way sample: entry - start, or BENCH_INVALID when the target's TSC says it came first. */
 static inline uint64_t bench_one_way(uint64_t entry, uint64_t start)

@@ -36,6 +36,7 @@ enum debug_key {
 	DEBUG_LATE_WAKE,	/* debug_cpu, halted, answers one wake 4 x late_wake late */
 	DEBUG_SLOW_EOI,		/* the counting handlers wait 2 ms before their EOI */
 	DEBUG_NMI_AS_FIXED,	/* an NMI backend sends Fixed IPIs on IPI_NMI_VEC instead */
+	DEBUG_WITHHOLD_ONE_WAY,	/* every one-way figure withheld as if the TSCs were skewed */
 	DEBUG_COUNT
 };
 

@@ -194,6 +194,12 @@ add_frame() { # name preset exits timeout append
 	# losing it: the lane gives the inner guest TCG's own bound, 200 ms,
 	# unless the command line sets one. A lost wake still fails.
 	[[ " $args " == *" late_wake="* ]] || args="${args:+$args }late_wake=200000"
+	# Likewise every wait's deadline: the guest sees KVM and would wait 1 s
+	# for an IPI, which a loaded 2-core host spent on one delivery (1.7 ms
+	# on average, past 1 s once: a FAILURE for an IPI that came). TCG's own
+	# 10 s (bench_params_for_emulation) unless the command line sets one:
+	# a late IPI is then a slow figure, a lost one still fails.
+	[[ " $args " == *" deadline="* ]] || args="$args deadline=10000"
 	frames+=("$1") job_preset+=("$2") job_exits+=("$3") job_timeout+=("$4") job_append+=("$args")
 }
 
