@@ -23,8 +23,9 @@ usage: tools/bench_plan.py [BOOTS] [--icount] [--kernel ELF32] [--cpu MODEL] [--
   --cpu     the -cpu value (default max, whose TCG vendor is AuthenticAMD;
             max,vendor=GenuineIntel takes the Intel paths, e.g. the x2APIC fence)
   --append  more kernel command line after plan=default, or instead of it when
-            it names its own plan= (e.g. markers=1: the
-            phase markers must move no median; compare with --against)
+            it names its own plan=. Under KVM markers=1 moves medians (each
+            mark is an exit to QEMU), so compare and gate keep timings with
+            and without it apart (docs/host-tools.md, compare)
   --save    write every headline median (median over the boots) as JSON
   --against a file --save wrote: print every median that moved, old -> new.
             Under --icount a change of the timed code shows as exact

@@ -79,9 +79,49 @@ def cpuinfo_facts(text):
     return model, sorted(f for f in CPU_FLAGS if f in flags)
 
 
+def idle_states(cpuidle):
+    """cpu0's cpuidle states in order, [{"name", "enabled"}] ("enabled" None
+    when its disable file is not read); None without the folder."""
+    try:
+        found = [d for d in os.listdir(cpuidle) if d.startswith("state") and d[5:].isdigit()]
+    except OSError:
+        return None
+    out = []
+    for d in sorted(found, key=lambda d: int(d[5:])):
+        off = read_first(os.path.join(cpuidle, d, "disable"))
+        out.append({"name": read_first(os.path.join(cpuidle, d, "name")),
+                    "enabled": {"0": True, "1": False}.get(off)})
+    return out
+
+
+def power_facts(sysfs):
+    """The host's power state, which moves figures on one host while no KVM
+    parameter changes (issue 29): cpuidle's driver, governor and cpu0's
+    states, cpufreq's driver and governor (cpu0), boost and turbo, SMT, and
+    the CPUs kept from the scheduler or the tick. Each None where its file
+    is not there or not readable (cpufreq is absent in most VMs)."""
+    cpu = os.path.join(sysfs, "devices", "system", "cpu")
+
+    def rd(*path):
+        return read_first(os.path.join(cpu, *path))
+    return {"cpuidle_driver": rd("cpuidle", "current_driver"),
+            # current_governor since Linux 5.8; current_governor_ro before
+            "cpuidle_governor": rd("cpuidle", "current_governor") or
+            rd("cpuidle", "current_governor_ro"),
+            "cpuidle_states": idle_states(os.path.join(cpu, "cpu0", "cpuidle")),
+            "cpufreq_driver": rd("cpu0", "cpufreq", "scaling_driver"),
+            "cpufreq_governor": rd("cpu0", "cpufreq", "scaling_governor"),
+            "boost": rd("cpufreq", "boost"),  # acpi-cpufreq, amd-pstate
+            "intel_no_turbo": rd("intel_pstate", "no_turbo"),
+            "amd_pstate": rd("amd_pstate", "status"),
+            "smt_control": rd("smt", "control"), "smt_active": rd("smt", "active"),
+            "isolated": rd("isolated"), "nohz_full": rd("nohz_full")}
+
+
 def host_facts(qemu_version):
     """What the host was: every fact that changes how IPIs are delivered.
-    IPIBENCH_SYSFS and IPIBENCH_CPUINFO point elsewhere (tests only)."""
+    IPIBENCH_SYSFS, IPIBENCH_CPUINFO and IPIBENCH_PROC_CMDLINE point
+    elsewhere (tests only)."""
     sysfs = os.environ.get("IPIBENCH_SYSFS", "/sys")
     model, flags = cpuinfo_facts(read_first(os.environ.get("IPIBENCH_CPUINFO",
                                                            "/proc/cpuinfo")))
@@ -89,7 +129,10 @@ def host_facts(qemu_version):
     return {"hostname": u.nodename, "kernel": u.release, "kernel_version": u.version,
             "machine": u.machine, "cpu_model": model, "cpus": os.cpu_count(),
             "cpu_flags": flags, "qemu_version": qemu_version,
-            "kvm_params": ipibench_modparam.read_all(sysfs)}
+            "kvm_params": ipibench_modparam.read_all(sysfs),
+            "power": power_facts(sysfs),
+            "kernel_cmdline": read_first(os.environ.get("IPIBENCH_PROC_CMDLINE",
+                                                        "/proc/cmdline"))}
 
 
 def host_warnings(host, records):
@@ -119,6 +162,24 @@ def host_warnings(host, records):
     return [{"id": i, "text": t} for i, t in out]
 
 
+def power_line(host):
+    """summary.txt's one line of the host's power state (R.power_facts)."""
+    f = dict(R.power_facts(host))
+
+    def two(a, b):
+        if f[a] is None and f[b] is None:
+            return "not read"
+        return f"{f[a] or 'not read'}/{f[b] or 'not read'}"
+    turbo = ", ".join(f"{k} {f[k]}" for k in ("boost", "intel_pstate no_turbo", "amd_pstate")
+                      if f[k] is not None)
+    return ("host power: cpuidle " + two("cpuidle driver", "cpuidle governor")
+            + f", states {f['idle states'] or 'not read'}; cpufreq "
+            + two("cpufreq driver", "cpufreq governor") + f"; turbo: {turbo or 'not read'}; "
+            + f"SMT {f['SMT control'] or 'not read'} (active {f['SMT active'] or 'not read'}); "
+            + f"isolated CPUs {f['isolated CPUs'] or 'not read'}; "
+            + f"nohz_full {f['nohz_full'] or 'not read'}")
+
+
 def summary_text(doc):
     host, run = doc["host"], doc["run"]
     known = [r for r in doc["records"] if r.get("schema") == R.RECORD_SCHEMA]
@@ -132,10 +193,14 @@ def summary_text(doc):
              "KVM parameters: " + (" ".join(f"{k}={v}" for k, v in host["kvm_params"].items())
                                    or "none readable"),
              "host CPU flags: " + (" ".join(host["cpu_flags"]) if host.get("cpu_flags")
-                                   is not None else "not read")]
-    if run.get("pin"):
-        lines.append("pinned: " + " ".join(f"vCPU{p['vcpu']}->CPU{p['host_cpu']}"
-                                           for p in run["pin"]))
+                                   is not None else "not read"),
+             power_line(host),
+             f"host kernel command line: {host.get('kernel_cmdline') or 'not read'}"]
+    pin = R.pin_of(run)
+    if pin:
+        why = pin["why"] and (f" ({pin['why']})" if pin["state"] == "pinned" else
+                              f": {pin['why']}")
+        lines.append(R.pin_words(pin) + why)
     env = boot.env
     if env:
         cpus, tsc = env.get("cpus", {}), env.get("tsc", {})
@@ -180,7 +245,7 @@ def attach_exits(directory, records):
     with open(path, encoding="utf-8", errors="replace") as f:
         trace = kvm_trace.parse(f)
     kvm_trace.attach(trace, [r for r in records if r.get("record") == "result"
-                             and isinstance(r.get("mark"), int) and r.get("iterations")])
+                             and isinstance(r.get("mark"), int)])
     return kvm_trace.summary(trace)
 
 
@@ -212,12 +277,17 @@ def cmd_save(a):
            "started": a.started, "seconds": a.seconds, "qemu_exit": a.qemu_exit,
            "status": a.status, "exit": a.exit, "console": "console.log", "pin": None,
            "perf_kvm": None, "module_param": getattr(a, "module_param", None)}
+    # Whether and how the vCPUs were pinned, in every run (issue 29): the
+    # map --pin (or ab's and matrix's default) saved, or why there is none;
+    # a lane boot's, as the lane said it (pin).
+    import ipibench_kvm
     pin = os.path.join(a.dir, "pin.json")
-    if os.path.exists(pin):
-        run["pin"] = R._load_json(pin)
+    run["pin"] = getattr(a, "pin", None) or ipibench_kvm.pin_record(
+        R._load_json(pin) if os.path.exists(pin) else None, getattr(a, "pin_why", None))
+    if getattr(a, "ab", None):
+        run["ab"] = a.ab  # this boot's side and place in ab's order (ipibench_ab)
     perf = os.path.join(a.dir, "perf-kvm.txt")
     if os.path.exists(perf):
-        import ipibench_kvm
         run["perf_kvm"] = {"report": "perf-kvm.txt",
                            "exits": ipibench_kvm.perf_parse(read_first(perf) or "")}
     run["exits"] = attach_exits(a.dir, records)
@@ -284,6 +354,9 @@ def cmd_compare(a):
     emit(fmt[a.format](cmp), a.output)
     if cmp.reasons:
         print("compare: NOT COMPARABLE: " + "; ".join(cmp.reasons), file=sys.stderr)
+    if cmp.timing_reasons:
+        print("compare: TIMINGS NOT COMPARABLE (exits per iteration still compare): "
+              + "; ".join(cmp.timing_reasons), file=sys.stderr)
     return 0
 
 
@@ -307,17 +380,18 @@ class Verdict:
 
 def exits_verdicts(cmp):
     """gate --exits: one verdict a row. More judged exits per iteration than the
-    baseline by more than kvm_trace.EXITS_TOLERANCE on either side fails; a row
-    with exit data on one side only is not comparable for this column."""
+    baseline by more than kvm_trace.EXITS_TOLERANCE on either side fails. A
+    row with exit data on one side only is listed and judged by nothing (ok:
+    it can neither pass nor hide a regression elsewhere); only when no row
+    has exit data on both sides are the exits not comparable."""
     out = []
     for r in cmp.rows:
         if r.a_exits is None and r.b_exits is None:
             continue
         if r.a_exits is None or r.b_exits is None:
             only = "baseline" if r.b_exits is None else "candidate"
-            out.append(Verdict("exits", r.name, False,
-                               f"not comparable: exit data in the {only} only (run.sh --exits "
-                               "on both sides)"))
+            out.append(Verdict("exits", r.name, True, f"{ONE_SIDE_EXITS}: exit data in the "
+                               f"{only} only"))
             continue
         worse = [f"{side} {a:.2f} -> {b:.2f}" for side, a, b in
                  zip(("sender", "targets"), r.a_exits, r.b_exits)
@@ -327,11 +401,16 @@ def exits_verdicts(cmp):
             msg = (f"more exits per iteration than the baseline (tolerance "
                    f"{kvm_trace.EXITS_TOLERANCE}): {', '.join(worse)}")
         out.append(Verdict("exits", r.name, not worse, msg))
-    if not out:
-        out.append(Verdict("exits", "exit data", False,
-                           "gate --exits, but neither side has exits per iteration "
-                           "(run.sh --exits)"))
+    if not any(not v.message.startswith(ONE_SIDE_EXITS) for v in out):
+        why = ("no row has exit data on both sides (run.sh --exits on both)" if out else
+               "neither side has exits per iteration (run.sh --exits)")
+        out.append(Verdict("exits", "exit data", False, f"{EXITS_INCOMPARABLE}: {why}"))
     return out
+
+
+# gate --exits: a row traced on one side only (listed), and no row traced on both.
+ONE_SIDE_EXITS = "not judged"
+EXITS_INCOMPARABLE = "gate --exits, but nothing to judge"
 
 
 def gate_verdicts(cmp, cand_boots, threshold):
@@ -343,13 +422,17 @@ def gate_verdicts(cmp, cand_boots, threshold):
     if cmp.reasons:
         out.append(Verdict("environment", "comparable", False,
                            "not comparable: " + "; ".join(cmp.reasons)))
+    if cmp.timing_reasons:
+        out.append(Verdict("environment", "timings comparable", False,
+                           "timings not comparable: " + "; ".join(cmp.timing_reasons)))
     for r in cmp.after_x2apic:
         sides = " and ".join({"A": "baseline", "B": "candidate"}[t] for t in r.after_x2apic)
         out.append(Verdict("environment", r.name, False,
                            f"not comparable: {R.AFTER_X2APIC_MARK} in the {sides} (measured "
                            "after a vCPU had been in x2APIC mode)"))
     for r in cmp.compared:
-        worse = r.significant and r.change > threshold and not cmp.reasons
+        worse = r.significant and r.change > threshold and not cmp.reasons \
+            and not cmp.timing_reasons
         msg = (f"{R.fmt_change(r)} ({R.fmt_num(r.a)} -> {R.fmt_num(r.b)} {cmp.unit}, "
                f"p {R.fmt_p(r)}, {r.method}, {len(r.a_vals)}/{len(r.b_vals)} boots)")
         if worse:
@@ -425,9 +508,20 @@ def cmd_gate(a):
     exits_bad = [v for v in verdicts if v.group == "exits" and not v.ok]
     for v in slow + exits_bad:
         print(f"gate: FAIL: {v.name}: {v.message}", file=sys.stderr)
-    if any(v.message.startswith(("not comparable", "gate --exits, but")) for v in exits_bad):
+    for v in verdicts:
+        if v.group == "exits" and v.message.startswith(ONE_SIDE_EXITS):
+            print(f"gate: listed: {v.name}: {v.message}", file=sys.stderr)
+    more = [v for v in exits_bad if not v.message.startswith(EXITS_INCOMPARABLE)]
+    if more:
+        print(f"gate: regression: {gate_tally(cmp, verdicts, a.exits, slow, exits_bad)}",
+              file=sys.stderr)
+        return R.EX_REGRESSION
+    if cmp.timing_reasons:
+        raise R.ToolError(R.EX_INCOMPARABLE, "timings not comparable: "
+                          + "; ".join(cmp.timing_reasons))
+    if exits_bad:
         raise R.ToolError(R.EX_INCOMPARABLE, "exits not comparable: " + exits_bad[0].message)
-    if slow or exits_bad:
+    if slow:
         print(f"gate: regression: {gate_tally(cmp, verdicts, a.exits, slow, exits_bad)}",
               file=sys.stderr)
         return R.EX_REGRESSION
@@ -439,10 +533,15 @@ def cmd_gate(a):
 
 def gate_tally(cmp, verdicts, exits, slow, exits_bad):
     """gate's last line: what it compared, and whether timing could fail at all."""
-    exit_rows = [v for v in verdicts if v.group == "exits"]
+    exit_rows = [v for v in verdicts if v.group == "exits"
+                 and not v.message.startswith((ONE_SIDE_EXITS, EXITS_INCOMPARABLE))]
+    listed = sum(v.group == "exits" and v.message.startswith(ONE_SIDE_EXITS) for v in verdicts)
+    more = [v for v in exits_bad if not v.message.startswith(EXITS_INCOMPARABLE)]
     text = f"{len(cmp.compared)} timing rows compared ({len(slow)} slower)"
     if exits:
-        text += f", {len(exit_rows)} exit rows compared ({len(exits_bad)} with more exits)"
+        text += f", {len(exit_rows)} exit rows compared ({len(more)} with more exits)"
+        if listed:
+            text += f", {listed} traced on one side only (listed, not judged)"
     blind = {r.verdict for r in cmp.compared}
     if cmp.compared and blind <= {"too few boots", "too few distinct values"}:
         text += (f"; every timing row was {' or '.join(repr(v) for v in sorted(blind))}: "

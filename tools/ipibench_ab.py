@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """`./run.sh ab --module-param MODULE.PARAM=A,B`: the same configuration
-booted --boots times a side, the KVM module parameter set to A, then to B,
-and the compare table B against A (docs/host-tools.md, "ab"; issue 11).
+booted --boots times a side, the KVM module parameter set to A or B before
+each boot, the sides interleaved A B B A (order()), and the compare table B
+against A (docs/host-tools.md, "ab"; issues 11 and 29).
 
 Under --accel kvm-in-tcg each boot loads the lane's KVM with the value (run
 --module-param), after the checks this host can make without the lane's
@@ -25,6 +26,7 @@ class AbOptions:
     def __init__(self):
         self.spec, self.boots, self.label, self.help = "", "3", "ab", False
         self.passed = []
+        self.pin_default = True  # pinned under KVM (ipibench_kvm.pin_plan); None: --no-pin
 
 
 def parse_ab(argv):
@@ -41,10 +43,15 @@ def parse_ab(argv):
                     argv[i + 1])
             i += 2
             continue
-        o.passed.append(a)
+        if a == "--no-pin":
+            o.pin_default = None
+        else:
+            o.passed.append(a)
         i += 1
     if not o.spec:
         raise UsageError("ab: --module-param MODULE.PARAM=A,B is required", USAGE_AB)
+    if o.pin_default is None and any(a == "--pin" or a.startswith("--pin=") for a in o.passed):
+        raise UsageError("ab: --pin and --no-pin: give one")
     if not o.boots.isdigit() or int(o.boots) < 1:
         raise UsageError(f"ab: --boots takes a count, not '{o.boots}'")
     return o
@@ -56,29 +63,34 @@ def parse_ab(argv):
 EX_SAME_SIDES = 34
 
 
-def side_boots(env, jobs, o, side_dir, extra, stop=None):
-    """--boots runs into side_dir/boot<i>; 0, or the first failing run's code.
-    stop(): asked after the first boot; True ends the side there."""
-    first = 0
-    for i in range(1, int(o.boots) + 1):
-        rc = B.run(o.passed + extra + ["--quiet", "--results-dir",
-                                        os.path.join(side_dir, f"boot{i}")],
-                   env, jobs, prepared=True)
-        if rc == Q.EX_INTERRUPTED:
-            raise Interrupted()
-        first = first or rc
-        if i == 1 and stop and stop():
-            break
-    return first
+def order(boots):
+    """Which side each boot is, in the order they run: A B B A repeated, cut
+    at 2 x boots (each side gets boots of them). A drift over the run (the
+    host warming, turbo budgets, background load) then falls on both sides
+    alike instead of on the parameter, as all of A then all of B would
+    leave it."""
+    return ["ABBA"[i % 4] for i in range(2 * boots)]
 
 
-def lane_granted(side_dir):
-    """What the lane's module reported for the first boot of a side."""
+def lane_granted(boot_dir):
+    """What the lane's module reported for a boot (its run record)."""
     try:
-        doc = R._load_json(os.path.join(side_dir, "boot1", "results.json"))
+        doc = R._load_json(os.path.join(boot_dir, "results.json"))
         return doc["run"].get("module_param") or {}
-    except (R.ToolError, KeyError, TypeError):
+    except (R.ToolError, KeyError, TypeError, AttributeError):
         return {}
+
+
+def same_sides(got):
+    return "A" in got and "B" in got and M.granted(got["A"], got["B"])
+
+
+def write_summary(root, head, lines):
+    """The ab folder's summary.txt: what was asked, the order, one line a boot."""
+    try:
+        R.write_new(os.path.join(root, "summary.txt"), "\n".join(head + lines) + "\n")
+    except R.ToolError as e:
+        say(f"run.sh: warning: {e.message}")
 
 
 def run(argv, env, jobs):
@@ -103,6 +115,11 @@ def run(argv, env, jobs):
             M.check_name(module, param)
             M.check_words(f"{module}.{param}", values)
         B.prepare(env, jobs)
+        # What would stop every boot of both sides (KVM asked for and not
+        # usable here, 31; --pin, --perf-kvm or --exits unavailable, 29)
+        # stops ab before the module is touched, as matrix does.
+        preset = ro.preset or ("x2apic" if lane else "")
+        B.check_host(env, ro, preset, B.load_preset(env, preset)["cpu"] if preset else "")
         root = B.new_results_dir(env.results_root, Q.sanitize(o.label))
     except M.Refused as e:
         say(f"run.sh: ab: {e.message}")
@@ -110,35 +127,59 @@ def run(argv, env, jobs):
     except R.ToolError as e:
         say(f"run.sh: {e.message}")
         return e.code
-    sides, first, got = [], 0, []
+    name = f"{module}.{param}"
+    asked = dict(zip("AB", values))
+    dirs = {s: os.path.join(root, Q.sanitize(f"{name}={v}")) for s, v in asked.items()}
+    seq = order(int(o.boots))
+    # Said before the first boot, and kept: the ab folder's summary.txt and
+    # every boot's run record ("ab").
+    head = [f"ab {o.label}: {name}, A={values[0]}, B={values[1]}, {o.boots} boot(s) a side",
+            f"order {' '.join(seq)}"]
+    print(f"ab: order {' '.join(seq)} (A: {name}={values[0]}, B: {name}={values[1]})",
+          flush=True)
+    first, got, lines, booted = 0, {}, [], {"A": 0, "B": 0}
     same = None  # (the value both sides ran with, whether side B booted)
+    now = held = None  # the side whose value this host's module holds, as read back
     try:
-        for v in values:
-            side = os.path.join(root, Q.sanitize(f"{module}.{param}={v}"))
-            extra = ["--module-param", f"{module}.{param}={v}"] if lane else []
-            if host:
-                got.append(host.set(v))
-                say(f"run.sh: ab: {host.name}: asked {v}, got {got[-1]}"
-                    + ("" if M.granted(v, got[-1]) else
-                       f": {host.why_not() or 'not granted'}"))
-            elif got and M.granted(v, got[0]):
-                got.append(got[0])  # the lane would grant it as it granted side A
-            if len(got) == 2 and M.granted(got[0], got[1]):
-                same = (got[1], False)
+        for pos, side in enumerate(seq, 1):
+            v = asked[side]
+            if host and side != now:
+                # Each switch sets the value and reads it back (a reload for a
+                # parameter read at load time).
+                held, now = host.set(v), side
+                say(f"run.sh: ab: {host.name}: asked {v}, got {held}"
+                    + ("" if M.granted(v, held) else f": {host.why_not() or 'not granted'}")
+                    + ("" if side not in got or M.granted(got[side], held) else
+                       f"; side {side}'s first switch got {got[side]}: its boots differ"))
+                got.setdefault(side, held)
+            elif lane and side == "B" and "B" not in got and "A" in got and \
+                    M.granted(v, got["A"]):
+                got["B"] = got["A"]  # the lane would grant it as it granted side A
+            if same_sides(got):
+                same = (got["B"], booted["B"] > 0)
                 break
-            sides.append(side)
-            say(f"run.sh: ab: side {module}.{param}={v}: {o.boots} boot(s) into {side}")
-
-            def granted_as_a(side=side, v=v):
-                # The lane says what it granted at a side's first boot (run
-                # prints it, once a boot); side B granted what side A got
-                # ends the question there.
-                if lane:
-                    got.append(lane_granted(side).get("got", v))
-                return len(got) == 2 and M.granted(got[0], got[1])
-            first = first or side_boots(env, jobs, o, side, extra, granted_as_a)
-            if len(got) == 2 and M.granted(got[0], got[1]):
-                same = (got[1], True)
+            booted[side] += 1
+            boot_dir = os.path.join(dirs[side], f"boot{booted[side]}")
+            say(f"run.sh: ab: [{pos}/{len(seq)}] side {side} ({name}={v}) boot {booted[side]}: "
+                f"{boot_dir}")
+            place = {"param": name, "side": side, "asked": v,
+                     "got": held if host else None, "position": pos,
+                     "of": len(seq), "side_boot": booted[side], "order": " ".join(seq)}
+            extra = ["--module-param", f"{name}={v}"] if lane else []
+            rc = B.run(o.passed + extra + ["--quiet", "--results-dir", boot_dir], env, jobs,
+                       prepared=True, pin_default=o.pin_default, ab=place)
+            lines.append(f"[{pos}] {side} {os.path.relpath(boot_dir, root)} exit {rc} "
+                         f"{Q.exit_word(rc)}")
+            if rc == Q.EX_INTERRUPTED:
+                raise Interrupted()
+            first = first or rc
+            if lane and side not in got:
+                # The lane says what it granted at every boot (run prints it);
+                # side B granted what side A got ends the question there.
+                got[side] = lane_granted(boot_dir).get("got", v)
+            if same_sides(got):
+                same = (got["B"], True)
+                break
     except Interrupted:
         say(f"run.sh: ab: interrupted by {jobs.interrupted}")
         first = Q.EX_INTERRUPTED
@@ -152,6 +193,10 @@ def run(argv, env, jobs):
                 say(f"run.sh: ab: {host.name} put back to {host.original}")
             except M.Refused as e:
                 say(f"run.sh: ab: could not put {host.name} back to {host.original}: {e.message}")
+    if same:
+        lines.append(f"stopped: both sides {'ran' if same[1] else 'would run'} with "
+                     f"{name}={same[0]}")
+    write_summary(root, head, lines)
     if first == Q.EX_INTERRUPTED:
         return first
     if same:
@@ -159,8 +204,9 @@ def run(argv, env, jobs):
               f"{same[0]}: nothing to compare (A asked {values[0]}, B asked {values[1]}"
               f"{'' if same[1] else '; side B not booted'})")
         return first or EX_SAME_SIDES
-    if len(sides) < 2:
+    if not (booted["A"] and booted["B"]):
         return first
-    print(f"ab: {module}.{param}: B={values[1]} against A={values[0]}")
-    rc = ipibench.main(["compare", sides[0], sides[1]])
+    print(f"ab: {module}.{param}: B={values[1]} against A={values[0]} (order "
+          f"{' '.join(seq)})")
+    rc = ipibench.main(["compare", dirs["A"], dirs["B"]])
     return first or (0 if rc in (0, R.EX_INCOMPARABLE) else rc)

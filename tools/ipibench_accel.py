@@ -3,7 +3,9 @@
 (docs/host-tools.md, "A configuration that needs KVM").
 
 choose() is the rule, pure but for the KVM it is handed: HostKvm asks the
-host's /dev/kvm and QEMU; the tests hand it a stand-in."""
+host's /dev/kvm and QEMU; the tests hand it a stand-in, or point HostKvm at
+a stand-in device (IPIBENCH_DEV_KVM) and module directory (IPIBENCH_SYSFS)."""
+import errno
 import os
 import stat
 import subprocess
@@ -11,26 +13,58 @@ import subprocess
 import ipibench_results as R
 from ipibench_qemu import EX_NEEDS_KVM, EX_USAGE, cpu_value, machine_arg
 
+# What a path that is not a character device is, for the message.
+FILE_KINDS = ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a directory"),
+              (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
+              (stat.S_ISSOCK, "a socket"))
+
 
 class HostKvm:
-    """This host's KVM as QEMU binary `qemu` sees it."""
+    """This host's KVM as QEMU binary `qemu` sees it: the device
+    IPIBENCH_DEV_KVM names (default /dev/kvm) and the modules under
+    IPIBENCH_SYSFS (default /sys), both read from environ (os.environ)."""
 
-    def __init__(self, qemu):
+    def __init__(self, qemu, environ=None):
         self.qemu = qemu
+        self.environ = os.environ if environ is None else environ
+        self.path = self.environ.get("IPIBENCH_DEV_KVM") or "/dev/kvm"
+
+    # How the device is opened; a unit test's stand-in raises EACCES, which
+    # a test run as root cannot meet otherwise.
+    open_device = staticmethod(os.open)
+
+    def unusable(self):
+        """Why no VM can be made through the device, or None: missing, not a
+        character device, or not accessible, with the system's own words.
+        Opened, not judged by os.access(): root passes any mode check, yet
+        opens no device node on a nodev mount, nor one without its driver."""
+        try:
+            mode = os.stat(self.path).st_mode
+        except OSError as e:
+            if e.errno in (errno.ENOENT, errno.ENOTDIR):
+                return f"{self.path} is missing ({e.strerror})"
+            return f"{self.path} is not accessible ({e.strerror})"
+        if not stat.S_ISCHR(mode):
+            kind = next((k for test, k in FILE_KINDS if test(mode)), "something else")
+            return f"{self.path} is not a character device (it is {kind})"
+        try:
+            os.close(self.open_device(self.path, os.O_RDWR | os.O_CLOEXEC))
+        except OSError as e:
+            if e.errno in (errno.ENODEV, errno.ENXIO):
+                return (f"{self.path} is not accessible ({e.strerror}: no KVM module "
+                        "behind it; kvm_intel or kvm_amd not loaded?)")
+            return f"{self.path} is not accessible ({e.strerror})"
+        return None
 
     def usable(self):
-        try:
-            return stat.S_ISCHR(os.stat("/dev/kvm").st_mode) and \
-                os.access("/dev/kvm", os.R_OK | os.W_OK)
-        except OSError:
-            return False
+        return self.unusable() is None
 
     def software(self):
         """Why this KVM is not hardware virtualization, or None. PVM (module
         kvm_pvm) runs guests in software on a host without VMX/SVM: RDTSC
         traps, interrupt delivery waits for unrelated exits, KVM_HC_SEND_IPI
         may never return. It boots the guest, but its figures measure PVM."""
-        sysfs = os.environ.get("IPIBENCH_SYSFS", "/sys")
+        sysfs = self.environ.get("IPIBENCH_SYSFS", "/sys")
         if os.path.isdir(os.path.join(sysfs, "module", "kvm_pvm")):
             return ("this host's /dev/kvm is PVM (module kvm_pvm: virtualization in software, "
                     "not VMX/SVM; RDTSC and every exit cost its software path)")
@@ -79,15 +113,25 @@ def refuse_or_fall_back(model, why, preset, allow_fallback, kvm_present):
                    "accept TCG knowingly with --allow-fallback (or --accel tcg)")
 
 
-def choose(accel, cpu, preset, preset_cpu, machine, allow_fallback, kvm):
+def extras_asked(o):
+    """The options of run options o that read this host's KVM itself (its
+    exits, its vCPU threads), in the order --help lists them."""
+    return [n for n, on in (("--pin", o.pin is not None), ("--perf-kvm", o.perf_kvm),
+                            ("--exits", o.exits)) if on]
+
+
+def choose(accel, cpu, preset, preset_cpu, machine, allow_fallback, kvm, extras=()):
     """(accelerator, -cpu value, notices) of a boot: auto becomes kvm or
     tcg-single; the preset's flags go on the accelerator's base model (host
-    under KVM, max under TCG) unless --cpu named one. Raises ToolError 2 or 31."""
+    under KVM, max under TCG) unless --cpu named one. extras: the options
+    asked that read KVM itself (extras_asked). Raises ToolError 2, or 31
+    for KVM asked for or needed and not usable here (docs/exit-codes.md)."""
     notes, base = [], cpu
     if accel == "auto":
         model = cpu_value(base or "host", preset_cpu)
-        if not kvm.usable():
-            why = "there is no usable /dev/kvm"
+        usable = kvm.usable()
+        if not usable:
+            why = kvm.unusable()
         elif kvm.software():
             why = kvm.software()
         else:
@@ -96,18 +140,33 @@ def choose(accel, cpu, preset, preset_cpu, machine, allow_fallback, kvm):
                 accel = "kvm"
             else:
                 why = f"/dev/kvm cannot run -cpu {model} here ({refusal})"
+        if accel != "kvm" and extras:
+            # --exits, --pin and --perf-kvm read this host's KVM itself: they
+            # ask for KVM as plainly as --accel kvm does.
+            raise R.ToolError(EX_NEEDS_KVM, f"{' and '.join(extras)} needs KVM, but {why}; "
+                              "the KVM lane runs real KVM nested in TCG on any host: "
+                              "--accel kvm-in-tcg")
         if accel != "kvm":
-            notes = refuse_or_fall_back(model, why, preset, allow_fallback, kvm.usable())
-            if kvm.software() and notes:
+            notes = refuse_or_fall_back(model, why, preset, allow_fallback, usable)
+            if usable and kvm.software() and notes:
                 notes[-1] += "; --accel kvm uses it anyway, every figure then marked kvm-software"
             accel = "tcg-single"
             if base.startswith("host"):
                 base = "max" + base[len("host"):]
     elif accel == "kvm":
         if not kvm.usable():
-            raise R.ToolError(EX_USAGE, "--accel kvm: /dev/kvm is missing or not accessible")
-        if kvm.software():
-            notes.append(f"run.sh: warning: {kvm.software()}: these figures measure that "
+            raise R.ToolError(EX_NEEDS_KVM, f"--accel kvm: KVM is not usable here: "
+                              f"{kvm.unusable()}; the KVM lane runs real KVM nested in TCG "
+                              "on any host: --accel kvm-in-tcg")
+        soft = kvm.software()
+        if soft and extras:
+            raise R.ToolError(EX_NEEDS_KVM, f"--accel kvm with {' and '.join(extras)}: {soft}: "
+                              "exit counts and vCPU placement there measure that software "
+                              "path, never a hardware hypervisor's; plain --accel kvm still "
+                              "boots (its figures marked kvm-software), and the KVM lane "
+                              "runs real KVM: --accel kvm-in-tcg")
+        if soft:
+            notes.append(f"run.sh: warning: {soft}: these figures measure that "
                          "path, not a hardware hypervisor's")
     elif accel not in ("tcg", "tcg-single", "kvm-in-tcg"):
         raise R.ToolError(EX_USAGE, "--accel takes kvm, tcg, tcg-single, kvm-in-tcg or auto, "

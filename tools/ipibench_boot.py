@@ -26,9 +26,9 @@ import ipibench_qemu as Q
 import ipibench_results as R
 import ipibench_tracefs as TF
 import kvm_trace as KT
-from ipibench_accel import HostKvm, choose
+from ipibench_accel import HostKvm, choose, extras_asked
 from ipibench_jobs import Interrupted, elapsed, say
-from ipibench_options import USAGE_RUN, UsageError, check_memory, parse_run
+from ipibench_options import USAGE_RUN, UsageError, check_memory, parse_run, smp_cpus
 
 ToolError = R.ToolError
 LANE = "tests/kvm-lane/lane.sh"
@@ -119,6 +119,20 @@ def exits_tracefs(env, accel):
                         "tracefs nodev /sys/kernel/tracing, as root, with kvm loaded); or run "
                         "it in the lane: --accel kvm-in-tcg")
     return found
+
+
+def check_host(env, o, preset, preset_cpu):
+    """What would stop a boot of preset (its -cpu flags preset_cpu) under run
+    options o on this host before QEMU starts, as the boot itself finds it:
+    ToolError 31 (KVM asked for or needed and not usable here), 2 or 29.
+    matrix asks it of every preset, ab of its configuration, before the
+    first boot (ab: before the module is touched). The accelerator."""
+    accel, _, _ = choose(o.accel, o.cpu, preset, preset_cpu, o.machine, o.allow_fallback,
+                         HostKvm(env.qemu, env.environ), extras_asked(o))
+    K.check_extras(accel, o.pin, o.perf_kvm, env.pin_any_accel)
+    if o.exits:
+        exits_tracefs(env, accel)
+    return accel
 
 
 def usage_error(e):
@@ -346,9 +360,13 @@ class Lines:
 class Boot:
     """One `run`: its steps share what the options and the host decided."""
 
-    def __init__(self, opts, env, jobs, prepared=False):
+    def __init__(self, opts, env, jobs, prepared=False, pin_default=False, ab=None):
         self.o, self.env, self.jobs = opts, env, jobs
         self.prepared = prepared or env.prepared
+        # ab and matrix pin under KVM unless --no-pin (None); ab: this boot's
+        # place in ab's sequence, for the run record (ipibench_ab).
+        self.pin_default, self.ab = pin_default, ab
+        self.pin, self.pin_why, self.lane_pin = opts.pin, None, None
         self.preset, self.preset_cpu, self.preset_extra = opts.preset, "", []
         self.log, self.log_is_temp, self.runtime_dir, self.dir = None, False, None, ""
         self.rc, self.seconds, self.started = 1, "0", ""
@@ -393,10 +411,19 @@ class Boot:
         if not self.prepared:
             prepare(self.env, self.jobs)
         self.accel, self.cpu, notes = choose(o.accel, o.cpu, self.preset, self.preset_cpu,
-                                             o.machine, o.allow_fallback, HostKvm(self.env.qemu))
+                                             o.machine, o.allow_fallback,
+                                             HostKvm(self.env.qemu, self.env.environ),
+                                             extras_asked(o))
         for n in notes:
             say(n)
         K.check_extras(self.accel, o.pin, o.perf_kvm, self.env.pin_any_accel)
+        soft = HostKvm(self.env.qemu, self.env.environ).software() \
+            if self.accel == "kvm" else None
+        self.pin, self.pin_why = K.pin_plan(o.pin, self.pin_default, self.accel,
+                                            smp_cpus(self.smp), sorted(os.sched_getaffinity(0)),
+                                            soft)
+        if self.pin is None and self.pin_default and self.accel == "kvm":
+            say(f"run.sh: vCPUs not pinned: {self.pin_why}")
         self.tracefs = exits_tracefs(self.env, self.accel) if o.exits else None
         if o.iso and build(["make", "-s", "iso"], "the ISO") != 0:
             raise ToolError(Q.EX_BUILD, "ISO build failed")
@@ -475,7 +502,7 @@ class Boot:
         return C.says_tcg(records, host)
 
     def compose(self):
-        o, paused = self.o, self.o.pin is not None or self.o.perf_kvm or bool(self.tracefs)
+        o, paused = self.o, self.pin is not None or self.o.perf_kvm or bool(self.tracefs)
         if paused:
             try:
                 self.runtime_dir = tempfile.mkdtemp(prefix="ipibench-run.", dir="/tmp")
@@ -524,7 +551,7 @@ class Boot:
         try:
             if self.runtime_dir:
                 tracer = TF.HostTrace(self.tracefs) if self.tracefs else None
-                paused = K.PausedStart(self.runtime_dir, o.pin, o.perf_kvm,
+                paused = K.PausedStart(self.runtime_dir, self.pin, o.perf_kvm,
                                        os.path.join(self.dir or self.runtime_dir, "pin.json"),
                                        tracer)
                 code = paused.start(job)
@@ -617,6 +644,8 @@ class Boot:
         m = re.search(r"^@@@ lane-info kvm-params(.*)$", outer, re.M)
         self.kvm_params = dict(w.split("=", 1) for w in (m.group(1).split() if m else [])
                                if "=" in w)
+        # The frame's own log: a frame the lane ran twice has its last run there.
+        self.lane_pin = K.lane_pin(read_text(guest) or outer)
         m = re.search(r"^@@@ lane-info module-param (\S+?)=(\S+) got (\S+)$", outer, re.M)
         if m:
             why = re.search(r"^@@@ lane-info module-why (.*)$", outer, re.M)
@@ -706,7 +735,8 @@ class Boot:
                                status=status, started=self.started,
                                seconds=float(self.seconds), qemu_exit=self.rc, exit=code,
                                qemu=self.qemu, apicv=self.apicv, exits_kvm_params=self.kvm_params,
-                               module_param=self.module_param)
+                               module_param=self.module_param, pin_why=self.pin_why,
+                               pin=self.lane_pin, ab=self.ab)
         try:
             ipibench.cmd_save(a)
         except ToolError as e:
@@ -738,8 +768,9 @@ class Boot:
             shutil.rmtree(self.runtime_dir, ignore_errors=True)
 
 
-def run(argv, env, jobs, prepared=False):
-    """`./run.sh [run] ARGS`: its exit code."""
+def run(argv, env, jobs, prepared=False, pin_default=False, ab=None):
+    """`./run.sh [run] ARGS`: its exit code. pin_default, ab: Boot's (ab and
+    matrix give them)."""
     try:
         o = parse_run(argv, env.caller_dir)
     except UsageError as e:
@@ -747,7 +778,7 @@ def run(argv, env, jobs, prepared=False):
     if o.help:
         sys.stdout.write(USAGE_RUN)
         return 0
-    boot = Boot(o, env, jobs, prepared)
+    boot = Boot(o, env, jobs, prepared, pin_default, ab)
     try:
         return boot.run()
     except ToolError as e:

@@ -49,6 +49,66 @@ def check_extras(accel, pin, perf, any_accel=False):
                               "(tracefs not mounted, kvm not loaded, or not root)")
 
 
+def pin_plan(asked, by_default, accel, vcpus, cpus, software=None):
+    """Whether a boot pins its vCPUs, decided before it starts: (the --pin
+    value to pin with, None for no pinning; why, for the run record's "pin").
+    asked: --pin's value (None: not given); by_default: ab and matrix, which
+    pin under KVM unless --no-pin (None: --no-pin given, False: a plain run);
+    vcpus: the -smp count; cpus: the host CPUs run.sh may use. Default
+    pinning never fails a boot: where it cannot pin, the why says so. Under
+    kvm-in-tcg the lane pins its own inner vCPUs (take_lane reads it);
+    software: why the host's KVM is software (PVM), whose vCPU placement
+    measures that software, so default pinning leaves it alone."""
+    if asked is not None:
+        return asked, "asked: --pin"
+    if by_default is None:
+        return None, "--no-pin"
+    if not by_default:
+        return None, "not asked: no --pin (ab and matrix pin by default under KVM)"
+    if accel != "kvm":
+        return None, (f"accel {accel}: vCPU threads emulate, and where they run measures "
+                      "nothing" if accel != "kvm-in-tcg" else
+                      "the lane pins its inner vCPUs itself")
+    if software:
+        return None, f"{software}: where its vCPUs run measures that software"
+    if vcpus > len(cpus):
+        return None, f"{vcpus} vCPUs, {len(cpus)} host CPUs to pin them to, one a CPU"
+    return "", "by default under KVM: ab and matrix pin unless --no-pin"
+
+
+def pin_record(pins, why):
+    """The run record's "pin": {"state": "pinned" | "not pinned" | "unknown",
+    "map": [{vcpu, thread_id, host_cpu}, ...], "why": text} from the map
+    pin.json holds (None: none was written) and pin_plan's why (None: the
+    saver was not told)."""
+    if isinstance(pins, list) and pins:
+        return {"state": "pinned", "map": pins, "why": why or ""}
+    if why is None:
+        return {"state": "unknown", "map": [], "why": "run.sh did not say"}
+    return {"state": "not pinned", "map": [], "why": why}
+
+
+def lane_pin(outer):
+    """The run record's "pin" of a lane boot, from the outer VM's
+    `@@@ lane-info vcpu-pin` line (tests/kvm-lane/lane.sh pin_vcpus): the
+    inner vCPUs against the outer VM's (L1) CPUs."""
+    m = re.search(r"^@@@ lane-info vcpu-pin (.*)$", outer, re.M)
+    if not m:
+        return {"state": "unknown", "map": [], "why": "the lane said nothing of its pinning"}
+    text = m.group(1).strip()
+    if text.startswith("none:"):
+        return {"state": "not pinned", "map": [],
+                "why": f"the lane did not pin them: {text[5:].strip()}"}
+    pairs = re.findall(r"(\d+):(\d+|failed)", text.split(";", 1)[0])
+    pins = [{"vcpu": int(v), "host_cpu": int(c)} for v, c in pairs if c != "failed"]
+    failed = [v for v, c in pairs if c == "failed"]
+    if failed or not pins:
+        return {"state": "not pinned", "map": pins,
+                "why": f"the lane could not pin vCPU {', '.join(failed) or 'any'}"}
+    return {"state": "pinned", "map": pins,
+            "why": "by the lane: inner vCPU i on L1 CPU i, the outer VM's"}
+
+
 def parse_cpu_list(text):
     """'2-5,8' -> [2, 3, 4, 5, 8] (order kept: vCPU i goes to the i-th)."""
     cpus = []

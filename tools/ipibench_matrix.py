@@ -11,9 +11,7 @@ import time
 import ipibench_boot as B
 import ipibench_qemu as Q
 import ipibench_results as R
-from ipibench_accel import HostKvm, choose
 from ipibench_jobs import Interrupted, elapsed, say
-import ipibench_kvm as K
 from ipibench_options import (USAGE_MATRIX, UsageError, check_memory, parse_matrix, parse_run,
                               smp_folder)
 
@@ -28,17 +26,12 @@ def check_boots(env, o, each):
     """Before the first boot, what would stop the first boot of a preset, so
     that the matrix stops at once (the message naming it), not after the
     presets before it have booted: under --accel auto a preset that needs
-    KVM and cannot have it (exit 31); --accel kvm without a usable /dev/kvm
-    (2); --pin, --perf-kvm or --exits that cannot work under the preset's
-    accelerator (29). Notices of presets that may fall back are left to
-    their boots."""
+    KVM and cannot have it, --accel kvm without a usable /dev/kvm, or with
+    --pin, --perf-kvm or --exits on a software KVM (31); --pin, --perf-kvm or
+    --exits that cannot work under the preset's accelerator (29). Notices
+    of presets that may fall back are left to their boots."""
     for name in o.names:
-        p = B.load_preset(env, name)
-        accel, _, _ = choose(o.accel, "", name, p["cpu"], o.machine, o.allow_fallback,
-                             HostKvm(env.qemu))
-        K.check_extras(accel, each.pin, each.perf_kvm, env.pin_any_accel)
-        if each.exits:
-            B.exits_tracefs(env, accel)
+        B.check_host(env, each, name, B.load_preset(env, name)["cpu"])
 
 
 def configurations(o, presets):
@@ -118,7 +111,9 @@ def run(argv, env, jobs):
             if not jobs.interrupted:
                 argv = boot_argv(name, smp, cfg, os.path.join(mdir, cfg, f"boot{i}"),
                                  o.verbose, o.passed)
-                rc = B.run(argv, env, jobs, prepared=True)
+                # Pinned under KVM unless --no-pin: boots meant for a gate
+                # should not have their vCPUs migrate (ipibench_kvm.pin_plan).
+                rc = B.run(argv, env, jobs, prepared=True, pin_default=o.pin_default)
             if jobs.interrupted:
                 rc = Q.EX_INTERRUPTED
             say(f"matrix: [{n}] {cfg} boot {i}: exit {rc} ({elapsed(t0)} s)")

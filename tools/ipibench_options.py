@@ -92,7 +92,9 @@ exit status: 0 success (guest SUCCESS or SKIP), 2 usage, 3 guest ERROR,
 8 QEMU failed, died without a status or was killed by a signal, 9 missing
 dependency, 10 build failed, 11 interrupted, 26 unknown configuration,
 27 QEMU too old, 28 results could not be saved, 29 --pin, --perf-kvm or --exits
-unavailable here, 31 the configuration needs KVM and KVM cannot run it here,
+unavailable here, 31 KVM asked for (--accel kvm) or needed (hv-*, kvm-pv-*
+flags) and not usable here: no /dev/kvm, not accessible, refusing the model,
+or a software KVM (PVM) for --pin, --perf-kvm, --exits,
 32 --require-apicv and a record ran without APICv/AVIC, 35 guest SKIP and
 nothing that was asked for ran (every check and benchmark SKIPped).
 """
@@ -124,7 +126,12 @@ options:
   --exits, --require-apicv,
   --allow-fallback  passed to every boot (./run.sh run --help); checked before the
                     first boot: a preset that needs KVM it cannot have (under --accel
-                    auto), --pin, --perf-kvm or --exits that cannot work here
+                    auto), --accel kvm where KVM is not usable, --pin, --perf-kvm or
+                    --exits that cannot work here
+  --no-pin          leave the vCPUs to the host's scheduler: under --accel kvm (or
+                    auto that chose it) every boot pins vCPU i to the i-th host CPU
+                    run.sh may use, as --pin, when there are enough of them (else it
+                    says why not); every boot's results.json says which (run.pin)
   --verbose         stream every boot's whole console (default: one line per boot)
   -h, --help        this text
 
@@ -135,13 +142,16 @@ boot that did not (3..8, 32), or at once 2, 9, 10, 11, 26, 27, 28, 29 or 31.
 USAGE_AB = """usage: ./run.sh ab --module-param MODULE.PARAM=A,B [options] [run options]
 
 A/B over a KVM module parameter: boots one configuration --boots times with
-MODULE.PARAM=A, then --boots times with =B, and prints the compare table,
-B against A (timings; with --exits also exits per iteration). Each side
-reads the parameter back and says what the module granted ("asked avic=1,
-got N: the CPU has no AVIC"). Under --accel kvm-in-tcg the lane's KVM is
-loaded with the value; otherwise this host's module is set (written, or
-reloaded for parameters read at load time: its sysfs file is read-only)
-and put back afterwards, also after a failed boot or Ctrl-C.
+MODULE.PARAM=A and --boots times with =B, the sides interleaved A B B A A B
+B A ... ("ab: order ..."; kept in summary.txt and each boot's results.json),
+and prints the compare table, B against A (timings; with --exits also exits
+per iteration). Each switch reads the parameter back and says what the
+module granted ("asked avic=1, got N: the CPU has no AVIC"). Under --accel
+kvm-in-tcg the lane's KVM is loaded with the value; otherwise this host's
+module is set (written, or reloaded for parameters read at load time: its
+sysfs file is read-only) before each switch of side and put back afterwards,
+also after a failed boot or Ctrl-C. Under KVM the vCPUs are pinned, as by
+matrix.
 
 options:
   --module-param M.P=A,B  any bool or integer parameter of kvm, kvm_amd or kvm_intel
@@ -149,6 +159,7 @@ options:
                     kvm_intel.enable_apicv, kvm.halt_poll_ns, ...)
   --boots N         boots a side (default 3)
   --label NAME      name of the results directory (default ab)
+  --no-pin          leave the vCPUs unpinned under KVM (./run.sh matrix --help)
   -h, --help        this text
 Every other option goes to each boot (./run.sh run --help): --preset, --smp,
 --append, --accel, --exits, --timeout, ...
@@ -157,9 +168,10 @@ exit status: 0 both sides booted, 2 usage, 33 the parameter cannot be set here
 (unknown parameter: the message lists those that exist; a value not of its
 type; not root; module not loaded or built in; /dev/kvm held by another
 process; nothing was changed), 34 side B was granted what side A got ("ab:
-both sides ran with kvm_amd.avic=N: nothing to compare": side B stops after
-its first boot, or is not booted when its value is known before), else the
-first failing boot's run exit code.
+both sides ran with kvm_amd.avic=N: nothing to compare": the order stops
+after side B's first boot, or before it when its value is known before),
+26, 29 or 31 before anything is changed when no boot could run (./run.sh run
+--help), else the first failing boot's run exit code.
 """
 
 USAGE_LIST = """usage: ./run.sh list [--names]
@@ -209,6 +221,7 @@ class MatrixOptions:
         self.presets = self.smps = ""
         self.boots, self.label, self.accel, self.machine = "5", "matrix", "auto", "q35"
         self.allow_fallback = self.verbose = self.help = False
+        self.pin_default = True  # pinned under KVM (ipibench_kvm.pin_plan); None: --no-pin
         self.passed = []  # options every boot gets
         self.names = self.counts = []
 
@@ -489,6 +502,8 @@ def parse_matrix(argv):
             o.passed.append(a)
         elif a == "--verbose":
             o.verbose = True
+        elif a == "--no-pin":
+            o.pin_default = None
         elif a in ("-h", "--help"):
             o.help = True
             return o
@@ -497,6 +512,8 @@ def parse_matrix(argv):
         i += 1
     if not o.presets:
         raise UsageError("matrix: --presets is required", USAGE_MATRIX)
+    if o.pin_default is None and any(a == "--pin" or a.startswith("--pin=") for a in o.passed):
+        raise UsageError("matrix: --pin and --no-pin: give one")
     if not _count(o.boots):
         raise UsageError(f"matrix: --boots takes a positive count, not '{o.boots}'")
     o.names = split_list(o.presets)

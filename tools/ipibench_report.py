@@ -1284,6 +1284,9 @@ def page_html(title, sets, cmp, plots, notes, kut_tables=(), unit="cycles"):
         body += ["<h2>Comparison</h2>", f"<p>{e(sides_line(cmp))}</p>"]
         if cmp.reasons:
             body.append(f"<p><b>NOT COMPARABLE</b>: {e('; '.join(cmp.reasons))}</p>")
+        if cmp.timing_reasons:
+            body.append("<p><b>TIMINGS NOT COMPARABLE</b>: "
+                        f"{e('; '.join(cmp.timing_reasons))}</p>")
         body += [f"<p><b>warning</b>: {e(w)}</p>" for w in cmp.after_x2apic_lines()]
         body += html_table(R.table_head(cmp), R.table_rows(cmp))
         body += [f"<p>{e(line)}</p>" for line in R.legend(cmp)]

@@ -197,6 +197,13 @@ class Boot:
                 "warning set": None if warned is None else
                 " ".join(sorted(warned)) or "none"}
 
+    def timing_facts(self):
+        """What must also match for two boots' timings (not their exit counts)
+        to be comparable: the work added around or inside every timed region
+        (INSTRUMENTS)."""
+        return {"timed-region instrumentation": instrumentation(self.env.get("cmdline"),
+                                                                self.run)}
+
     def warnings(self):
         """{id: text} of what makes every figure of this boot untrustworthy:
         the guest's own checks (env "trust", those marked per_figure) and the
@@ -217,13 +224,19 @@ class Boot:
 
     def reported_facts(self):
         """What may legitimately differ (an A/B over a module parameter does) but
-        a reader must see: the host kernel, its CPU flags and KVM parameters."""
+        a reader must see: the host kernel, its CPU flags and KVM parameters,
+        its power state and command line, and whether the vCPUs were pinned."""
         kvm = self.host.get("kvm_params") if isinstance(self.host.get("kvm_params"),
                                                         dict) else {}
         flags = self.host.get("cpu_flags")
         out = {"host kernel": self.host.get("kernel"),
                "host CPU flags": " ".join(map(str, flags)) if isinstance(flags, list) else None}
         out.update({k: v for k, v in kvm.items()})
+        out.update({f"host {k}": v for k, v in power_facts(self.host)})
+        cmdline = self.host.get("kernel_cmdline")
+        out["host kernel command line"] = cmdline if isinstance(cmdline, str) else None
+        pin = pin_of(self.run)
+        out["vCPU pinning"] = pin_words(pin) if pin else None
         return out
 
     def apicv_state(self):
@@ -258,6 +271,60 @@ class Boot:
         return None if not isinstance(flags, list) else "x2avic" not in flags
 
 
+def pin_of(run):
+    """A run record's "pin" as {"state", "map", "why"}: results saved before
+    issue 29 hold the --pin map (a list: pinned) or null (not pinned); None
+    when the run record has no "pin" at all."""
+    pin = run.get("pin", False) if isinstance(run, dict) else False
+    if pin is False:
+        return None
+    if pin is None:
+        return {"state": "not pinned", "map": [], "why": ""}
+    if isinstance(pin, list):
+        return {"state": "pinned" if pin else "not pinned", "map": pin, "why": ""}
+    if isinstance(pin, dict) and isinstance(pin.get("state"), str):
+        return {"state": pin["state"],
+                "map": pin["map"] if isinstance(pin.get("map"), list) else [],
+                "why": pin["why"] if isinstance(pin.get("why"), str) else ""}
+    return {"state": "unknown", "map": [], "why": ""}
+
+
+def pin_words(pin):
+    """'pinned: vCPU0->CPU2 vCPU1->CPU3', 'not pinned' or 'pinning unknown'.
+    The map has no thread ids (they change every boot)."""
+    if pin["state"] == "unknown":
+        return "pinning unknown"
+    pairs = " ".join(f"vCPU{p.get('vcpu')}->CPU{p.get('host_cpu')}" for p in pin["map"]
+                     if isinstance(p, dict))
+    return pin["state"] + (f": {pairs}" if pairs else "")
+
+
+# The host's power state (host.power, ipibench.power_facts) as compare and
+# summary.txt name it: (label, key in host.power).
+POWER_FACTS = (("cpuidle driver", "cpuidle_driver"), ("cpuidle governor", "cpuidle_governor"),
+               ("idle states", "cpuidle_states"), ("cpufreq driver", "cpufreq_driver"),
+               ("cpufreq governor", "cpufreq_governor"), ("boost", "boost"),
+               ("intel_pstate no_turbo", "intel_no_turbo"), ("amd_pstate", "amd_pstate"),
+               ("SMT control", "smt_control"), ("SMT active", "smt_active"),
+               ("isolated CPUs", "isolated"), ("nohz_full", "nohz_full"))
+
+
+def power_facts(host):
+    """[(label, text or None)] of POWER_FACTS: None where the file was not read
+    (or results older than them); the idle states as 'POLL C1 C6(disabled)'."""
+    power = host.get("power") if isinstance(host.get("power"), dict) else {}
+    out = []
+    for label, key in POWER_FACTS:
+        v = power.get(key)
+        if key == "cpuidle_states" and isinstance(v, list):
+            v = " ".join(f"{st.get('name')}" + {True: "", False: "(disabled)"}.get(
+                st.get("enabled"), "(not read)") for st in v if isinstance(st, dict)) or "none"
+        elif key in ("isolated", "nohz_full") and v in ("", "(null)"):
+            v = "none"
+        out.append((label, None if v is None or isinstance(v, (list, dict)) else str(v)))
+    return out
+
+
 def kernel_before(release, version):
     """Whether a kernel release string ("6.1.0-18-amd64") is older than
     version (a (major, minor) tuple); False when it cannot be read."""
@@ -279,8 +346,37 @@ XAPIC_MODE_BACKENDS = ("xapic", "xapic-logical")
 AFTER_X2APIC_MARK = "after x2APIC: emulated on AVIC without x2AVIC"
 
 
+# What adds work to every timed region, so that timings with and without it
+# are not comparable (exit counts stay comparable: each adds no exit of the
+# kinds kvm_trace judges):
+# - markers=1: the guest's OUT to port 0xed after each measured iteration, a
+#   KVM_EXIT_IO round trip to QEMU (vcpu_put/vcpu_load on the sender, cold
+#   caches and predictors for the next region, a longer halt for the target);
+# - kvm-trace: run.sh --exits enables KVM's tracepoints, which write an event
+#   on every exit and entry inside the region;
+# - perf-kvm: run.sh --perf-kvm's `perf kvm stat record` does the same
+#   through perf's buffers.
+INSTRUMENTS = ("markers=1", "kvm-trace", "perf-kvm")
+
+
+def instrumentation(cmdline, run):
+    """The INSTRUMENTS a boot ran with, or "none"; None when its guest
+    command line is unknown (results older than it)."""
+    if not isinstance(cmdline, str):
+        return None
+    said = [w.split("=", 1)[1] for w in cmdline.split() if w.startswith("markers=")]
+    on = ["markers=1"] if said and said[-1] in ("1", "on", "yes", "true") else []
+    run = run if isinstance(run, dict) else {}
+    if run.get("exits"):
+        on.append("kvm-trace")
+    if run.get("perf_kvm"):
+        on.append("perf-kvm")
+    return " ".join(on) or "none"
+
+
 # Guest command-line keys that choose what runs or bound a wait, but change no
-# figure that runs: left out of the comparison. Everything else (iters,
+# figure that runs: left out of the comparison (markers= counts for timings
+# only, through instrumentation()). Everything else (iters,
 # warmup, budget, halt_gap, sender, target, norov_iters, ...) counts.
 # halt_poll_ns and halt_poll_grow are the host's KVM parameters as run.sh
 # read them and told the guest: two sides that differ there differ in the
@@ -691,6 +787,14 @@ class Side:
                     key = key[:3] + (label,) + key[4:]
                 self.statuses.setdefault(key, set()).add(rec["status"])
                 self.mark_after_x2apic(key, x2apic.result(rec))
+                # Exits first: a figure withheld for timing (a one-way SKIP)
+                # still has its sampling's exits (kvm_trace.sampling_iterations).
+                ex = rec.get("exits")
+                if isinstance(ex, dict) and isinstance(ex.get("sender"), dict) \
+                        and isinstance(ex.get("targets"), dict):
+                    self.exits.setdefault(key, []).append(
+                        (exits_total(ex["sender"]), exits_total(ex["targets"]),
+                         wakes_blocked(ex.get("target_wakeups"))))
                 stats = rec.get(unit)
                 if rec["status"] != "SUCCESS" or not isinstance(stats, dict):
                     continue
@@ -700,12 +804,6 @@ class Side:
                     self.untrusted.setdefault(key, set()).update(ids)
                 per_boot.setdefault(key, []).append(stats["p50"])
                 self.histos.setdefault(key, []).extend(rec.get("histogram", []))
-                ex = rec.get("exits")
-                if isinstance(ex, dict) and isinstance(ex.get("sender"), dict) \
-                        and isinstance(ex.get("targets"), dict):
-                    self.exits.setdefault(key, []).append(
-                        (exits_total(ex["sender"]), exits_total(ex["targets"]),
-                         wakes_blocked(ex.get("target_wakeups"))))
             # The kvm-unit-tests view: one row per vmexit.c name and backend,
             # its value the mean per iteration (as vmexit.c reports), in ns
             # through the boot's own TSC frequency when the unit is ns.
@@ -894,6 +992,34 @@ def reported_differences(sa, sb):
             for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)]
 
 
+def timing_comparability(sa, sb):
+    """Reasons why A's and B's timings (not their exit counts) cannot be
+    compared: a Boot.timing_facts() that differs, or a side that mixes them."""
+    reasons = []
+    for side in (sa, sb):
+        for k, vals in _fact_values(side, "timing_facts").items():
+            if len(vals) > 1:
+                reasons.append(f"{side.name} mixes {k}s: {', '.join(sorted(vals))}")
+    fa, fb = _fact_values(sa, "timing_facts"), _fact_values(sb, "timing_facts")
+    for k in fa:
+        if k in fb and len(fa[k]) == 1 and len(fb[k]) == 1 and fa[k] != fb[k]:
+            reasons.append(f"{k} differs: {sa.name} {next(iter(fa[k]))}, "
+                           f"{sb.name} {next(iter(fb[k]))} (each adds work to every timed "
+                           "region; exit counts still compare)")
+    return reasons
+
+
+def _fact_values(side, method):
+    """{fact: the set of values its boots had} of one side (None: not known)."""
+    seen = {}
+    for boot in side.boots:
+        facts = getattr(boot, method)() if hasattr(boot, method) else {}
+        for k, v in facts.items():
+            if v is not None:
+                seen.setdefault(k, set()).add(str(v))
+    return seen
+
+
 def comparability(sa, sb):
     """Reasons why A and B cannot be compared ([] when they can). A side that
     mixes configurations (a matrix root given as one side) is refused: its
@@ -992,10 +1118,13 @@ class Comparison:
         self.pair = pair
         self.alpha, self.unit = alpha, unit
         self.reasons = comparability(self.sa, self.sb)
+        # Only the timing rows: exits per iteration still compare.
+        self.timing_reasons = timing_comparability(self.sa, self.sb)
         self.ignored = ignored_words(self.sa, self.sb)
         self.reported = reported_differences(self.sa, self.sb)
         keys = sorted(self.sa.keys() | self.sb.keys(), key=row_order)
-        self.rows = [compare_row(k, self.sa, self.sb, alpha, not self.reasons) for k in keys]
+        self.rows = [compare_row(k, self.sa, self.sb, alpha,
+                                 not self.reasons and not self.timing_reasons) for k in keys]
         self.rows = skipped_as_no_data(self.rows, self.sa, self.sb)
         self.compared = [r for r in self.rows if r.a is not None]
         for r in self.rows:
@@ -1232,6 +1361,8 @@ def format_text(cmp):
     lines += [f"warning: {w}" for w in warning_lines(cmp)]
     if cmp.reasons:
         lines.append("NOT COMPARABLE: " + "; ".join(cmp.reasons))
+    if cmp.timing_reasons:
+        lines.append("TIMINGS NOT COMPARABLE: " + "; ".join(cmp.timing_reasons))
     lines += [f"ignored for comparability: {w}" for w in cmp.ignored]
     for d in cmp.reported:
         lines.append("differs (not refused): " + d)
@@ -1253,6 +1384,8 @@ def format_markdown(cmp):
     lines += [f"- warning: {w}" for w in warning_lines(cmp)]
     if cmp.reasons:
         lines += ["**NOT COMPARABLE**: " + "; ".join(cmp.reasons), ""]
+    if cmp.timing_reasons:
+        lines += ["**TIMINGS NOT COMPARABLE**: " + "; ".join(cmp.timing_reasons), ""]
     lines += [f"- ignored for comparability: `{w}`" for w in cmp.ignored]
     head = table_head(cmp)
     lines.append("| " + " | ".join(head) + " |")
@@ -1274,6 +1407,7 @@ def format_json(cmp):
              "b_exits": list(r.b_exits) if r.b_exits else None} for r in cmp.rows]
     return json.dumps({"a": cmp.sa.name, "b": cmp.sb.name, "unit": cmp.unit,
                        "alpha": cmp.alpha, "not_comparable": cmp.reasons,
+                       "timings_not_comparable": cmp.timing_reasons,
                        "differs": cmp.reported, "ignored": cmp.ignored,
                        "after_x2apic": cmp.after_x2apic_lines(),
                        "apicv": cmp.apicv,

@@ -360,8 +360,22 @@ def records(log_lines):
             r = json.loads(line)
         except ValueError:
             continue
-        if isinstance(r.get("mark"), int) and r.get("iterations"):
+        if isinstance(r.get("mark"), int):
             out.append(r)
+    return out
+
+
+def sampling_iterations(recs):
+    """{mark: measured iterations} of each sampling. Records of one sampling
+    share its mark; a figure withheld for timing (a one-way SKIP: TSC skew)
+    says iterations 0, yet its sampling ran and was traced like its
+    siblings, so it takes theirs: whether a row has exit data must never
+    depend on whether its timing figure could be reported."""
+    out = {}
+    for r in recs:
+        n = r.get("iterations")
+        if isinstance(r.get("mark"), int) and isinstance(n, int) and n > 0:
+            out[r["mark"]] = max(out.get(r["mark"], 0), n)
     return out
 
 
@@ -372,23 +386,27 @@ def per_iteration(counter, iterations):
 def attach(trace, recs):
     """Adds "exits" to each record: per measured iteration, sender and targets,
     the inhibits traced, and whether the APIC was accelerated (apic_accel)."""
+    counts = sampling_iterations(recs)
     for r in recs:
+        n = counts.get(r["mark"])
         w = trace.windows.get(r["mark"])
-        if w is None or w.end is None:
-            why = "no complete marker window in the trace"
+        if not n or w is None or w.end is None:
+            why = "no complete marker window in the trace" if n else \
+                "no record of this sampling says how many iterations it measured"
             if trace.lost:
                 why += f" ({trace.lost} events were lost: the trace's ring buffer overflowed)"
             r["exits"] = {"status": why, "apic_accel": "unknown", "apic_accel_why": why}
             continue
-        r["exits"] = {"sender": per_iteration(w.sender, r["iterations"]),
-                      "targets": per_iteration(w.targets, r["iterations"]),
+        r["exits"] = {"iterations": n,
+                      "sender": per_iteration(w.sender, n),
+                      "targets": per_iteration(w.targets, n),
                       "window_s": round(w.end - w.begin, 6),
-                      **({"targets_in_region": per_iteration(w.in_region, r["iterations"])}
+                      **({"targets_in_region": per_iteration(w.in_region, n)}
                          if w.region_ends and w.sends_exit else {}),
                       **({"targets_in_region_why": "the sends made no exit (accelerated): the "
                           "region's start is not in the trace"}
                          if w.region_ends and not w.sends_exit else {}),
-                      **({"target_wakeups": per_iteration(w.wakeups, r["iterations"])}
+                      **({"target_wakeups": per_iteration(w.wakeups, n)}
                          if w.wakeups else {}),
                       "apicv": ("inhibited: " + " ".join(sorted(w.inhibits))) if w.inhibits
                       else "no inhibit traced"}
@@ -577,7 +595,7 @@ def main(argv):
     if "--json" in argv[3:]:
         json.dump({"records": [{k: r[k] for k in ("bench", "metric", "variant", "backend",
                                                  "sender", "targets", "iterations", "mark",
-                                                 "exits")} for r in recs],
+                                                 "exits") if k in r} for r in recs],
                    "outside": dict(trace.outside), "markers": trace.markers,
                    "apicv": trace.apicv, "events": dict(trace.events)}, sys.stdout, indent=1)
         print()

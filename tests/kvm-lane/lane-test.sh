@@ -409,19 +409,26 @@ if part main; then
 	# The example workflow's exits job (.github/workflows/example.yml) in the
 	# lane: matrix --exits of one preset at its own -smp, one boot, a plan
 	# subset; the boot's folder keeps the trace and the exits as run --exits
-	# does; then gate --exits of the matrix against itself must compare exit rows
-	# and pass. One outer VM boot (the gate boots nothing).
+	# does; then gate --exits of the matrix against itself must compare exit
+	# rows and pass. Issue 29 item 1: the base withholds its one-way figures
+	# (debug=withhold-one-way, as a skewed TSC does), the candidate plants an
+	# exit (debug=extra-exit) and may measure them: gate --exits must say 20,
+	# whatever either side's timing let it report. Item 4: the candidate
+	# boots beside a CPU hog, with the deadline run.sh gives a lane guest
+	# (10 s, as TCG's): a busy host slows it, never fails it. Two outer boots
+	# (the gates boot nothing).
 	matrix_exits_test() {
-		local out rc mdir problems=()
-		rm -rf "$base/matrix"
+		local out rc mdir cdir hog problems=()
+		local plan="plan=bench bench=single backends=x2apic iters=20 warmup=2 budget=1"
+		rm -rf "$base/matrix" "$base/matrix-cand"
 		out=$(IPIBENCH_RESULTS=$base/matrix ./run.sh matrix --presets x2apic --boots 1 --accel kvm-in-tcg \
-			--exits --timeout 240 --label exits \
-			--append "plan=bench bench=single backends=x2apic iters=20 warmup=2 budget=1" 2>&1)
+			--exits --timeout 240 --label exits --append "$plan debug=withhold-one-way" 2>&1)
 		rc=$?
-		expect_run "run.sh matrix --exits --accel kvm-in-tcg: every boot traced, its exits table printed" \
+		expect_run "run.sh matrix --exits --accel kvm-in-tcg: every boot traced, its exits table printed, withheld figures too" \
 			0 $rc "$out" \
 			"^matrix: \[1\] x2apic-smp2 boot 1: exit 0 " \
-			"^  x2apic single round-trip: sender 1\.00 msr (ICR)" || return 1
+			"^  x2apic single round-trip: sender 1\.00 msr (ICR)" \
+			"^  x2apic single one-way: sender 1\.00 msr (ICR)" || return 1
 		mdir=$(ls -d "$base"/matrix/*-exits)
 		[ -s "$mdir/x2apic-smp2/boot1/kvm-trace.txt" ] || problems+=("no kvm-trace.txt in $mdir/x2apic-smp2/boot1")
 		grep -q '"record":"result".*"exits":{' "$mdir/x2apic-smp2/boot1/results.json" ||
@@ -431,7 +438,23 @@ if part main; then
 			"${problems[@]}" || return 1
 		out=$(./run.sh gate --exits --baseline "$mdir" "$mdir" 2>&1)
 		expect_run "run.sh gate --exits of that matrix against itself: exit rows compared, none with more" \
-			0 $? "$out" "^gate: pass: .*, [1-9][0-9]* exit rows compared (0 with more exits)"
+			0 $? "$out" "^gate: pass: .*, [1-9][0-9]* exit rows compared (0 with more exits)" || return 1
+		timeout 300 sh -c 'while :; do :; done' &
+		hog=$!
+		out=$(IPIBENCH_RESULTS=$base/matrix-cand ./run.sh matrix --presets x2apic --boots 1 --accel kvm-in-tcg \
+			--exits --timeout 240 --label cand --append "$plan debug=extra-exit" 2>&1)
+		rc=$?
+		kill "$hog" 2>/dev/null
+		wait "$hog" 2>/dev/null
+		cdir=$(ls -d "$base"/matrix-cand/*-cand 2>/dev/null)
+		out="$out
+deadline: $(grep -o 'deadline=[0-9]*' "$cdir/x2apic-smp2/boot1/console.log" 2>/dev/null | sort -u | tr '\n' ' ')"
+		expect_run "run.sh matrix --exits --accel kvm-in-tcg beside a CPU hog: the lane's 10 s deadline, no failure" \
+			0 $rc "$out" "^matrix: \[1\] x2apic-smp2 boot 1: exit 0 " "^deadline: deadline=10000 $" || return 1
+		out=$(./run.sh gate --exits --baseline "$mdir" "$cdir" 2>&1)
+		expect_run "run.sh gate --exits: a planted exit against a base that withheld its one-way figures is a regression (20)" \
+			20 $? "$out" "^gate: regression: .* exit rows compared ([1-9][0-9]* with more exits)" \
+			"single/one-way/.*more exits per iteration than the baseline"
 	}
 	matrix_exits_test || rc=1
 	# ab over kvm.halt_poll_ns in the lane: with polling off every halted wake

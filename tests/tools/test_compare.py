@@ -189,7 +189,7 @@ def backend_against_backend_within_one_set_and_across_two(_=None):
 def comparability_catches_what_changes_a_figure(_=None):
     """A different guest command line (halt_gap=0), -cpu or preset is not
     comparable; a matrix root pools configurations and is refused; a key that
-    changes no figure (bench=, markers=) is left out; the host's KVM
+    changes no figure (bench=) is left out; the host's KVM
     parameters are reported, not refused (an A/B over one is the point)."""
     import json
     import shutil
@@ -219,7 +219,7 @@ def comparability_catches_what_changes_a_figure(_=None):
             synth.make_set(sets[name], boots=4, seed=1, samples=20)
         edit(sets["base"], cmdline("plan=bench"))
         edit(sets["gap"], cmdline("plan=bench halt_gap=0"))
-        edit(sets["bench"], cmdline("plan=bench bench=single markers=1"))
+        edit(sets["bench"], cmdline("plan=bench bench=single"))
         edit(sets["cpu"], cmdline("plan=bench"))
 
         def other_cpu(doc):
@@ -304,6 +304,121 @@ def a_planted_fault_is_ignored_for_comparability_and_gate_names_what_it_compared
               "every timing row was 'too few boots'" in last and "could not fail" in last, last)
         _, _, err = expect(run_cmd(gate + ["--baseline", j("base"), j("base")]), 0, "gate: pass")
         check("could not fail" not in err and "ignored for comparability" not in err, err)
+    finally:
+        shutil.rmtree(tmp)
+
+
+def _exits_sets(tmp, specs):
+    """Synthetic sets for the exits gate: name -> (guest command line, run
+    fields, withhold, oneway_exits, sender). withhold: single's one-way
+    figure is a SKIP with iterations 0, as the guest prints a withheld one;
+    oneway_exits: whether that row has exit data; sender: the ID-read exits
+    per iteration beside the ICR write (debug=extra-exit's 1.0)."""
+    import json
+    import synth
+    out = {}
+    for name, (cmdline, run, withhold, oneway_exits, sender) in specs.items():
+        folder = os.path.join(tmp, name)
+        synth.make_set(folder, boots=4, seed=len(out) + 1, samples=20)
+        for boot in sorted(os.listdir(folder)):
+            path = os.path.join(folder, boot, "results.json")
+            doc = json.load(open(path))
+            doc["run"].update(run)
+            for r in doc["records"]:
+                if r.get("record") == "env":
+                    r["cmdline"] = "build/ipibench.elf32 " + cmdline
+                if r.get("record") != "result":
+                    continue
+                oneway = r.get("metric") == "one-way"
+                if oneway and withhold:
+                    for k in ("cycles", "ns", "histogram", "samples", "unit", "dryrun_cycles"):
+                        r.pop(k, None)
+                    r.update(status="SKIP", iterations=0, reason="one-way not reported: TSC "
+                             "skew bound 900 cycles (CPU 0 to CPU 1) is not under a tenth of "
+                             "the p50 1000")
+                if oneway and not oneway_exits:
+                    continue
+                r["exits"] = {"sender": {"msr (ICR)": 1.0, "msr (ID read)": sender},
+                              "targets": {"msr (EOI)": 1.0}}
+            os.unlink(path)
+            json.dump(doc, open(path, "w"))
+        out[name] = folder
+    return out
+
+
+@case
+def a_planted_exit_gates_20_whether_or_not_a_figure_was_withheld_for_timing(_=None):
+    """Issue 29 item 1: the lane's base withheld single's one-way figures for
+    TSC skew, the slower candidate measured them, so the one-way row had exit
+    data on the candidate's side only and gate --exits said 30 (not
+    comparable) for a planted extra exit. Now a withheld figure keeps its
+    sampling's exits (test_kvm_trace), a row on one side only is listed and
+    judged by nothing, and any comparable row with more exits is 20, both
+    when the base's withheld row has exit data and when (results saved
+    before) it has none. Only when no row has exit data on both sides is it
+    30."""
+    import shutil
+    import tempfile
+    from harness import expect, run_cmd
+    tmp = tempfile.mkdtemp()
+    traced = {"exits": {"markers": 2}}
+    line = "plan=bench iters=50 markers=1"
+    try:
+        s = _exits_sets(tmp, {
+            "base": (line, traced, True, True, 0.0),
+            "base-old": (line, traced, True, False, 0.0),
+            "cand": (line + " debug=extra-exit", traced, False, True, 1.0),
+            "same": (line, traced, False, True, 0.0)})
+        gate = [sys.executable, "tools/ipibench.py", "gate", "--exits", "--threshold", "50%"]
+        for base in ("base", "base-old"):
+            _, _, err = expect(run_cmd(gate + ["--baseline", s[base], s["cand"]]), 20,
+                               "more exits per iteration than the baseline")
+            last = err.strip().splitlines()[-1]
+            check(last.startswith("gate: regression: "), f"{base}: {last}")
+        _, _, err = run_cmd(gate + ["--baseline", s["base-old"], s["cand"]])
+        check("gate: listed: single/one-way/none/x2apic/spin/n1: not judged: exit data in the "
+              "candidate only" in err and "1 traced on one side only" in err, err[-800:])
+        # The withheld row with its exits, against the same exits measured: a pass.
+        expect(run_cmd(gate + ["--baseline", s["base"], s["same"]]), 0, "gate: pass")
+        expect(run_cmd(gate + ["--baseline", s["base-old"], s["same"]]), 0, "gate: pass")
+    finally:
+        shutil.rmtree(tmp)
+
+
+@case
+def what_adds_work_to_the_timed_regions_keeps_timings_apart_not_exits(_=None):
+    """Issue 29 item 2: markers=1 (an OUT to QEMU after each iteration), the
+    host's KVM trace (run.sh --exits) and perf kvm stat (--perf-kvm) each add
+    work to every timed region. Timings across a difference in them are not
+    comparable (gate 30, compare says why); exit rows still compare, so a
+    planted exit is still 20."""
+    import shutil
+    import tempfile
+    from harness import expect, run_cmd
+    tmp = tempfile.mkdtemp()
+    traced = {"exits": {"markers": 2}}
+    perf = {"exits": {"markers": 2}, "perf_kvm": {"report": "perf-kvm.txt"}}
+    try:
+        s = _exits_sets(tmp, {
+            "plain": ("plan=bench", {}, False, False, None),
+            "marked": ("plan=bench markers=1", {}, False, False, None),
+            "traced": ("plan=bench markers=1", traced, False, True, 0.0),
+            "perf": ("plan=bench markers=1", perf, False, True, 0.0),
+            "perf-extra": ("plan=bench markers=1 debug=extra-exit", perf, False, True, 1.0)})
+        tool = [sys.executable, "tools/ipibench.py"]
+        gate = tool + ["gate", "--threshold", "50%"]
+        expect(run_cmd(gate + ["--baseline", s["plain"], s["marked"]]), 30,
+               "timed-region instrumentation differs: ", "/plain none, ", "/marked markers=1")
+        _, out, err = expect(run_cmd(tool + ["compare", s["plain"], s["marked"]]), 0,
+                             "TIMINGS NOT COMPARABLE")
+        check("not comparable" in out and "NOT COMPARABLE: " not in out.replace(
+            "TIMINGS NOT COMPARABLE", ""), out[:1500])
+        expect(run_cmd(gate + ["--exits", "--baseline", s["traced"], s["perf"]]), 30,
+               "/traced markers=1 kvm-trace, ", "/perf markers=1 kvm-trace perf-kvm")
+        expect(run_cmd(gate + ["--exits", "--baseline", s["traced"], s["perf-extra"]]), 20,
+               "more exits per iteration than the baseline")
+        expect(run_cmd(gate + ["--exits", "--baseline", s["traced"], s["traced"]]), 0,
+               "gate: pass")
     finally:
         shutil.rmtree(tmp)
 
@@ -671,6 +786,105 @@ def each_sides_apicv_or_avic_state_is_a_column_when_known(_=None):
         synth.make_set(t2, boots=4, seed=2, samples=20, accel="tcg")
         rc, out, _ = expect(run_cmd(tool + [t1, t2]), 0)
         check("APICv/AVIC" not in out, out[-600:])
+    finally:
+        shutil.rmtree(tmp)
+
+
+# --- pinning and the host's power state: reported, never refused (issue 29)
+
+
+def power(**over):
+    """host.power as ipibench.power_facts saves it, with over's values."""
+    facts = {"cpuidle_driver": "intel_idle", "cpuidle_governor": "menu",
+             "cpuidle_states": [{"name": "POLL", "enabled": True}, {"name": "C1", "enabled": True},
+                                {"name": "C6", "enabled": True}],
+             "cpufreq_driver": "intel_pstate", "cpufreq_governor": "performance",
+             "boost": None, "intel_no_turbo": "0", "amd_pstate": None, "smt_control": "on",
+             "smt_active": "1", "isolated": "", "nohz_full": "(null)"}
+    facts.update(over)
+    return facts
+
+
+def compare_text(a, b):
+    """compare's text and JSON of A against B: (stdout, the JSON's "differs")."""
+    import json
+    from harness import expect, run_cmd
+    tool = [sys.executable, os.path.join(HERE, "..", "..", "tools", "ipibench.py"), "compare"]
+    _, out, _ = expect(run_cmd(tool + [a, b]), 0)
+    check("NOT COMPARABLE" not in out, f"refused: {out[:600]}")
+    return out, json.loads(run_cmd(tool + [a, b, "--format", "json"])[1])["differs"]
+
+
+@case
+def a_difference_in_pinning_is_listed_not_refused(_=None):
+    """Pinned against not pinned (and old results' list or null) is a
+    reported difference: compare says which side was pinned where."""
+    import shutil
+    import tempfile
+    tmp = tempfile.mkdtemp()
+    try:
+        a, b = two_sets(tmp)
+        pinned = {"state": "pinned", "why": "by default under KVM: ab and matrix pin unless "
+                  "--no-pin", "map": [{"vcpu": 0, "thread_id": 4242, "host_cpu": 2},
+                                      {"vcpu": 1, "thread_id": 4243, "host_cpu": 3}]}
+        edit_results(a, lambda doc: doc["run"].update(pin={"state": "not pinned", "map": [],
+                                                           "why": "--no-pin"}))
+        edit_results(b, lambda doc: doc["run"].update(pin=pinned))
+        out, differs = compare_text(a, b)
+        want = f"vCPU pinning: {a} not pinned; {b} pinned: vCPU0->CPU2 vCPU1->CPU3"
+        check(f"differs (not refused): {want}" in out and want in differs, out[:1200])
+        # Results saved before: the --pin map (a list) is pinned, null is not;
+        # thread ids (new every boot) are no difference.
+        edit_results(a, lambda doc: doc["run"].update(pin=[dict(p, thread_id=1)
+                                                           for p in pinned["map"]]))
+        out, differs = compare_text(a, b)
+        check(not [d for d in differs if d.startswith("vCPU pinning")], f"{differs}")
+        edit_results(a, lambda doc: doc["run"].update(pin=None))
+        out, differs = compare_text(a, b)
+        check(f"vCPU pinning: {a} not pinned; {b} pinned: vCPU0->CPU2 vCPU1->CPU3" in differs,
+              f"{differs}")
+    finally:
+        shutil.rmtree(tmp)
+
+
+@case
+def a_difference_in_the_hosts_power_state_is_listed_not_refused(_=None):
+    """cpuidle, cpufreq, turbo, SMT, isolated CPUs and the kernel command
+    line: each that differs between the sides is one reported difference."""
+    import shutil
+    import tempfile
+    tmp = tempfile.mkdtemp()
+    try:
+        a, b = two_sets(tmp)
+
+        def host(p, cmdline):
+            def fn(doc):
+                doc["host"]["power"], doc["host"]["kernel_cmdline"] = p, cmdline
+            return fn
+        edit_results(a, host(power(), "BOOT_IMAGE=/vmlinuz quiet"))
+        edit_results(b, host(power(cpufreq_governor="powersave", intel_no_turbo="1",
+                                   smt_control="off", smt_active="0", isolated="2-3",
+                                   cpuidle_states=[{"name": "POLL", "enabled": True},
+                                                   {"name": "C1", "enabled": True},
+                                                   {"name": "C6", "enabled": False}]),
+                                   "BOOT_IMAGE=/vmlinuz quiet isolcpus=2-3"))
+        out, differs = compare_text(a, b)
+        for want in (f"host cpufreq governor: {a} performance; {b} powersave",
+                     f"host intel_pstate no_turbo: {a} 0; {b} 1",
+                     f"host SMT control: {a} on; {b} off", f"host SMT active: {a} 1; {b} 0",
+                     f"host isolated CPUs: {a} none; {b} 2-3",
+                     f"host idle states: {a} POLL C1 C6; {b} POLL C1 C6(disabled)",
+                     f"host kernel command line: {a} BOOT_IMAGE=/vmlinuz quiet; {b} "
+                     "BOOT_IMAGE=/vmlinuz quiet isolcpus=2-3"):
+            check(f"differs (not refused): {want}" in out and want in differs,
+                  f"{want!r} not listed: {differs}")
+        same = [d for d in differs if d.startswith(("host cpuidle", "host cpufreq driver",
+                                                    "host nohz_full", "host boost"))]
+        check(not same, f"listed though alike: {same}")
+        # A file one side could not read (None) against a value: listed too.
+        edit_results(a, host(power(cpufreq_governor=None), "BOOT_IMAGE=/vmlinuz quiet"))
+        _, differs = compare_text(a, b)
+        check(f"host cpufreq governor: {a} -; {b} powersave" in differs, f"{differs}")
     finally:
         shutil.rmtree(tmp)
 

@@ -156,6 +156,29 @@ def hand_written_corners(_=None):
     check(trace.unparsed == 1, f"unparsed {trace.unparsed}")
 
 
+@case
+def a_figure_withheld_for_timing_keeps_its_samplings_exits(_=None):
+    """Issue 29 item 1: single's one-way figure withheld for TSC skew is a
+    SKIP with iterations 0, yet its sampling (mark 1) ran and was traced:
+    it gets the exits of its round-trip sibling, so whether a row has exit
+    data never depends on timing. A marked record of a sampling that no
+    record counted says so instead."""
+    head = '{"record":"result","bench":"single","variant":"none","backend":"x2apic",' \
+        '"sender":0,"targets":"1",'
+    log = [head + '"metric":"round-trip","status":"SUCCESS","iterations":2,"mark":1}',
+           head + '"metric":"one-way","status":"SKIP","reason":"one-way not reported: TSC '
+           'skew bound 900 cycles","iterations":0,"mark":1}',
+           head + '"metric":"lonely","status":"SKIP","iterations":0,"mark":7}']
+    trace = kvm_trace.parse(_region_trace(True))
+    recs = kvm_trace.attach(trace, kvm_trace.records(log))
+    check(len(recs) == 3, f"records() kept {len(recs)} of 3 marked records")
+    trip, oneway, lonely = (r["exits"] for r in recs)
+    check(oneway.get("sender") == trip.get("sender") == {"msr (ICR)": 1.0} and
+          oneway.get("targets") == trip.get("targets") and oneway.get("iterations") == 2,
+          f"withheld {oneway} against measured {trip}")
+    check("how many iterations" in lonely.get("status", ""), f"uncounted sampling: {lonely}")
+
+
 def _ev(tid, ts, body):
     return f" qemu-system-x86-{tid} [000] d..1.  {ts:.6f}: {body}"
 

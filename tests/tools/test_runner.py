@@ -11,6 +11,7 @@ QMP and a stand-in perf; what run.sh prints of a console (progress lines,
 redraws on a terminal, the summary) from a made-up console; --memory's
 sizes and minimum; the phase records' checks.
 One TAP line per case, "ok - tools: run.sh ..."; test_tools.py runs them too."""
+import errno
 import json
 import os
 import re
@@ -57,16 +58,22 @@ def raises(code, fn, *args, **kw):
 
 
 class FakeKvm:
-    """A stand-in for HostKvm: usable or not; probe refuses what matches."""
+    """A stand-in for HostKvm: usable or not (unusable: why not), software
+    or not; probe refuses what matches."""
 
-    def __init__(self, usable=True, refuse=None, why="kernel doesn't allow setting HyperV VP_INDEX"):
+    def __init__(self, usable=True, refuse=None, why="kernel doesn't allow setting HyperV VP_INDEX",
+                 unusable="/dev/kvm is missing (No such file or directory)", software=None):
         self._usable, self.refuse, self.why, self.probed = usable, refuse, why, []
+        self._unusable, self._software = unusable, software
 
     def usable(self):
         return self._usable
 
+    def unusable(self):
+        return None if self._usable else self._unusable
+
     def software(self):
-        return None
+        return self._software
 
     def probe(self, model, machine):
         self.probed.append((model, machine))
@@ -211,13 +218,15 @@ def _(_s):
     msg = raises(31, A.choose, "auto", "max,hv-vpindex,-hv-ipi", "", "", "q35", False,
                  FakeKvm(usable=False))
     check(msg.startswith("-cpu max,hv-vpindex,-hv-ipi needs KVM, the only accelerator that "
-                         "offers hv-vpindex, but there is no usable /dev/kvm.") and
+                         "offers hv-vpindex, but /dev/kvm is missing (No such file or "
+                         "directory).") and
           "--preset NAME (the lane boots presets only: ./run.sh list)" in msg, msg)
     # --allow-fallback: TCG with a warning that says what will SKIP.
     acc, cpu, notes = A.choose("auto", "", "kvm-pv", "kvm-pv-ipi=on", "q35", True,
                                FakeKvm(usable=False))
     check((acc, cpu) == ("tcg-single", "max,kvm-pv-ipi=on") and len(notes) == 1 and
-          notes[0].startswith("run.sh: warning: there is no usable /dev/kvm; running preset "
+          notes[0].startswith("run.sh: warning: /dev/kvm is missing (No such file or "
+                              "directory); running preset "
                               "kvm-pv under TCG as --allow-fallback asks: only KVM offers "
                               "kvm-pv-ipi=on, so every backend these add will SKIP"), f"{notes}")
 
@@ -232,9 +241,121 @@ def _(_s):
           ("tcg-single", "qemu64", []), "tcg-single with --cpu")
     check(A.choose("kvm-in-tcg", "", "x2apic", "x", "q35", False, kvm)[0] == "kvm-in-tcg", "lane")
     check(kvm.probed == [], f"probed {kvm.probed}")
-    msg = raises(2, A.choose, "kvm", "", "", "", "q35", False, FakeKvm(usable=False))
-    check(msg == "--accel kvm: /dev/kvm is missing or not accessible", msg)
+    msg = raises(31, A.choose, "kvm", "", "", "", "q35", False, FakeKvm(usable=False))
+    check(msg.startswith("--accel kvm: KVM is not usable here: /dev/kvm is missing (No such "
+                         "file or directory); "), msg)
     raises(2, A.choose, "kvmm", "", "", "", "q35", False, kvm)
+
+
+# --- every kind of host KVM (issue 29 item 5): a stand-in device
+# (IPIBENCH_DEV_KVM) and module directory (IPIBENCH_SYSFS) make each here;
+# tests/tools/test_run.py runs run.sh on each.
+
+
+class ClosedKvm(A.HostKvm):
+    """A character device that opens with EACCES (or err): a 0660 /dev/kvm
+    to a user outside its group, which a test run as root cannot meet."""
+    err = errno.EACCES
+
+    def open_device(self, path, flags):
+        raise OSError(self.err, os.strerror(self.err), path)
+
+
+def host_kinds(tmp):
+    """name -> HostKvm of each kind of host: no /dev/kvm, one that is not a
+    character device, one not accessible, a software KVM (PVM) and a
+    hardware KVM (/dev/null stands in for its device: any user opens it)."""
+    hw_sys, pvm_sys = os.path.join(tmp, "sys-hw"), os.path.join(tmp, "sys-pvm")
+    os.makedirs(os.path.join(hw_sys, "module", "kvm"), exist_ok=True)
+    os.makedirs(os.path.join(pvm_sys, "module", "kvm_pvm"), exist_ok=True)
+    regular = os.path.join(tmp, "kvm-file")
+    open(regular, "w").close()
+
+    def kvm(dev, sysfs=hw_sys, kind=A.HostKvm):
+        return kind("qemu-system-x86_64", {"IPIBENCH_DEV_KVM": dev, "IPIBENCH_SYSFS": sysfs})
+    return {"missing": kvm(os.path.join(tmp, "no", "kvm")), "not a device": kvm(regular),
+            "not accessible": kvm("/dev/null", kind=ClosedKvm),
+            "software": kvm("/dev/null", pvm_sys),
+            "hardware": kvm("/dev/null")}
+
+
+@case("run.sh's HostKvm on every kind of host: missing, not a device, not accessible, software, "
+       "hardware")
+def _(_s):
+    with tempfile.TemporaryDirectory() as tmp:
+        kinds = host_kinds(tmp)
+        reasons = {k: kvm.unusable() for k, kvm in kinds.items()}
+        for kind, want in (("missing", f"{tmp}/no/kvm is missing (No such file or directory)"),
+                           ("not a device", f"{tmp}/kvm-file is not a character device (it is a "
+                                            "regular file)"),
+                           ("not accessible", "/dev/null is not accessible (Permission denied)"),
+                           ("software", None), ("hardware", None)):
+            check(reasons[kind] == want and kinds[kind].usable() == (want is None),
+                  f"{kind}: {reasons[kind]!r}")
+        check([k for k, kvm in kinds.items() if kvm.software()] == ["software"] and
+              kinds["software"].software().startswith("this host's /dev/kvm is PVM (module "
+                                                      "kvm_pvm"), "software()")
+        os.makedirs(os.path.join(tmp, "kvm-dir"))
+        why = A.HostKvm("q", {"IPIBENCH_DEV_KVM": os.path.join(tmp, "kvm-dir")}).unusable()
+        check(why.endswith("kvm-dir is not a character device (it is a directory)"), why)
+        ClosedKvm.err = errno.ENODEV
+        try:
+            why = ClosedKvm("q", {"IPIBENCH_DEV_KVM": "/dev/null"}).unusable()
+        finally:
+            ClosedKvm.err = errno.EACCES
+        check(why.startswith("/dev/null is not accessible (No such device: no KVM module"), why)
+        check(A.HostKvm("q", {}).path == "/dev/kvm", "the default device")
+
+
+@case("run.sh --accel kvm where KVM is not usable: exit 31 whatever the kind of host; 29 on "
+       "hardware KVM")
+def _(_s):
+    x2, hv = PRESETS["x2apic"]["cpu"], PRESETS["hv"]["cpu"]
+    with tempfile.TemporaryDirectory() as tmp:
+        kinds = host_kinds(tmp)
+        for kind in ("missing", "not a device", "not accessible"):
+            why = kinds[kind].unusable()
+            for extras in ((), ("--exits",), ("--pin", "--perf-kvm")):
+                msg = raises(31, A.choose, "kvm", "", "x2apic", x2, "q35", False, kinds[kind],
+                             extras)
+                check(msg.startswith(f"--accel kvm: KVM is not usable here: {why}; ") and
+                      msg.endswith("--accel kvm-in-tcg"), f"{kind}: {msg}")
+            # --accel auto: a preset that needs KVM says which, x2apic falls back silently.
+            msg = raises(31, A.choose, "auto", "", "hv", hv, "q35", False, kinds[kind])
+            check(f"but {why}. Under TCG" in msg, f"{kind}: {msg}")
+            check(A.choose("auto", "", "x2apic", x2, "q35", False, kinds[kind]) ==
+                  ("tcg-single", "max," + x2, []), f"{kind}: auto x2apic")
+        # Software KVM: --exits, --pin, --perf-kvm are refused; a plain boot warns.
+        pvm = kinds["software"]
+        for extras in (["--exits"], ["--pin"], ["--pin", "--perf-kvm", "--exits"]):
+            msg = raises(31, A.choose, "kvm", "", "x2apic", x2, "q35", False, pvm, extras)
+            check(msg.startswith(f"--accel kvm with {' and '.join(extras)}: this host's /dev/kvm "
+                                 "is PVM (module kvm_pvm") and "never a hardware hypervisor's" in
+                  msg, msg)
+        acc, cpu, notes = A.choose("kvm", "", "x2apic", x2, "q35", False, pvm, [])
+        check((acc, cpu) == ("kvm", "host," + x2) and len(notes) == 1 and
+              notes[0].startswith("run.sh: warning: this host's /dev/kvm is PVM"), f"{notes}")
+        # Hardware KVM: KVM as asked, no probe, no refusal; the extras alone say 29.
+        hw = FakeKvm(refuse=lambda m: True)
+        check(A.choose("kvm", "", "x2apic", x2, "q35", False, hw, ["--pin", "--exits"]) ==
+              ("kvm", "host," + x2, []) and hw.probed == [], "hardware: --accel kvm")
+        check(A.choose("kvm", "", "x2apic", x2, "q35", False, kinds["hardware"], ["--exits"]) ==
+              ("kvm", "host," + x2, []), "hardware (/dev/null): --accel kvm")
+        check(A.choose("auto", "", "hv", hv, "q35", False, FakeKvm())[0] == "kvm", "auto")
+        check(K.check_extras("kvm", "", False) is None, "hardware: --pin")
+        # run.sh's checks before a boot, on each kind (matrix and ab ask them
+        # before their first boot): 31 but on hardware, there 29 without
+        # tracefs, none with it.
+        empty, tracefs = os.path.join(tmp, "no-tracefs"), stand_in_tracefs(
+            os.path.join(tmp, "tracefs"))
+        os.makedirs(empty)
+        o = O.parse_run(["--accel", "kvm", "--exits"], REPO)
+        for kind, trace, code in (("missing", empty, 31), ("not a device", empty, 31),
+                                  ("software", tracefs, 31), ("hardware", empty, 29)):
+            env = B.Env(REPO, REPO, dict(kinds[kind].environ, IPIBENCH_TRACEFS=trace))
+            raises(code, B.check_host, env, o, "x2apic", x2)
+        env = B.Env(REPO, REPO, dict(kinds["hardware"].environ, IPIBENCH_TRACEFS=tracefs))
+        check(B.check_host(env, o, "x2apic", x2) == "kvm", "hardware with tracefs")
 
 
 @case("run.sh --pin and --perf-kvm: KVM only (exit 29), unless the tests' switch")
@@ -1442,6 +1563,233 @@ def _(s):
     check([x["reason"] for x in K.perf_parse(report)] == ["MSR_WRITE"], report)
     check(sorted(os.listdir(os.path.join(d, "save"))) == ["perf-kvm.txt", "pin.json"],
           f"{os.listdir(os.path.join(d, 'save'))}")
+
+
+# --- ab's order and the vCPU pinning of ab and matrix (issue 29 item 3)
+
+
+def ab_console(tmp):
+    """A synthetic boot's console (one check, the synth rows), for stand-in
+    QEMUs that play it back so that compare has rows to read."""
+    import random
+    path = os.path.join(tmp, "ab-console.log")
+    if not os.path.exists(path):
+        with open(path, "w") as f:
+            f.write(synth.console(synth.boot_records(random.Random(1), synth.ROWS, 0.01, 0.05,
+                                                     20, 2, "CPUID 0x15")))
+    return path
+
+
+# A QEMU for ab under TCG: says what the stand-in module parameters read as it
+# boots (AB_PARAMS: files), then plays back FAKE_CONSOLE and exits SUCCESS.
+AB_QEMU = r"""#!/bin/sh
+case "$1" in --version) echo 'QEMU emulator version 9.2.0 (stand-in)'; exit 0 ;; esac
+for f in $AB_PARAMS; do echo "stand-in param $(basename "$f")=$(cat "$f")"; done
+cat "$FAKE_CONSOLE"
+exit 65
+"""
+
+
+def ab_tree(root):
+    """IPIBENCH_AB_ROOT: kvm.halt_poll_ns written at run time (0644), and
+    kvm_amd.avic read at load time (0444): a stand-in modprobe that logs
+    its argv and grants what it is asked."""
+    for mod, param, val, mode in (("kvm", "halt_poll_ns", "200000", 0o644),
+                                  ("kvm_amd", "avic", "1", 0o444)):
+        d = os.path.join(root, "sys/module", mod)
+        os.makedirs(os.path.join(d, "parameters"))
+        with open(os.path.join(d, "initstate"), "w") as f:
+            f.write("live\n")
+        with open(os.path.join(d, "parameters", param), "w") as f:
+            f.write(val + "\n")
+        os.chmod(os.path.join(d, "parameters", param), mode)
+    os.makedirs(os.path.join(root, "proc"))
+    mp, log = os.path.join(root, "modprobe"), os.path.join(root, "modprobe.log")
+    with open(mp, "w") as f:
+        f.write("#!/bin/sh\n"
+                f"printf '%s ' \"$@\" >> {log}; echo >> {log}\n"
+                "[ \"$1\" = -r ] && exit 0\n"
+                f"f={root}/sys/module/$1/parameters/${{2%%=*}}\n"
+                "rm -f \"$f\"; echo \"${2#*=}\" > \"$f\"; chmod 444 \"$f\"\n")
+    os.chmod(mp, 0o755)
+    return {"IPIBENCH_AB_ROOT": root, "IPIBENCH_AB_EUID": "0", "IPIBENCH_AB_MODPROBE": mp}
+
+
+@case("run.sh ab: the sides interleaved A B B A, the parameter switched before each side's "
+      "boots (written, or its module reloaded) and put back; the order said, in summary.txt "
+      "and in every boot's run record; compare reads each side's folder")
+def _(s):
+    d = os.path.join(s.tmp, "ab-order")
+    os.makedirs(d)
+    qemu = os.path.join(d, "qemu")
+    with open(qemu, "w") as f:
+        f.write(AB_QEMU)
+    os.chmod(qemu, 0o755)
+    tree = os.path.join(d, "root")
+    params = {"kvm.halt_poll_ns": os.path.join(tree, "sys/module/kvm/parameters/halt_poll_ns"),
+              "kvm_amd.avic": os.path.join(tree, "sys/module/kvm_amd/parameters/avic")}
+    env = dict(s.fake.env("", IPIBENCH_RESULTS=os.path.join(d, "results")), QEMU=qemu,
+               FAKE_CONSOLE=ab_console(s.tmp), AB_PARAMS=" ".join(params.values()),
+               **ab_tree(tree))
+    for spec, boots, seq, back in (("kvm.halt_poll_ns=0,1000", 3, "A B B A A B", "200000"),
+                                   ("kvm_amd.avic=0,1", 2, "A B B A", "1")):
+        name, values = spec.split("=")[0], spec.split("=")[1].split(",")
+        label = name.replace(".", "-")
+        rc, out, err = run_cmd([RUN, "ab", "--module-param", spec, "--boots", str(boots),
+                                "--label", label, "--accel", "tcg", "--smp", "2"], env, 120)
+        check(rc == 0, f"{spec}: exit {rc}: {err[-800:]}")
+        check(f"ab: order {seq} (A: {name}={values[0]}, B: {name}={values[1]})" in out,
+              f"{spec}: the order not said: {out[:400]}")
+        (root,) = [os.path.join(d, "results", x) for x in os.listdir(os.path.join(d, "results"))
+                   if x.endswith(f"-{label}")]
+        sides = {"A": os.path.join(root, f"{name}_{values[0]}"),
+                 "B": os.path.join(root, f"{name}_{values[1]}")}
+        check(sorted(os.listdir(root)) == sorted([os.path.basename(p) for p in sides.values()]
+                                                 + ["summary.txt"]), f"{os.listdir(root)}")
+        summary = open(os.path.join(root, "summary.txt")).read().splitlines()
+        check(summary[1] == f"order {seq}" and len(summary) == 2 + 2 * boots, f"{summary}")
+        # Each boot, in the order it ran: its side's folder, its place in the
+        # record, and the parameter as the module read it while it booted.
+        n = {"A": 0, "B": 0}
+        for pos, side in enumerate(seq.split(), 1):
+            n[side] += 1
+            boot = os.path.join(sides[side], f"boot{n[side]}")
+            check(summary[1 + pos].startswith(f"[{pos}] {side} {os.path.relpath(boot, root)} "
+                                              "exit 0"), f"{summary[1 + pos]}")
+            run = json.load(open(os.path.join(boot, "results.json")))["run"]
+            want = {"param": name, "side": side, "asked": values["AB".index(side)],
+                    "got": values["AB".index(side)], "position": pos, "of": 2 * boots,
+                    "side_boot": n[side], "order": seq}
+            check(run.get("ab") == want, f"{boot}: run.ab {run.get('ab')}, want {want}")
+            log = open(os.path.join(boot, "console.log")).read()
+            at_boot = f"stand-in param {name.split('.')[1]}={values['AB'.index(side)]}\n"
+            check(at_boot in log, f"{boot}: the module did not hold its side's value: "
+                  f"{log[:200]}")
+        check(open(params[name]).read().strip() == back, f"{name} not put back to {back}")
+        # compare B against A, each side's folder as before the order changed.
+        check(f"A: {sides['A']} ({boots} boots)" in out and
+              f"B: {sides['B']} ({boots} boots)" in out, f"compare: {out[-800:]}")
+    # The load-time parameter: one reload a switch of side (A, B, A), then
+    # the original put back.
+    calls = [line.strip() for line in open(os.path.join(tree, "modprobe.log"))]
+    check(calls == ["-r kvm_amd", "kvm_amd avic=0", "-r kvm_amd", "kvm_amd avic=1",
+                    "-r kvm_amd", "kvm_amd avic=0", "-r kvm_amd", "kvm_amd avic=1"],
+          f"modprobe calls {calls}")
+
+
+# run.sh with a stand-in KVM: /dev/kvm usable, hardware (not PVM), any vCPU
+# model; the rest is run.sh as it is (tools/ipibench_run.py).
+KVM_DRIVER = """import sys
+sys.path.insert(0, sys.argv.pop(1))
+import ipibench_accel as A
+A.HostKvm.usable = lambda self: True
+A.HostKvm.unusable = lambda self: None
+A.HostKvm.software = lambda self: None
+A.HostKvm.probe = lambda self, model, machine: None
+import ipibench_run
+sys.exit(ipibench_run.main(sys.argv[1:]))
+"""
+
+# A QEMU that plays FAKE_CONSOLE back, at `cont` when started paused with QMP
+# (the pinning start), else at once.
+PIN_QEMU = qmp_stand_in(before="""\
+if args[:1] == ["--version"]:
+    print("QEMU emulator version 9.2.0 (stand-in)")
+    sys.exit(0)
+if "-qmp" not in args:  # not paused: runs at once
+    sys.stdout.write(open(os.environ["FAKE_CONSOLE"]).read())
+    sys.exit(65)""", on_cont="""\
+sys.stdout.write(open(os.environ["FAKE_CONSOLE"]).read())
+sys.exit(65)""")
+
+
+@case("run.sh ab and matrix pin the vCPUs by default under KVM, every boot's run.pin says so "
+      "(pinned, its map; or not pinned and why: too few host CPUs, --no-pin, TCG, a plain run)")
+def _(s):
+    d = os.path.join(s.tmp, "pin-default")
+    os.makedirs(d)
+    driver, qemu = os.path.join(d, "driver.py"), os.path.join(d, "qemu")
+    for path, text in ((driver, KVM_DRIVER), (qemu, PIN_QEMU)):
+        with open(path, "w") as f:
+            f.write(text)
+    os.chmod(qemu, 0o755)
+    cpus = sorted(os.sched_getaffinity(0))
+    # A software KVM (PVM): default pinning leaves it alone and says why.
+    import ipibench_kvm
+    pin, why = ipibench_kvm.pin_plan(None, True, "kvm", 1, cpus, "this host's /dev/kvm is PVM")
+    check(pin is None and why.startswith("this host's /dev/kvm is PVM"), f"PVM: {pin!r} {why}")
+    env = dict(s.fake.env("", IPIBENCH_RESULTS=os.path.join(d, "results")), QEMU=qemu,
+               FAKE_CONSOLE=ab_console(s.tmp), **ab_tree(os.path.join(d, "root")))
+
+    made = []
+
+    def boots(*args, **more):
+        """The results.json of every boot a command under the stand-in KVM
+        saved (in its folder's order), and its stderr."""
+        made.append(f"l{len(made)}")
+        rc, out, err = run_cmd([sys.executable, driver, os.path.join(REPO, "tools"), *args,
+                                "--label", made[-1]], dict(env, **more), 120)
+        check(rc == 0, f"{args}: exit {rc}: {err[-600:]}")
+        res = os.path.join(d, "results")
+        (root,) = [os.path.join(res, x) for x in os.listdir(res) if x.endswith(f"-{made[-1]}")]
+        docs = [json.load(open(os.path.join(top, "results.json")))
+                for top, _, files in sorted(os.walk(root)) if "results.json" in files]
+        check(docs, f"{args}: no boot saved: {err[-300:]}")
+        return docs, err
+
+    # matrix under KVM: pinned, before the guest ran, the map in every boot.
+    docs, _ = boots("matrix", "--accel", "kvm", "--presets", "x2apic", "--smp", "1",
+                    "--boots", "2")
+    for doc in docs:
+        pin = doc["run"].get("pin") or {}
+        check(len(docs) == 2 and pin.get("state") == "pinned" and
+              [(p["vcpu"], p["host_cpu"]) for p in pin["map"]] == [(0, cpus[0])] and
+              "by default under KVM" in pin["why"] and "-S" in doc["host"]["qemu_cmdline"],
+              f"matrix: {pin}")
+    # ab under KVM: both sides' boots pinned.
+    docs, _ = boots("ab", "--module-param", "kvm.halt_poll_ns=0,1000", "--boots", "1",
+                    "--accel", "kvm", "--smp", "1")
+    check(len(docs) == 2 and all(doc["run"]["pin"]["state"] == "pinned" for doc in docs),
+          f"ab: {[doc['run']['pin'] for doc in docs]}")
+    # More vCPUs than host CPUs: not pinned, said, and the boots still run.
+    many = str(len(cpus) + 1)
+    docs, err = boots("matrix", "--accel", "kvm", "--presets", "x2apic", "--smp", many,
+                      "--boots", "1")
+    why = f"{many} vCPUs, {len(cpus)} host CPUs to pin them to"
+    check(docs[0]["run"]["pin"]["state"] == "not pinned" and
+          docs[0]["run"]["pin"]["why"].startswith(why) and
+          f"run.sh: vCPUs not pinned: {why}" in err, f"{docs[0]['run']['pin']}: {err[-300:]}")
+    # --no-pin: not pinned, QEMU not even started paused.
+    for cmd in (["matrix", "--presets", "x2apic"], ["ab", "--module-param",
+                                                    "kvm.halt_poll_ns=0,1000"]):
+        docs, _ = boots(*cmd, "--accel", "kvm", "--smp", "1", "--boots", "1", "--no-pin")
+        check(all(doc["run"]["pin"] == {"state": "not pinned", "map": [], "why": "--no-pin"}
+                  and "-S" not in doc["host"]["qemu_cmdline"] for doc in docs),
+              f"{cmd[0]} --no-pin: {[doc['run']['pin'] for doc in docs]}")
+        rc, _, err = run_cmd([RUN, *cmd, "--no-pin", "--pin"], env, 30)
+        check(rc == 2 and "--pin and --no-pin: give one" in err, f"exit {rc}: {err}")
+    # A plain run under KVM is not pinned unless asked.
+    rc, _, err = run_cmd([sys.executable, driver, os.path.join(REPO, "tools"), "--accel", "kvm",
+                          "--smp", "1", "--quiet"], env, 60)
+    saved = err.rsplit("results: ", 1)[-1].split()[0]
+    pin = json.load(open(os.path.join(saved, "results.json")))["run"]["pin"]
+    check(rc == 0 and pin["state"] == "not pinned" and pin["why"].startswith("not asked"),
+          f"exit {rc}: {pin}: {err[-300:]}")
+    # Under TCG nothing changes: not pinned, and why.
+    docs, err = boots("matrix", "--accel", "tcg", "--presets", "x2apic", "--boots", "1",
+                      QEMU=s.fake.qemu, FAKE_MODE="exit:65")
+    pin = docs[0]["run"]["pin"]
+    check(pin["state"] == "not pinned" and pin["why"].startswith("accel tcg:") and
+          "-S" not in docs[0]["host"]["qemu_cmdline"] and "not pinned" not in err,
+          f"{pin}: {err[-300:]}")
+    # A lane boot's: what the outer VM said of its inner vCPUs.
+    check(K.lane_pin("@@@ lane-info vcpu-pin vCPU:L1-CPU 0:0 1:1; housekeeping on L1 CPU 0: "
+                     "3 other threads\n") ==
+          {"state": "pinned", "map": [{"vcpu": 0, "host_cpu": 0}, {"vcpu": 1, "host_cpu": 1}],
+           "why": "by the lane: inner vCPU i on L1 CPU i, the outer VM's"}, "lane pinned")
+    check(K.lane_pin("@@@ lane-info vcpu-pin none: 4 vCPUs on 2 L1 CPUs, left to L1's "
+                     "scheduler\n")["state"] == "not pinned" and
+          K.lane_pin("")["state"] == "unknown", "lane not pinned, unknown")
 
 
 # A stand-in tests/kvm-lane/lane.sh (IPIBENCH_LANE): the files a real one
