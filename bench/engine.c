@@ -515,9 +515,9 @@ void bench_emit(struct bench_run *r)
 
 		if (stats_compute_samples(&st, &r->m[i].s)) {
 			if (r->m[i].invalid)
-				bench_emit_status(r, r->m[i].name, "SKIP",
-						  "every sample was invalid (a one-way delta below 0: "
-						  "the TSCs disagree by more than the latency)");
+				bench_emit_withheld(r, r->m[i].name,
+						    "every sample was invalid (a one-way delta below "
+						    "0: the TSCs disagree by more than the latency)");
 			continue;
 		}
 		res.invalid = r->m[i].invalid;
@@ -550,8 +550,8 @@ void bench_late_wakes(struct bench_run *r, unsigned int m)
 	r->has_late = true;
 }
 
-void bench_emit_status(struct bench_run *r, const char *metric, const char *status,
-		       const char *reason)
+static void bench_emit_bare(struct bench_run *r, const char *metric, const char *status,
+			    const char *reason, bool of_sampling)
 {
 	char flags[BENCH_FLAGS_MAX];
 	struct result res = bench_result(r, metric, flags, sizeof(flags));
@@ -559,7 +559,20 @@ void bench_emit_status(struct bench_run *r, const char *metric, const char *stat
 	res.status = status;
 	res.reason = reason;
 	res.iterations = 0;
+	if (!of_sampling)
+		res.mark = 0;
 	bench_print(&res);
+}
+
+void bench_emit_status(struct bench_run *r, const char *metric, const char *status,
+		       const char *reason)
+{
+	bench_emit_bare(r, metric, status, reason, false);
+}
+
+void bench_emit_withheld(struct bench_run *r, const char *metric, const char *reason)
+{
+	bench_emit_bare(r, metric, "SKIP", reason, true);
 }
 
 void bench_fail(struct bench_run *r, const char *fmt, ...)

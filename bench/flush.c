@@ -624,6 +624,7 @@ static void flush_emit_value(struct bench_run *r, const char *metric, uint64_t c
 	samples_add(&r->m[0].s, cycles);
 	histo_add(&r->m[0].h, cycles);
 	r->iterations = 1;
+	r->mark = 0;	/* derived from other samplings' figures: none of its own */
 	bench_emit(r);
 }
 

@@ -263,7 +263,7 @@ static void single_emit(struct bench_run *r, uint64_t *round_trip_p50)
 			     "one-way not reported: %lu of %lu deltas below 0 (CPU %u to CPU %u): the "
 			     "TSCs disagree by more than the latency, whatever the skew bound said",
 			     r->m[1].invalid, r->iterations, r->sender, r->target);
-		bench_emit_status(r, "one-way", "SKIP", why);
+		bench_emit_withheld(r, "one-way", why);
 		return;
 	}
 	if (bench_one_way_valid(skew, st.p50)) {
@@ -272,14 +272,14 @@ static void single_emit(struct bench_run *r, uint64_t *round_trip_p50)
 		return;
 	}
 	if (bench_one_way_fault()) {
-		bench_emit_status(r, "one-way", "SKIP", bench_one_way_fault());
+		bench_emit_withheld(r, "one-way", bench_one_way_fault());
 		return;
 	}
 	fmt_snprintf(why, sizeof(why),
 		     "one-way not reported: TSC skew bound %lu cycles (CPU %u to CPU %u) is not "
 		     "under a tenth of the p50 %lu",
 		     skew, r->sender, r->target, st.p50);
-	bench_emit_status(r, "one-way", "SKIP", why);
+	bench_emit_withheld(r, "one-way", why);
 }
 
 static void point_tick_pause(void *arg)

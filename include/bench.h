@@ -181,9 +181,19 @@ int bench_sample(struct bench_run *r, bench_iter_fn fn);
 void bench_late_wakes(struct bench_run *r, unsigned int m);
 /* Records (JSON line and table row) for every metric of r; status SUCCESS. */
 void bench_emit(struct bench_run *r);
-/* A record without samples: SKIP, ERROR or FAILURE with the reason. */
+/*
+ * A record without samples: SKIP, ERROR or FAILURE with the reason. It
+ * carries no phase marker: r->mark is the last sampling's, which such a
+ * record (another variant's SKIP, a failure, a derived figure) is not of.
+ */
 void bench_emit_status(struct bench_run *r, const char *metric, const char *status,
 		       const char *reason);
+/*
+ * A figure of the sampling just taken that its timing cannot report (a
+ * one-way figure the TSCs cannot time): a SKIP with the reason, carrying
+ * that sampling's marker, so that the host gives it the sampling's exits.
+ */
+void bench_emit_withheld(struct bench_run *r, const char *metric, const char *reason);
 /* Lost or misrouted interrupt: FAILURE record and run status. */
 void bench_fail(struct bench_run *r, const char *fmt, ...) __printf(2, 3);
 

@@ -381,16 +381,33 @@ class Verdict:
 def exits_verdicts(cmp):
     """gate --exits: one verdict a row. More judged exits per iteration than the
     baseline by more than kvm_trace.EXITS_TOLERANCE on either side fails. A
-    row with exit data on one side only is listed and judged by nothing (ok:
-    it can neither pass nor hide a regression elsewhere); only when no row
-    has exit data on both sides are the exits not comparable."""
+    row that one side does not have at all (a benchmark that ran on one side
+    only) is listed and judged by nothing. A row both sides ran, traced on
+    one side only, is not comparable, as is a side whose trace lost events
+    or was cut short: the rows a regression touched are the likeliest to be
+    missing (an exit storm overflows the ring buffer). Not comparable is exit
+    30, unless a comparable row has more exits (20); so is a gate where no
+    row has exit data on both sides."""
     out = []
+    for side, who in ((cmp.sa, "baseline"), (cmp.sb, "candidate")):
+        for boot in side.boots:
+            ex = boot.run.get("exits") if isinstance(getattr(boot, "run", None), dict) else None
+            gaps = [f"{ex[k]} events lost" if k == "lost" else "cut short"
+                    for k in ("lost", "cut") if isinstance(ex, dict) and ex.get(k)]
+            if gaps:
+                out.append(Verdict("exits", f"{who} trace", False,
+                                   f"{EXITS_INCOMPARABLE}: the {who}'s trace {' and '.join(gaps)} "
+                                   f"({boot.path}): rows may lack exits it did not record"))
     for r in cmp.rows:
         if r.a_exits is None and r.b_exits is None:
             continue
         if r.a_exits is None or r.b_exits is None:
             only = "baseline" if r.b_exits is None else "candidate"
-            out.append(Verdict("exits", r.name, True, f"{ONE_SIDE_EXITS}: exit data in the "
+            both = r.key in cmp.sa.statuses and r.key in cmp.sb.statuses
+            out.append(Verdict("exits", r.name, not both,
+                               f"{EXITS_INCOMPARABLE}: ran on both sides, exit data in the "
+                               f"{only} only" if both else
+                               f"{ONE_SIDE_EXITS}: exit data in the {only} only, the row in the "
                                f"{only} only"))
             continue
         worse = [f"{side} {a:.2f} -> {b:.2f}" for side, a, b in
@@ -401,16 +418,17 @@ def exits_verdicts(cmp):
             msg = (f"more exits per iteration than the baseline (tolerance "
                    f"{kvm_trace.EXITS_TOLERANCE}): {', '.join(worse)}")
         out.append(Verdict("exits", r.name, not worse, msg))
-    if not any(not v.message.startswith(ONE_SIDE_EXITS) for v in out):
+    judged = [v for v in out if not v.message.startswith((ONE_SIDE_EXITS, EXITS_INCOMPARABLE))]
+    if not judged:
         why = ("no row has exit data on both sides (run.sh --exits on both)" if out else
                "neither side has exits per iteration (run.sh --exits)")
         out.append(Verdict("exits", "exit data", False, f"{EXITS_INCOMPARABLE}: {why}"))
     return out
 
 
-# gate --exits: a row traced on one side only (listed), and no row traced on both.
+# gate --exits: a row on one side only (listed), and what cannot be judged.
 ONE_SIDE_EXITS = "not judged"
-EXITS_INCOMPARABLE = "gate --exits, but nothing to judge"
+EXITS_INCOMPARABLE = "not comparable"
 
 
 def gate_verdicts(cmp, cand_boots, threshold):

@@ -365,17 +365,25 @@ def records(log_lines):
     return out
 
 
+def _sampling(r):
+    """What one sampling's records share: its mark and the run they measure
+    (benchmark, variant, backend, sender, targets); only the metric differs."""
+    return (r.get("mark"), r.get("bench"), r.get("variant"), r.get("backend"),
+            r.get("sender"), r.get("targets"))
+
+
 def sampling_iterations(recs):
-    """{mark: measured iterations} of each sampling. Records of one sampling
-    share its mark; a figure withheld for timing (a one-way SKIP: TSC skew)
-    says iterations 0, yet its sampling ran and was traced like its
-    siblings, so it takes theirs: whether a row has exit data must never
-    depend on whether its timing figure could be reported."""
+    """{_sampling: measured iterations} of each sampling. A figure withheld
+    for timing (a one-way SKIP: TSC skew) says iterations 0, yet its
+    sampling ran and was traced like its measured siblings, which share its
+    mark and its run: it takes theirs, so that whether a row has exit data
+    never depends on whether its timing figure could be reported. A record
+    whose mark no measured record of its own run shares gets none."""
     out = {}
     for r in recs:
         n = r.get("iterations")
         if isinstance(r.get("mark"), int) and isinstance(n, int) and n > 0:
-            out[r["mark"]] = max(out.get(r["mark"], 0), n)
+            out[_sampling(r)] = max(out.get(_sampling(r), 0), n)
     return out
 
 
@@ -388,11 +396,12 @@ def attach(trace, recs):
     the inhibits traced, and whether the APIC was accelerated (apic_accel)."""
     counts = sampling_iterations(recs)
     for r in recs:
-        n = counts.get(r["mark"])
+        n = counts.get(_sampling(r))
         w = trace.windows.get(r["mark"])
         if not n or w is None or w.end is None:
             why = "no complete marker window in the trace" if n else \
-                "no record of this sampling says how many iterations it measured"
+                "no measured record of this sampling (its mark and run) says how many " \
+                "iterations it measured"
             if trace.lost:
                 why += f" ({trace.lost} events were lost: the trace's ring buffer overflowed)"
             r["exits"] = {"status": why, "apic_accel": "unknown", "apic_accel_why": why}

@@ -536,16 +536,27 @@ def withheld_marked(sc, log):
     SKIP that says why, carrying the mark of its sampling, which a measured
     record of the same sampling shares (so the host's trace gives it exits)."""
     recs, problems = result_records(log), []
+
+    def run_of(r):
+        return (r.get("mark"), r["bench"], r["variant"], r["backend"], r["sender"], r["targets"])
     oneway = [r for r in recs if r["metric"] in ("one-way", "first", "last")]
-    measured = {r.get("mark") for r in recs if r["status"] == "SUCCESS" and r.get("iterations")}
+    measured = {run_of(r) for r in recs if r["status"] == "SUCCESS" and r.get("iterations")}
     if not oneway:
         problems.append("no one-way record")
     for r in oneway:
         if r["status"] != "SKIP" or not r.get("reason", "").startswith("one-way not reported"):
             problems.append(f"{r['bench']} {r['metric']}: {r['status']} {r.get('reason')}")
-        elif r.get("mark") not in measured:
-            problems.append(f"{r['bench']} {r['metric']}: mark {r.get('mark')} is no measured "
-                            "record's")
+        elif run_of(r) not in measured:
+            problems.append(f"{r['bench']} {r['variant']} {r['backend']} {r['metric']}: mark "
+                            f"{r.get('mark')} is no measured record's of its run")
+    # Every other record without samples (another variant's SKIP, such as an
+    # NMI backend's ack-after-eoi) is of no sampling: no mark to lend it exits.
+    stray = [f"{r['bench']} {r['variant']} {r['backend']} {r['metric']} ({r['status']})"
+             for r in recs if r not in oneway and r["status"] != "SUCCESS" and "mark" in r]
+    if stray:
+        problems.append(f"records of no sampling carry a mark: {stray[:4]}")
+    if not any(r["status"] == "SKIP" and r not in oneway for r in recs):
+        problems.append("no other SKIP to hold to that (the NMI backends' ack-after-eoi)")
     return problems
 
 

@@ -18,6 +18,8 @@
 #            the outer TCG's, README.md) and over hv-icr on hv-vapic (flush.);
 #   negative debug=corrupt-vpset must turn hv-xmm into a FAILURE naming the
 #            Ex call: proof that the lane can fail;
+#   loss     debug=swallow-ipi at the 10 s deadline lane.sh gives every
+#            guest: a lost IPI is still a FAILURE naming the CPU;
 #   reset    debug=triple-fault must end x2apic in a reset that stands: the
 #            lane runs a frame again only on the outer TCG's own SVM fault
 #            (a guest RIP inside the L1 host's kvm_amd, see lane.sh), never
@@ -165,6 +167,9 @@ jobs_file() {
 	echo "figures.kvm-pv | - | plan=bench bench=send-cost $bench"
 	# Each lost IPI waits out deadline= (ms): 200 ms rather than 1 s, 22 of them.
 	echo "negative.hv-xmm | - | plan=check backends=hv-ipi-ex-xmm debug=corrupt-vpset deadline=200"
+	# A lost IPI at the deadline the lane gives every guest (10 s, lane.sh)
+	# is still a FAILURE naming the CPU, within the frame's bound.
+	echo "loss.x2apic | - | plan=check backends=x2apic debug=swallow-ipi"
 	echo "reset.x2apic | - | plan=boot debug=triple-fault"
 	echo "stall.hv-xmm | - | plan=bench bench=send-cost backends=hv-ipi-ex-xmm debug=stall deadline=200 iters=20 warmup=1 budget=1"
 	# exits, each backend on one preset: xAPIC, x2APIC and their NMI twins
@@ -379,6 +384,8 @@ if part main; then
 	judge negative.hv-xmm -- \
 		--expect-failure "HvCallSendSyntheticClusterIpiEx \(XMM-fast\) returned INVALID_HYPERCALL_INPUT" ||
 		rc=1
+	# loss: debug=swallow-ipi at the lane's default deadline.
+	judge loss.x2apic -- --expect-failure "^not ok [0-9]+ - .*CPU 1 lost it" || rc=1
 	# reset: the guest's own triple fault stands (no rerun).
 	judge reset.x2apic -- --expect-reset || rc=1
 	# stall: the sender stalls with IF=0 while its last hypercall's input is in

@@ -313,7 +313,8 @@ def _exits_sets(tmp, specs):
     fields, withhold, oneway_exits, sender). withhold: single's one-way
     figure is a SKIP with iterations 0, as the guest prints a withheld one;
     oneway_exits: whether that row has exit data; sender: the ID-read exits
-    per iteration beside the ICR write (debug=extra-exit's 1.0)."""
+    per iteration beside the ICR write (debug=extra-exit's 1.0), None for
+    no exit data on any row."""
     import json
     import synth
     out = {}
@@ -336,7 +337,7 @@ def _exits_sets(tmp, specs):
                     r.update(status="SKIP", iterations=0, reason="one-way not reported: TSC "
                              "skew bound 900 cycles (CPU 0 to CPU 1) is not under a tenth of "
                              "the p50 1000")
-                if oneway and not oneway_exits:
+                if (oneway and not oneway_exits) or sender is None:
                     continue
                 r["exits"] = {"sender": {"msr (ICR)": 1.0, "msr (ID read)": sender},
                               "targets": {"msr (EOI)": 1.0}}
@@ -352,35 +353,61 @@ def a_planted_exit_gates_20_whether_or_not_a_figure_was_withheld_for_timing(_=No
     TSC skew, the slower candidate measured them, so the one-way row had exit
     data on the candidate's side only and gate --exits said 30 (not
     comparable) for a planted extra exit. Now a withheld figure keeps its
-    sampling's exits (test_kvm_trace), a row on one side only is listed and
-    judged by nothing, and any comparable row with more exits is 20, both
-    when the base's withheld row has exit data and when (results saved
-    before) it has none. Only when no row has exit data on both sides is it
-    30."""
+    sampling's exits (test_kvm_trace), so the one-way row itself is judged
+    and fails. A row both sides ran but one side traced (results saved
+    before withheld figures kept theirs, or a trace that lost the row) is
+    not comparable: 20 when another row regressed, else 30, never a pass. A
+    row that one side does not have at all is listed and judged by nothing;
+    a trace that lost events is not comparable; no row traced on both sides
+    is 30."""
+    import json
     import shutil
     import tempfile
     from harness import expect, run_cmd
     tmp = tempfile.mkdtemp()
-    traced = {"exits": {"markers": 2}}
+    traced = {"exits": {"markers": 2, "lost": 0, "cut": False}}
     line = "plan=bench iters=50 markers=1"
     try:
         s = _exits_sets(tmp, {
             "base": (line, traced, True, True, 0.0),
             "base-old": (line, traced, True, False, 0.0),
             "cand": (line + " debug=extra-exit", traced, False, True, 1.0),
-            "same": (line, traced, False, True, 0.0)})
+            "same": (line, traced, False, True, 0.0),
+            "lossy": (line, {"exits": {"markers": 2, "lost": 7, "cut": False}}, False, True,
+                      0.0)})
         gate = [sys.executable, "tools/ipibench.py", "gate", "--exits", "--threshold", "50%"]
-        for base in ("base", "base-old"):
-            _, _, err = expect(run_cmd(gate + ["--baseline", s[base], s["cand"]]), 20,
-                               "more exits per iteration than the baseline")
-            last = err.strip().splitlines()[-1]
-            check(last.startswith("gate: regression: "), f"{base}: {last}")
-        _, _, err = run_cmd(gate + ["--baseline", s["base-old"], s["cand"]])
-        check("gate: listed: single/one-way/none/x2apic/spin/n1: not judged: exit data in the "
-              "candidate only" in err and "1 traced on one side only" in err, err[-800:])
-        # The withheld row with its exits, against the same exits measured: a pass.
-        expect(run_cmd(gate + ["--baseline", s["base"], s["same"]]), 0, "gate: pass")
-        expect(run_cmd(gate + ["--baseline", s["base-old"], s["same"]]), 0, "gate: pass")
+        oneway = "single/one-way/none/x2apic/spin/n1"
+        _, _, err = expect(run_cmd(gate + ["--baseline", s["base"], s["cand"]]), 20,
+                           f"gate: FAIL: {oneway}: more exits per iteration than the baseline")
+        check(err.strip().splitlines()[-1].startswith("gate: regression: "), err[-300:])
+        _, _, err = expect(run_cmd(gate + ["--baseline", s["base-old"], s["cand"]]), 20,
+                           f"gate: FAIL: {oneway}: not comparable: ran on both sides, exit data "
+                           "in the candidate only", "more exits per iteration than the baseline")
+        # The withheld row with its exits, against the same exits measured: a pass,
+        # and the one-way row judged, not listed.
+        _, _, err = expect(run_cmd(gate + ["--baseline", s["base"], s["same"]]), 0, "gate: pass")
+        import synth
+        check("listed" not in err and f"{len(synth.ROWS)} exit rows compared" in err, err[-400:])
+        # Traced on one side only, nothing else worse: never a pass.
+        expect(run_cmd(gate + ["--baseline", s["base-old"], s["same"]]), 30,
+               "gate: exits not comparable: not comparable: ran on both sides")
+        expect(run_cmd(gate + ["--baseline", s["base"], s["lossy"]]), 30,
+               "the candidate's trace 7 events lost")
+        # A benchmark the candidate does not run at all: listed, judged by nothing.
+        for boot in sorted(os.listdir(s["same"])):
+            path = os.path.join(s["same"], boot, "results.json")
+            doc = json.load(open(path))
+            doc["records"] = [r for r in doc["records"] if r.get("bench") != "self"]
+            os.unlink(path)
+            json.dump(doc, open(path, "w"))
+        _, _, err = expect(run_cmd(gate + ["--baseline", s["base"], s["same"]]), 0,
+                           "gate: listed: self/send-to-handler/sti-nop/x2apic/self/n1: not "
+                           "judged: exit data in the baseline only, the row in the baseline only",
+                           "1 traced on one side only (listed, not judged)")
+        # Nothing traced on both sides: 30.
+        plain = _exits_sets(tmp, {"plain": (line, traced, False, False, None)})["plain"]
+        expect(run_cmd(gate + ["--baseline", plain, s["same"]]), 30,
+               "no row has exit data on both sides")
     finally:
         shutil.rmtree(tmp)
 
