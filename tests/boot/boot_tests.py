@@ -614,7 +614,7 @@ def scenarios():
                          suite_passed, records_valid("env", "check", "end"),
                          final_status("SKIP")]),
         Scenario("swallow-ipi makes the suite fail naming the CPU", smp="4",
-                 append="plan=check debug=swallow-ipi debug_cpu=2", expect=FAILURE,
+                 append="plan=check debug=swallow-ipi debug_cpu=2 deadline=200", expect=FAILURE,
                  checks=[contains(r"^not ok \d+ - .*CPU 2 lost it"), final_status("FAILURE")]),
         Scenario("double-ipi makes the suite fail naming the CPU", smp="6,sockets=2,cores=3",
                  cpu="qemu64", append="plan=check debug=double-ipi", expect=FAILURE,

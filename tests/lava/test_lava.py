@@ -203,7 +203,9 @@ def _(ctx):
 
 @case("planted failure: debug=swallow-ipi makes LAVA record the failing checks and the status")
 def _(ctx):
-    rc, entries, log, _ = lava_run(ctx, "plan=check backends=xapic debug=swallow-ipi", "fail")
+    # deadline=200: the lost IPI is a FAILURE after 200 ms, not TCG's 10 s.
+    rc, entries, log, _ = lava_run(ctx, "plan=check backends=xapic debug=swallow-ipi "
+                                   "deadline=200", "fail")
     check(rc == 0 and job_verdict(entries) == "pass",
           f"lava-run exited {rc}, job {job_verdict(entries)} (the job completes: its cases "
           f"fail): see {log}")
