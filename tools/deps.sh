@@ -41,8 +41,11 @@ qemu_ok() {
 }
 
 # One dpkg-query for every package: run.sh calls this before each boot, and
-# a process a package was half of a plan=boot run's time.
-installed=" $(dpkg-query -W -f='${Package} ${Status}\n' "${pkgs[@]}" 2>/dev/null |
+# a process a package was half of a plan=boot run's time. dpkg-query exits 1
+# when any package is unknown to dpkg, the very case this script is for: its
+# status must not end the script (set -e with pipefail) before it says what
+# is missing.
+installed=" $({ dpkg-query -W -f='${Package} ${Status}\n' "${pkgs[@]}" 2>/dev/null || :; } |
 	awk '$2 == "install" && $3 == "ok" && $4 == "installed" { printf "%s ", $1 }')"
 missing=()
 for p in "${pkgs[@]}"; do
