@@ -13,6 +13,7 @@
 #include "include/options.h"
 #include "include/percpu.h"
 #include "include/pic.h"
+#include "include/pit.h"
 #include "include/smp.h"
 #include "include/status.h"
 #include "include/topology.h"
@@ -144,6 +145,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	boot_bsp_lapic(bsp);
 	irq_enable();
 	tsc_init();
+	pit_stop_tick();	/* after calibration: nothing here uses the PIT again */
 	plan_check_cpu_keys(boot_smp());
 	topology_print_cpus();
 	tsc_measure_skew();

@@ -20,14 +20,12 @@
  */
 #include "include/console.h"
 #include "include/cpu.h"
+#include "include/pit.h"
 #include "include/topology.h"
 #include "include/tsc.h"
 #include "lib/hv_abi.h"
 
-#define PIT_HZ 1193182u
 #define PIT_CAL_MS 5u	/* x3 runs; a 1 us read jitter is 0.02% */
-#define PIT_CH2 0x42
-#define PIT_CMD 0x43
 #define PORT_61 0x61
 #define  PORT_61_GATE2 0x01
 #define  PORT_61_SPEAKER 0x02
@@ -69,7 +67,7 @@ static uint64_t tsc_pit_calibrate_once(void)
 	uint64_t t0, t1;
 
 	outb(PORT_61, (inb(PORT_61) & ~PORT_61_SPEAKER) | PORT_61_GATE2);
-	outb(PIT_CMD, 0xb0);	/* channel 2, lobyte/hibyte, mode 0, binary */
+	outb(PIT_CMD, PIT_CMD_CH2 | PIT_CMD_LOHI | PIT_CMD_MODE0);
 	outb(PIT_CH2, latch & 0xff);
 	outb(PIT_CH2, latch >> 8);
 	/* Mode 0 drives OUT low from the command until the count runs out: high

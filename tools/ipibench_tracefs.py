@@ -24,11 +24,14 @@ EVENTS = ("kvm_exit", "kvm_pio", "kvm_msr", "kvm_hypercall", "kvm_hv_hypercall",
           "kvm_hv_send_ipi", "kvm_hv_send_ipi_ex", "kvm_hv_flush_tlb", "kvm_hv_flush_tlb_ex",
           "kvm_apicv_inhibit_changed", "kvm_apicv_accept_irq", "kvm_avic_incomplete_ipi",
           "kvm_avic_unaccelerated_access", "kvm_avic_ga_log", "kvm_avic_kick_vcpu_slowpath",
-          "kvm_vcpu_wakeup", "kvm_entry")
+          "kvm_vcpu_wakeup", "kvm_entry", "kvm_set_irq")
 # SVM_EXIT_IOIO is 0x7b, VMX's I/O-instruction exit 30; both keep the port in
 # bits 31:16 of info1 (EXITINFO1, the exit qualification).
 EXIT_FILTER = "(exit_reason != 123 && exit_reason != 30) || info1 < 0x3f80000 || info1 >= 0x4000000"
 PIO_FILTER = "port < 0x3f8 || port > 0x3ff"
+# The PIT's line only (kvm_trace.Trace.pit_ticks): the guest stops the PIT
+# after calibration (kernel/pit.c), and the trace shows whether it stayed so.
+SET_IRQ_FILTER = "gsi == 0"
 BUFFER_KB = 65536
 
 
@@ -44,6 +47,22 @@ def tracefs(environ):
 def _write(path, text):
     with open(path, "w") as f:
         f.write(text)
+
+
+def pit_threads(qemu_pid, proc="/proc"):
+    """The tids of the in-kernel PIT's worker of this VM: KVM names it
+    kvm-pit/<the creating process's pid> (arch/x86/kvm/i8254.c,
+    kvm_create_pit()), and it, not a QEMU thread, raises GSI 0."""
+    want, out = f"kvm-pit/{qemu_pid}", []
+    for d in os.listdir(proc):
+        if d.isdigit():
+            try:
+                with open(os.path.join(proc, d, "comm")) as f:
+                    if f.read().strip() == want:
+                        out.append(d)
+            except OSError:
+                continue
+    return out
 
 
 class HostTrace:
@@ -62,7 +81,7 @@ class HostTrace:
             _write(os.path.join(t, "tracing_on"), "0")
             _write(os.path.join(t, "buffer_size_kb"), str(BUFFER_KB))
             _write(os.path.join(t, "trace"), "")
-            _write(os.path.join(t, "set_event_pid"), " ".join(tids))
+            _write(os.path.join(t, "set_event_pid"), " ".join(tids + pit_threads(qemu_pid)))
             for e in EVENTS:
                 d = os.path.join(t, "events", "kvm", e)
                 if not os.path.isdir(d):
@@ -73,6 +92,8 @@ class HostTrace:
             _write(os.path.join(t, "events", "kvm", "kvm_exit", "filter"), EXIT_FILTER)
             if "kvm_pio" in self.enabled:
                 _write(os.path.join(t, "events", "kvm", "kvm_pio", "filter"), PIO_FILTER)
+            if "kvm_set_irq" in self.enabled:
+                _write(os.path.join(t, "events", "kvm", "kvm_set_irq", "filter"), SET_IRQ_FILTER)
             _write(os.path.join(t, "tracing_on"), "1")
         except OSError as e:
             say(f"run.sh: --exits: tracefs at {t}: {e.strerror} ({e.filename})")
@@ -99,7 +120,8 @@ class HostTrace:
                 _write(os.path.join(t, "events", "kvm", e, "enable"), "0")
             except OSError:
                 pass
-        for name, value in (("events/kvm/kvm_exit/filter", "0"), ("set_event_pid", "")):
+        for name, value in (("events/kvm/kvm_exit/filter", "0"),
+                            ("events/kvm/kvm_set_irq/filter", "0"), ("set_event_pid", "")):
             try:
                 _write(os.path.join(t, name), value)
             except OSError:

@@ -70,6 +70,7 @@ MSR = re.compile(r"^msr_(?P<dir>read|write) (?P<msr>[0-9a-f]{1,8}) = (?P<val>0x[
 PIO = re.compile(r"^pio_(?P<dir>read|write) at (?P<port>0x[0-9a-f]{1,4}) size (?P<size>\d{1,2}) "
                  r"count (?P<count>\d{1,10})(?: val (?P<val>0x[0-9a-f]{1,16}))?")
 HYPERCALL = re.compile(r"^nr (?P<nr>0x[0-9a-f]{1,16})")
+SET_IRQ = re.compile(r"^gsi (?P<gsi>\d{1,5}) level (?P<level>-?\d{1,3})")
 HV_HYPERCALL = re.compile(r"^code (?P<code>0x[0-9a-f]{1,8}) (?P<fast>fast|slow|[01])?")
 # kvm_vcpu_wakeup (virt/kvm/kvm_main.c, kvm_vcpu_halt()): how a halted vCPU
 # came back: "poll time N ns, polling valid" when halt polling saw the wake,
@@ -176,6 +177,11 @@ class Trace:
         self.windows_only = False            # exits traced inside marker windows only
         self.lost = 0                        # events the ring buffer overwrote
         self.cut = False                     # the capture ends early (not all of it came)
+        # kvm_set_irq of GSI 0 (the PIT's line; lane.sh traces no other GSI)
+        # raised after the first marker: the guest stops the PIT before its
+        # plan (kernel/pit.c), so a tick here is the host's timer running
+        # on through the regions. None: kvm_set_irq was not traced.
+        self.pit_ticks = None
 
 
 def _apic_reg(off, write):
@@ -251,6 +257,15 @@ def parse(lines):
                 open_window = _marker(t, open_window, int(p["val"], 16), tid, ts)
             elif x is not None and x.reason in ("io", "IO_INSTRUCTION") and x.detail is None:
                 x.detail = f"{port:#x}"
+        elif event == "kvm_set_irq":
+            p = SET_IRQ.match(body)
+            if not p:
+                t.unparsed += 1
+                continue
+            t.pit_ticks = t.pit_ticks or 0
+            # pit_do_work() raises the line, then lowers it: count the raise.
+            if p["gsi"] == "0" and p["level"] != "0" and t.markers:
+                t.pit_ticks += 1
         elif event == "kvm_msr":
             p = MSR.match(body)
             x = last.get(tid)
@@ -590,7 +605,8 @@ def summary(trace):
             "cut": trace.cut,
             "apicv_inhibits": [{"at_s": ts, "change": what, "now": reasons}
                                for ts, what, reasons in trace.apicv],
-            "avic_events": dict(trace.avic), "events": dict(trace.events)}
+            "avic_events": dict(trace.avic), "events": dict(trace.events),
+            "pit_ticks": trace.pit_ticks}
 
 
 def main(argv):

@@ -305,15 +305,18 @@ if [ "$exits" = 1 ] && [ -n "$T" ] && mkdir $T/instances/exits 2>/dev/null &&
 	# carries the trace out: filtered in the kernel, and said so.
 	echo 'exit_reason != 123 || info1 < 0x3f80000 || info1 >= 0x4000000' >$E/kvm_exit/filter
 	echo 'port < 0x3f8 || port > 0x3ff' >$E/kvm_pio/filter
+	# The PIT's line only: the guest stops the PIT after calibration, and
+	# judge_exits.py wants it silent through the regions (kernel/pit.c).
+	echo 'gsi == 0' >$E/kvm_set_irq/filter 2>/dev/null
 	have= missing=
 	# Always on: the markers, the APICv/AVIC state changes and the events
 	# that are rare (AVIC's, which TCG's SVM lacks; the Hyper-V calls'
 	# own, one a send or flush) or that kvm_trace.py reads only inside a
-	# window (kvm_vcpu_wakeup).
+	# window (kvm_vcpu_wakeup); GSI 0's injections (kvm_set_irq, the PIT).
 	for e in kvm_pio kvm_apicv_inhibit_changed kvm_avic_ga_log kvm_pi_irte_update \
 		kvm_hv_send_ipi kvm_hv_send_ipi_ex kvm_hv_flush_tlb kvm_hv_flush_tlb_ex \
 		kvm_avic_incomplete_ipi kvm_avic_unaccelerated_access kvm_avic_kick_vcpu_slowpath \
-		kvm_vcpu_wakeup; do
+		kvm_vcpu_wakeup kvm_set_irq; do
 		if [ -d $E/$e ] && echo 1 >$E/$e/enable; then
 			have="$have $e"
 		else

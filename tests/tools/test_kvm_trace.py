@@ -213,6 +213,25 @@ def _region_trace(eoi_first):
 
 
 @case
+def the_pits_ticks_after_the_first_marker_are_counted(_=None):
+    """kvm_set_irq of GSI 0 raised by the VM's kvm-pit thread: before the
+    first marker (the guest stops the PIT after calibration) they do not
+    count, after it each raise counts once (pit_do_work() raises, then
+    lowers the line); another GSI is not the PIT's; untraced is None."""
+    def tick(ts, gsi=0):
+        return [_ev(99, ts, f"kvm_set_irq: gsi {gsi} level 1 source 2"),
+                _ev(99, ts + 1e-5, f"kvm_set_irq: gsi {gsi} level 0 source 2")]
+    lines = tick(0.5) + tick(0.55) + _region_trace(True) + tick(1.5) + tick(1.6, gsi=4)
+    check(kvm_trace.parse(lines).pit_ticks == 1,
+          f"ticks after the first marker: {kvm_trace.parse(lines).pit_ticks}, expected 1")
+    check(kvm_trace.parse(tick(0.5) + _region_trace(True)).pit_ticks == 0,
+          "a tick before the first marker counted")
+    check(kvm_trace.parse(_region_trace(True)).pit_ticks is None,
+          "no kvm_set_irq traced must read None (unknown), not 0")
+    check(kvm_trace.summary(kvm_trace.parse(lines))["pit_ticks"] == 1, "summary lacks pit_ticks")
+
+
+@case
 def region_marks_tell_an_eoi_inside_the_region_from_one_after(_=None):
     """Issue 20: ack-after-eoi's EOI exit falls inside the sender's region, the
     default's after it; the marks themselves open no window and are not counted."""

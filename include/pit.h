@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The 8254 programmable interval timer (Intel 82C54 data sheet): the ports
+ * and control-word fields that kernel/tsc.c (channel 2, calibration) and
+ * kernel/pit.c (channel 0, the firmware's tick) share.
+ */
+#ifndef INCLUDE_PIT_H
+#define INCLUDE_PIT_H
+
+#define PIT_HZ 1193182u
+#define PIT_CH0 0x40
+#define PIT_CH2 0x42
+#define PIT_CMD 0x43	/* control word: SC1 SC0 RW1 RW0 M2 M1 M0 BCD */
+#define  PIT_CMD_CH0 0x00
+#define  PIT_CMD_CH2 0x80
+#define  PIT_CMD_LOHI 0x30	/* read/write the low byte, then the high byte */
+#define  PIT_CMD_MODE0 0x00	/* interrupt on terminal count: one-shot */
+
+void pit_stop_tick(void);
+
+#endif
