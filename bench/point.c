@@ -297,16 +297,22 @@ static void point_tick_resume(void *arg)
 /*
  * A halted target's watchdog tick: paused while it is measured when some
  * third CPU is left to watch the sender (with two, nobody else would).
- * Returns what the records say.
+ * Returns what the records say: "unknown" when the target did not take
+ * the call in time (it may still run it, late), an ERROR of the harness.
  */
 static const char *point_target_timer(const struct bench_run *r, bool pause)
 {
-	bool can = watchdog_on() && ncpus >= 3;
-
-	if (can)
-		(void)smp_call(r->target, pause ? point_tick_pause : point_tick_resume, NULL,
-			       2 * bench_params.deadline_us);
-	return can ? "paused" : "armed";
+	if (!watchdog_on() || ncpus < 3)
+		return "armed";
+	if (smp_call(r->target, pause ? point_tick_pause : point_tick_resume, NULL,
+		     2 * bench_params.deadline_us)) {
+		kprintf("bench: ERROR: CPU %u did not take the call to %s its watchdog tick "
+			"within %lu ms: target-timer=unknown\n",
+			r->target, pause ? "pause" : "resume", 2 * bench_params.deadline_us / 1000);
+		status_report(STATUS_ERROR);
+		return "unknown";
+	}
+	return "paused";
 }
 
 /* point_target_timer(r, true), kept in r for the kvm-unit-tests view's notes. */
