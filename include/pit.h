@@ -11,10 +11,10 @@
 #define PIT_CH0 0x40
 #define PIT_CH2 0x42
 #define PIT_CMD 0x43	/* control word: SC1 SC0 RW1 RW0 M2 M1 M0 BCD */
-#define  PIT_CMD_CH0 0x00
-#define  PIT_CMD_CH2 0x80
-#define  PIT_CMD_LOHI 0x30	/* read/write the low byte, then the high byte */
-#define  PIT_CMD_MODE0 0x00	/* interrupt on terminal count: one-shot */
+/* The two words written here: the counter, low byte then high byte, mode 0
+ * (interrupt on terminal count: one-shot), binary. */
+#define  PIT_CMD_CH0_ONESHOT 0x30
+#define  PIT_CMD_CH2_ONESHOT 0xb0
 
 void pit_stop_tick(void);
 

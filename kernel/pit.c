@@ -26,7 +26,7 @@
 
 void pit_stop_tick(void)
 {
-	outb(PIT_CMD, PIT_CMD_CH0 | PIT_CMD_LOHI | PIT_CMD_MODE0);
+	outb(PIT_CMD, PIT_CMD_CH0_ONESHOT);
 	if (cpu.hyperv && !cpu.kvm_base)
 		return;
 	outb(PIT_CH0, 0);

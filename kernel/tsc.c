@@ -67,7 +67,7 @@ static uint64_t tsc_pit_calibrate_once(void)
 	uint64_t t0, t1;
 
 	outb(PORT_61, (inb(PORT_61) & ~PORT_61_SPEAKER) | PORT_61_GATE2);
-	outb(PIT_CMD, PIT_CMD_CH2 | PIT_CMD_LOHI | PIT_CMD_MODE0);
+	outb(PIT_CMD, PIT_CMD_CH2_ONESHOT);
 	outb(PIT_CH2, latch & 0xff);
 	outb(PIT_CH2, latch >> 8);
 	/* Mode 0 drives OUT low from the command until the count runs out: high
