@@ -76,6 +76,13 @@ struct ipi_ops {
 	 * restored SVR/TPR/LVTs: logical set-up and the destination table.
 	 * 0, or a negative code after printing what the hardware got wrong. */
 	int (*enable)(void);
+	/*
+	 * NULL, or on every CPU, IF=0, when the switch leaves this backend
+	 * (before the APIC moves and the next backend's enable): undoes what
+	 * enable set up that would outlive it in the hypervisor and change what
+	 * the next backend measures (KVM's PV EOI).
+	 */
+	void (*disable)(void);
 	void (*send)(unsigned int cpu, uint8_t vector);
 	/* NULL: the caller loops over send() (ipi_send_set does). */
 	void (*send_set)(const struct cpuset *set, uint8_t vector);

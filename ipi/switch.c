@@ -13,7 +13,8 @@
  * wake-ups follow, and runs the backend's activate hook, partition-wide
  * set-up that must not race with another CPU's hypercall (the Hyper-V
  * guest OS ID decides whether KVM takes a vmcall as a Hyper-V or a KVM
- * hypercall); (2) everybody moves its own APIC and enables the backend;
+ * hypercall); (2) everybody undoes what the backend it leaves set up in the
+ * hypervisor (ops->disable), moves its own APIC and enables the backend;
  * (3) nobody sends an IPI before every CPU can take it. Each wait has a
  * deadline; the CPUs that never reached a barrier are named.
  *
@@ -125,6 +126,8 @@ static void switch_on_cpu(void *arg)
 	}
 	if (!switch_meet(r, me))
 		goto out;
+	if (p->ops && p->ops->disable)
+		p->ops->disable();
 	me->err = switch_move(r->ops->mode);
 	if (!me->err) {
 		lapic_setup_local();

@@ -23,9 +23,9 @@
 static const char *const plan_names[] = {"default", "boot", "check", "bench", NULL};
 /* The registry's backends (help=1; a boot test checks this list against it). */
 static const char *const backend_names[] = {
-    "xapic",	  "xapic-nmi",	 "xapic-logical", "hv-icr",	  "x2apic",
-    "x2apic-nmi", "x2apic-cluster", "hv-ipi",	   "hv-ipi-slow",   "hv-ipi-ex",
-    "hv-ipi-ex-xmm", "kvm-pv-ipi", "kvm-pv-ipi-nmi", NULL};
+    "xapic",	     "xapic-nmi",     "xapic-logical", "hv-icr",	"x2apic",
+    "x2apic-nmi",    "x2apic-cluster", "x2apic-pv-eoi", "hv-ipi",	"hv-ipi-slow",
+    "hv-ipi-ex",     "hv-ipi-ex-xmm", "kvm-pv-ipi",    "kvm-pv-ipi-nmi", NULL};
 static const char *const bench_names[] = {"broadcast",	   "dry-run", "exit-ref",  "flush",
 					  "ipi_benchmark", "self",    "send-cost", "single",
 					  "single-halt",   NULL};

@@ -37,18 +37,19 @@ VALIDATE = os.path.join(HERE, "..", "..", "tools", "validate.py")
 # runs beside the Hyper-V backends and proves the guest OS ID is switched off
 # and on again. hv-flush / hv-flush-xmm are the suite's checks of the four
 # flush hypercalls in their slow and XMM-fast forms (labels, not backends).
-# The NMI backends run wherever their Fixed twin does (issue 21).
-HV = ["x2apic", "x2apic-nmi", "hv-ipi", "hv-ipi-slow", "hv-ipi-ex", "kvm-pv-ipi",
-      "kvm-pv-ipi-nmi", "hv-flush"]
+# The NMI backends run wherever their Fixed twin does (issue 21), and
+# x2apic-pv-eoi wherever x2APIC is (QEMU offers kvm-pv-eoi by default).
+HV = ["x2apic", "x2apic-nmi", "x2apic-pv-eoi", "hv-ipi", "hv-ipi-slow", "hv-ipi-ex",
+      "kvm-pv-ipi", "kvm-pv-ipi-nmi", "hv-flush"]
 HV_XMM = HV + ["hv-ipi-ex-xmm", "hv-flush-xmm"]
 MUST_RUN = {
-    "x2apic": ["xapic", "xapic-nmi", "x2apic", "x2apic-nmi", "x2apic-cluster"],
+    "x2apic": ["xapic", "xapic-nmi", "x2apic", "x2apic-nmi", "x2apic-cluster", "x2apic-pv-eoi"],
     "xapic": ["xapic", "xapic-nmi"],
     "hv": HV,
     "hv-xmm": HV_XMM,
     "hv-xmm-4": HV_XMM,
     "hv-vapic": ["hv-icr", "kvm-pv-ipi", "kvm-pv-ipi-nmi"],
-    "kvm-pv": ["kvm-pv-ipi", "kvm-pv-ipi-nmi"],
+    "kvm-pv": ["kvm-pv-ipi", "kvm-pv-ipi-nmi", "x2apic-pv-eoi"],
 }
 # Labels in MUST_RUN that are not backends: the suite's flush checks.
 NOT_BACKENDS = ("hv-flush", "hv-flush-xmm")

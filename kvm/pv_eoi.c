@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `x2apic-pv-eoi`: the x2apic backend's sends with KVM's paravirtual EOI, the
+ * EOI a Linux guest on KVM pays (Linux Documentation/virt/kvm/x86/msr.rst,
+ * MSR_KVM_PV_EOI_EN; arch/x86/kernel/kvm.c, kvm_guest_apic_eoi_write()).
+ *
+ * Each vCPU gives KVM a zeroed 4-byte word (bits 63:2 of MSR_KVM_PV_EOI_EN
+ * its physical address, bit 0 enable). When KVM injects an interrupt whose
+ * EOI it can take for the guest (one vector in service, none pending, not
+ * one the I/O APIC needs: arch/x86/kvm/lapic.c, apic_sync_pv_eoi_to_guest()),
+ * it sets bit 0 of that word before entry. The handler's EOI tests and
+ * clears it: set, the EOI is done, no exit, and KVM completes it in the
+ * ISR at the vCPU's next exit (apic_sync_pv_eoi_from_guest()); clear, it
+ * writes the x2APIC EOI register as usual. KVM never sets the bit while
+ * APICv or AVIC is active (the ISR cache that condition reads is then
+ * unused, -1), so a Linux guest pays the EOI exit only with them off, and
+ * an AVIC on/off comparison of x2apic rows counts one EOI exit that Linux
+ * does not pay: this backend's rows are the ones it does (docs/exits-and-
+ * apicv.md). The test and clear is not locked, as Linux's
+ * __test_and_clear_bit(): only this vCPU writes the word while it runs,
+ * and KVM only while it does not.
+ *
+ * The send paths, their flags and the per-CPU set-up are x2apic's, taken
+ * from the registry when the switch chooses this backend (choose): kvm/
+ * never calls apic/. The switch away turns the MSR off again (disable), so
+ * the backends measured after this one keep the native EOI KVM emulates.
+ */
+#include "include/console.h"
+#include "include/cpu.h"
+#include "include/ipi.h"
+#include "include/lapic.h"
+#include "include/percpu.h"
+#include "include/x86.h"
+#include "lib/error.h"
+#include "lib/fmt.h"
+#include "lib/kvm_pvipi.h"
+
+#define MSR_KVM_PV_EOI_EN 0x4b564d04u
+#define  KVM_PV_EOI_ENABLE 1ull	/* bit 1 is reserved: the word is 4-byte aligned */
+
+/* Per CPU, on its own line: KVM writes it as the vCPU, nobody else does. */
+static struct pv_eoi_word {
+	uint32_t word;
+} __cacheline_aligned pv_eoi_words[MAX_CPUS];
+
+static struct ipi_ops pv_eoi_ops; /* x2apic's table, as chosen, with this file's hooks */
+static int (*pv_eoi_base_enable)(void);
+
+static const char *pv_eoi_probe(void)
+{
+	const struct ipi_ops *base = ipi_backend_named("x2apic");
+
+	if (!cpu.kvm_base) {
+		if (!__builtin_memcmp(cpu.hv_vendor, "TCGTCGTCGTCG", 12))
+			return "no KVM PV interface: QEMU TCG (CPUID 0x40000000 \"TCGTCGTCGTCG\") "
+			       "has none; boot with -accel kvm (kvm-pv-eoi is on by default)";
+		return "no KVM CPUID leaves (\"KVMKVMKVM\" at 0x40000000 + k * 0x100): KVM's PV EOI "
+		       "needs -accel kvm";
+	}
+	if (!(cpu.kvm_features & KVM_FEATURE_PV_EOI)) {
+		static char why[112];
+
+		fmt_snprintf(why, sizeof(why),
+			     "CPUID 0x%x EAX[6] (KVM_FEATURE_PV_EOI) is 0: add kvm-pv-eoi=on to -cpu",
+			     cpu.kvm_base + KVM_CPUID_FEATURES_OFFSET);
+		return why;
+	}
+	return base ? base->probe() : "no x2apic backend in this build";
+}
+
+static void pv_eoi_eoi(void)
+{
+	uint32_t *w = &pv_eoi_words[this_cpu()->cpu].word;
+	bool done;
+
+	asm volatile("btrl $0, %0" : "+m"(*w), "=@ccc"(done) : : "memory");
+	if (!done)
+		wrmsr(X2APIC_MSR(LAPIC_EOI), 0);
+}
+
+static int pv_eoi_enable(void)
+{
+	struct percpu *p = this_cpu();
+	uint32_t *w = &pv_eoi_words[p->cpu].word;
+	int err = pv_eoi_base_enable();
+
+	if (err)
+		return err;
+	*w = 0; /* msr.rst: the area "must be zeroed" */
+	if (wrmsr_safe(MSR_KVM_PV_EOI_EN, (uint64_t)(uintptr_t)w | KVM_PV_EOI_ENABLE)) {
+		kprintf("x2apic-pv-eoi: CPU %u: #GP writing MSR_KVM_PV_EOI_EN (0x%x)\n", p->cpu,
+			MSR_KVM_PV_EOI_EN);
+		return -E_PROTO;
+	}
+	return 0;
+}
+
+static void pv_eoi_disable(void)
+{
+	(void)wrmsr_safe(MSR_KVM_PV_EOI_EN, 0);
+}
+
+/* On the BSP, before any CPU moves: x2apic's table as its own choose picks it (the vendor's fences). */
+static const struct ipi_ops *pv_eoi_choose(void)
+{
+	const struct ipi_ops *base = ipi_backend_named("x2apic");
+
+	if (base->choose)
+		base = base->choose();
+	pv_eoi_ops = *base;
+	pv_eoi_base_enable = base->enable;
+	pv_eoi_ops.name = "x2apic-pv-eoi";
+	pv_eoi_ops.words = "eoi=kvm-pv-eoi";
+	pv_eoi_ops.probe = pv_eoi_probe;
+	pv_eoi_ops.choose = NULL;
+	pv_eoi_ops.enable = pv_eoi_enable;
+	pv_eoi_ops.disable = pv_eoi_disable;
+	pv_eoi_ops.eoi = pv_eoi_eoi;
+	return &pv_eoi_ops;
+}
+
+/* The registry's entry: what the plan, help=1 and backends= see before the switch chooses. */
+static const struct ipi_ops ipi_x2apic_pv_eoi = {
+    .name = "x2apic-pv-eoi",
+    .mode = LAPIC_X2APIC,
+    .words = "eoi=kvm-pv-eoi",
+    .probe = pv_eoi_probe,
+    .choose = pv_eoi_choose,
+    .enable = pv_eoi_enable,
+    .disable = pv_eoi_disable,
+    .eoi = pv_eoi_eoi,
+};
+IPI_BACKEND_REGISTER(ipi_x2apic_pv_eoi, 220);
