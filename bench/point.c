@@ -294,11 +294,16 @@ static void point_tick_resume(void *arg)
 	lapic_tick_resume();
 }
 
+/* What point_target_timer() returns when the target did not take its call. */
+static const char point_timer_unknown[] = "unknown";
+
 /*
  * A halted target's watchdog tick: paused while it is measured when some
  * third CPU is left to watch the sender (with two, nobody else would).
- * Returns what the records say: "unknown" when the target did not take
- * the call in time (it may still run it, late), an ERROR of the harness.
+ * Returns what the records say, or point_timer_unknown when the target did
+ * not take the call in time: its mailbox wake IPI was lost, or the CPU is
+ * stuck, and it may still run the call, late, in the middle of a pass. The
+ * caller then measures nothing (point_timer_failed()).
  */
 static const char *point_target_timer(const struct bench_run *r, bool pause)
 {
@@ -306,13 +311,23 @@ static const char *point_target_timer(const struct bench_run *r, bool pause)
 		return "armed";
 	if (smp_call(r->target, pause ? point_tick_pause : point_tick_resume, NULL,
 		     2 * bench_params.deadline_us)) {
-		kprintf("bench: ERROR: CPU %u did not take the call to %s its watchdog tick "
-			"within %lu ms: target-timer=unknown\n",
+		kprintf("bench: CPU %u did not take the call to %s its watchdog tick within %lu "
+			"ms (its wake IPI lost, or the CPU stuck)\n",
 			r->target, pause ? "pause" : "resume", 2 * bench_params.deadline_us / 1000);
 		status_report(STATUS_ERROR);
-		return "unknown";
+		return point_timer_unknown;
 	}
 	return "paused";
+}
+
+/* After a pause call the target did not take: the pass's records are ERRORs, no figures. */
+static bool point_timer_failed(struct bench_run *r, const char *timer, const char *metric)
+{
+	if (timer != point_timer_unknown)
+		return false;
+	bench_emit_status(r, metric, "ERROR",
+			  "the target did not take the call that pauses its watchdog tick");
+	return true;
 }
 
 /* point_target_timer(r, true), kept in r for the kvm-unit-tests view's notes. */
@@ -369,6 +384,8 @@ static uint64_t single_common(struct bench_run *r, bool halt, const struct point
 	if (halt) {
 		point_gap_us = pass->block ? bench_block_gap_us() : bench_params.halt_gap_us;
 		timer = point_pause_target_timer(r);
+		if (point_timer_failed(r, timer, "round-trip"))
+			return 0;
 		point_halt_words(pass, "after-halt-gap", timer);
 	} else {
 		r->words = pass->ack == IPI_ACK_AFTER_EOI ? spin_eoi_words : spin_words;
@@ -464,6 +481,8 @@ static void vmexit_halt_pass(struct bench_run *r)
 	r->has_late = false;
 	point_gap_us = 0;
 	timer = point_pause_target_timer(r);
+	if (point_timer_failed(r, timer, "round-trip"))
+		return;
 	point_halt_words(&pass_plain, "after-2000-cycle-spin-in-region", timer);
 	bench_metrics(r, 1, names);
 	if (!bench_sample_on_sender(r, vmexit_halt_iter)) {

@@ -119,7 +119,9 @@ struct ipi_ops {
  * half-listed. The order key, not link order, decides where it stands in
  * the backends= list, help=1 and the plan: xAPIC-mode backends 100-199,
  * x2APIC-mode ones 200-299, Hyper-V hypercall backends 300-399, KVM PV
- * 400-499, each Fixed backend's NMI twin its key + 5. The plan still puts
+ * hypercall backends 400-499, each Fixed backend's NMI twin its key + 5.
+ * The send path decides the range: x2apic-pv-eoi (kvm/) sends through
+ * x2APIC MSRs and stands at 220. The plan still puts
  * every xAPIC-mode backend first whatever its key (kernel/plan.c).
  */
 /* The vector an NMI counts as (the benchmarks' BENCH_VEC). */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The 8254 programmable interval timer (Intel 82C54 data sheet): the ports
- * and control-word fields that kernel/tsc.c (channel 2, calibration) and
- * kernel/pit.c (channel 0, the firmware's tick) share.
+ * and control words that kernel/tsc.c (channel 2, calibration) and
+ * kernel/pit.c (channel 0, the firmware's tick) write.
  */
 #ifndef INCLUDE_PIT_H
 #define INCLUDE_PIT_H
@@ -15,6 +15,9 @@
  * (interrupt on terminal count: one-shot), binary. */
 #define  PIT_CMD_CH0_ONESHOT 0x30
 #define  PIT_CMD_CH2_ONESHOT 0xb0
+/* Read-back (11), count not latched (1), status latched (0), counter 0. */
+#define  PIT_CMD_READBACK_CH0_STATUS 0xe2
+#define PIT_STATUS_OUT 0x80	/* the counter's OUT pin, in a read-back status byte */
 
 void pit_stop_tick(void);
 

@@ -5,15 +5,16 @@
  * MSR_KVM_PV_EOI_EN; arch/x86/kernel/kvm.c, kvm_guest_apic_eoi_write()).
  *
  * Each vCPU gives KVM a zeroed 4-byte word (bits 63:2 of MSR_KVM_PV_EOI_EN
- * its physical address, bit 0 enable). When KVM injects an interrupt whose
- * EOI it can take for the guest (one vector in service, none pending, not
- * one the I/O APIC needs: arch/x86/kvm/lapic.c, apic_sync_pv_eoi_to_guest()),
- * it sets bit 0 of that word before entry. The handler's EOI tests and
+ * its physical address, bit 0 enable). When KVM enters the guest with an
+ * interrupt in service whose EOI it can take for the guest (nothing
+ * pending in the IRR, the highest in-service vector known, not one the I/O
+ * APIC needs: arch/x86/kvm/lapic.c, apic_sync_pv_eoi_to_guest()), it sets
+ * bit 0 of that word. The handler's EOI tests and
  * clears it: set, the EOI is done, no exit, and KVM completes it in the
  * ISR at the vCPU's next exit (apic_sync_pv_eoi_from_guest()); clear, it
  * writes the x2APIC EOI register as usual. KVM never sets the bit while
- * APICv or AVIC is active (the ISR cache that condition reads is then
- * unused, -1), so a Linux guest pays the EOI exit only with them off, and
+ * APICv or AVIC is active for the VM (kvm_apic_update_apicv() keeps the
+ * ISR cache that condition reads at -1), so a Linux guest pays the EOI exit only with them off, and
  * an AVIC on/off comparison of x2apic rows counts one EOI exit that Linux
  * does not pay: this backend's rows are the ones it does (docs/exits-and-
  * apicv.md). The test and clear is not locked, as Linux's

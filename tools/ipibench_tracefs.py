@@ -67,7 +67,7 @@ def pit_threads(qemu_pid, proc="/proc"):
 
 class HostTrace:
     def __init__(self, root):
-        self.root, self.enabled, self.missing = root, [], []
+        self.root, self.enabled, self.missing, self.pit = root, [], [], []
 
     def start(self, qemu_pid):
         """Traces QEMU's threads (all exist while it is paused); 0 or an exit code."""
@@ -81,7 +81,8 @@ class HostTrace:
             _write(os.path.join(t, "tracing_on"), "0")
             _write(os.path.join(t, "buffer_size_kb"), str(BUFFER_KB))
             _write(os.path.join(t, "trace"), "")
-            _write(os.path.join(t, "set_event_pid"), " ".join(tids + pit_threads(qemu_pid)))
+            self.pit = pit_threads(qemu_pid)
+            _write(os.path.join(t, "set_event_pid"), " ".join(tids + self.pit))
             for e in EVENTS:
                 d = os.path.join(t, "events", "kvm", e)
                 if not os.path.isdir(d):
@@ -101,7 +102,8 @@ class HostTrace:
             return R.EX_UNAVAILABLE
         say(f"run.sh: --exits: tracing {len(tids)} QEMU threads: {' '.join(self.enabled)}; "
             f"not on this kernel: {' '.join(self.missing) or 'none'}; COM1 port exits "
-            "filtered out")
+            "filtered out; the in-kernel PIT's thread: "
+            + (f"kvm-pit/{qemu_pid} (tid {' '.join(self.pit)})" if self.pit else "none found"))
         return 0
 
     def stop(self, save_dir):
@@ -113,6 +115,9 @@ class HostTrace:
             if save_dir:
                 kept = os.path.join(save_dir, kvm_trace.TRACE_FILE)
                 shutil.copyfile(os.path.join(t, "trace"), kept)
+                if self.pit and "kvm_set_irq" in self.enabled:
+                    with open(kept, "a") as f:
+                        f.write("# ipibench-trace: pit-traced\n")
         except OSError as e:
             say(f"run.sh: --exits: could not read the trace: {e.strerror}")
         for e in self.enabled:

@@ -18,6 +18,9 @@ labelled "interrupt" or "vintr", which are not judged. 0.05 allows one
 stray access in 20 iterations and still fails a send that grew a second
 register access (1.00 -> 2.00) by a factor of 20.
 
+A line's value may carry its own tolerance, "0 +- 0.25": where a count is
+known to move with what the host does (a PV EOI cancelled by a stray exit).
+
 usage: judge_exits.py EXPECT DIR FRAME... [--expect-failure REGEX]
   --expect-failure  pass when a problem matches REGEX (a planted change);
                     expectations whose records the run did not produce are
@@ -42,16 +45,18 @@ def expectations(path):
                 continue
             f_ = [x.strip() for x in line.split("|")]
             preset, backend, bench, metric, variant, side, label, value = f_
+            # "V" or "V +- T": T, where a line gives one, instead of TOLERANCE.
+            v, _, tol = value.partition("+-")
             out.setdefault(preset, {}).setdefault((backend, bench, metric, variant, side),
-                                                  {})[label] = float(value)
+                                                  {})[label] = (float(v),
+                                                                float(tol) if tol else TOLERANCE)
     return out
 
 
-# The guest stops the PIT after calibration (kernel/pit.c): KVM's one-shot
-# for mode 0 with a count of 0 fires once, 55 ms later, then never. That
-# one may come after the first marker under nested TCG; a second is a PIT
-# that kept running through the regions.
-PIT_TICKS_MAX = 1
+# The guest stops the PIT after calibration and waits out its last one-shot
+# tick (kernel/pit.c), before the plan's first marker: any tick after it is
+# a PIT that kept running through the regions.
+PIT_TICKS_MAX = 0
 
 
 def judge(expect, trace_path, log_path):
@@ -63,7 +68,7 @@ def judge(expect, trace_path, log_path):
     problems, checks, unaccelerated = [], 0, 0
     checks += 1
     if trace.pit_ticks is None:
-        problems.append("the PIT: kvm_set_irq was not traced")
+        problems.append("the PIT: kvm_set_irq was not traced (no pit-traced header)")
     elif trace.pit_ticks > PIT_TICKS_MAX:
         problems.append(f"the PIT: {trace.pit_ticks} GSI 0 injections after the first marker, "
                         f"expected at most {PIT_TICKS_MAX}: its channel 0 still ticks")
@@ -89,17 +94,18 @@ def judge(expect, trace_path, log_path):
             problems.append(f"{where}: the record's exits have no {side}")
             continue
         got = r["exits"][side]
-        for label, value in want.items():
+        for label, (value, tol) in want.items():
             checks += 1
-            if abs(got.get(label, 0.0) - value) > TOLERANCE:
+            if abs(got.get(label, 0.0) - value) > tol:
                 problems.append(f"{where}: {got.get(label, 0.0):.2f} {label} per iteration, "
-                                f"expected {value:.2f}")
+                                f"expected {value:.2f}" + (f" +- {tol}" if tol != TOLERANCE else ""))
         judged = kvm_trace.judged_total(got)
+        total = sum(v for v, _ in want.values())
         checks += 1
-        if abs(judged - sum(want.values())) > TOLERANCE:
+        if abs(judged - total) > max(t for _, t in want.values()):
             extra = {k: v for k, v in got.items() if JUDGED.match(k) and k not in want}
             problems.append(f"{where}: {judged:.2f} register/hypercall/HLT exits per iteration, "
-                            f"expected {sum(want.values()):.2f}; not expected: {extra}")
+                            f"expected {total:.2f}; not expected: {extra}")
     return checks, problems, unaccelerated
 
 
@@ -145,7 +151,8 @@ def main(argv):
                 print(f"#   {p}")
         else:
             print(f"ok - kvm-lane: {name} ({checks} checks, each within "
-                  f"{TOLERANCE} per iteration; {no_accel} records read apic_accel no)")
+                  f"{TOLERANCE} per iteration or its line's bound; {no_accel} records read "
+                  "apic_accel no)")
     return 1 if bad else 0
 
 

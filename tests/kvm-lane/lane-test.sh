@@ -163,8 +163,13 @@ jobs_file() {
 	# KVM's (kvm-pv-ipi): hv-vapic adds the shootdown over hv-icr. Over any
 	# other backend the shootdown is the same INVLPG handler behind IPIs
 	# whose delivery the suite checks on every backend (suite frames, and
-	# hv-xmm's in the docs group); its figures there proved nothing new and
-	# cost 30 s of console (a frame costs what it prints, README.md).
+	# hv-xmm's in the docs group); its figures there cost 30 s of console
+	# (a frame costs what it prints, README.md). Not run under real KVM
+	# since: the shootdown's figures over hv-ipi, hv-ipi-slow and hv-ipi-ex
+	# (the non-XMM hypercall sends), over x2apic-cluster's per-cluster set
+	# writes and over the xAPIC backends' MMIO sends; the suite's set and
+	# broadcast checks still send over each of them. (The NMI backends
+	# SKIP the flush: a shootdown is a Fixed IPI.)
 	echo "figures.hv-xmm | - | plan=bench bench=send-cost $bench"
 	echo "flush.hv-xmm | - | plan=bench bench=flush backends=x2apic,hv-ipi-ex-xmm,kvm-pv-ipi $bench"
 	echo "figures.hv-vapic | - | plan=default bench=send-cost $bench"
@@ -372,28 +377,40 @@ expect_run() {
 	return 1
 }
 
-# beside NAME COMMAND...: COMMAND in the background, its output in
-# $base/NAME.out and its exit status in $base/NAME.rc (read by waited).
+# beside NAME COMMAND...: COMMAND in the background, in a session of its
+# own, its output in $beside_dir/NAME.out and its exit status in
+# $beside_dir/NAME.rc (read by waited). A folder of this run's own, so
+# that nothing an earlier, killed run left behind can be read; and if this
+# script ends early, its EXIT trap kills each job's whole session (run.sh,
+# lane.sh and their QEMUs), so none loads the host for the next group.
 beside_pids=()
+beside_dir=$(mktemp -d)
+trap 'for p in "${beside_pids[@]}"; do kill -- -"$p" 2>/dev/null; done; rm -rf "$bbdir" "$beside_dir"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 beside() {
 	local name=$1
 	shift
-	rm -f "$base/$name.out" "$base/$name.rc"
-	{ "$@" >"$base/$name.out" 2>&1; echo $? >"$base/$name.rc"; } &
+	setsid bash -c '"${@:3}" >"$1" 2>&1; echo $? >"$2"' bash \
+		"$beside_dir/$name.out" "$beside_dir/$name.rc" "$@" &
 	beside_pids+=($!)
 }
 # waited NAME: after every beside job ended, its exit status (255: none).
-waited() { cat "$base/$1.rc" 2>/dev/null || echo 255; }
+waited() { cat "$beside_dir/$1.rc" 2>/dev/null || echo 255; }
 
 rc=$early
 if part main; then
 	# The run.sh checks whose verdicts are exit counts and exit codes boot
 	# beside the one outer boot below, each an outer boot of its own: that
-	# boot keeps 1.3 of 2 host CPUs busy, and load must not move an exit
-	# count (issue 29 item 4: a busy host slows figures, it never fails
-	# them). The matrix runs are the exits gate's base and candidate
-	# (matrix_exits_test, below). Only the ab over halt polling, which
-	# measures against real time, boots alone, last.
+	# boot keeps 1.3 of 2 host CPUs busy (issue 29 item 4: a busy host slows
+	# figures, it never fails them). What load does move is the exits the
+	# host makes on its own: stray interrupt exits (never judged), a
+	# watchdog tick in a longer window (deadline=20000 keeps it to one a
+	# window, within 0.05), a PV EOI cancelled by a stray exit (its own
+	# bound, exits.expect). Every judged frame passed so, and beside two
+	# -icount boots as well. The matrix runs are the exits gate's base and
+	# candidate (matrix_exits_test, below). Only the ab over halt polling,
+	# which measures against real time, boots alone, last.
 	mkdir -p "$base"
 	matrix_plan="plan=bench bench=single backends=x2apic iters=20 warmup=2 budget=1"
 	rm -rf "$base/matrix" "$base/matrix-cand"
@@ -447,8 +464,9 @@ if part main; then
 		--expect-failure "x2apic send-cost send none sender: 2\.00 register/hypercall/HLT exits per iteration, expected 1\.00" ||
 		rc=1
 	wait "${beside_pids[@]}"
+	beside_pids=() # all ended: nothing left for the EXIT trap to kill
 	expect_run "run.sh --exits --accel kvm-in-tcg --preset hv-xmm prints the exits table; --require-apicv without AVIC exits 32" \
-		32 "$(waited exits-run)" "$(cat "$base/exits-run.out")" \
+		32 "$(waited exits-run)" "$(cat "$beside_dir/exits-run.out")" \
 		"^  hv-ipi send-cost send: sender 1.00 hypercall (HvCallSendSyntheticClusterIpi fast)" \
 		"^  hv-ipi send-cost send: .* | APIC accelerated: no (1.00 trapped APIC accesses per iteration: 1.00 on the targets (msr (EOI)))$" \
 		"^  AVIC: disabled in kvm_amd .*inhibited for this VM from .*DISABLED" || rc=1
@@ -465,7 +483,7 @@ if part main; then
 	# The gates boot nothing.
 	matrix_exits_test() {
 		local out rc mdir cdir problems=()
-		out=$(cat "$base/matrix-base.out")
+		out=$(cat "$beside_dir/matrix-base.out")
 		rc=$(waited matrix-base)
 		expect_run "run.sh matrix --exits --accel kvm-in-tcg: every boot traced, its exits table printed, withheld figures too" \
 			0 $rc "$out" \
@@ -483,7 +501,7 @@ if part main; then
 		expect_run "run.sh gate --exits of that matrix against itself: exit rows compared, none with more" \
 			0 $? "$out" "^gate: pass: .*, [1-9][0-9]* exit rows compared (0 with more exits)" || return 1
 		cdir=$(ls -d "$base"/matrix-cand/*-cand 2>/dev/null)
-		out="$(cat "$base/matrix-cand.out")
+		out="$(cat "$beside_dir/matrix-cand.out")
 deadline: $(grep -o 'deadline=[0-9]*' "$cdir/x2apic-smp2/boot1/console.log" 2>/dev/null | sort -u | tr '\n' ' ')"
 		expect_run "run.sh matrix --exits --accel kvm-in-tcg beside other lane boots: the lane's 10 s deadline, no failure" \
 			0 "$(waited matrix-cand)" "$out" "^matrix: \[1\] x2apic-smp2 boot 1: exit 0 " "^deadline: deadline=10000 $" || return 1

@@ -307,7 +307,7 @@ if [ "$exits" = 1 ] && [ -n "$T" ] && mkdir $T/instances/exits 2>/dev/null &&
 	echo 'port < 0x3f8 || port > 0x3ff' >$E/kvm_pio/filter
 	# The PIT's line only: the guest stops the PIT after calibration, and
 	# judge_exits.py wants it silent through the regions (kernel/pit.c).
-	echo 'gsi == 0' >$E/kvm_set_irq/filter 2>/dev/null
+	[ ! -d $E/kvm_set_irq ] || echo 'gsi == 0' >$E/kvm_set_irq/filter
 	have= missing=
 	# Always on: the markers, the APICv/AVIC state changes and the events
 	# that are rare (AVIC's, which TCG's SVM lacks; the Hyper-V calls'
@@ -523,6 +523,7 @@ run_preset() {
 		{
 			echo "# ipibench-trace: windows-only"
 			echo "# ipibench-trace: lost $lost"
+			[ "$(cat $E/kvm_set_irq/enable 2>/dev/null)" != 1 ] || echo "# ipibench-trace: pit-traced"
 			cat $X/trace
 		} | gzip -c | base64 | sed 's/^/outer-trace64: /'
 		echo "@@@ lane-trace-end $1"

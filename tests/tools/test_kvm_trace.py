@@ -228,6 +228,8 @@ def the_pits_ticks_after_the_first_marker_are_counted(_=None):
           "a tick before the first marker counted")
     check(kvm_trace.parse(_region_trace(True)).pit_ticks is None,
           "no kvm_set_irq traced must read None (unknown), not 0")
+    check(kvm_trace.parse(["# ipibench-trace: pit-traced"] + _region_trace(True)).pit_ticks == 0,
+          "traced for the PIT's thread and silent must read 0, not None")
     check(kvm_trace.summary(kvm_trace.parse(lines))["pit_ticks"] == 1, "summary lacks pit_ticks")
 
 
