@@ -37,6 +37,7 @@ enum debug_key {
 	DEBUG_SLOW_EOI,		/* the counting handlers wait 2 ms before their EOI */
 	DEBUG_NMI_AS_FIXED,	/* an NMI backend sends Fixed IPIs on IPI_NMI_VEC instead */
 	DEBUG_WITHHOLD_ONE_WAY,	/* every one-way figure withheld as if the TSCs were skewed */
+	DEBUG_NESTED_NMI,	/* debug_cpu's first NMI-backend NMI lets a second one in */
 	DEBUG_COUNT
 };
 

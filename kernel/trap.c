@@ -18,6 +18,7 @@
 #include "include/console.h"
 #include "include/ipi.h"
 #include "include/lapic.h"
+#include "include/options.h"
 #include "include/percpu.h"
 #include "include/status.h"
 #include "include/watchdog.h"
@@ -166,22 +167,95 @@ static __noreturn void trap_park(void)
 		asm volatile("cli; hlt");
 }
 
-static void trap_exception(struct trap_frame *f, uint64_t tsc)
+/*
+ * An NMI that came in while this CPU was still in the NMI handler, before
+ * its IRET: NMIs stay blocked from an NMI's delivery until the next IRET
+ * (SDM vol. 3A 6.7.1), so either something inside the handler executed an
+ * IRET (an exception's return does, and nothing here takes one) or the
+ * hypervisor delivered an NMI it should have held. The second entry
+ * reloaded RSP from the one NMI IST stack and wrote its frame over the
+ * first's, so the first handler has nowhere to return to: the run ends,
+ * naming it, as the system under test's failure.
+ */
+static __noreturn void trap_nested_nmi(const struct trap_frame *f)
 {
+	const struct percpu *p = this_cpu();
+
+	kprintf("ipibench: FAILURE: nested NMI on CPU %u (APIC ID %u): an NMI was delivered "
+		"while this CPU was still in its NMI handler, before that handler's IRET "
+		"(SDM vol. 3A 6.7.1: NMIs stay blocked until then); the second overwrote the "
+		"first's frame on the NMI stack, RIP %016lx\n",
+		p->cpu, p->apic_id, f->rip);
+	status_exit(STATUS_FAILURE);
+}
+
+/*
+ * debug=nested-nmi: on debug_cpu's first NMI of an NMI backend, the
+ * handler sends itself another NMI (held: NMIs are blocked) and then
+ * executes an IRET to its own next instruction, which unblocks NMIs as any
+ * IRET does; the held NMI then comes in nested, as a hypervisor that
+ * ignored the blocking would deliver it.
+ */
+static void trap_plant_nested_nmi(struct percpu *p)
+{
+	static bool done;
+	uint64_t scratch;
+
+	if (__builtin_expect(!debug_on(DEBUG_NESTED_NMI), 1) || done || !ipi_is_nmi(p->ops) ||
+	    p->cpu != debug_cpu_pick(ncpus))
+		return;
+	done = true;
+	p->ops->send_self(IPI_NMI_VEC);
+	/* A 64-bit IRET frame of this very point: SS, RSP, RFLAGS, CS, RIP. */
+	asm volatile("mov %%ss, %k0\n\t"
+		     "pushq %0\n\t"
+		     "leaq 8(%%rsp), %0\n\t"
+		     "pushq %0\n\t"
+		     "pushfq\n\t"
+		     "mov %%cs, %k0\n\t"
+		     "pushq %0\n\t"
+		     "leaq 1f(%%rip), %0\n\t"
+		     "pushq %0\n\t"
+		     "iretq\n"
+		     "1:"
+		     : "=&r"(scratch)
+		     :
+		     : "cc", "memory");
+}
+
+/*
+ * NMIs: status_exit() stopping this CPU, the stall watchdog, or an IPI of
+ * an NMI backend (or a stray one). in_nmi is this CPU's own: set from
+ * entry to just before the IRET, which is what lets a nested entry be seen.
+ */
+static void trap_nmi(struct trap_frame *f, uint64_t tsc)
+{
+	struct percpu *p = this_cpu();
+
 	/* status_exit() on another CPU is stopping us: stay quiet. */
-	if (f->vector == 2 && __atomic_load_n(&status_stopping, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&status_stopping, __ATOMIC_ACQUIRE))
 		trap_park();
+	if (READ_ONCE(p->in_nmi))
+		trap_nested_nmi(f);
+	WRITE_ONCE(p->in_nmi, 1);
 	/*
 	 * The watchdog on another CPU asked for our registers: publish them
 	 * (it prints them) and stay here, NMIs blocked, until the run ends.
 	 * Even mid-way through a stuck instruction sequence, an NMI is taken at
 	 * an instruction boundary, so RIP is where this CPU was stuck.
 	 */
-	if (f->vector == 2 && watchdog_nmi(f, sizeof(*f)))
+	if (watchdog_nmi(f, sizeof(*f)))
 		trap_park();
+	trap_plant_nested_nmi(p);
 	/* Any other NMI is an IPI of an NMI backend, or stray: the IPI core's. */
+	ipi_nmi(tsc);
+	WRITE_ONCE(p->in_nmi, 0);
+}
+
+static void trap_exception(struct trap_frame *f, uint64_t tsc)
+{
 	if (f->vector == 2) {
-		ipi_nmi(tsc);
+		trap_nmi(f, tsc);
 		return;
 	}
 	if (extable_fixup(f))

@@ -671,6 +671,13 @@ def scenarios():
                                   r"through TPR 0xf0: CPU 3 did not take the NMI",
                                   r"^not ok \d+ - x2apic-nmi: of two NMIs .*none was held"),
                          final_status("FAILURE")]),
+        Scenario("debug=nested-nmi: an NMI inside the NMI handler is a FAILURE naming the CPU, "
+                 "not a crash",
+                 smp="2", append="plan=check backends=x2apic-nmi debug=nested-nmi deadline=200",
+                 expect=FAILURE,
+                 checks=[contains(r"^ipibench: FAILURE: nested NMI on CPU 1 \(APIC ID 1\): an NMI "
+                                  r"was delivered while this CPU was still in its NMI handler"),
+                         lacks(r"exception #"), final_status("FAILURE")]),
         Scenario("swallow-ipi fails the NMI delivery checks as it fails the Fixed ones",
                  smp="4", append="plan=check backends=x2apic-nmi,xapic-nmi deadline=200 debug=swallow-ipi "
                                  "debug_cpu=2", expect=FAILURE,
