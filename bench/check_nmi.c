@@ -16,10 +16,11 @@
  *    exactly one more handler runs, after that IRET: two would be more than
  *    one latched, none a lost NMI. KVM models this with its NMI queue
  *    (process_nmi(): at most one pending while NMIs are blocked). A second
- *    NMI delivered inside the first handler would not get a clean verdict:
- *    it would enter at the top of the same IST stack and overwrite the
- *    frame the first handler runs on, a CRASH of the run, which fails it
- *    all the same. From inside the guest "held pending" and "delivered
+ *    NMI delivered inside the first handler would not get a clean verdict
+ *    here: it enters at the top of the same IST stack and overwrites the
+ *    frame the first handler runs on, so kernel/trap.c ends the run at
+ *    that entry, a FAILURE naming the nested NMI (latch.nested below is a
+ *    backstop that the trap's check leaves nothing to count). From inside the guest "held pending" and "delivered
  *    when the IRET unblocked it" cannot be told apart; the delay from that
  *    IRET to the next entry is printed.
  *

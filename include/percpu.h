@@ -80,7 +80,6 @@ struct percpu {
 	void *idt;			/* this CPU's IDT, a copy of kernel/trap.c's template */
 	struct tss64 tss;
 	uint32_t online;		/* set once by the AP itself */
-	uint8_t in_nmi;			/* in kernel/trap.c's NMI handler, this CPU only */
 	struct mailbox mbox;
 	struct irq_stats irq;
 	struct watch watch;		/* progress word (include/watchdog.h), own line */

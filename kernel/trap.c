@@ -181,6 +181,7 @@ static __noreturn void trap_nested_nmi(const struct trap_frame *f)
 {
 	const struct percpu *p = this_cpu();
 
+	status_report(STATUS_FAILURE); /* before the line: another CPU may be ending the run */
 	kprintf("ipibench: FAILURE: nested NMI on CPU %u (APIC ID %u): an NMI was delivered "
 		"while this CPU was still in its NMI handler, before that handler's IRET "
 		"(SDM vol. 3A 6.7.1: NMIs stay blocked until then); the second overwrote the "
@@ -190,19 +191,38 @@ static __noreturn void trap_nested_nmi(const struct trap_frame *f)
 }
 
 /*
+ * Whether the NMI interrupted code already on the NMI's IST stack: only the
+ * NMI path runs there, from the first push of its entry stub to its IRET,
+ * so that is a nested NMI, caught over the whole window and with no store
+ * on the path (Linux's NMI entry tells it the same way, by the interrupted
+ * RSP). The #DF and #MC stacks lie beside it, outside the range.
+ */
+static bool trap_nmi_nested(const struct trap_frame *f)
+{
+	const uint64_t top = this_cpu()->tss.ist[IST_NMI - 1];
+
+	return f->rsp < top && f->rsp >= top - IST_STACK_SIZE;
+}
+
+/*
  * debug=nested-nmi: on debug_cpu's first NMI of an NMI backend, the
  * handler sends itself another NMI (held: NMIs are blocked) and then
  * executes an IRET to its own next instruction, which unblocks NMIs as any
  * IRET does; the held NMI then comes in nested, as a hypervisor that
- * ignored the blocking would deliver it.
+ * ignored the blocking would deliver it. It sends from NMI context, which
+ * a handler must not do (include/bench.h): harmless only because the run
+ * ends there.
  */
-static void trap_plant_nested_nmi(struct percpu *p)
+static void trap_plant_nested_nmi(void)
 {
 	static bool done;
+	struct percpu *p;
 	uint64_t scratch;
 
-	if (__builtin_expect(!debug_on(DEBUG_NESTED_NMI), 1) || done || !ipi_is_nmi(p->ops) ||
-	    p->cpu != debug_cpu_pick(ncpus))
+	if (__builtin_expect(!debug_on(DEBUG_NESTED_NMI), 1) || done)
+		return;
+	p = this_cpu();
+	if (!ipi_is_nmi(p->ops) || p->cpu != debug_cpu_pick(ncpus))
 		return;
 	done = true;
 	p->ops->send_self(IPI_NMI_VEC);
@@ -223,21 +243,15 @@ static void trap_plant_nested_nmi(struct percpu *p)
 		     : "cc", "memory");
 }
 
-/*
- * NMIs: status_exit() stopping this CPU, the stall watchdog, or an IPI of
- * an NMI backend (or a stray one). in_nmi is this CPU's own: set from
- * entry to just before the IRET, which is what lets a nested entry be seen.
- */
+/* NMIs: status_exit() stopping this CPU, the stall watchdog, or an IPI of
+ * an NMI backend (or a stray one). */
 static void trap_nmi(struct trap_frame *f, uint64_t tsc)
 {
-	struct percpu *p = this_cpu();
-
 	/* status_exit() on another CPU is stopping us: stay quiet. */
 	if (__atomic_load_n(&status_stopping, __ATOMIC_ACQUIRE))
 		trap_park();
-	if (READ_ONCE(p->in_nmi))
+	if (trap_nmi_nested(f))
 		trap_nested_nmi(f);
-	WRITE_ONCE(p->in_nmi, 1);
 	/*
 	 * The watchdog on another CPU asked for our registers: publish them
 	 * (it prints them) and stay here, NMIs blocked, until the run ends.
@@ -246,10 +260,9 @@ static void trap_nmi(struct trap_frame *f, uint64_t tsc)
 	 */
 	if (watchdog_nmi(f, sizeof(*f)))
 		trap_park();
-	trap_plant_nested_nmi(p);
+	trap_plant_nested_nmi();
 	/* Any other NMI is an IPI of an NMI backend, or stray: the IPI core's. */
 	ipi_nmi(tsc);
-	WRITE_ONCE(p->in_nmi, 0);
 }
 
 static void trap_exception(struct trap_frame *f, uint64_t tsc)
