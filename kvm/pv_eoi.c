@@ -32,8 +32,8 @@
 #include "include/lapic.h"
 #include "include/percpu.h"
 #include "include/x86.h"
+#include "kvm/probe.h"
 #include "lib/error.h"
-#include "lib/fmt.h"
 #include "lib/kvm_pvipi.h"
 
 #define MSR_KVM_PV_EOI_EN 0x4b564d04u
@@ -49,23 +49,12 @@ static int (*pv_eoi_base_enable)(void);
 
 static const char *pv_eoi_probe(void)
 {
+	static char why[160];
 	const struct ipi_ops *base = ipi_backend_named("x2apic");
 
-	if (!cpu.kvm_base) {
-		if (!__builtin_memcmp(cpu.hv_vendor, "TCGTCGTCGTCG", 12))
-			return "no KVM PV interface: QEMU TCG (CPUID 0x40000000 \"TCGTCGTCGTCG\") "
-			       "has none; boot with -accel kvm (kvm-pv-eoi is on by default)";
-		return "no KVM CPUID leaves (\"KVMKVMKVM\" at 0x40000000 + k * 0x100): KVM's PV EOI "
-		       "needs -accel kvm";
-	}
-	if (!(cpu.kvm_features & KVM_FEATURE_PV_EOI)) {
-		static char why[112];
-
-		fmt_snprintf(why, sizeof(why),
-			     "CPUID 0x%x EAX[6] (KVM_FEATURE_PV_EOI) is 0: add kvm-pv-eoi=on to -cpu",
-			     cpu.kvm_base + KVM_CPUID_FEATURES_OFFSET);
+	if (kvm_feature_why(why, sizeof(why), KVM_FEATURE_PV_EOI_BIT, "KVM_FEATURE_PV_EOI",
+			    "kvm-pv-eoi", "KVM's PV EOI"))
 		return why;
-	}
 	return base ? base->probe() : "no x2apic backend in this build";
 }
 
@@ -101,22 +90,28 @@ static void pv_eoi_disable(void)
 	(void)wrmsr_safe(MSR_KVM_PV_EOI_EN, 0);
 }
 
-/* On the BSP, before any CPU moves: x2apic's table as its own choose picks it (the vendor's fences). */
+static const struct ipi_ops ipi_x2apic_pv_eoi;
+
+/*
+ * On the BSP, before any CPU moves: x2apic's table as its own choose picks
+ * it (the vendor's fences), with this backend's name, words and hooks, as
+ * the registry's entry below holds them.
+ */
 static const struct ipi_ops *pv_eoi_choose(void)
 {
-	const struct ipi_ops *base = ipi_backend_named("x2apic");
+	const struct ipi_ops *base = ipi_backend_named("x2apic"), *own = &ipi_x2apic_pv_eoi;
 
 	if (base->choose)
 		base = base->choose();
 	pv_eoi_ops = *base;
 	pv_eoi_base_enable = base->enable;
-	pv_eoi_ops.name = "x2apic-pv-eoi";
-	pv_eoi_ops.words = "eoi=kvm-pv-eoi";
-	pv_eoi_ops.probe = pv_eoi_probe;
+	pv_eoi_ops.name = own->name;
+	pv_eoi_ops.words = own->words;
+	pv_eoi_ops.probe = own->probe;
 	pv_eoi_ops.choose = NULL;
-	pv_eoi_ops.enable = pv_eoi_enable;
-	pv_eoi_ops.disable = pv_eoi_disable;
-	pv_eoi_ops.eoi = pv_eoi_eoi;
+	pv_eoi_ops.enable = own->enable;
+	pv_eoi_ops.disable = own->disable;
+	pv_eoi_ops.eoi = own->eoi;
 	return &pv_eoi_ops;
 }
 

@@ -28,6 +28,7 @@
 #include "include/mm.h"
 #include "include/percpu.h"
 #include "include/x86.h"
+#include "kvm/probe.h"
 #include "lib/error.h"
 #include "lib/fmt.h"
 #include "lib/hv_abi.h"
@@ -184,22 +185,11 @@ static int kvm_pv_describe(unsigned int cpu_nr, char *buf, size_t size)
 
 static const char *kvm_pv_probe(void)
 {
-	if (!cpu.kvm_base) {
-		if (!__builtin_memcmp(cpu.hv_vendor, "TCGTCGTCGTCG", 12))
-			return "no KVM PV interface: QEMU TCG (CPUID 0x40000000 \"TCGTCGTCGTCG\") "
-			       "has none; boot with -accel kvm and kvm-pv-ipi=on in -cpu";
-		return "no KVM CPUID leaves (\"KVMKVMKVM\" at 0x40000000 + k * 0x100): "
-		       "KVM_HC_SEND_IPI needs -accel kvm";
-	}
-	if (!(cpu.kvm_features & KVM_FEATURE_PV_SEND_IPI)) {
-		static char why[128];
+	static char why[160];
 
-		fmt_snprintf(why, sizeof(why),
-			     "CPUID 0x%x EAX[11] (KVM_FEATURE_PV_SEND_IPI) is 0: add kvm-pv-ipi=on "
-			     "to -cpu",
-			     cpu.kvm_base + KVM_CPUID_FEATURES_OFFSET);
+	if (kvm_feature_why(why, sizeof(why), KVM_FEATURE_PV_SEND_IPI_BIT, "KVM_FEATURE_PV_SEND_IPI",
+			    "kvm-pv-ipi", "KVM_HC_SEND_IPI"))
 		return why;
-	}
 	if (!cpu.x2apic)
 		return "CPUID.1:ECX.x2APIC[bit 21] is 0: kvm-pv-ipi runs in x2APIC mode; add "
 		       "+x2apic to -cpu";

@@ -28,9 +28,11 @@
 #define  KVM_SIGNATURE_ECX	0x564b4d56u /* "VMKV" */
 #define  KVM_SIGNATURE_EDX	0x0000004du /* "M\0\0\0" */
 #define KVM_CPUID_FEATURES_OFFSET 1 /* features leaf = base + 1; EAX: */
-#define  KVM_FEATURE_PV_EOI	(1u << 6)
+#define  KVM_FEATURE_PV_EOI_BIT	6
+#define  KVM_FEATURE_PV_EOI	(1u << KVM_FEATURE_PV_EOI_BIT)
 #define  KVM_FEATURE_PV_UNHALT	(1u << 7)
-#define  KVM_FEATURE_PV_SEND_IPI (1u << 11)
+#define  KVM_FEATURE_PV_SEND_IPI_BIT 11
+#define  KVM_FEATURE_PV_SEND_IPI (1u << KVM_FEATURE_PV_SEND_IPI_BIT)
 #define  KVM_FEATURE_CLOCKSOURCE_STABLE_BIT (1u << 24) /* the host's TSC is stable */
 
 /* Hypercall numbers (RAX) */
