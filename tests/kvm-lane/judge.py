@@ -10,7 +10,9 @@ usage: tests/kvm-lane/judge.py [--label L]
                                [--expect-failure PATTERN | --expect-error PATTERN | --expect-reset]
                                OUTDIR FRAME...
 A FRAME is a preset, or TAG.PRESET (lane.sh --job): the preset says which
-backends must run. Prints one TAP line per frame ("TAG: PRESET" unless
+backends must run. OUTDIR is lane.sh's --out, or a run.sh results folder of
+a lane boot (its console.log; FRAME names its preset, and the guest's end
+record gives its status). Prints one TAP line per frame ("TAG: PRESET" unless
 --label L names it "L: FRAME"); exit 1 if any failed. With
 --expect-failure, a frame passes only when its guest ended in FAILURE and
 its console matches PATTERN: the lane proving it can fail; --expect-error
@@ -77,12 +79,31 @@ def figures(log, name):
     return False
 
 
+# A run.sh results folder's guest status, from the console's end record, as
+# the inner QEMU's exit status would have said it (docs/exit-codes.md).
+END_STATUS = {"SUCCESS": "65", "SKIP": "67", "ERROR": "69", "FAILURE": "71"}
+
+
+def frame_log(outdir, frame):
+    """A frame's console: lane.sh's split of outer.log, or, in a run.sh
+    results folder (a lane boot through `run.sh --accel kvm-in-tcg`), its
+    console.log."""
+    own = os.path.join(outdir, frame + ".log")
+    run = os.path.join(outdir, "console.log")
+    return run if not os.path.exists(own) and os.path.exists(run) else own
+
+
 def read_frame(outdir, frame):
-    """A frame's inner exit status and console (lane.sh's split of outer.log)."""
+    """A frame's inner exit status and console. In a run.sh results folder
+    the status is the one the guest's end record states."""
+    path = frame_log(outdir, frame)
+    with open(path, errors="replace") as f:
+        log = f.read().replace("\r", "")
+    if os.path.basename(path) == "console.log":
+        ends = re.findall(r'^\{"record":"end",.*"status":"([A-Z-]+)"', log, re.M)
+        return (END_STATUS.get(ends[-1], ends[-1]) if ends else "none (no end record)"), log
     with open(os.path.join(outdir, frame + ".status")) as f:
         status = f.read().strip()
-    with open(os.path.join(outdir, frame + ".log"), errors="replace") as f:
-        log = f.read().replace("\r", "")
     return status, log
 
 
@@ -142,7 +163,7 @@ def judge(outdir, frame):
     if suite and not re.search(r"^check: \d+ passed, 0 failed", log, re.M):
         problems.append("no correctness-suite summary with 0 failed")
     v = subprocess.run([sys.executable, VALIDATE, "--require", "env,end",
-                        os.path.join(outdir, frame + ".log")],
+                        frame_log(outdir, frame)],
                        stdout=subprocess.PIPE, text=True)
     if v.returncode:
         problems += ["records: " + l for l in v.stdout.splitlines()[:5]]
