@@ -186,7 +186,7 @@ lint:
 	./tools/lint.sh
 
 check-kvm: $(B)/ipibench.elf32
-	./tests/run --only kvm-lane-poll,kvm-lane,kvm-lane-cli
+	./tests/run --only kvm-lane
 
 # The plan as users' TCG fallback runs it, then twice with an instruction-
 # counted TSC: the spread that is left there is the harness's own.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The kvm-lane groups of tests/run (and `make check-kvm`): first host-rip.sh
+# The kvm-lane group of tests/run (and `make check-kvm`): first host-rip.sh
 # on saved traces (no VM), then prepares the lane (a SKIP line with the
 # reason when that is impossible here), then ONE outer boot runs every
 # lane.sh frame below (lane.sh --jobs; an outer boot is 8 s, 30 s loaded),
@@ -56,28 +56,26 @@
 # (one boot of x2apic) then gate --exits of it against itself.
 # Nested KVM under TCG costs ~100k cycles an exit, so the loops are short.
 #
-# usage: tests/kvm-lane/lane-test.sh [--part main|poll|cli]
+# usage: tests/kvm-lane/lane-test.sh [--part main|cli]
 #   main  host-rip.sh, the one outer boot and its judgements, run.sh --exits,
-#         matrix --exits and gate: exit counts and exit codes, which a busy
-#         host slows but never moves (tests/run's kvm-lane group, beside
-#         other groups);
-#   poll  ab over kvm.halt_poll_ns: halt polling against real time (the
-#         kvm-lane-poll group, which runs alone);
+#         matrix --exits and gate, ab over kvm.halt_poll_ns: exit counts
+#         and halt polling against real time (tests/run's kvm-lane group,
+#         which runs alone);
 #   cli   lane.sh's bound, microvm, ab over kvm_amd.avic and kvm_amd.vnmi:
 #         verdicts in words and exit codes (the kvm-lane-cli group, which
-#         runs beside others); default: all three, in that order.
+#         runs beside others); default: both, main first.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
 
-parts="main poll cli"
+parts="main cli"
 case "${1-}" in
 "") ;;
 --part)
 	case "${2-}" in
-	main | poll | cli) parts=$2 ;;
-	*) echo "lane-test.sh: --part takes main, poll or cli, not '${2-}'" >&2; exit 2 ;;
+	main | cli) parts=$2 ;;
+	*) echo "lane-test.sh: --part takes main or cli, not '${2-}'" >&2; exit 2 ;;
 	esac ;;
-*) echo "usage: tests/kvm-lane/lane-test.sh [--part main|poll|cli]" >&2; exit 2 ;;
+*) echo "usage: tests/kvm-lane/lane-test.sh [--part main|cli]" >&2; exit 2 ;;
 esac
 part() { [[ " $parts " == *" $1 "* ]]; }
 
@@ -413,10 +411,9 @@ if part main; then
 	# watchdog tick in a longer window (deadline=20000 keeps it to one a
 	# window, within 0.05), a PV EOI cancelled by a stray exit (its own
 	# bound, exits.expect). Every judged frame passed so, and beside two
-	# -icount boots as well, so tests/run runs this part beside its other
-	# groups. The matrix runs are the exits gate's base and candidate
-	# (matrix_exits_test, below). Only the ab over halt polling, which
-	# measures against real time, boots alone (--part poll).
+	# -icount boots as well. The matrix runs are the exits gate's base and
+	# candidate (matrix_exits_test, below). Only the ab over halt polling,
+	# which measures against real time, boots alone, last.
 	mkdir -p "$base"
 	matrix_plan="plan=bench bench=single backends=x2apic iters=20 warmup=2 budget=1"
 	rm -rf "$base/matrix" "$base/matrix-cand"
@@ -517,10 +514,6 @@ deadline: $(grep -o 'deadline=[0-9]*' "$cdir/x2apic-smp2/boot1/console.log" 2>/d
 			"single/one-way/.*more exits per iteration than the baseline"
 	}
 	matrix_exits_test || rc=1
-fi
-# Alone (tests/run's kvm-lane-poll group): halt polling is measured against
-# real time, and another group's load on the host would move it.
-if part poll; then
 	# ab over kvm.halt_poll_ns in the lane: with polling off every halted wake
 	# of single-halt comes after a block (b1.00); with a 50 ms window the
 	# ack-after-eoi pass's wakes come without one (b under 0.4), and its block
