@@ -244,8 +244,9 @@ def attach_exits(directory, records):
         return None
     with open(path, encoding="utf-8", errors="replace") as f:
         trace = kvm_trace.parse(f)
+    env = next((r for r in records if r.get("record") == "env"), {})
     kvm_trace.attach(trace, [r for r in records if r.get("record") == "result"
-                             and isinstance(r.get("mark"), int)])
+                             and isinstance(r.get("mark"), int)], env.get("cmdline"))
     return kvm_trace.summary(trace)
 
 

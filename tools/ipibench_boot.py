@@ -715,7 +715,8 @@ class Boot:
             shutil.copyfile(self.trace, kept)
         with open(self.trace, errors="replace") as t, open(self.log, errors="replace") as g:
             trace = KT.parse(t)
-            recs = KT.attach(trace, KT.records(g))
+            lines = g.read().splitlines()
+        recs = KT.attach(trace, KT.records(lines), KT.cmdline_of(lines))
         say("run.sh: what the hypervisor did, exits per measured iteration:")
         for line in KT.table(recs, KT.summary(trace)):
             say("  " + line)

@@ -334,15 +334,29 @@ def kernel_before(release, version):
 
 # kvm_amd.avic's "on" spellings (a bool prints Y; kernels before 5.x had an int).
 AVIC_ON = ("Y", "y", "1")
-# The backends that drive the local APIC through its MMIO page (hv-icr runs in
-# xAPIC mode too but sends and EOIs through MSRs only, never the page, so it is
-# not among them). On AMD AVIC without x2AVIC (Zen 1 to 3), KVM since Linux
-# 6.3 (commit 2008fab34530) deletes the APIC-access memslot the first time any
-# vCPU enters x2APIC mode and never re-creates it: every xAPIC access after
-# that is trapped and emulated although AVIC reads as active. The guest marks
-# each result record measured after a CPU of its boot had been in x2APIC mode
-# ("after_x2apic": true, docs/results.md), and compare marks those rows.
-XAPIC_MODE_BACKENDS = ("xapic", "xapic-logical")
+# The records that drive the local APIC through its MMIO page: an xAPIC-mode
+# ICR write, which the record's flags say ("icr-wait=", lib/ipi_flags.c),
+# whatever the backend is called (xapic, xapic-nmi, xapic-logical and any
+# later one). hv-icr runs in xAPIC mode too but sends and EOIs through the
+# Hyper-V MSRs ("icr=hv-msr"), never the page, so it is not among them. On
+# AMD AVIC without x2AVIC (Zen 1 to 3), KVM since Linux 6.3 (commit
+# 2008fab34530, avic_refresh_virtual_apic_mode()) deletes the APIC-access
+# memslot the first time any vCPU enters x2APIC mode and never re-creates
+# it: every xAPIC access after that is trapped and emulated although AVIC
+# reads as active. The guest marks each result record measured after a CPU
+# of its boot had been in x2APIC mode ("after_x2apic": true,
+# docs/results.md), and compare marks those rows. Records without flags
+# (none the guest writes today) fall back to the names below.
+XAPIC_MODE_BACKENDS = ("xapic", "xapic-nmi", "xapic-logical")
+
+
+def xapic_mmio(rec):
+    """Whether a record's backend writes the ICR through the xAPIC MMIO page."""
+    flags = rec.get("flags")
+    if not isinstance(flags, str) or not flags:
+        return rec.get("backend") in XAPIC_MODE_BACKENDS
+    words = flags.split()
+    return any(w.startswith("icr-wait=") for w in words) and "icr=hv-msr" not in words
 AFTER_X2APIC_MARK = "after x2APIC: emulated on AVIC without x2AVIC"
 
 
@@ -850,8 +864,9 @@ class Side:
 
 
 class X2apicBoot:
-    """Which of one boot's records measured an xAPIC-mode backend after a vCPU
-    had been in x2APIC mode on AVIC without x2AVIC (XAPIC_MODE_BACKENDS)."""
+    """Which of one boot's records measured an xAPIC-mode backend (its ICR on
+    the MMIO page, xapic_mmio) after a vCPU had been in x2APIC mode on AVIC
+    without x2AVIC."""
 
     NO_KEY = "records without after_x2apic (saved before the guest marked it)"
     NO_FLAGS = ("boots whose CPU flags were not saved (results older than host.cpu_flags) "
@@ -863,6 +878,9 @@ class X2apicBoot:
         # A kut cell is the mean of a result record above it: the cells of a
         # backend carry the worst of that backend's results in this boot.
         self.by_backend = {}
+        # The backends whose records write the ICR through the page.
+        self.mmio = {rec.get("backend") for rec in getattr(boot, "results", [])
+                     if xapic_mmio(rec)}
         for rec in getattr(boot, "results", []):
             state = self.result(rec)
             if state is not None:
@@ -873,8 +891,7 @@ class X2apicBoot:
     def result(self, rec):
         """True (emulated), False (not), a NO_* reason (unknown), or None (a
         record this does not concern: another backend, no figure, no AVIC)."""
-        if self.host is False or rec.get("backend") not in XAPIC_MODE_BACKENDS \
-                or rec.get("status") != "SUCCESS":
+        if self.host is False or not xapic_mmio(rec) or rec.get("status") != "SUCCESS":
             return None
         after = rec.get("after_x2apic")
         if not isinstance(after, bool):
@@ -884,7 +901,7 @@ class X2apicBoot:
         return True if self.host else self.NO_FLAGS
 
     def kut(self, rec):
-        if self.host is False or rec.get("backend") not in XAPIC_MODE_BACKENDS:
+        if self.host is False or rec.get("backend") not in self.mmio:
             return None
         return self.by_backend.get(rec.get("backend"), self.NO_KEY)
 
@@ -1150,7 +1167,7 @@ class Comparison:
         if self.after_x2apic:
             sides = sorted({t for r in self.after_x2apic for t in r.after_x2apic})
             out.append(f"{', '.join(sides)}: after-x2apic: {len(self.after_x2apic)} rows of "
-                       f"xAPIC-mode backends ({', '.join(XAPIC_MODE_BACKENDS)}) were measured "
+                       "xAPIC-mode backends (their ICR writes on the MMIO page) were measured "
                        "after a vCPU had been in x2APIC mode, on a host with AVIC enabled "
                        "(kvm_amd.avic) and no x2AVIC (CPU flag x2avic absent): since Linux "
                        "6.3 KVM then deletes the APIC-access page for good, so every xAPIC "

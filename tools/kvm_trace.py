@@ -415,9 +415,44 @@ def per_iteration(counter, iterations):
     return {label: round(n / iterations, 4) for label, n in counter.most_common()}
 
 
-def attach(trace, recs):
+def slow_eoi(cmdline):
+    """Whether a guest command line armed debug=slow-eoi (kernel/options.c:
+    debug takes a comma-separated list)."""
+    for word in str(cmdline or "").split():
+        key, _, value = word.partition("=")
+        if key == "debug" and "slow-eoi" in value.split(","):
+            return True
+    return False
+
+
+def cmdline_of(lines):
+    """The guest's command line, from a console's env record ("" if none)."""
+    for line in lines:
+        line = line.strip()
+        if line.startswith('{"record":"env"'):
+            try:
+                return str(json.loads(line).get("cmdline", ""))
+            except (ValueError, AttributeError):
+                return ""
+    return ""
+
+
+# Why a target's exits cannot be placed against the sender's region without
+# debug=slow-eoi: the region-end mark (an OUT) is written after the closing
+# RDTSCP, so an exit the target makes between the two reads as inside,
+# and nothing but slow-eoi's wait fixes which side of both its EOI falls.
+IN_REGION_UNKNOWN = ("without debug=slow-eoi no causality orders a target's exits against "
+                     "the sender's region end, whose mark trails its closing RDTSCP by one exit")
+
+
+def attach(trace, recs, cmdline=None):
     """Adds "exits" to each record: per measured iteration, sender and targets,
-    the inhibits traced, and whether the APIC was accelerated (apic_accel)."""
+    the inhibits traced, and whether the APIC was accelerated (apic_accel).
+    cmdline: the guest's (cmdline_of); targets_in_region is reported only
+    under debug=slow-eoi, where causality orders the target's EOI against the
+    region (before it for ack-after-eoi, after the region-end mark for the
+    count-first order), else it is unknown, with why."""
+    causal = slow_eoi(cmdline)
     counts = sampling_iterations(recs)
     for r in recs:
         n = counts.get(_sampling(r))
@@ -435,10 +470,12 @@ def attach(trace, recs):
                       "targets": per_iteration(w.targets, n),
                       "window_s": round(w.end - w.begin, 6),
                       **({"targets_in_region": per_iteration(w.in_region, n)}
-                         if w.region_ends and w.sends_exit else {}),
+                         if w.region_ends and w.sends_exit and causal else {}),
                       **({"targets_in_region_why": "the sends made no exit (accelerated): the "
                           "region's start is not in the trace"}
                          if w.region_ends and not w.sends_exit else {}),
+                      **({"targets_in_region_why": IN_REGION_UNKNOWN}
+                         if w.region_ends and w.sends_exit and not causal else {}),
                       **({"target_wakeups": per_iteration(w.wakeups, n)}
                          if w.wakeups else {}),
                       "apicv": ("inhibited: " + " ".join(sorted(w.inhibits))) if w.inhibits
@@ -511,6 +548,17 @@ def apic_accel(rec):
                            + e["apicv"].split(":", 1)[-1].strip() + ") while it ran: the "
                            "record touched no APIC register an exit would show")
     miss = round(sum(_kind_sum(e[side], "doorbell")[0] for side in ("sender", "targets")), 4)
+    if miss > EXITS_TOLERANCE and rec.get("target_state") == "spin":
+        # A target that spins is running: AVIC delivers to it without an exit
+        # whenever KVM has set its IsRunning bit (avic_vcpu_load()). "Target
+        # not running" for a running target means KVM never sets it: with
+        # kvm_amd.enable_ipiv off, which Linux 6.17 forces on family 17h (Zen
+        # 1 and 2, erratum #1235: 8de4a1c8164e, d921665e01ba) and 7.1 on Hygon
+        # family 18h (9a12fa5213cf). KVM then delivers every IPI itself.
+        return "no", (f"{miss:.2f} avic_incomplete_ipi per iteration with a spinning, so "
+                      "running, target: KVM never set its IsRunning bit, AVIC's IPI "
+                      "virtualization is off (kvm_amd.enable_ipiv=N, forced on Zen 1/2 since "
+                      "Linux 6.17 for erratum #1235); KVM delivered each IPI")
     why = "no trapped APIC access in its exits on either side"
     if miss > 0:
         why += (f"; {miss:.2f} avic_incomplete_ipi per iteration (doorbell misses: a target "
@@ -625,7 +673,8 @@ def main(argv):
     with open(argv[1], errors="replace") as f:
         trace = parse(f)
     with open(argv[2], errors="replace") as f:
-        recs = attach(trace, records(f))
+        lines = f.read().splitlines()
+    recs = attach(trace, records(lines), cmdline_of(lines))
     if "--json" in argv[3:]:
         json.dump({"records": [{k: r[k] for k in ("bench", "metric", "variant", "backend",
                                                  "sender", "targets", "iterations", "mark",

@@ -63,7 +63,8 @@ def judge(expect, trace_path, log_path):
     with open(trace_path, errors="replace") as f:
         trace = kvm_trace.parse(f)
     with open(log_path, errors="replace") as f:
-        recs = kvm_trace.attach(trace, kvm_trace.records(f))
+        lines = f.read().splitlines()
+    recs = kvm_trace.attach(trace, kvm_trace.records(lines), kvm_trace.cmdline_of(lines))
     by_key = {(r["backend"], r["bench"], r["metric"], r["variant"]): r for r in recs}
     problems, checks, unaccelerated = [], 0, 0
     checks += 1

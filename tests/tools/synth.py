@@ -68,10 +68,20 @@ def histogram(samples):
     return [h[k] for k in sorted(h)]
 
 
+# Each backend's flags as the guest prints them (lib/ipi_flags.c): what tells
+# an xAPIC MMIO ICR ("icr-wait=") from an MSR one.
+FLAGS = {"xapic": "dest=physical icr-wait=before set=loop self=shorthand",
+         "xapic-nmi": "dest=physical delivery=nmi icr-wait=before set=loop self=to-own-id "
+                      "all=allbutself+self",
+         "hv-icr": "dest=physical icr-wait=never set=loop self=shorthand icr=hv-msr eoi=hv-msr",
+         "x2apic": "dest=physical fence=none set=loop self=self-ipi-msr self-fence=none"}
+
+
 def result(key, samples=None, status="SUCCESS", reason=None):
     bench, metric, variant, backend, state, ntargets = key
     rec = {"record": "result", "schema": 1, "bench": bench, "metric": metric,
-           "variant": variant, "backend": backend, "flags": "dest=physical",
+           "variant": variant, "backend": backend,
+           "flags": FLAGS.get(backend, "dest=physical"),
            "target_state": state, "sender": 0,
            "targets": "1" if ntargets == 1 else f"1-{ntargets}", "ntargets": ntargets,
            "status": status}

@@ -619,6 +619,36 @@ def xapic_rows_after_x2apic_on_avic_without_x2avic_are_marked_and_refused_by_the
         shutil.rmtree(tmp)
 
 
+@case
+def xapic_mode_is_read_from_the_records_flags_not_a_list_of_names(_=None):
+    """Issue 30 item 2: which records wrote the ICR through the xAPIC MMIO
+    page (and so are emulation after an x2APIC switch on AVIC without
+    x2AVIC) is read from each record's flags ("icr-wait=", lib/ipi_flags.c),
+    not from a list of names that once left out xapic-nmi: hv-icr, in xAPIC
+    mode but sending through the Hyper-V MSR, is not among them; nor is an
+    x2APIC backend. A record without flags falls back to the names."""
+    import types
+    import synth
+    import ipibench_results as R
+
+    def rec(backend, flags, after=True, record="result"):
+        r = {"record": record, "backend": backend, "status": "SUCCESS", "after_x2apic": after}
+        if flags is not None:
+            r["flags"] = flags
+        return r
+    recs = [rec("xapic-nmi", synth.FLAGS["xapic-nmi"]), rec("hv-icr", synth.FLAGS["hv-icr"]),
+            rec("x2apic", synth.FLAGS["x2apic"]), rec("xapic", synth.FLAGS["xapic"], False),
+            rec("xapic-new", "dest=logical icr-wait=after set=loop self=shorthand"),
+            rec("xapic-logical", None)]
+    boot = types.SimpleNamespace(avic_without_x2avic=lambda: True, results=recs)
+    x = R.X2apicBoot(boot)
+    got = {r["backend"]: x.result(r) for r in recs}
+    check(got == {"xapic-nmi": True, "hv-icr": None, "x2apic": None, "xapic": False,
+                  "xapic-new": True, "xapic-logical": True}, f"{got}")
+    kut = {b: x.kut({"record": "kut", "backend": b}) for b in ("xapic-nmi", "hv-icr", "x2apic")}
+    check(kut == {"xapic-nmi": True, "hv-icr": None, "x2apic": None}, f"kut: {kut}")
+
+
 def two_sets(tmp, **kw):
     import synth
     a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
