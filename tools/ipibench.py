@@ -236,7 +236,7 @@ def summary_text(doc):
     return "\n".join(lines) + "\n"
 
 
-def attach_exits(directory, records):
+def attach_exits(directory, records, kvm_params=None):
     """With a KVM trace beside the log (run.sh --exits): "exits" on every record
     that carries a phase marker, and what the run's summary keeps; else None."""
     path = os.path.join(directory, kvm_trace.TRACE_FILE)
@@ -246,7 +246,8 @@ def attach_exits(directory, records):
         trace = kvm_trace.parse(f)
     env = next((r for r in records if r.get("record") == "env"), {})
     kvm_trace.attach(trace, [r for r in records if r.get("record") == "result"
-                             and isinstance(r.get("mark"), int)], env.get("cmdline"))
+                             and isinstance(r.get("mark"), int)], env.get("cmdline"),
+                     kvm_params)
     return kvm_trace.summary(trace)
 
 
@@ -291,7 +292,7 @@ def cmd_save(a):
     if os.path.exists(perf):
         run["perf_kvm"] = {"report": "perf-kvm.txt",
                            "exits": ipibench_kvm.perf_parse(read_first(perf) or "")}
-    run["exits"] = attach_exits(a.dir, records)
+    run["exits"] = attach_exits(a.dir, records, getattr(a, "exits_kvm_params", None))
     if run["exits"] is not None:
         run["exits"]["apicv"] = getattr(a, "apicv", "") or None
         run["exits"]["kvm_params"] = getattr(a, "exits_kvm_params", None) or {}

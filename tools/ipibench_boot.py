@@ -716,7 +716,7 @@ class Boot:
         with open(self.trace, errors="replace") as t, open(self.log, errors="replace") as g:
             trace = KT.parse(t)
             lines = g.read().splitlines()
-        recs = KT.attach(trace, KT.records(lines), KT.cmdline_of(lines))
+        recs = KT.attach(trace, KT.records(lines), KT.cmdline_of(lines), self.kvm_params)
         say("run.sh: what the hypervisor did, exits per measured iteration:")
         for line in KT.table(recs, KT.summary(trace)):
             say("  " + line)

@@ -351,7 +351,11 @@ XAPIC_MODE_BACKENDS = ("xapic", "xapic-nmi", "xapic-logical")
 
 
 def xapic_mmio(rec):
-    """Whether a record's backend writes the ICR through the xAPIC MMIO page."""
+    """Whether a record's backend writes the ICR through the xAPIC MMIO page:
+    lib/ipi_flags.c writes icr-wait= for every backend in xAPIC mode that is
+    not a hypercall one (an x2APIC one writes fence=, a hypercall one
+    send=hypercall), and hv-icr, the one xAPIC-mode backend whose ICR is an
+    MSR, says so with its own word."""
     flags = rec.get("flags")
     if not isinstance(flags, str) or not flags:
         return rec.get("backend") in XAPIC_MODE_BACKENDS

@@ -420,7 +420,7 @@ def slow_eoi(cmdline):
     debug takes a comma-separated list)."""
     for word in str(cmdline or "").split():
         key, _, value = word.partition("=")
-        if key == "debug" and "slow-eoi" in value.split(","):
+        if key == "debug" and ({"slow-eoi", "all"} & set(value.split(","))):
             return True
     return False
 
@@ -445,13 +445,15 @@ IN_REGION_UNKNOWN = ("without debug=slow-eoi no causality orders a target's exit
                      "the sender's region end, whose mark trails its closing RDTSCP by one exit")
 
 
-def attach(trace, recs, cmdline=None):
+def attach(trace, recs, cmdline=None, kvm_params=None):
     """Adds "exits" to each record: per measured iteration, sender and targets,
     the inhibits traced, and whether the APIC was accelerated (apic_accel).
     cmdline: the guest's (cmdline_of); targets_in_region is reported only
     under debug=slow-eoi, where causality orders the target's EOI against the
     region (before it for ack-after-eoi, after the region-end mark for the
-    count-first order), else it is unknown, with why."""
+    count-first order), else it is unknown, with why. kvm_params: the host's
+    module parameters as run.sh read them ("kvm_amd.enable_ipiv": "N"...),
+    which settle what AVIC's incomplete-IPI exits mean (apic_accel)."""
     causal = slow_eoi(cmdline)
     counts = sampling_iterations(recs)
     for r in recs:
@@ -480,7 +482,7 @@ def attach(trace, recs, cmdline=None):
                          if w.wakeups else {}),
                       "apicv": ("inhibited: " + " ".join(sorted(w.inhibits))) if w.inhibits
                       else "no inhibit traced"}
-        r["exits"]["apic_accel"], r["exits"]["apic_accel_why"] = apic_accel(r)
+        r["exits"]["apic_accel"], r["exits"]["apic_accel_why"] = apic_accel(r, kvm_params)
     return recs
 
 
@@ -519,7 +521,7 @@ def _kind_sum(side, kind):
     return round(sum(hit.values()), 4), hit
 
 
-def apic_accel(rec):
+def apic_accel(rec, kvm_params=None):
     """("yes" | "no" | "unknown", why) for a record with exits: was its APIC
     accelerated in the way that counts? Read from its exits per iteration,
     never from the inhibit state alone: AVIC or APICv can be on and not
@@ -548,17 +550,31 @@ def apic_accel(rec):
                            + e["apicv"].split(":", 1)[-1].strip() + ") while it ran: the "
                            "record touched no APIC register an exit would show")
     miss = round(sum(_kind_sum(e[side], "doorbell")[0] for side in ("sender", "targets")), 4)
-    if miss > EXITS_TOLERANCE and rec.get("target_state") == "spin":
-        # A target that spins is running: AVIC delivers to it without an exit
-        # whenever KVM has set its IsRunning bit (avic_vcpu_load()). "Target
-        # not running" for a running target means KVM never sets it: with
-        # kvm_amd.enable_ipiv off, which Linux 6.17 forces on family 17h (Zen
-        # 1 and 2, erratum #1235: 8de4a1c8164e, d921665e01ba) and 7.1 on Hygon
-        # family 18h (9a12fa5213cf). KVM then delivers every IPI itself.
-        return "no", (f"{miss:.2f} avic_incomplete_ipi per iteration with a spinning, so "
-                      "running, target: KVM never set its IsRunning bit, AVIC's IPI "
-                      "virtualization is off (kvm_amd.enable_ipiv=N, forced on Zen 1/2 since "
-                      "Linux 6.17 for erratum #1235); KVM delivered each IPI")
+    ipiv = str((kvm_params or {}).get("kvm_amd.enable_ipiv", ""))
+    if miss > 0 and ipiv in ("N", "n", "0"):
+        # kvm_amd.enable_ipiv=N: KVM never sets a vCPU's IsRunning bit
+        # (d921665e01ba), so AVIC completes no IPI to another vCPU and KVM
+        # delivers each one itself, halted target or spinning. Linux 6.17
+        # forces it off on family 17h (Zen 1, Zen 2: erratum #1235,
+        # 8de4a1c8164e) and 7.1 on Hygon family 18h (9a12fa5213cf).
+        return "no", (f"{miss:.2f} avic_incomplete_ipi per iteration and kvm_amd.enable_ipiv="
+                      f"{ipiv} on the host: KVM never sets IsRunning, AVIC's IPI "
+                      "virtualization is off and KVM delivered each IPI")
+    if miss > EXITS_TOLERANCE and rec.get("target_state") == "spin" and not ipiv:
+        # A spinning target is running, unless the host descheduled its vCPU
+        # (avic_vcpu_put() clears IsRunning): with every send of a one-target
+        # record missing, the likelier cause is IsRunning never set
+        # (enable_ipiv off, above), which this host's parameters, not read,
+        # would have told; fewer is the host's scheduling. Neither is proven.
+        if miss >= 1 - EXITS_TOLERANCE and rec.get("ntargets") == 1:
+            return "unknown", (f"{miss:.2f} avic_incomplete_ipi per iteration with a spinning "
+                               "target: every send found it not running, as when KVM never "
+                               "sets IsRunning (kvm_amd.enable_ipiv=N: Zen 1/2 since Linux "
+                               "6.17) or when the host deschedules it for every send; "
+                               "kvm_amd.enable_ipiv was not read")
+        return "unknown", (f"{miss:.2f} avic_incomplete_ipi per iteration with a spinning "
+                           "target: some sends found it not running (descheduled by the host, "
+                           "or IsRunning never set); kvm_amd.enable_ipiv was not read")
     why = "no trapped APIC access in its exits on either side"
     if miss > 0:
         why += (f"; {miss:.2f} avic_incomplete_ipi per iteration (doorbell misses: a target "
@@ -634,8 +650,9 @@ def apicv_line(kvm_params, trace):
             name = what
             on = kvm_params[key] in ("1", "Y", "y")
             module = f"{'enabled' if on else 'disabled'} in {mod} ({key}={kvm_params[key]})"
-            if key == "kvm_intel.enable_apicv" and "kvm_intel.enable_ipiv" in kvm_params:
-                module += f", IPI virtualization {kvm_params['kvm_intel.enable_ipiv']}"
+            for ipiv in ("kvm_intel.enable_ipiv", "kvm_amd.enable_ipiv"):
+                if key.split(".")[0] == ipiv.split(".")[0] and ipiv in kvm_params:
+                    module += f", IPI virtualization {kvm_params[ipiv]}"
     if not trace.apicv:
         vm = "no inhibit change traced"
     else:

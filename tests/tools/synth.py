@@ -74,7 +74,10 @@ FLAGS = {"xapic": "dest=physical icr-wait=before set=loop self=shorthand",
          "xapic-nmi": "dest=physical delivery=nmi icr-wait=before set=loop self=to-own-id "
                       "all=allbutself+self",
          "hv-icr": "dest=physical icr-wait=never set=loop self=shorthand icr=hv-msr eoi=hv-msr",
-         "x2apic": "dest=physical fence=none set=loop self=self-ipi-msr self-fence=none"}
+         "xapic-logical": "dest=logical icr-wait=before set=one-write self=shorthand",
+         "x2apic": "dest=physical fence=none set=loop self=self-ipi-msr self-fence=none",
+         "x2apic-cluster": "dest=logical fence=none set=write-per-cluster self=self-ipi-msr "
+                           "self-fence=none"}
 
 
 def result(key, samples=None, status="SUCCESS", reason=None):

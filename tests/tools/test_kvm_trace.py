@@ -454,7 +454,7 @@ AVIC_LOG = ['{"record":"result","bench":"send-cost","metric":"send","variant":"n
             '"backend":"x2apic","sender":0,"targets":"1","iterations":4,"mark":1}']
 
 
-def _verdict(exits, backend="x2apic", inhibit=False, target_state=None):
+def _verdict(exits, backend="x2apic", inhibit=False, target_state=None, kvm_params=None):
     """apic_accel of the AVIC window holding exits: [(tid, reason+fields, msr or None)]."""
     body = []
     for i, (tid, rest, msr) in enumerate(exits):
@@ -471,8 +471,9 @@ def _verdict(exits, backend="x2apic", inhibit=False, target_state=None):
     t = kvm_trace.parse(text.splitlines())
     log = [AVIC_LOG[0].replace('"x2apic"', f'"{backend}"')]
     if target_state:
-        log[0] = log[0].replace('"mark":1', f'"mark":1,"target_state":"{target_state}"')
-    e = kvm_trace.attach(t, kvm_trace.records(log))[0]["exits"]
+        log[0] = log[0].replace('"mark":1', f'"mark":1,"target_state":"{target_state}",'
+                                '"ntargets":1')
+    e = kvm_trace.attach(t, kvm_trace.records(log), kvm_params=kvm_params)[0]["exits"]
     return e["apic_accel"], e["apic_accel_why"], t
 
 
@@ -487,12 +488,28 @@ def apic_accel_is_read_from_the_exits_not_the_inhibit_state(_=None):
     got = _verdict([ipi_miss, timer] * 4)
     check(got[0] == "yes" and "1.00 avic_incomplete_ipi per iteration" in got[1], f"{got[:2]}")
     # Issue 30 item 2: the same miss to a target that was halted is the
-    # block path (yes); to a spinning, so running, target it means KVM never
-    # sets IsRunning (enable_ipiv off: Zen 1/2 on Linux 6.17+): no.
+    # block path (yes). With kvm_amd.enable_ipiv=N read on the host (Zen
+    # 1/2 on Linux 6.17+), KVM never sets IsRunning: no, halted or spinning.
+    # Without the parameter, every send to a spinning target missing is
+    # unknown (IsRunning never set, or a host that deschedules it each
+    # time), and so is a miss now and then (the host's scheduling); with
+    # enable_ipiv=Y read, a spinning target's misses are its descheduling.
     got = _verdict([ipi_miss, timer] * 4, target_state="halt")
     check(got[0] == "yes" and "1.00 avic_incomplete_ipi per iteration" in got[1], f"{got[:2]}")
+    for state in ("spin", "halt"):
+        got = _verdict([ipi_miss, timer] * 4, target_state=state,
+                       kvm_params={"kvm_amd.avic": "Y", "kvm_amd.enable_ipiv": "N"})
+        check(got[0] == "no" and "IsRunning" in got[1] and "enable_ipiv=N" in got[1],
+              f"{state}: {got[:2]}")
     got = _verdict([ipi_miss, timer] * 4, target_state="spin")
-    check(got[0] == "no" and "IsRunning" in got[1] and "enable_ipiv" in got[1], f"{got[:2]}")
+    check(got[0] == "unknown" and "every send" in got[1] and "not read" in got[1], f"{got[:2]}")
+    got = _verdict([ipi_miss, timer] * 2 + [timer] * 2, target_state="spin")
+    check(got[0] == "unknown" and "some sends" in got[1], f"{got[:2]}")
+    got = _verdict([ipi_miss, timer] * 4, target_state="spin",
+                   kvm_params={"kvm_amd.avic": "Y", "kvm_amd.enable_ipiv": "Y"})
+    check(got[0] == "yes", f"{got[:2]}")
+    check("IPI virtualization N" in kvm_trace.apicv_line(
+        {"kvm_amd.avic": "Y", "kvm_amd.enable_ipiv": "N"}, got[2]), "apicv_line")
     # An ICR write AVIC did not accelerate, or an x2APIC EOI MSR exit: no.
     got = _verdict([icr_trap] * 4)
     check(got[:2] == ("no", "1.00 trapped APIC accesses per iteration: 1.00 on the sender "
