@@ -60,7 +60,7 @@ static const struct opt_spec specs[K_COUNT] = {
 	[K_MATRIX] = { "matrix", OPT_BOOL, 0, 0, NULL,
 		       "single: every sender/target pair (up to 8 CPUs)" },
 	[K_HALT_GAP] = { "halt_gap", OPT_UINT, 0, 1000000, NULL,
-			 "us single-halt waits before each send so the target is back in HLT" },
+			 "us single-halt waits before each send, once the target is back in HLT" },
 	[K_BLOCK_GAP] = { "block_gap", OPT_UINT, 1, 10000000, NULL,
 			  "us single-halt's block pass idles before each send (default: 10 x "
 			  "halt_poll_ns, at least 1000)" },

@@ -11,8 +11,9 @@
  *               TSC at send to target TSC at handler entry, when the boot's
  *               skew bound is small against it.
  *  single-halt  the same to a target idle in HLT (wake-up latency: what
- *               AVIC's doorbell against its wake-up path changes). The sender
- *               idles a gap before each send so the target is back in HLT.
+ *               AVIC's doorbell against its wake-up path changes). Before
+ *               each send the sender waits until the target has entered HLT
+ *               again (point_wait_halted), then idles a gap.
  *               A halted vCPU woken while KVM still polls it (kvm_vcpu_halt(),
  *               up to halt_poll_ns) and one woken from a blocked state take
  *               different host paths (on AVIC: IsRunning kept, against a
@@ -76,6 +77,8 @@ static const char spin_eoi_words[] = "ack=after-eoi next-send=after-loop-ack";
 static char target_text[16];
 static bool point_halt;
 static uint32_t point_gap_us;	/* single-halt: idle time before each send */
+/* single-halt: the target's HLT entries (mbox.halts) as its latest gap ended; UINT64_MAX: none yet. */
+static uint64_t point_halts_then = UINT64_MAX;
 static char halt_words[192];
 
 /* One pass of single or single-halt. */
@@ -135,7 +138,30 @@ static void point_nothing(void *arg)
 }
 
 /*
- * The gap before a send to a halted target. debug=late-wake, once a
+ * Until the target has entered HLT again since the last send, bounded by
+ * the deadline: its idle loop counts each entry with IF=0 just before
+ * STI;HLT (kernel/smp.c), so an IPI sent after the count moved finds it
+ * halted or takes it out of that HLT. Without this wait the gap ran from
+ * the moment the sender saw the count, and a target whose vCPU the host
+ * held back (a loaded host, nested KVM) for longer than the gap was still
+ * on its way back from the handler when the next IPI came: an iteration
+ * without a halted target, one HLT exit short.
+ */
+static void point_wait_halted(const struct bench_run *r)
+{
+	const uint64_t *halts = &percpu_of[r->target]->mbox.halts;
+	const uint64_t then = point_halts_then;
+	const uint64_t deadline = tsc_deadline_us(bench_params.deadline_us);
+
+	if (then != UINT64_MAX) {
+		while (load_acquire(halts) == then && !tsc_expired(deadline))
+			cpu_relax();
+	}
+}
+
+/*
+ * The gap before a send to a halted target: from its latest entry into
+ * HLT (point_wait_halted), halt_gap or block_gap. debug=late-wake, once a
  * sampling measures: the target is told to answer its next wake late, and
  * the gap ends only once it has begun to sit on it (IF=0), so the next
  * send meets a target that takes it 4 x late_wake late.
@@ -153,9 +179,14 @@ static void point_idle_gap(const struct bench_run *r)
 		(void)smp_call(r->target, point_nothing, NULL, 2 * bench_params.deadline_us);
 		while (!smp_wake_delay_started() && !tsc_expired(deadline))
 			cpu_relax();
+		point_halts_then = UINT64_MAX;	/* it sits with IF=0, not in HLT */
 		return;
 	}
+	/* halt_gap=0 is kvm-unit-tests' ipi: the next send as soon as the last returned. */
+	if (point_gap_us)
+		point_wait_halted(r);
 	tsc_delay_us(point_gap_us);
+	point_halts_then = READ_ONCE(percpu_of[r->target]->mbox.halts);
 }
 
 /*
@@ -383,6 +414,7 @@ static uint64_t single_common(struct bench_run *r, bool halt, const struct point
 	r->has_late = false;
 	if (halt) {
 		point_gap_us = pass->block ? bench_block_gap_us() : bench_params.halt_gap_us;
+		point_halts_then = UINT64_MAX;
 		timer = point_pause_target_timer(r);
 		if (point_timer_failed(r, timer, "round-trip"))
 			return 0;

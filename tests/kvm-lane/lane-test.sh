@@ -153,6 +153,30 @@ figures_preset() { [[ " hv-xmm hv-vapic kvm-pv " == *" $1 "* ]]; }
 # each, in order). FRAME | OPTIONS | the guest's command line.
 jobs_file() {
 	local p bench="iters=3 warmup=1 budget=1" exits
+	# The traced frames first: they run while the three run.sh boots
+	# started beside this one (below) load both host CPUs, so the exit
+	# counts are judged on a busy host (issue 29 item 4). A halted target's
+	# HLT exit once went missing there, 0.90 to 0.94 an iteration, until
+	# single-halt waited for the target to be back in HLT (bench/point.c).
+	# exits, each backend on one preset: xAPIC, x2APIC and their NMI twins
+	# on x2apic, the Hyper-V calls on hv-xmm, KVM's on kvm-pv.
+	# debug=slow-eoi moves no exit and lets the trace see on which side of
+	# the sender's region the EOI falls: inside for single's ack-after-eoi
+	# (2 ms before it, then the count), outside for its default order (the
+	# EOI waits for the sender's region-end mark), exits.expect. deadline=20000
+	# spaces the watchdog's ticks 20.5 s (two a bound of 2 x deadline + 1 s):
+	# each tick is an EOI exit, and a HLT exit more on a halted target, and
+	# with -smp 2 nobody else can watch the sender, so the target's tick is
+	# not paused; one in a 50-iteration window is 0.04 an iteration, inside
+	# judge_exits.py's 0.05, where at 2.5 s a loaded host fit three (0.12).
+	exits="plan=bench bench=send-cost,single,single-halt,self iters=50 warmup=2 budget=1 halt_gap=6000 block_gap=6000 markers=1 debug=slow-eoi deadline=20000"
+	echo "exits.x2apic | exits | $exits backends=xapic,xapic-nmi,x2apic,x2apic-nmi"
+	echo "exits.hv-xmm | exits | $exits backends=hv-ipi,hv-ipi-slow,hv-ipi-ex-xmm"
+	echo "exits.kvm-pv | exits | $exits backends=kvm-pv-ipi"
+	echo "exits-negative.x2apic | exits | plan=bench bench=send-cost backends=x2apic iters=50 warmup=2 budget=1 markers=1 debug=extra-exit"
+	# KVM's PV EOI: no EOI exit left. Without debug=slow-eoi: a stray exit
+	# inside the handler cancels a PV EOI (exits.expect).
+	echo "exits-pv-eoi.x2apic | exits | plan=bench bench=send-cost,single,self backends=x2apic-pv-eoi iters=50 warmup=2 budget=1 markers=1 deadline=20000"
 	# suite: the correctness suite on every lane preset once; the three
 	# that offer the paravirtual paths run it within plan=default (figures).
 	for p in "${all[@]}"; do
@@ -186,25 +210,6 @@ jobs_file() {
 	echo "loss.x2apic | - | plan=check backends=x2apic debug=swallow-ipi"
 	echo "reset.x2apic | - | plan=boot debug=triple-fault"
 	echo "stall.hv-xmm | - | plan=bench bench=send-cost backends=hv-ipi-ex-xmm debug=stall deadline=200 iters=20 warmup=1 budget=1"
-	# exits, each backend on one preset: xAPIC, x2APIC and their NMI twins
-	# on x2apic, the Hyper-V calls on hv-xmm, KVM's on kvm-pv.
-	# debug=slow-eoi moves no exit and lets the trace see on which side of
-	# the sender's region the EOI falls: inside for single's ack-after-eoi
-	# (2 ms before it, then the count), outside for its default order (the
-	# EOI waits for the sender's region-end mark), exits.expect. deadline=20000
-	# spaces the watchdog's ticks 20.5 s (two a bound of 2 x deadline + 1 s):
-	# each tick is an EOI exit, and a HLT exit more on a halted target, and
-	# with -smp 2 nobody else can watch the sender, so the target's tick is
-	# not paused; one in a 50-iteration window is 0.04 an iteration, inside
-	# judge_exits.py's 0.05, where at 2.5 s a loaded host fit three (0.12).
-	exits="plan=bench bench=send-cost,single,single-halt,self iters=50 warmup=2 budget=1 halt_gap=6000 block_gap=6000 markers=1 debug=slow-eoi deadline=20000"
-	echo "exits.x2apic | exits | $exits backends=xapic,xapic-nmi,x2apic,x2apic-nmi"
-	echo "exits.hv-xmm | exits | $exits backends=hv-ipi,hv-ipi-slow,hv-ipi-ex-xmm"
-	echo "exits.kvm-pv | exits | $exits backends=kvm-pv-ipi"
-	echo "exits-negative.x2apic | exits | plan=bench bench=send-cost backends=x2apic iters=50 warmup=2 budget=1 markers=1 debug=extra-exit"
-	# KVM's PV EOI: no EOI exit left. Without debug=slow-eoi: a stray exit
-	# inside the handler cancels a PV EOI (exits.expect).
-	echo "exits-pv-eoi.x2apic | exits | plan=bench bench=send-cost,single,self backends=x2apic-pv-eoi iters=50 warmup=2 budget=1 markers=1 deadline=20000"
 }
 
 # The one outer boot into $base/lane; on failure a TAP line and 1 (the
