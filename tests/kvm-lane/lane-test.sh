@@ -188,8 +188,8 @@ jobs_file() {
 	# KVM's (kvm-pv-ipi): hv-vapic adds the shootdown over hv-icr. Over any
 	# other backend the shootdown is the same INVLPG handler behind IPIs
 	# whose delivery the suite checks on every backend (suite frames, and
-	# hv-xmm's in the docs group); its figures there cost 30 s of console
-	# (a frame costs what it prints, README.md). Not run under real KVM
+	# hv-xmm's in the README's run.sh line, docs group); its figures there
+	# cost 30 s of the frame. Not run under real KVM
 	# since: the shootdown's figures over hv-ipi, hv-ipi-slow and hv-ipi-ex
 	# (the non-XMM hypercall sends), over x2apic-cluster's per-cluster set
 	# writes and over the xAPIC backends' MMIO sends; the suite's set and
