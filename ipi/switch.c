@@ -19,7 +19,7 @@
  * deadline; the CPUs that never reached a barrier are named.
  *
  * The stall watchdog (include/watchdog.h) watches each CPU through the
- * switch (phase WATCH_SWITCH, budget SWITCH_BUDGET_US: the switch's own
+ * switch (phase WATCH_SWITCH, budget switch_budget_us(): the switch's own
  * timeout and the second smp_call_all adds; a step at each barrier), and
  * learns from the new backend how to describe the hypercalls its sends make
  * from then on (ops->describe_call), before any phase sends over it. Each
@@ -36,9 +36,27 @@
 #include "include/x86.h"
 #include "lib/error.h"
 
-#define SWITCH_TIMEOUT_US 2000000 /* whole switch, barriers included */
-#define SWITCH_PHASES	  3
-#define SWITCH_BUDGET_US  (SWITCH_TIMEOUT_US + 1000000) /* the watchdog's: all of it */
+#define SWITCH_MIN_US 2000000 /* whole switch, barriers included, at least */
+#define SWITCH_PHASES 3
+
+/*
+ * The whole switch's bound: 2 s, or the benchmarks' deadline where that is
+ * longer (ipi_switch_bound): under TCG, or KVM nested in it (the lane gives
+ * its guests TCG's 10 s), a loaded host holds a vCPU back for seconds, and
+ * a switch that waits at a barrier for it is late, not broken.
+ */
+static uint64_t switch_timeout_us = SWITCH_MIN_US;
+
+void ipi_switch_bound(uint64_t deadline_us)
+{
+	switch_timeout_us = deadline_us > SWITCH_MIN_US ? deadline_us : SWITCH_MIN_US;
+}
+
+/* The watchdog's budget: all of the switch, and the second smp_call_all's second. */
+static uint64_t switch_budget_us(void)
+{
+	return switch_timeout_us + 1000000;
+}
 
 struct switch_req {
 	const struct ipi_ops *ops;
@@ -114,7 +132,7 @@ static void switch_on_cpu(void *arg)
 	struct switch_cpu *me = &switch_cpu[p->cpu];
 	bool irq_was_on = irq_enabled();
 	int activate_err = 0;
-	struct watch_saved saved = watch_enter(WATCH_SWITCH, SWITCH_BUDGET_US, r->ops->name, 0);
+	struct watch_saved saved = watch_enter(WATCH_SWITCH, switch_budget_us(), r->ops->name, 0);
 
 	irq_disable();
 	if (!switch_meet(r, me))
@@ -152,9 +170,9 @@ static int switch_report_late(const struct ipi_ops *ops)
 
 	for (unsigned int c = 0; c < ncpus; c++) {
 		if (bsp_gave_up_at && arrived_then[c] < bsp_gave_up_at) {
-			kprintf("apic: CPU %u did not reach barrier %u of %u within %u ms of the "
+			kprintf("apic: CPU %u did not reach barrier %u of %u within %lu ms of the "
 				"switch to %s\n",
-				c, bsp_gave_up_at, SWITCH_PHASES, SWITCH_TIMEOUT_US / 1000,
+				c, bsp_gave_up_at, SWITCH_PHASES, switch_timeout_us / 1000,
 				ops->name);
 			err = -E_TIMEDOUT;
 		}
@@ -275,8 +293,8 @@ int ipi_switch(const struct ipi_ops *ops)
 	bsp_gave_up_at = 0;
 	for (unsigned int c = 0; c < ncpus; c++)
 		switch_cpu[c] = (struct switch_cpu){0};
-	r->deadline = tsc_deadline_us(SWITCH_TIMEOUT_US);
-	call_err = smp_call_all(switch_on_cpu, r, SWITCH_TIMEOUT_US + 1000000);
+	r->deadline = tsc_deadline_us(switch_timeout_us);
+	call_err = smp_call_all(switch_on_cpu, r, switch_budget_us());
 	err = switch_report(ops);
 	if (!err)
 		err = call_err;

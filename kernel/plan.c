@@ -204,6 +204,7 @@ void plan_run(void)
 
 	bench_params_for_emulation();
 	watchdog_start(bench_params.deadline_us);
+	ipi_switch_bound(bench_params.deadline_us);
 	plan_debug_stall();
 	bench_measure_dryrun();
 	env_record_print();

@@ -431,8 +431,9 @@ if part main; then
 		--append "$matrix_plan debug=extra-exit"
 	# The users' command: run.sh --exits through the lane prints the table;
 	# --require-apicv: the lane's KVM has no AVIC, so it must end in exit 32.
-	beside exits-run ./run.sh --accel kvm-in-tcg --preset hv-xmm --exits --require-apicv \
-		--no-save --quiet --timeout 240 \
+	rm -rf "$base/exits-run"
+	beside exits-run env IPIBENCH_RESULTS="$base/exits-run" ./run.sh --accel kvm-in-tcg \
+		--preset hv-xmm --exits --require-apicv --quiet --timeout 240 \
 		--append "plan=bench bench=send-cost backends=hv-ipi iters=30 warmup=2 budget=1"
 	# Every lane.sh frame in one outer boot, then each judged as its pass was.
 	lane_ok=1
@@ -474,8 +475,12 @@ if part main; then
 		rc=1
 	wait "${beside_pids[@]}"
 	beside_pids=() # all ended: nothing left for the EXIT trap to kill
+	# Where it failed, the guest's own last lines say why (--quiet hides them).
+	out="$(cat "$beside_dir/exits-run.out")"
+	[ "$(waited exits-run)" = 32 ] || out="$out
+$(cat "$base"/exits-run/*/console.log 2>/dev/null | grep -v '^{' | tail -n 8 | sed 's/^/guest: /')"
 	expect_run "run.sh --exits --accel kvm-in-tcg --preset hv-xmm prints the exits table; --require-apicv without AVIC exits 32" \
-		32 "$(waited exits-run)" "$(cat "$beside_dir/exits-run.out")" \
+		32 "$(waited exits-run)" "$out" \
 		"^  hv-ipi send-cost send: sender 1.00 hypercall (HvCallSendSyntheticClusterIpi fast)" \
 		"^  hv-ipi send-cost send: .* | APIC accelerated: no (1.00 trapped APIC accesses per iteration: 1.00 on the targets (msr (EOI)))$" \
 		"^  AVIC: disabled in kvm_amd .*inhibited for this VM from .*DISABLED" || rc=1

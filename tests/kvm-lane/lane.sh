@@ -200,6 +200,9 @@ add_frame() { # name preset exits timeout append
 	# 10 s (bench_params_for_emulation) unless the command line sets one:
 	# a late IPI is then a slow figure, a lost one still fails.
 	[[ " $args " == *" deadline="* ]] || args="$args deadline=10000"
+	# The same for an AP's start (2 s under KVM): its vCPU thread, too, can
+	# wait seconds for an outer CPU on a loaded host.
+	[[ " $args " == *" ap_timeout="* ]] || args="$args ap_timeout=10000"
 	# And TCG's short loops (bench_params_for_emulation): under two layers
 	# of emulation a figure counts behaviour and exits, not time, and the
 	# ipi_benchmark view's 10000-iteration loops alone took most of the
