@@ -21,8 +21,8 @@
  *               the `none` variant's halt_gap (50 us, inside KVM's default
  *               200 us window once the vCPU's adaptive window has grown) and
  *               the `block` variant's block_gap (10 x halt_poll_ns, at least
- *               1 ms). Each record says which the gap aims at (wake=poll or
- *               wake=block, from halt_poll_ns= as run.sh read it on the host)
+ *               1 ms). Each record says which the gap aims at (wake-aim=poll or
+ *               wake-aim=block, from halt_poll_ns= as run.sh read it on the host)
  *               and counts its late wakes (bench_late_wakes()).
  *
  * single and single-halt also run an `ack-after-eoi` pass: the target's
@@ -370,7 +370,7 @@ static const char *point_pause_target_timer(struct bench_run *r)
 
 /*
  * single-halt's words: the ack order, the gap, and what the gap aims at
- * against the host's halt polling. wake=poll is an aim, not a fact: KVM
+ * against the host's halt polling. wake-aim=poll is an aim, not a fact: KVM
  * polls only while its vCPU's adaptive window (grown from 0 by
  * halt_poll_ns_grow after short halts, clamped to halt_poll_ns) covers the
  * halt and nothing else is runnable on that host CPU (kvm_vcpu_can_poll():
@@ -386,7 +386,7 @@ static void point_halt_words(const struct point_pass *pass, const char *next_sen
 	const char *wake = grow && (uint64_t)point_gap_us * 2000 < poll ? "poll" : "block";
 
 	fmt_snprintf(halt_words, sizeof(halt_words),
-		     "ack=%s next-send=%s halt-gap-us=%u wake=%s halt-poll-ns=%s%lu "
+		     "ack=%s next-send=%s halt-gap-us=%u wake-aim=%s halt-poll-ns=%s%lu "
 		     "halt-poll-grow=%s%u target-timer=%s",
 		     pass->ack == IPI_ACK_AFTER_EOI ? "after-eoi" : "count-before-eoi", next_send,
 		     point_gap_us, wake, bench_params.halt_poll_known ? "" : "assumed-", poll,

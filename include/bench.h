@@ -56,7 +56,7 @@ struct bench_params {
 	uint64_t budget_us;	/* time budget that calibrates the iteration count */
 	uint64_t deadline_us;	/* an IPI not handled by then is lost: FAILURE */
 	uint32_t sender, target;
-	uint32_t halt_gap_us;	/* single-halt: idle time before each send (wake=poll) */
+	uint32_t halt_gap_us;	/* single-halt: idle time before each send (wake-aim=poll) */
 	uint32_t block_gap_us;	/* single-halt's block pass: idle time well beyond halt polling */
 	uint64_t halt_poll_ns;	/* the host's kvm.halt_poll_ns, as run.sh read it */
 	bool halt_poll_known;	/* halt_poll_ns= given; else KVM's default is assumed */

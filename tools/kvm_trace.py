@@ -483,7 +483,46 @@ def attach(trace, recs, cmdline=None, kvm_params=None):
                       "apicv": ("inhibited: " + " ".join(sorted(w.inhibits))) if w.inhibits
                       else "no inhibit traced"}
         r["exits"]["apic_accel"], r["exits"]["apic_accel_why"] = apic_accel(r, kvm_params)
+        wake = wake_path(r)
+        if wake:
+            r["exits"]["wake"], r["exits"]["wake_why"] = wake
     return recs
+
+
+def wake_path(rec):
+    """(what, why) of a halted target's wakes, from the host's evidence in a
+    record's exits: "poll" (KVM's halt polling, or its check before
+    blocking, saw the IPI), "block" (the vCPU had blocked), "mixed" (both,
+    counted per iteration), or "unknown" (no wake traced: the target did not
+    exit on HLT, as with -overcommit cpu-pm=on, or kvm_vcpu_wakeup is not on
+    this kernel). kvm_vcpu_wakeup's waited says which, except on AVIC: a
+    send that exited "target not running" found IsRunning clear, which
+    kvm_vcpu_block() does (avic_vcpu_blocking()) before its first
+    kvm_vcpu_check_block(), so that wake took the block path (the doorbell
+    missed, KVM kicked the vCPU) even when the check then caught it and it
+    is traced waited=0. None for a record whose target did not halt."""
+    e = rec.get("exits") or {}
+    if rec.get("target_state") != "halt" or "sender" not in e:
+        return None
+    wakes = e.get("target_wakeups") or {}
+    poll, wait = float(wakes.get("poll", 0)), float(wakes.get("wait", 0))
+    miss = sum(v for k, v in e["sender"].items()
+               if apic_kind(k) == "doorbell")
+    total = poll + wait
+    if total <= EXITS_TOLERANCE:
+        return "unknown", ("no wake from HLT traced (kvm_vcpu_wakeup): the target made no "
+                           "HLT exit, or the event is not on this kernel")
+    block = min(total, max(wait, miss))
+    poll = total - block
+    why = f"per iteration {poll:.2f} without a block, {block:.2f} after one"
+    if miss > EXITS_TOLERANCE:
+        why += (f" ({miss:.2f} sends found the target not running on AVIC: a block path "
+                "whatever the wakeup's waited says)")
+    if block <= EXITS_TOLERANCE:
+        return "poll", why
+    if poll <= EXITS_TOLERANCE:
+        return "block", why
+    return "mixed", why
 
 
 def _split_label(label):
@@ -607,10 +646,8 @@ def table(recs, summ):
             f" (inside the sender's region: {_side_text(e['targets_in_region'])})"
         if "targets_in_region_why" in e:
             inside = f" (inside the sender's region: unknown, {e['targets_in_region_why']})"
-        if "target_wakeups" in e:
-            inside += "; wakes from halt: " + ", ".join(
-                f"{v:.2f} {'without a block' if k == 'poll' else 'after a block'}"
-                for k, v in sorted(e["target_wakeups"].items()))
+        if "wake" in e:
+            inside += f"; woken: {e['wake']} ({e.get('wake_why', '')})"
         accel = ""
         if "apic_accel" in e:
             accel = f" | APIC accelerated: {e['apic_accel']} ({e.get('apic_accel_why', '')})"

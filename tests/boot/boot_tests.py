@@ -356,8 +356,8 @@ def honest_records(sc, log):
             problems.append(f"single-halt {r['variant']} {r['backend']}: flags lack {gap}: "
                             f"{flags}")
         if r["bench"] == "single-halt" and r["status"] == "SUCCESS":
-            want = {"block": "wake=block", "vmexit-gap": "halt-gap-us=0 "}.get(r["variant"],
-                                                                             "wake=poll")
+            want = {"block": "wake-aim=block", "vmexit-gap": "halt-gap-us=0 "}.get(r["variant"],
+                                                                             "wake-aim=poll")
             if want not in flags or "target-timer=" not in flags \
                     or not isinstance(r.get("late_wakes"), int):
                 problems.append(f"single-halt {r['variant']} {r['backend']}: no {want}, "

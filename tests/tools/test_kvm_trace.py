@@ -338,7 +338,8 @@ def halted_targets_wakes_are_counted_polled_or_blocked(_=None):
     """Issue 20 item 3: kvm_vcpu_wakeup on a target thread inside a window says
     whether halt polling caught the IPI or the vCPU had blocked."""
     log = ['{"record":"result","bench":"single-halt","metric":"round-trip","variant":"block",'
-           '"backend":"x2apic","sender":0,"targets":"1","iterations":2,"mark":1}']
+           '"backend":"x2apic","sender":0,"targets":"1","iterations":2,"mark":1,'
+           '"target_state":"halt"}']
     lines = _region_trace(True)
     lines[3:3] = [_ev(11, 1.00005, "kvm_vcpu_wakeup: wait time 2000000 ns, polling invalid"),
                   _ev(11, 1.00015, "kvm_vcpu_wakeup: poll time 1200 ns, polling valid"),
@@ -346,9 +347,38 @@ def halted_targets_wakes_are_counted_polled_or_blocked(_=None):
     trace = kvm_trace.parse(lines)
     e = kvm_trace.attach(trace, kvm_trace.records(log))[0]["exits"]
     check(e.get("target_wakeups") == {"wait": 0.5, "poll": 0.5}, f"{e}")
+    # Issue 30 item 1: what happened, from the host's evidence: mixed, counted.
+    check(e.get("wake") == "mixed" and "0.50 without a block, 0.50 after one" in
+          e.get("wake_why", ""), f"{e}")
     line = kvm_trace.table([{"backend": "x2apic", "bench": "single-halt", "metric": "round-trip",
                              "variant": "block", "exits": e}], kvm_trace.summary(trace))[0]
-    check("wakes from halt: 0.50 without a block, 0.50 after a block" in line, line)
+    check("woken: mixed (per iteration 0.50 without a block, 0.50 after one)" in line, line)
+
+
+@case
+def the_wake_path_is_the_hosts_evidence_and_an_avic_miss_is_a_block(_=None):
+    """Issue 30 item 1: each halted-target record says how its wakes went,
+    from kvm_vcpu_wakeup: poll, block, mixed or unknown (none traced). On
+    AVIC a send that exited "target not running" found IsRunning cleared by
+    kvm_vcpu_block() before its first check, a block path even when the
+    wakeup says waited=0 (the check caught the IPI)."""
+    def rec(sender, wakeups, state="halt"):
+        e = {"sender": sender, "targets": {}}
+        if wakeups:
+            e["target_wakeups"] = wakeups
+        return {"target_state": state, "exits": e}
+    miss = "avic_incomplete_ipi (target not running)"
+    cases = [(rec({}, {"poll": 1.0}), "poll"), (rec({}, {"wait": 1.0}), "block"),
+             (rec({}, {"poll": 0.98, "wait": 0.02}), "poll"),
+             (rec({}, {"poll": 0.5, "wait": 0.5}), "mixed"), (rec({}, {}), "unknown"),
+             (rec({miss: 1.0}, {"poll": 1.0}), "block"),
+             (rec({miss: 0.5}, {"poll": 1.0}), "mixed")]
+    for r, want in cases:
+        got = kvm_trace.wake_path(r)
+        check(got and got[0] == want, f"{r}: {got}, expected {want}")
+    check("not running on AVIC" in kvm_trace.wake_path(cases[5][0])[1], "the miss is named")
+    check(kvm_trace.wake_path(rec({}, {"poll": 1.0}, state="spin")) is None,
+          "a spinning target has no wake path")
 
 
 @case
