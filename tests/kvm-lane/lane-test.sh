@@ -369,6 +369,26 @@ cut_split_test() {
 		"${problems[@]}"
 }
 
+# wake_facts RESULTS_JSON...: "wake PARAM=ASKED VARIANT WAKE" for each
+# single-halt round trip of ab boots: what the host's evidence says of its
+# halted target's wakes (exits.wake, tools/kvm_trace.py), "none" without.
+wake_facts() {
+	python3 - "$@" <<'PY'
+import json, sys
+for path in sys.argv[1:]:
+    try:
+        doc = json.load(open(path))
+    except (OSError, ValueError):
+        continue
+    ab = doc.get("run", {}).get("ab") or {}
+    for r in doc.get("records", []):
+        if r.get("record") == "result" and r.get("bench") == "single-halt" \
+                and r.get("metric") == "round-trip":
+            wake = (r.get("exits") or {}).get("wake", "none")
+            print(f"wake {ab.get('param')}={ab.get('asked')} {r.get('variant')} {wake}")
+PY
+}
+
 # expect_run NAME WANT_RC RC OUTPUT PATTERN...: a TAP line; ok when RC is
 # WANT_RC and OUTPUT has a line matching each (grep) PATTERN.
 expect_run() {
@@ -552,13 +572,17 @@ deadline: $(grep -o 'deadline=[0-9]*' "$cdir/x2apic-smp2/boot1/console.log" 2>/d
 	st=$?
 	out="$out
 pinned boots: $(cat "$base"/ab-poll/*/kvm.halt_poll_ns_*/boot1/console.log 2>/dev/null |
-		grep -c '^@@@ lane-info vcpu-pin vCPU:L1-CPU 0:0 1:1;')"
+		grep -c '^@@@ lane-info vcpu-pin vCPU:L1-CPU 0:0 1:1;')
+$(wake_facts "$base"/ab-poll/*/kvm.halt_poll_ns_*/boot1/results.json)"
 	expect_run "run.sh ab --module-param kvm.halt_poll_ns=0,50000000: the halted target's wakes change from blocked to polled" \
 		0 $st "$out" "^pinned boots: 2$" \
 		"the lane's kvm.halt_poll_ns: asked 0, got 0" \
 		"the lane's kvm.halt_poll_ns: asked 50000000, got 50000000" \
 		"^single-halt  *round-trip  *ack-after-eoi  *x2apic .* b\(1\.00\|0\.9[0-9]\)  *s[0-9.]* t[0-9.]* b0\.[0-3]" \
-		"^single-halt  *round-trip  *block  *x2apic .* b\(1\.00\|0\.9[0-9]\)  *s[0-9.]* t[0-9.]* b\(1\.00\|0\.9[0-9]\)" || rc=1
+		"^single-halt  *round-trip  *block  *x2apic .* b\(1\.00\|0\.9[0-9]\)  *s[0-9.]* t[0-9.]* b\(1\.00\|0\.9[0-9]\)" \
+		"^wake kvm.halt_poll_ns=0 ack-after-eoi block$" \
+		"^wake kvm.halt_poll_ns=50000000 ack-after-eoi \(poll\|mixed\)$" \
+		"^wake kvm.halt_poll_ns=50000000 block block$" || rc=1
 fi
 # The rest: run.sh and lane.sh commands whose verdicts are words and exit
 # codes, not exit counts or timings (tests/run runs this part beside other
