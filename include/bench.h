@@ -145,8 +145,8 @@ typedef int (*bench_iter_fn)(struct bench_run *r, uint64_t *out);
 #define BENCH_MARK_PORT 0xed
 
 /*
- * With markers=1, a round trip (single, single-halt) also marks where its
- * region closed: this word to the same port, right after the closing TSC
+ * With markers=1, a round trip (single, single-halt) and a flush also mark
+ * where its region closed: this word to the same port, right after the closing TSC
  * read and outside the region. A host trace can then tell a target's exit
  * inside the sender's region (after the send's exit, before this mark)
  * from one between regions: the ack-after-eoi variants' EOI exit falls

@@ -45,6 +45,7 @@
 
 /* flush_ops.flags */
 #define FLUSH_F_WHOLE (1u << 0) /* flushes the whole address space, whatever range it is given */
+#define FLUSH_F_ASIDE (1u << 1) /* reported beside the native INVLPG path, left out of the crossover */
 
 /* prepare()'s flags */
 #define FLUSH_EACH_PAGE (1u << 0) /* name each page on its own (a hypercall: one rep each) */
@@ -145,7 +146,7 @@ extern const unsigned int flush_impl_count;
 
 /* ipi/flush_native.c, hyperv/flush.c */
 extern const struct flush_family flush_native;
-extern const struct flush_ops flush_native_invlpg, flush_native_cr3;
+extern const struct flush_ops flush_native_invlpg, flush_native_invlpg_after_eoi, flush_native_cr3;
 extern const struct flush_family flush_hv;
 extern const struct flush_ops flush_hv_space_slow, flush_hv_space_xmm, flush_hv_list_slow,
     flush_hv_list_xmm, flush_hv_space_ex_slow, flush_hv_space_ex_xmm, flush_hv_list_ex_slow,

@@ -221,6 +221,13 @@ enum ipi_ack { IPI_ACK_BEFORE_EOI, IPI_ACK_AFTER_EOI };
 void ipi_irq_ack_order(unsigned int vector, enum ipi_ack ack);
 
 /*
+ * The count alone, without the EOI, for a handler that wrote its EOI
+ * itself first (the native shootdown's after-EOI pass, ipi/flush_native.c):
+ * the entry TSC, then the count released. No fault injection.
+ */
+void ipi_irq_count_only(unsigned int vector, uint64_t tsc);
+
+/*
  * debug=slow-eoi on a round trip (single, single-halt): while a benchmark
  * has armed it, the count-first handler holds its EOI until the sender has
  * closed the region the count ended (ipi_irq_region_closed(), right after

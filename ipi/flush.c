@@ -10,7 +10,8 @@
 #include "include/compiler.h"
 
 const struct flush_ops *const flush_impls[] = {
-    &flush_native_invlpg,   &flush_native_cr3,	   &flush_hv_space_slow,    &flush_hv_space_xmm,
+    &flush_native_invlpg,   &flush_native_invlpg_after_eoi,
+    &flush_native_cr3,	    &flush_hv_space_slow,    &flush_hv_space_xmm,
     &flush_hv_list_slow,    &flush_hv_list_xmm,	   &flush_hv_space_ex_slow, &flush_hv_space_ex_xmm,
     &flush_hv_list_ex_slow, &flush_hv_list_ex_xmm,
 };

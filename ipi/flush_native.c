@@ -11,6 +11,16 @@
  *
  *   native-invlpg  one INVLPG per page: Linux's way up to its
  *                  tlb_single_page_flush_ceiling (33 pages)
+ *   native-invlpg-after-eoi
+ *                  the same in Linux's order on the target: EOI, then the
+ *                  flush, then the acknowledgement. sysvec_call_function
+ *                  (arch/x86/kernel/smp.c) writes apic_eoi() before
+ *                  generic_smp_call_function_interrupt() runs
+ *                  flush_tlb_func() and releases the sender's csd, so the
+ *                  sender's wait holds the target's EOI: an exit without
+ *                  APICv or AVIC (a PV EOI Linux guest skips it only while
+ *                  they are off). Left out of the crossover (FLUSH_F_ASIDE),
+ *                  which keeps the count-first order of the other passes.
  *   native-cr3     one CR3 reload, whatever the range: Linux's way above it
  *
  * Both are one family: begin() puts the flushing handler on FLUSH_VEC in
@@ -42,6 +52,20 @@ static struct {
 	bool by_cr3;
 } native_now __cacheline_aligned;
 
+/* The flush itself, what native_now says: one INVLPG per page, or a CR3 reload. */
+static inline __attribute__((always_inline)) void native_flush_here(void)
+{
+	if (READ_ONCE(native_now.by_cr3)) {
+		write_cr3(read_cr3());
+	} else {
+		uint64_t va = READ_ONCE(native_now.va);
+		unsigned int n = READ_ONCE(native_now.pages);
+
+		for (unsigned int i = 0; i < n; i++)
+			invlpg((const void *)(uintptr_t)(va + (uint64_t)i * NATIVE_PAGE));
+	}
+}
+
 /* The sender's side of the request, all of it set by prepare() and arm(). */
 static const struct ipi_ops *native_ipi; /* the backend in force when prepared */
 /* The backend's send functions, read once: its set send, or NULL and the unicast send. */
@@ -67,22 +91,27 @@ static const char *native_probe(void)
 /* FLUSH_VEC while the family is on: flush, then count (the acknowledgement) and EOI. */
 static void native_irq(unsigned int vector, uint64_t tsc)
 {
-	if (READ_ONCE(native_now.by_cr3)) {
-		write_cr3(read_cr3());
-	} else {
-		uint64_t va = READ_ONCE(native_now.va);
-		unsigned int n = READ_ONCE(native_now.pages);
-
-		for (unsigned int i = 0; i < n; i++)
-			invlpg((const void *)(uintptr_t)(va + (uint64_t)i * NATIVE_PAGE));
-	}
+	native_flush_here();
 	native_chained(vector, tsc);
+}
+
+/* The after-EOI pass's handler: Linux's order, EOI, flush, count. */
+static void native_irq_after_eoi(unsigned int vector, uint64_t tsc)
+{
+	this_cpu()->ops->eoi();
+	native_flush_here();
+	ipi_irq_count_only(vector, tsc);
+}
+
+static bool native_on(irq_handler_t h)
+{
+	return h == native_irq || h == native_irq_after_eoi;
 }
 
 static int native_begin(const char *who)
 {
 	(void)who;
-	if (irq_get_handler(FLUSH_VEC) != native_irq) {
+	if (!native_on(irq_get_handler(FLUSH_VEC))) {
 		native_chained = irq_get_handler(FLUSH_VEC);
 		irq_set_handler(FLUSH_VEC, native_irq);
 	}
@@ -92,7 +121,7 @@ static int native_begin(const char *who)
 static void native_end(const char *why)
 {
 	(void)why;
-	if (irq_get_handler(FLUSH_VEC) == native_irq)
+	if (native_on(irq_get_handler(FLUSH_VEC)))
 		irq_set_handler(FLUSH_VEC, native_chained);
 }
 
@@ -101,8 +130,13 @@ static const uint32_t *native_count_word(unsigned int cpu_nr)
 	return &percpu_of[cpu_nr]->irq.count[FLUSH_VEC - IPI_VEC_FIRST];
 }
 
+/*
+ * The targets are quiet (in their touch loop, no flush in flight): the
+ * handler for this request's order is put on FLUSH_VEC here, outside any
+ * timed region.
+ */
 static int native_prepare(const struct cpuset *targets, uint64_t va, unsigned int pages,
-			  bool by_cr3, char *why, size_t size)
+			  bool by_cr3, bool after_eoi, char *why, size_t size)
 {
 	native_ipi = ipi_current();
 	native_why = why;
@@ -123,6 +157,8 @@ static int native_prepare(const struct cpuset *targets, uint64_t va, unsigned in
 	WRITE_ONCE(native_now.va, va);
 	WRITE_ONCE(native_now.pages, pages);
 	WRITE_ONCE(native_now.by_cr3, by_cr3);
+	if (native_on(irq_get_handler(FLUSH_VEC)))
+		irq_set_handler(FLUSH_VEC, after_eoi ? native_irq_after_eoi : native_irq);
 	return 0;
 }
 
@@ -130,14 +166,22 @@ static int native_prepare_invlpg(const struct cpuset *targets, uint64_t va, unsi
 				 unsigned int flags, char *why, size_t size)
 {
 	(void)flags; /* INVLPG names each page anyway */
-	return native_prepare(targets, va, pages, false, why, size);
+	return native_prepare(targets, va, pages, false, false, why, size);
+}
+
+static int native_prepare_invlpg_after_eoi(const struct cpuset *targets, uint64_t va,
+					   unsigned int pages, unsigned int flags, char *why,
+					   size_t size)
+{
+	(void)flags;
+	return native_prepare(targets, va, pages, false, true, why, size);
 }
 
 static int native_prepare_cr3(const struct cpuset *targets, uint64_t va, unsigned int pages,
 			      unsigned int flags, char *why, size_t size)
 {
 	(void)flags;
-	return native_prepare(targets, va, pages, true, why, size);
+	return native_prepare(targets, va, pages, true, false, why, size);
 }
 
 static void native_arm(uint64_t deadline)
@@ -191,6 +235,18 @@ const struct flush_ops flush_native_invlpg = {
     .family = &flush_native,
     .probe = native_probe,
     .prepare = native_prepare_invlpg,
+    .arm = native_arm,
+    .flush = native_flush,
+};
+
+const struct flush_ops flush_native_invlpg_after_eoi = {
+    .name = "native-invlpg-after-eoi",
+    .label = "native",
+    .words = "ack=after-eoi",
+    .flags = FLUSH_F_ASIDE,
+    .family = &flush_native,
+    .probe = native_probe,
+    .prepare = native_prepare_invlpg_after_eoi,
     .arm = native_arm,
     .flush = native_flush,
 };

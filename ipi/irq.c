@@ -56,6 +56,15 @@ static void ipi_irq_count_after_eoi(unsigned int vector, uint64_t tsc)
 	store_release(count, *count + 1);
 }
 
+void ipi_irq_count_only(unsigned int vector, uint64_t tsc)
+{
+	struct percpu *p = this_cpu();
+	uint32_t *count = &p->irq.count[vector - IPI_VEC_FIRST];
+
+	WRITE_ONCE(p->irq.entry_tsc, tsc);
+	store_release(count, *count + 1);
+}
+
 /*
  * debug=slow-eoi: 2 ms between the count and the EOI (or before the EOI,
  * then the count), so that a host trace can see on which side of the

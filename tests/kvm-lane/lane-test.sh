@@ -39,6 +39,8 @@
 #            too); slow-eoi: single's EOI exit inside the sender's region for
 #            ack-after-eoi only, ordered by causality; deadline=20000: the
 #            watchdog ticks 20.5 s apart, at most one in a window);
+#            exits-flush: the native shootdown's EOI exit inside the
+#            sender's region only in Linux's after-EOI order;
 #            exits-negative: debug=extra-exit (every send
 #            reads the APIC ID first) must fail that judgement;
 # and on that boot's console: a rerun is judged on its second frame, a soft
@@ -177,6 +179,9 @@ jobs_file() {
 	# KVM's PV EOI: no EOI exit left. Without debug=slow-eoi: a stray exit
 	# inside the handler cancels a PV EOI (exits.expect).
 	echo "exits-pv-eoi.x2apic | exits | plan=bench bench=send-cost,single,self backends=x2apic-pv-eoi iters=50 warmup=2 budget=1 markers=1 deadline=20000"
+	# The native shootdown in both orders: the target's EOI inside the
+	# sender's region only in Linux's (after-EOI) order (exits.expect).
+	echo "exits-flush.x2apic | exits | plan=bench bench=flush backends=x2apic iters=50 warmup=2 budget=1 markers=1 debug=slow-eoi deadline=20000"
 	# suite: the correctness suite on every lane preset once; the three
 	# that offer the paravirtual paths run it within plan=default (figures).
 	for p in "${all[@]}"; do
@@ -485,7 +490,7 @@ if part main; then
 		rc=1
 	# exits: exits per iteration as exits.expect states them.
 	python3 tests/kvm-lane/judge_exits.py tests/kvm-lane/exits.expect "$base/lane" \
-		exits.x2apic exits.hv-xmm exits.kvm-pv exits-pv-eoi.x2apic || rc=1
+		exits.x2apic exits.hv-xmm exits.kvm-pv exits-pv-eoi.x2apic exits-flush.x2apic || rc=1
 	[ "$lane_ok" = 0 ] || cut_split_test || rc=1
 	# exits-negative: debug=extra-exit (every send reads the APIC ID first)
 	# must fail that judgement.
