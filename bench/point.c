@@ -77,8 +77,6 @@ static const char spin_eoi_words[] = "ack=after-eoi next-send=after-loop-ack";
 static char target_text[16];
 static bool point_halt;
 static uint32_t point_gap_us;	/* single-halt: idle time before each send */
-/* single-halt: the target's HLT entries (mbox.halts) as its latest gap ended; UINT64_MAX: none yet. */
-static uint64_t point_halts_then = UINT64_MAX;
 static char halt_words[192];
 
 /* One pass of single or single-halt. */
@@ -138,25 +136,28 @@ static void point_nothing(void *arg)
 }
 
 /*
- * Until the target has entered HLT again since the last send, bounded by
- * the deadline: its idle loop counts each entry with IF=0 just before
- * STI;HLT (kernel/smp.c), so an IPI sent after the count moved finds it
- * halted or takes it out of that HLT. Without this wait the gap ran from
- * the moment the sender saw the count, and a target whose vCPU the host
- * held back (a loaded host, nested KVM) for longer than the gap was still
- * on its way back from the handler when the next IPI came: an iteration
- * without a halted target, one HLT exit short.
+ * Until the target has entered HLT again after counting the last IPI sent
+ * to it, bounded by the deadline: its idle loop publishes the benchmark
+ * vector's count (mbox.halted_at) with IF=0 just before STI;HLT
+ * (kernel/smp.c), so once that equals the count every IPI sent so far has
+ * been handled and the next one finds the target halted, or takes it out
+ * of that HLT. A watchdog tick that wakes it changes no count. Without
+ * this wait the gap ran from the moment the sender saw the count, and a
+ * target whose vCPU the host held back (a loaded host, nested KVM) for
+ * longer than the gap was still on its way back from the handler when the
+ * next IPI came: an iteration without a halted target, one HLT exit short.
+ * Past the deadline the send goes ahead as it did before this wait: an
+ * NMI that lands between that store and the HLT is counted after it, and
+ * the target then halts without publishing again.
  */
 static void point_wait_halted(const struct bench_run *r)
 {
-	const uint64_t *halts = &percpu_of[r->target]->mbox.halts;
-	const uint64_t then = point_halts_then;
+	const uint32_t *halted_at = &percpu_of[r->target]->mbox.halted_at;
+	const uint32_t count = bench_count(r->target);
 	const uint64_t deadline = tsc_deadline_us(bench_params.deadline_us);
 
-	if (then != UINT64_MAX) {
-		while (load_acquire(halts) == then && !tsc_expired(deadline))
-			cpu_relax();
-	}
+	while (load_acquire(halted_at) != count && !tsc_expired(deadline))
+		cpu_relax();
 }
 
 /*
@@ -179,14 +180,13 @@ static void point_idle_gap(const struct bench_run *r)
 		(void)smp_call(r->target, point_nothing, NULL, 2 * bench_params.deadline_us);
 		while (!smp_wake_delay_started() && !tsc_expired(deadline))
 			cpu_relax();
-		point_halts_then = UINT64_MAX;	/* it sits with IF=0, not in HLT */
 		return;
 	}
 	/* halt_gap=0 is kvm-unit-tests' ipi: the next send as soon as the last returned. */
-	if (point_gap_us)
+	if (point_gap_us) {
 		point_wait_halted(r);
-	tsc_delay_us(point_gap_us);
-	point_halts_then = READ_ONCE(percpu_of[r->target]->mbox.halts);
+		tsc_delay_us(point_gap_us);
+	}
 }
 
 /*
@@ -374,9 +374,10 @@ static const char *point_pause_target_timer(struct bench_run *r)
  * polls only while its vCPU's adaptive window (grown from 0 by
  * halt_poll_ns_grow after short halts, clamped to halt_poll_ns) covers the
  * halt and nothing else is runnable on that host CPU (kvm_vcpu_can_poll():
- * single_task_running()); a gap under half of halt_poll_ns keeps the halt,
- * EOI and IRET included, inside it. The host trace says what happened
- * (kvm_vcpu_wakeup, tools/kvm_trace.py).
+ * single_task_running()); a gap under half of halt_poll_ns keeps the halt
+ * inside it (the gap runs from the target's entry into HLT, its EOI and
+ * IRET before it). The host trace says what happened (kvm_vcpu_wakeup,
+ * tools/kvm_trace.py).
  */
 static void point_halt_words(const struct point_pass *pass, const char *next_send,
 			     const char *timer)
@@ -414,11 +415,10 @@ static uint64_t single_common(struct bench_run *r, bool halt, const struct point
 	r->has_late = false;
 	if (halt) {
 		point_gap_us = pass->block ? bench_block_gap_us() : bench_params.halt_gap_us;
-		point_halts_then = UINT64_MAX;
 		timer = point_pause_target_timer(r);
 		if (point_timer_failed(r, timer, "round-trip"))
 			return 0;
-		point_halt_words(pass, "after-halt-gap", timer);
+		point_halt_words(pass, point_gap_us ? "after-rehalt-and-gap" : "after-ack", timer);
 	} else {
 		r->words = pass->ack == IPI_ACK_AFTER_EOI ? spin_eoi_words : spin_words;
 	}

@@ -43,7 +43,7 @@ _Static_assert(sizeof(struct tss64) == 104, "TSS layout (SDM vol. 3A 8.7)");
 
 /*
  * A request slot the owner CPU polls; the ack sits on its own line, with
- * the idle loop's count of its entries into HLT (kernel/smp.c), which a
+ * what the idle loop publishes as it enters HLT (kernel/smp.c), which a
  * halted-target benchmark waits on before its gap (bench/point.c).
  */
 struct mailbox {
@@ -51,7 +51,8 @@ struct mailbox {
 	void *arg;
 	uint64_t req;			/* written by the caller */
 	uint64_t ack __cacheline_aligned; /* written by the owner */
-	uint64_t halts;			/* written by the owner, with IF=0, just before STI;HLT */
+	uint32_t halted_at;		/* irq.count[0] as the owner last entered HLT: stored
+					 * with IF=0 just before STI;HLT */
 } __cacheline_aligned;
 
 /*

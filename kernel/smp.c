@@ -96,9 +96,10 @@ static void __noreturn ap_idle(struct percpu *p)
 		req = load_acquire(&p->mbox.req);
 		if (req == p->mbox.ack) {
 			ap_late_wake(p);
-			/* Told before the HLT, with IF=0: an interrupt that comes
-			 * after this store is taken at the HLT, out of it. */
-			store_release(&p->mbox.halts, p->mbox.halts + 1);
+			/* The benchmark vector's count as this HLT begins, with
+			 * IF=0: a Fixed IPI that comes after this store is taken
+			 * at the HLT, out of it (bench/point.c waits for it). */
+			store_release(&p->mbox.halted_at, READ_ONCE(p->irq.count[0]));
 			safe_halt();
 			continue;
 		}

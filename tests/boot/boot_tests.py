@@ -351,7 +351,7 @@ def honest_records(sc, log):
                             f"order {ack}: {flags}")
         # The vmexit-gap pass (kvm-unit-tests' ipi_halt loop) spins in its region instead.
         gap = ("next-send=after-2000-cycle-spin-in-region" if r["variant"] == "vmexit-gap"
-               else "next-send=after-halt-gap")
+               else "next-send=after-rehalt-and-gap")
         if r["bench"] == "single-halt" and r["status"] == "SUCCESS" and gap not in flags:
             problems.append(f"single-halt {r['variant']} {r['backend']}: flags lack {gap}: "
                             f"{flags}")
