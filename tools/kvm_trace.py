@@ -599,19 +599,22 @@ def apic_accel(rec, kvm_params=None):
         return "no", (f"{miss:.2f} avic_incomplete_ipi per iteration and kvm_amd.enable_ipiv="
                       f"{ipiv} on the host: KVM never sets IsRunning, AVIC's IPI "
                       "virtualization is off and KVM delivered each IPI")
-    if miss > EXITS_TOLERANCE and rec.get("target_state") == "spin" and not ipiv:
-        # A spinning target is running, unless the host descheduled its vCPU
-        # (avic_vcpu_put() clears IsRunning): with every send of a one-target
+    running = rec.get("target_state") in ("spin", "self")
+    if miss > EXITS_TOLERANCE and running and not ipiv:
+        # A spinning target is running (a self IPI's target is the sender
+        # itself), unless the host descheduled its vCPU (avic_vcpu_put()
+        # clears IsRunning): with
+        # every send of a one-target
         # record missing, the likelier cause is IsRunning never set
         # (enable_ipiv off, above), which this host's parameters, not read,
         # would have told; fewer is the host's scheduling. Neither is proven.
-        if miss >= 1 - EXITS_TOLERANCE and rec.get("ntargets") == 1:
-            return "unknown", (f"{miss:.2f} avic_incomplete_ipi per iteration with a spinning "
+        if miss >= 1 - EXITS_TOLERANCE and rec.get("ntargets", 1) == 1:
+            return "unknown", (f"{miss:.2f} avic_incomplete_ipi per iteration with a running "
                                "target: every send found it not running, as when KVM never "
                                "sets IsRunning (kvm_amd.enable_ipiv=N: Zen 1/2 since Linux "
                                "6.17) or when the host deschedules it for every send; "
                                "kvm_amd.enable_ipiv was not read")
-        return "unknown", (f"{miss:.2f} avic_incomplete_ipi per iteration with a spinning "
+        return "unknown", (f"{miss:.2f} avic_incomplete_ipi per iteration with a running "
                            "target: some sends found it not running (descheduled by the host, "
                            "or IsRunning never set); kvm_amd.enable_ipiv was not read")
     why = "no trapped APIC access in its exits on either side"

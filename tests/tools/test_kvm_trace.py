@@ -538,6 +538,10 @@ def apic_accel_is_read_from_the_exits_not_the_inhibit_state(_=None):
     got = _verdict([ipi_miss, timer] * 4, target_state="spin",
                    kvm_params={"kvm_amd.avic": "Y", "kvm_amd.enable_ipiv": "Y"})
     check(got[0] == "yes", f"{got[:2]}")
+    # A self IPI's target is the running sender: the same as spinning.
+    for state in ("self",):
+        got = _verdict([ipi_miss, timer] * 4, target_state=state)
+        check(got[0] == "unknown" and "running target" in got[1], f"{state}: {got[:2]}")
     check("IPI virtualization N" in kvm_trace.apicv_line(
         {"kvm_amd.avic": "Y", "kvm_amd.enable_ipiv": "N"}, got[2]), "apicv_line")
     # An ICR write AVIC did not accelerate, or an x2APIC EOI MSR exit: no.
