@@ -10,8 +10,8 @@ mark << 1 to port 0xed just before a sampling's first measured iteration
 and mark << 1 | 1 just after its last, on the vCPU that measures; every
 result record of that sampling carries "mark". Each kvm_exit between the
 two markers belongs to the sampling: on the marking vCPU's thread to the
-sender, on any other vCPU thread to the targets. A round trip also writes
-0xfffffffe right after each region closes: a target's exit after the
+sender, on any other vCPU thread to the targets. A round trip and a flush
+also write 0xfffffffe right after each region closes: a target's exit after the
 sender's latest send exit and before that mark was inside the region
 ("targets_in_region"), one after it between regions. kvm_vcpu_wakeup on a
 target thread says how a halted target came back ("target_wakeups": poll,
@@ -50,7 +50,7 @@ import re
 import sys
 
 MARK_PORT = 0xed
-# Written by a round trip (single, single-halt) right after its region closed,
+# Written by a round trip (single, single-halt) or a flush right after its region closed,
 # on every iteration, warm-up included (include/bench.h,
 # BENCH_MARK_REGION_END); only those inside a marker window are read.
 REGION_END = 0xfffffffe
