@@ -206,7 +206,27 @@ def in_lane(codes=(0,), needles=(), judge=()):
                 where = os.path.join(REPO, saved[-1])
             rc, out, err = run_cmd([sys.executable, "tests/kvm-lane/judge.py", where, *judge])
             check(rc == 0, f"judge.py {' '.join(judge)}:\n{out}{err}")
+            if "--out" not in argv:
+                planted_faults_fail(where, judge[0], ctx)
     return go
+
+
+def planted_faults_fail(where, preset, ctx):
+    """judge.py on a run.sh results folder can fail: the same console with
+    every check of a backend its preset must run marked SKIP, or with a
+    FAILURE end record,
+    must each be judged not ok (no boot: copies of the console)."""
+    text = open(os.path.join(where, "console.log"), errors="replace").read()
+    skipped = re.sub(r"^(ok \d+ - kvm-pv-ipi: .*)$", r"\1 # SKIP planted", text, flags=re.M)
+    failed = re.sub(r'("record":"end",.*"status":")[A-Z-]+"', r'\1FAILURE"', text)
+    for name, planted, want in (("skip", skipped, "backend kvm-pv-ipi skipped: planted"),
+                                ("failure", failed, "inner QEMU exit 71")):
+        check(planted != text, f"planted {name}: nothing to change in {where}/console.log")
+        d = os.path.join(ctx.tmp, f"planted-{name}")
+        os.makedirs(d, exist_ok=True)
+        open(os.path.join(d, "console.log"), "w").write(planted)
+        rc, out, err = run_cmd([sys.executable, "tests/kvm-lane/judge.py", d, preset])
+        check(rc == 1 and want in out, f"judge.py on a planted {name}: exit {rc}\n{out}{err}")
 
 
 # The refusal of `--accel kvm` on a host without a KVM it can use (exit 31):
