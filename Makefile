@@ -49,7 +49,8 @@ NASMFLAGS := -f elf64 -g -I$(B)/ -I$(B)/boot/ -I./
 # Pure code: built into the kernel and into every host unit test.
 LIB_SRCS := lib/acpi.c lib/backtrace.c lib/cmdline.c lib/cpu_topo.c lib/cpuset.c lib/crossover.c \
 	lib/error.c lib/fmt.c lib/skew.c lib/hv_encode.c lib/icr.c lib/ipi_flags.c lib/json.c \
-	lib/kut_names.c lib/kvm_pvipi.c lib/lava.c lib/mptable.c lib/pv_result.c lib/record.c \
+	lib/kut_names.c lib/kvm_pvipi.c lib/late_wake.c lib/lava.c lib/mptable.c lib/pv_result.c \
+	lib/record.c \
 	lib/sort.c lib/stats.c lib/trust.c lib/watch_line.c
 
 KERNEL_SRCS := kernel/boot.c kernel/console.c kernel/cpu.c kernel/lapic.c kernel/lava.c kernel/libc.c \

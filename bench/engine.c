@@ -27,6 +27,7 @@
 #include "include/watchdog.h"
 #include "lib/error.h"
 #include "lib/fmt.h"
+#include "lib/late_wake.h"
 #include "lib/record.h"
 #include "lib/sort.h"
 
@@ -502,6 +503,8 @@ static struct result bench_result(const struct bench_run *r, const char *metric,
 		.late_count = r->late_count,
 		.late_bound = r->late_bound,
 		.late_max = r->late_max,
+		.tick_iters = r->tick_iters,
+		.late_ticks = r->late_ticks,
 	};
 }
 
@@ -533,6 +536,7 @@ void bench_late_wakes(struct bench_run *r, unsigned int m)
 {
 	struct samples *s = &r->m[m].s;
 	uint64_t floor = bench_params.late_wake_us * tsc_khz / 1000;
+	struct late_wakes w;
 	struct stats st;
 
 	r->has_late = false;
@@ -540,13 +544,12 @@ void bench_late_wakes(struct bench_run *r, unsigned int m)
 	if (stats_compute_samples(&st, s))
 		return;
 	r->late_bound = st.p50 * 10 > floor ? st.p50 * 10 : floor;
-	r->late_count = r->late_max = 0;
-	for (size_t i = 0; i < s->len; i++) {
-		if (s->buf[i] > r->late_bound) {
-			r->late_count++;
-			r->late_max = s->buf[i] > r->late_max ? s->buf[i] : r->late_max;
-		}
-	}
+	/* The ticked samples are the round trip's (metric 0): one event, one count. */
+	w = late_wakes_count(s->buf, s->len, r->late_bound, m == 0 ? r->tick_vals : NULL,
+			     m == 0 ? r->tick_n : 0);
+	r->late_count = w.late;
+	r->late_max = w.late_max;
+	r->late_ticks = w.by_tick;
 	r->has_late = true;
 }
 

@@ -190,6 +190,20 @@ static void point_idle_gap(const struct bench_run *r)
 }
 
 /*
+ * single-halt: the target took a timer interrupt (its watchdog tick, armed
+ * on two vCPUs) between the gap's end and the region's: that wake may be a
+ * tick's delay, told apart from a late one (bench_late_wakes).
+ */
+static __attribute__((noinline, cold)) void point_ticked(struct bench_run *r, uint64_t sample)
+{
+	if (!r->measuring)
+		return;
+	if (r->tick_n < BENCH_TICK_KEEP)
+		r->tick_vals[r->tick_n++] = sample;
+	r->tick_iters++;
+}
+
+/*
  * One round trip. Both flags are constants at each call site below, so
  * each instance keeps only its own code: single's and single-halt's region
  * has no trace of the vmexit-gap spin.
@@ -202,10 +216,13 @@ static inline __attribute__((always_inline)) int round_trip(struct bench_run *r,
 	const uint32_t *count = bench_count_word(target);
 	uint32_t want = bench_read(count) + 1;
 	uint64_t deadline, t0, t1;
+	uint32_t ticks = 0;
 	int err;
 
-	if (gap_before && point_halt)	/* single-halt: let the target get back into HLT */
+	if (gap_before && point_halt) {	/* single-halt: let the target get back into HLT */
 		point_idle_gap(r);
+		ticks = READ_ONCE(percpu_of[target]->mbox.ticks);
+	}
 	deadline = tsc_deadline_us(bench_params.deadline_us);
 	bench_expect(target);
 	irq_disable();
@@ -227,6 +244,8 @@ static inline __attribute__((always_inline)) int round_trip(struct bench_run *r,
 	out[0] = t1 - t0;
 	if (!spin_after)
 		out[1] = bench_one_way(bench_entry_tsc(target), t0);
+	if (gap_before && point_halt && READ_ONCE(percpu_of[target]->mbox.ticks) != ticks)
+		point_ticked(r, out[0]);
 	return point_back(r, want);
 }
 
@@ -413,6 +432,8 @@ static uint64_t single_common(struct bench_run *r, bool halt, const struct point
 	point_setup(r, halt ? "halt" : "spin");
 	r->variant = pass->variant;
 	r->has_late = false;
+	r->tick_iters = r->late_ticks = 0;
+	r->tick_n = 0;
 	if (halt) {
 		point_gap_us = pass->block ? bench_block_gap_us() : bench_params.halt_gap_us;
 		timer = point_pause_target_timer(r);
@@ -511,6 +532,8 @@ static void vmexit_halt_pass(struct bench_run *r)
 	point_setup(r, "halt");
 	r->variant = "vmexit-gap";
 	r->has_late = false;
+	r->tick_iters = r->late_ticks = 0;
+	r->tick_n = 0;
 	point_gap_us = 0;
 	timer = point_pause_target_timer(r);
 	if (point_timer_failed(r, timer, "round-trip"))

@@ -105,6 +105,8 @@ struct bench_metric {
 	uint64_t invalid;	/* iterations that gave BENCH_INVALID */
 };
 
+#define BENCH_TICK_KEEP 8
+
 struct bench_run {
 	const struct bench *b;
 	const struct ipi_ops *ops;	/* NULL for backend-less benchmarks */
@@ -123,6 +125,15 @@ struct bench_run {
 	/* Halted targets: wakes beyond late_bound cycles, and the slowest (bench_late_wakes). */
 	bool has_late;
 	uint64_t late_count, late_bound, late_max;
+	/*
+	 * single-halt with the target's tick armed: the iterations in which the
+	 * target took a timer interrupt, the round-trip samples of the first
+	 * BENCH_TICK_KEEP of them, and how many of those were over late_bound:
+	 * a wake a tick delayed is counted there, not among the late ones.
+	 */
+	uint64_t tick_iters, late_ticks;
+	unsigned int tick_n;
+	uint64_t tick_vals[BENCH_TICK_KEEP];
 	/* NULL, or run on the sender around bench_sample_on_sender's sampling. */
 	void (*sender_begin)(void);
 	void (*sender_end)(void);

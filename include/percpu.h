@@ -53,6 +53,7 @@ struct mailbox {
 	uint64_t ack __cacheline_aligned; /* written by the owner */
 	uint32_t halted_at;		/* irq.count[0] as the owner last entered HLT: stored
 					 * with IF=0 just before STI;HLT */
+	uint32_t ticks;			/* APIC timer interrupts the owner took (kernel/lapic.c) */
 } __cacheline_aligned;
 
 /*

@@ -163,8 +163,12 @@ bool lapic_isr_pending(unsigned int vector)
 /* Both uses of the timer: a bounded HLT ends here, and the watchdog's tick scans. */
 static void lapic_watchdog_fired(unsigned int vector, uint64_t tsc)
 {
+	struct percpu *p = this_cpu();
+
 	(void)vector;
 	(void)tsc;
+	/* Counted for single-halt, which tells a wake a tick delayed from a late one. */
+	WRITE_ONCE(p->mbox.ticks, p->mbox.ticks + 1);
 	lapic_eoi();
 	if (READ_ONCE(tick_count))
 		watchdog_tick();

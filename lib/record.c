@@ -99,6 +99,8 @@ int record_result(char *buf, size_t cap, const struct result *r)
 			json_u64(&j, "late_wakes", r->late_count);
 			json_u64(&j, "late_bound_cycles", r->late_bound);
 			json_u64(&j, "late_max_cycles", r->late_max);
+			json_u64(&j, "tick_iterations", r->tick_iters);
+			json_u64(&j, "late_tick_wakes", r->late_ticks);
 		}
 		if (r->untrusted && *r->untrusted)
 			record_words(&j, "untrusted", r->untrusted);
@@ -209,6 +211,9 @@ int record_table_row(char *buf, size_t cap, const struct result *r)
 		n += fmt_snprintf(buf + n, cap - (size_t)n, "  [late-wakes=%lu, max %lu us]",
 				  (unsigned long)r->late_count,
 				  (unsigned long)(stats_cycles_to_ns(r->late_max, r->tsc_khz) / 1000));
+	if (n >= 0 && (size_t)n < cap && r->has_late && r->late_ticks)
+		n += fmt_snprintf(buf + n, cap - (size_t)n, "  [late-by-tick=%lu]",
+				  (unsigned long)r->late_ticks);
 	if (n >= 0 && (size_t)n < cap && r->untrusted && *r->untrusted)
 		n += fmt_snprintf(buf + n, cap - (size_t)n, "  [untrusted: %s]", r->untrusted);
 	return n;

@@ -45,6 +45,7 @@ struct result {
 	/* Halted targets (late wakes, bench_late_wakes()): present when has_late. */
 	bool has_late;
 	uint64_t late_count, late_bound, late_max; /* wakes over late_bound cycles, the slowest */
+	uint64_t tick_iters, late_ticks; /* iterations with a target tick; of those, over the bound */
 };
 
 /* One JSON line (no newline); length, or -E_NOSPC / -E_INVAL (buf = ""). */

@@ -90,7 +90,11 @@ TEST(result_after_x2apic)
 	CHECK(strstr(buf, "\"after_x2apic\":true,") != NULL);
 }
 
-/* A halted target's late wakes: three keys on the record, a note on its row when any. */
+/*
+ * A halted target's late wakes: five keys on the record (the late ones, the
+ * bound, the slowest, the iterations with a target tick and the wakes over
+ * the bound among those), a note on its row when any.
+ */
 TEST(result_late_wakes)
 {
 	struct stats st = st3();
@@ -103,13 +107,21 @@ TEST(result_late_wakes)
 	r.late_bound = 2000;
 	CHECK(record_result(buf, sizeof(buf), &r) > 0);
 	CHECK(strstr(buf, "\"dryrun_cycles\":40,\"late_wakes\":0,\"late_bound_cycles\":2000,"
-			  "\"late_max_cycles\":0}") != NULL);
+			  "\"late_max_cycles\":0,\"tick_iterations\":0,\"late_tick_wakes\":0}") != NULL);
 	CHECK(record_table_row(buf, sizeof(buf), &r) > 0);
 	CHECK(strstr(buf, "late-wakes") == NULL);
 	r.late_count = 2;
 	r.late_max = 4000000; /* 2 ms at 2 GHz */
 	CHECK(record_table_row(buf, sizeof(buf), &r) > 0);
 	CHECK(strstr(buf, "  [late-wakes=2, max 2000 us]") != NULL);
+	CHECK(strstr(buf, "late-by-tick") == NULL);
+	/* A wake a tick delayed is said apart from the late ones. */
+	r.tick_iters = 3;
+	r.late_ticks = 1;
+	CHECK(record_result(buf, sizeof(buf), &r) > 0);
+	CHECK(strstr(buf, "\"tick_iterations\":3,\"late_tick_wakes\":1}") != NULL);
+	CHECK(record_table_row(buf, sizeof(buf), &r) > 0);
+	CHECK(strstr(buf, "  [late-wakes=2, max 2000 us]  [late-by-tick=1]") != NULL);
 }
 
 TEST(skip_has_reason_and_no_stats)
