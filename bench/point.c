@@ -266,6 +266,10 @@ static void point_setup(struct bench_run *r, const char *state)
 	r->ntargets = 1;
 	r->target_state = state;
 	r->words = point_halt ? halt_words : spin_words;
+	/* Each pass counts its own late wakes and ticked iterations. */
+	r->has_late = false;
+	r->tick_iters = r->late_ticks = 0;
+	r->tick_n = 0;
 }
 
 static const char *point_valid(const struct ipi_ops *ops)
@@ -431,9 +435,6 @@ static uint64_t single_common(struct bench_run *r, bool halt, const struct point
 	point_halt = halt;
 	point_setup(r, halt ? "halt" : "spin");
 	r->variant = pass->variant;
-	r->has_late = false;
-	r->tick_iters = r->late_ticks = 0;
-	r->tick_n = 0;
 	if (halt) {
 		point_gap_us = pass->block ? bench_block_gap_us() : bench_params.halt_gap_us;
 		timer = point_pause_target_timer(r);
@@ -531,9 +532,6 @@ static void vmexit_halt_pass(struct bench_run *r)
 	point_halt = true;
 	point_setup(r, "halt");
 	r->variant = "vmexit-gap";
-	r->has_late = false;
-	r->tick_iters = r->late_ticks = 0;
-	r->tick_n = 0;
 	point_gap_us = 0;
 	timer = point_pause_target_timer(r);
 	if (point_timer_failed(r, timer, "round-trip"))

@@ -506,8 +506,7 @@ def wake_path(rec):
         return None
     wakes = e.get("target_wakeups") or {}
     poll, wait = float(wakes.get("poll", 0)), float(wakes.get("wait", 0))
-    miss = sum(v for k, v in e["sender"].items()
-               if apic_kind(k) == "doorbell")
+    miss = _kind_sum(e["sender"], "doorbell")[0]
     total = poll + wait
     if total <= EXITS_TOLERANCE:
         return "unknown", ("no wake from HLT traced (kvm_vcpu_wakeup): the target made no "
@@ -603,11 +602,10 @@ def apic_accel(rec, kvm_params=None):
     if miss > EXITS_TOLERANCE and running and not ipiv:
         # A spinning target is running (a self IPI's target is the sender
         # itself), unless the host descheduled its vCPU (avic_vcpu_put()
-        # clears IsRunning): with
-        # every send of a one-target
-        # record missing, the likelier cause is IsRunning never set
-        # (enable_ipiv off, above), which this host's parameters, not read,
-        # would have told; fewer is the host's scheduling. Neither is proven.
+        # clears IsRunning): with every send of a one-target record missing,
+        # the likelier cause is IsRunning never set (enable_ipiv off, above),
+        # which this host's parameters, not read, would have told; fewer is
+        # the host's scheduling. Neither is proven.
         if miss >= 1 - EXITS_TOLERANCE and rec.get("ntargets", 1) == 1:
             return "unknown", (f"{miss:.2f} avic_incomplete_ipi per iteration with a running "
                                "target: every send found it not running, as when KVM never "
