@@ -53,7 +53,7 @@ LIB_SRCS := lib/acpi.c lib/backtrace.c lib/cmdline.c lib/cpu_topo.c lib/cpuset.c
 	lib/record.c \
 	lib/sort.c lib/stats.c lib/trust.c lib/watch_line.c
 
-KERNEL_SRCS := kernel/boot.c kernel/console.c kernel/cpu.c kernel/lapic.c kernel/lava.c kernel/libc.c \
+KERNEL_SRCS := kernel/boot.c kernel/console.c kernel/cpu.c kernel/host_read.c kernel/lapic.c kernel/lava.c kernel/libc.c \
 	kernel/main.c kernel/mm.c kernel/multiboot.c kernel/options.c kernel/percpu.c kernel/pic.c kernel/pit.c \
 	kernel/plan.c kernel/pvh.c kernel/smp.c kernel/status.c kernel/topology.c kernel/trap.c \
 	kernel/tsc.c kernel/tsc_sync.c kernel/watchdog.c \

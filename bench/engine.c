@@ -432,6 +432,8 @@ int bench_sample(struct bench_run *r, bench_iter_fn fn)
 		err = bench_calibrate(r, fn, &iters, &per);
 	if (err)
 		goto out;
+	if (r->host_edge)
+		r->host_edge(r, false);
 	(void)watch_enter(WATCH_MEASURING, bench_measure_budget_us(iters, per), r->variant, iters);
 	bench_stall_debug(r);
 	bench_mark_begin(r);
@@ -445,6 +447,8 @@ int bench_sample(struct bench_run *r, bench_iter_fn fn)
 	}
 	r->measuring = false;
 	bench_mark_end(r);
+	if (r->host_edge)
+		r->host_edge(r, true);
 	r->iterations = iters;
 out:
 	watch_restore(&saved);
@@ -495,6 +499,8 @@ static struct result bench_result(const struct bench_run *r, const char *metric,
 		.ntargets = r->ntargets,
 		.iterations = r->iterations,
 		.mark = r->mark,
+		.host_read = r->host_read,
+		.host_read_state = r->host_read_state,
 		.tsc_khz = tsc_khz,
 		.dryrun_cycles = bench_dryrun_cycles,
 		.untrusted = trust_figure_ids(),

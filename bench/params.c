@@ -43,6 +43,7 @@ enum {
 	K_NOROV_ITERS,
 	K_DEADLINE,
 	K_MARKERS,
+	K_HOST_STATS,
 	K_COUNT
 };
 
@@ -80,6 +81,9 @@ static const struct opt_spec specs[K_COUNT] = {
 	[K_MARKERS] = { "markers", OPT_BOOL, 0, 0, NULL,
 			"phase markers for host exit accounting: OUT to port 0xed around each "
 			"sampling's measured iterations (run.sh --exits sets it)" },
+	[K_HOST_STATS] = { "host_stats", OPT_BOOL, 0, 0, NULL,
+			   "single-halt: wait at each pass's edges for the host to read KVM's "
+			   "statistics (COM2; run.sh sets it under KVM)" },
 };
 
 static void params_prepare(void)
@@ -140,6 +144,8 @@ static void params_apply(const struct opt_value *v)
 		bench_params.deadline_us = v[K_DEADLINE].u * 1000;
 	if (v[K_MARKERS].set)
 		bench_params.markers = v[K_MARKERS].u;
+	if (v[K_HOST_STATS].set)
+		bench_params.host_stats = v[K_HOST_STATS].u;
 }
 
 static const struct option_group params_group = { 20, specs, K_COUNT, params_prepare,

@@ -52,6 +52,7 @@
  */
 #include "include/bench.h"
 #include "include/console.h"
+#include "include/host_read.h"
 #include "include/options.h"
 #include "include/smp.h"
 #include "include/watchdog.h"
@@ -270,6 +271,43 @@ static void point_setup(struct bench_run *r, const char *state)
 	r->has_late = false;
 	r->tick_iters = r->late_ticks = 0;
 	r->tick_n = 0;
+	r->host_edge = NULL;
+	r->host_read = 0;
+}
+
+/*
+ * host_stats=1: the host reads the target's KVM statistics at the edges of
+ * single-halt's measured iterations (kernel/host_read.c), so that the
+ * record's wake path is what KVM counted (tools/ipibench_hoststats.py).
+ * At the begin edge the target spins, out of HLT, while the host reads: a
+ * halt that lasted through the read (tens of ms) would end after a block
+ * and reset KVM's adaptive polling window (kvm_vcpu_halt() shrinks it
+ * after a halt longer than halt_poll_ns), changing the pass it should only
+ * watch. Once the target is back in HLT the first iteration goes as every
+ * other: round_trip_iter waits for the re-halt, then the gap. At the end
+ * edge the target is halted: its last halt ends after the read, so the
+ * halts counted between the reads are the measured iterations' own, plus
+ * what the record says ticked. The bound is the deadline.
+ */
+static void point_host_edge(struct bench_run *r, bool end)
+{
+	struct cpuset t;
+	const char *state;
+
+	if (end) {
+		state = host_read_edge("end", r->host_read, r->target, bench_params.deadline_us);
+		if (!__builtin_strcmp(r->host_read_state, "answered"))
+			r->host_read_state = state;
+		return;
+	}
+	r->host_read = host_read_next();
+	cpuset_clear(&t);
+	cpuset_add(&t, r->target);
+	bench_targets_spin(&t);
+	r->host_read_state = host_read_edge("begin", r->host_read, r->target,
+					    bench_params.deadline_us);
+	if (bench_targets_stop())
+		status_report(STATUS_ERROR);
 }
 
 static const char *point_valid(const struct ipi_ops *ops)
@@ -441,6 +479,8 @@ static uint64_t single_common(struct bench_run *r, bool halt, const struct point
 		if (point_timer_failed(r, timer, "round-trip"))
 			return 0;
 		point_halt_words(pass, point_gap_us ? "after-rehalt-and-gap" : "after-ack", timer);
+		if (bench_params.host_stats)
+			r->host_edge = point_host_edge;
 	} else {
 		r->words = pass->ack == IPI_ACK_AFTER_EOI ? spin_eoi_words : spin_words;
 	}
@@ -537,6 +577,8 @@ static void vmexit_halt_pass(struct bench_run *r)
 	if (point_timer_failed(r, timer, "round-trip"))
 		return;
 	point_halt_words(&pass_plain, "after-2000-cycle-spin-in-region", timer);
+	if (bench_params.host_stats)
+		r->host_edge = point_host_edge;
 	bench_metrics(r, 1, names);
 	if (!bench_sample_on_sender(r, vmexit_halt_iter)) {
 		bench_late_wakes(r, 0);

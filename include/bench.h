@@ -67,6 +67,7 @@ struct bench_params {
 	bool target_set;	/* target= given */
 	bool matrix;		/* single: all sender/target pairs */
 	bool markers;		/* phase markers around measured iterations (bench_mark) */
+	bool host_stats;	/* single-halt: host reads KVM's statistics at pass edges */
 	uint32_t explicit_keys;	/* BENCH_KEY_* given on the command line */
 };
 
@@ -134,6 +135,14 @@ struct bench_run {
 	uint64_t tick_iters, late_ticks;
 	unsigned int tick_n;
 	uint64_t tick_vals[BENCH_TICK_KEEP];
+	/*
+	 * NULL, or run by bench_sample() on the measuring CPU just before the
+	 * measured iterations (end false) and just after them (end true),
+	 * outside the watchdog's measuring phase and the marker window.
+	 */
+	void (*host_edge)(struct bench_run *r, bool end);
+	uint32_t host_read;		/* host read number of the last sampling, 0: none */
+	const char *host_read_state;	/* "answered", "unanswered" or "no-port" */
 	/* NULL, or run on the sender around bench_sample_on_sender's sampling. */
 	void (*sender_begin)(void);
 	void (*sender_end)(void);

@@ -9,22 +9,10 @@
 #include <stddef.h>
 #include "include/console.h"
 #include "include/status.h"
+#include "include/uart.h"
 #include "include/watchdog.h"
 #include "include/x86.h"
 #include "lib/fmt.h"
-
-#define COM1 0x3f8
-#define UART_THR 0	/* transmit holding register */
-#define UART_IER 1
-#define UART_IIR 2	/* read */
-#define  IIR_FIFO_ON 0xc0	/* both bits: a 16550A with its FIFOs on */
-#define UART_FCR 2	/* write */
-#define UART_LCR 3
-#define  LCR_DLAB 0x80
-#define  LCR_8N1 0x03
-#define UART_MCR 4
-#define UART_LSR 5
-#define  LSR_THRE 0x20	/* transmit holding register empty */
 
 /*
  * THRE set means the whole transmit FIFO is empty, so one LSR read may be

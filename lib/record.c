@@ -87,6 +87,10 @@ int record_result(char *buf, size_t cap, const struct result *r)
 	json_u64(&j, "iterations", r->iterations);
 	if (r->mark)
 		json_u64(&j, "mark", r->mark);
+	if (r->host_read) {
+		json_u64(&j, "host_read", r->host_read);
+		json_str(&j, "host_read_state", or_none(r->host_read_state));
+	}
 	if (r->st && r->st->n) {
 		json_u64(&j, "samples", r->st->n);
 		json_u64(&j, "invalid", r->invalid);

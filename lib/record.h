@@ -29,6 +29,8 @@ struct result {
 	uint64_t iterations;	  /* measured iterations (after warm-up) */
 	uint64_t invalid;	  /* of those, the ones whose sample was invalid (not summarised) */
 	uint32_t mark;		  /* phase marker of the sampling (markers=1), 0: none */
+	uint32_t host_read;	  /* host read around the sampling (host_stats=1), 0: none */
+	const char *host_read_state; /* with host_read: "answered", "unanswered", "no-port" */
 	const struct stats *st;	  /* cycles; NULL for a SKIP or FAILURE without samples */
 	const struct histo *histo; /* may be NULL */
 	uint64_t tsc_khz;

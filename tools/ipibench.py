@@ -251,6 +251,25 @@ def attach_exits(directory, records, kvm_params=None):
     return kvm_trace.summary(trace)
 
 
+def attach_host_stats(directory, text, records):
+    """With host reads in the run (host_stats=1): "host_stats" on every record
+    that names one, from run.sh's host-reads.log or, in the lane, the lines
+    its init wrote into the console; and the run's count of them, else None."""
+    import ipibench_hoststats
+    lines = text.splitlines()
+    path = os.path.join(directory, ipibench_hoststats.LOG)
+    if os.path.exists(path):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines += f.read().splitlines()
+    reads = ipibench_hoststats.read_lines(lines)
+    named = [r for r in records if r.get("record") == "result" and r.get("host_read")]
+    if not named:
+        return None
+    ipibench_hoststats.attach(named, reads)
+    return {"reads": len(reads["reads"]), "records": len(named),
+            "log": ipibench_hoststats.LOG if os.path.exists(path) else "console.log"}
+
+
 def exits_lines(doc):
     """summary.txt's 'What the hypervisor did' part (run.sh --exits)."""
     ex = doc["run"].get("exits")
@@ -293,6 +312,7 @@ def cmd_save(a):
         run["perf_kvm"] = {"report": "perf-kvm.txt",
                            "exits": ipibench_kvm.perf_parse(read_first(perf) or "")}
     run["exits"] = attach_exits(a.dir, records, getattr(a, "exits_kvm_params", None))
+    run["host_stats"] = attach_host_stats(a.dir, text, records)
     if run["exits"] is not None:
         run["exits"]["apicv"] = getattr(a, "apicv", "") or None
         run["exits"]["kvm_params"] = getattr(a, "exits_kvm_params", None) or {}

@@ -21,6 +21,7 @@ import time
 
 import ipibench
 import ipibench_console as C
+import ipibench_hoststats as HS
 import ipibench_kvm as K
 import ipibench_qemu as Q
 import ipibench_results as R
@@ -337,15 +338,18 @@ class Lines:
     """A Follower's sink: the log cut into lines for a Console; raw: also
     every byte as it comes to the screen (--verbose)."""
 
-    def __init__(self, console, raw=None):
-        self.console, self.raw, self.rest = console, raw, b""
+    def __init__(self, console, raw=None, watch=None):
+        self.console, self.raw, self.watch, self.rest = console, raw, watch, b""
 
     def feed(self, chunk, now):
         if self.raw:
             self.raw.write(chunk)
         *lines, self.rest = (self.rest + chunk).split(b"\n")
         for line in lines:
-            self.console.line(line.decode("utf-8", "replace"), now)
+            text = line.decode("utf-8", "replace")
+            if self.watch:
+                self.watch(text)  # before the screen: the guest waits on it
+            self.console.line(text, now)
 
     def tick(self, now):
         self.console.tick(now)
@@ -370,6 +374,7 @@ class Boot:
         self.preset, self.preset_cpu, self.preset_extra = opts.preset, "", []
         self.log, self.log_is_temp, self.runtime_dir, self.dir = None, False, None, ""
         self.rc, self.seconds, self.started = 1, "0", ""
+        self.paused, self.host_read, self.host_stats = False, None, False
         self.trace, self.apicv, self.inhibited, self.kvm_params = "", "", None, {}
         self.module_param = None
         self.tcg_said = False  # TCG's notice (say_tcg), once
@@ -503,6 +508,7 @@ class Boot:
 
     def compose(self):
         o, paused = self.o, self.pin is not None or self.o.perf_kvm or bool(self.tracefs)
+        self.paused = paused
         if paused:
             try:
                 self.runtime_dir = tempfile.mkdtemp(prefix="ipibench-run.", dir="/tmp")
@@ -511,9 +517,26 @@ class Boot:
         append = f"{o.append} markers=1".strip() if self.tracefs else o.append
         if self.accel == "kvm":
             append = with_halt_poll(append, *host_halt_poll())
+        # Host reads (docs/host-tools.md, "KVM's statistics"): by default
+        # under a host's KVM, where the statistics are; asked for anywhere
+        # else (the lane's init answers them itself, lane.sh host_reads).
+        self.host_read = None
+        self.host_stats = bool(o.host_stats or (o.host_stats is None and self.accel == "kvm"
+                                                and not o.machine.startswith("microvm")))
+        if self.host_stats:
+            append = f"{append} host_stats=1".strip()
+            if self.accel != "kvm-in-tcg":
+                if not self.runtime_dir:
+                    try:
+                        self.runtime_dir = tempfile.mkdtemp(prefix="ipibench-run.", dir="/tmp")
+                    except OSError:
+                        raise ToolError(Q.EX_SAVE, "cannot create a temporary directory")
+                self.host_read = self.runtime_dir
+                HS.make_fifos(self.runtime_dir)
         self.qemu = Q.command_line(self.env.qemu, self.accel, o.machine, self.cpu, self.smp,
                                    o.memory, append, o.iso, self.preset_extra, o.qemu_args,
-                                   self.runtime_dir, o.perf_kvm or bool(self.tracefs), o.pvh)
+                                   self.runtime_dir if paused else None,
+                                   o.perf_kvm or bool(self.tracefs), o.pvh, self.host_read)
 
     def open_log(self):
         """Sets dir (the run's new directory) and log."""
@@ -546,10 +569,16 @@ class Boot:
         with open(self.log, "wb") as out:
             job = self.jobs.start(["timeout", "-k", "5", o.timeout, *self.qemu],
                                   stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
-        follow = Follower(self.log, Lines(self.console, self.screen if o.verbose else None))
+        answer = HS.Answerer(lambda: K.Qmp(os.path.join(self.host_read, "qmp.sock"), 10,
+                                           lambda: job.poll() is None),
+                             os.path.join(self.host_read, "hostread.in"),
+                             os.path.join(self.dir or self.runtime_dir, HS.LOG)) \
+            if self.host_read else None
+        follow = Follower(self.log, Lines(self.console, self.screen if o.verbose else None,
+                                          answer.line if answer else None))
         paused = None
         try:
-            if self.runtime_dir:
+            if self.paused:
                 tracer = TF.HostTrace(self.tracefs) if self.tracefs else None
                 paused = K.PausedStart(self.runtime_dir, self.pin, o.perf_kvm,
                                        os.path.join(self.dir or self.runtime_dir, "pin.json"),
@@ -583,6 +612,8 @@ class Boot:
             say(f"run.sh: --accel kvm-in-tcg takes -cpu and -smp from the preset ({self.preset})")
         append = f"{o.append} markers=1".strip() if o.exits else o.append
         append = with_halt_poll(append, *lane_halt_poll(o.module_param))
+        if self.host_stats:
+            append += " host_stats=1"  # the lane's init answers (lane.sh host_reads)
         exits = ["--exits"] if o.exits else []
         if o.module_param:
             exits += ["--module-param", o.module_param]

@@ -171,8 +171,9 @@ class Qmp:
         line, self.buf = self.buf.split(b"\n", 1)
         return json.loads(line)
 
-    def execute(self, command):
-        self.sock.sendall(json.dumps({"execute": command}).encode() + b"\n")
+    def execute(self, command, **arguments):
+        msg = {"execute": command, **({"arguments": arguments} if arguments else {})}
+        self.sock.sendall(json.dumps(msg).encode() + b"\n")
         while True:
             msg = self.read()
             if "event" in msg:

@@ -74,6 +74,11 @@ options:
                     root; kvm-in-tcg: the lane's outer VM);
                     prints and saves exits per measured iteration for every record,
                     sender and targets apart (docs/host-tools.md)
+  --host-stats      single-halt: the guest waits at each pass's edges while the host
+                    reads the target vCPU's KVM statistics (QMP query-stats), and
+                    each record says how its halts ended (on by default under
+                    --accel kvm, except microvm)
+  --no-host-stats   no host reads, under --accel kvm too
   --require-apicv   exit 32 when APICv/AVIC was off in the module or inhibited for
                     this VM while any record was measured (needs --exits)
   --module-param M.P=V  kvm-in-tcg only: load the lane's KVM module M with P=V and
@@ -203,6 +208,7 @@ class RunOptions:
         self.iso = self.pvh = self.perf_kvm = self.allow_fallback = self.help = False
         self.console = "progress"  # or "quiet", "verbose": the last of those options wins
         self.exits = self.require_apicv = False
+        self.host_stats = None  # None: on under --accel kvm (Boot.compose); else as asked
         self.module_param = ""
         self.save = True
         self.qemu_args = []  # after --
@@ -233,6 +239,7 @@ RUN_VALUES = {"--preset": "preset", "--smp": "smp", "--cpu": "cpu", "--machine":
               "--module-param": "module_param"}
 RUN_FLAGS = {"--iso": ("iso", True), "--pvh": ("pvh", True), "--perf-kvm": ("perf_kvm", True),
              "--exits": ("exits", True),
+             "--host-stats": ("host_stats", True), "--no-host-stats": ("host_stats", False),
              "--require-apicv": ("require_apicv", True),
              "--allow-fallback": ("allow_fallback", True), "--no-save": ("save", False),
              # How much of the console: the last one given wins (ab adds --quiet).
@@ -292,6 +299,9 @@ def check_run(o):
                          f"'{o.machine}'")
     if o.iso and o.pvh:
         raise UsageError("--iso boots the ISO's multiboot image; --pvh needs -kernel")
+    if o.host_stats and o.machine.startswith("microvm"):
+        raise UsageError("--host-stats answers the guest on COM2, which microvm does not "
+                         "have: use --machine pc or q35")
     if o.iso and o.machine.startswith("microvm"):
         raise UsageError("--iso boots from a CD drive, which microvm has none of: "
                          "--machine pc or q35")

@@ -48,10 +48,14 @@ def kernel_image(machine, pvh=False):
 
 
 def command_line(qemu, accel, machine, cpu, smp, memory, append, iso=False, preset_extra=(),
-                 extra=(), runtime_dir=None, pidfile=False, pvh=False):
+                 extra=(), runtime_dir=None, pidfile=False, pvh=False, host_read=None):
     """The QEMU command line of one boot. machine: a --machine value (MACHINES);
     pvh: boot the PVH image (--pvh). runtime_dir: start paused (-S) with a QMP
-    socket there (--pin, --perf-kvm); pidfile: and write QEMU's pid there."""
+    socket there (--pin, --perf-kvm); pidfile: and write QEMU's pid there.
+    host_read: the directory of host reads (host_stats=1, kernel/host_read.c):
+    QMP's socket there (that of runtime_dir when there is one), and COM2 a
+    pipe chardev whose FIFO hostread.in the host answers the guest through
+    (ipibench_hoststats.make_fifos makes it first)."""
     boot = ["-cdrom", ISO, "-boot", "d"] if iso else \
         ["-kernel", kernel_image(machine, pvh), "-append", append]
     # One host thread running every vCPU in turn: spinning vCPUs then cost
@@ -61,7 +65,11 @@ def command_line(qemu, accel, machine, cpu, smp, memory, append, iso=False, pres
            "-m", memory,
            "-nodefaults", "-display", "none", "-no-reboot", "-serial", "stdio",
            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
+           *(["-chardev", f"pipe,id=hostread,path={host_read}/hostread", "-serial",
+              "chardev:hostread"] if host_read else []),
            *preset_extra, *extra, *boot]
+    if host_read and not runtime_dir:
+        cmd += ["-qmp", f"unix:{host_read}/qmp.sock,server=on,wait=off"]
     if runtime_dir:
         cmd += ["-S", "-qmp", f"unix:{runtime_dir}/qmp.sock,server=on,wait=off"]
         if pidfile:

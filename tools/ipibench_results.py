@@ -408,8 +408,13 @@ def instrumentation(cmdline, run):
 # host facts, where compare shows it (ab over kvm.halt_poll_ns is exactly
 # that question), not in what the user asked the guest to do. lava=1 only
 # adds console lines (docs/lab.md): a lab's job and a run.sh run compare.
+# host_stats=1 waits for the host between calibration and the first measured
+# iteration and after the last one, outside every region, with the target
+# spinning through the first wait so that KVM's polling window stays as the
+# warm-up left it (bench/point.c, point_host_edge); under -icount it moved
+# no median (issue 30's note).
 NEUTRAL_KEYS = ("plan", "backends", "bench", "help", "markers", "ap_timeout",
-                "debug_cpu", "matrix", "halt_poll_ns", "halt_poll_grow", "lava")
+                "debug_cpu", "matrix", "halt_poll_ns", "halt_poll_grow", "lava", "host_stats")
 
 
 # Fault injection (docs/command-line.md, "Fault injection"): debug= plants a fault, debug_cpu=

@@ -161,6 +161,11 @@ class Window:
         self.inhibits = set(inhibits)  # APICv/AVIC inhibits in force at any time inside
         self.region_ends = []          # times the sender marked a region's close
         self.wakeups = collections.Counter()  # halted targets' wakes: "poll" or "wait"
+        # AVIC, per iteration: a send of the sender's exited "target not
+        # running" since the target's last wake (or the last region end);
+        # the poll wakes that came after such a send.
+        self.miss_pending = False
+        self.poll_after_miss = 0
         self.in_region = collections.Counter()  # target exits inside the sender's regions
         self.sends_exit = False        # the sender's sends made exits (a region start to see)
 
@@ -311,12 +316,17 @@ def parse(lines):
                 t.unparsed += 1
             elif open_window is not None and tid != open_window.tid:
                 open_window.wakeups[p["how"]] += 1
+                if p["how"] == "poll" and open_window.miss_pending:
+                    open_window.poll_after_miss += 1
+                open_window.miss_pending = False
         elif event == "kvm_avic_incomplete_ipi":
             t.avic[event] += 1
             p = AVIC_IPI.search(body)
             x = last.get(tid)
             if p and x is not None and x.reason in DOORBELL_MISS and x.detail is None:
                 x.detail = AVIC_IPI_FAILURE.get(int(p["id"]), f"failure {p['id']}")
+                if p["id"] == "1" and open_window is not None and tid == open_window.tid:
+                    open_window.miss_pending = True
         elif event.startswith("kvm_avic_"):
             t.avic[event] += 1
     for x in exits:
@@ -362,6 +372,8 @@ def _marker(t, open_window, val, tid, ts):
     if val == REGION_END:
         if open_window is not None and open_window.tid == tid:
             open_window.region_ends.append(ts)
+            # The iteration is over: its wake, if any, came before the mark.
+            open_window.miss_pending = False
         return open_window
     mark, end = val >> 1, val & 1
     if not end:
@@ -478,7 +490,8 @@ def attach(trace, recs, cmdline=None, kvm_params=None):
                          if w.region_ends and not w.sends_exit else {}),
                       **({"targets_in_region_why": IN_REGION_UNKNOWN}
                          if w.region_ends and w.sends_exit and not causal else {}),
-                      **({"target_wakeups": per_iteration(w.wakeups, n)}
+                      **({"target_wakeups": per_iteration(w.wakeups, n),
+                          "poll_wakes_after_miss": round(w.poll_after_miss / n, 4)}
                          if w.wakeups else {}),
                       "apicv": ("inhibited: " + " ".join(sorted(w.inhibits))) if w.inhibits
                       else "no inhibit traced"}
@@ -500,7 +513,11 @@ def wake_path(rec):
     kvm_vcpu_block() does (avic_vcpu_blocking()) before its first
     kvm_vcpu_check_block(), so that wake took the block path (the doorbell
     missed, KVM kicked the vCPU) even when the check then caught it and it
-    is traced waited=0. None for a record whose target did not halt."""
+    is traced waited=0. Each such send is paired with the target's next
+    wake in the same iteration (poll_wakes_after_miss, from parse()); a
+    record without that count (written before it was kept) falls back to
+    the window's totals, misses capping the polls. None for a record whose
+    target did not halt."""
     e = rec.get("exits") or {}
     if rec.get("target_state") != "halt" or "sender" not in e:
         return None
@@ -511,7 +528,10 @@ def wake_path(rec):
     if total <= EXITS_TOLERANCE:
         return "unknown", ("no wake from HLT traced (kvm_vcpu_wakeup): the target made no "
                            "HLT exit, or the event is not on this kernel")
-    block = min(total, max(wait, miss))
+    if "poll_wakes_after_miss" in e:
+        block = min(total, wait + float(e["poll_wakes_after_miss"]))
+    else:
+        block = min(total, max(wait, miss))
     poll = total - block
     why = f"per iteration {poll:.2f} without a block, {block:.2f} after one"
     if miss > EXITS_TOLERANCE:

@@ -91,6 +91,12 @@ def check_result(rec, problems):
     need(rec, "dryrun_cycles", int, problems)
     if "mark" in rec and (not isinstance(rec["mark"], int) or rec["mark"] < 1):
         problems.append(f"mark {rec['mark']!r} is not a positive marker number")
+    if "host_read" in rec:
+        if not isinstance(rec["host_read"], int) or rec["host_read"] < 1:
+            problems.append(f"host_read {rec['host_read']!r} is not a positive read number")
+        if rec.get("host_read_state") not in ("answered", "unanswered", "no-port"):
+            problems.append(f"host_read_state {rec.get('host_read_state')!r} is not answered, "
+                            "unanswered or no-port")
     invalid = rec.get("invalid", 0)
     if not isinstance(invalid, int) or invalid < 0:
         problems.append(f"invalid {invalid!r} is not a count")

@@ -456,6 +456,52 @@ TASKS
 	echo "$n"
 }
 
+# The statistics a host read asks for: the list of tools/ipibench_hoststats.py
+# (NAMES; tests/tools checks that the two agree).
+HOST_READ_NAMES='"halt_successful_poll","halt_attempted_poll","halt_poll_invalid","halt_wakeup","halt_poll_success_ns","halt_poll_fail_ns","halt_wait_ns","halt_wait_hist","halt_exits","exits","irq_exits"'
+
+# qmp_reply: the next QMP reply on fd 9 (events passed over) in $r, or an
+# error of our own after 10 s.
+qmp_reply() {
+	while read -t 10 -r r <&9; do
+		case "$r" in *'"event"'*) ;; *) return 0 ;; esac
+	done
+	r='{"error":{"desc":"no reply from QMP within 10 s"}}'
+}
+
+# host_reads QPID: answers the guest's host reads (host_stats=1,
+# kernel/host_read.c) as run.sh does (tools/ipibench_hoststats.py,
+# Answerer): at each edge line of the console, every vCPU's KVM statistics
+# (QMP query-stats, over a pipe chardev: busybox has no UNIX-socket client)
+# go to /tmp/frame.stats, then one byte to COM2's FIFO, which the guest
+# waits on. It looks at the console every 50 ms, so an edge costs the guest
+# some 0.1 s here.
+host_reads() {
+	local q=$1 n=0 line r
+	exec 8<>/tmp/qmp.in 9<>/tmp/qmp.out
+	qmp_reply
+	echo '{"execute":"qmp_capabilities"}' >&8
+	qmp_reply
+	echo '{"execute":"query-cpus-fast"}' >&8
+	qmp_reply
+	echo "@@@ host-read-cpus $r" >>/tmp/frame.stats
+	while kill -0 "$q" 2>/dev/null; do
+		line=$(grep -E '^@@@ host-read (begin|end) [0-9]+ cpu=[0-9]+ go' /tmp/frame.console |
+			sed -n "$((n + 1))p")
+		if [ -z "$line" ]; then
+			sleep 0.05
+			continue
+		fi
+		n=$((n + 1))
+		set -- $line
+		echo '{"execute":"query-stats","arguments":{"target":"vcpu","providers":[{"provider":"kvm","names":['"$HOST_READ_NAMES"']}]}}' >&8
+		qmp_reply
+		echo "@@@ host-read-stats $3 $4 ${5#cpu=} $r" >>/tmp/frame.stats
+		printf A >/tmp/hostread.in
+	done
+	exec 8>&- 9<&-
+}
+
 # run_preset NAME CPU SMP EXTRA TRACED BOUND ARGS: one framed inner boot;
 # sets $st.
 run_preset() {
@@ -480,13 +526,30 @@ run_preset() {
 	# IF=0) took 240 s instead of 10, as if that vCPU's thread had been
 	# moved onto the L1 CPU running the spinning one and starved there.
 	: >/tmp/frame.console
+	: >/tmp/frame.stats
+	# Host reads (host_stats=1 in the guest's command line): COM2 and QMP
+	# on pipe chardevs, whose FIFOs host_reads uses.
+	hr=
+	case " $7 " in
+	*" host_stats=1 "*)
+		rm -f /tmp/hostread.in /tmp/hostread.out /tmp/qmp.in /tmp/qmp.out
+		mkfifo /tmp/hostread.in /tmp/hostread.out /tmp/qmp.in /tmp/qmp.out &&
+			hr="-chardev pipe,id=hostread,path=/tmp/hostread -serial chardev:hostread
+				-chardev pipe,id=qmp,path=/tmp/qmp -mon chardev=qmp,mode=control" ;;
+	esac
 	timeout -s KILL "$6" qemu-system-x86_64 -accel kvm -cpu "host${2:+,$2}" \
 		-smp "$3" -m 128M -nodefaults -display none -no-reboot -name ipibench,debug-threads=on \
-		-chardev file,id=con,path=/tmp/frame.console,append=on -serial chardev:con \
+		-chardev file,id=con,path=/tmp/frame.console,append=on -serial chardev:con $hr \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 -global kvm-apic.vapic=off $4 \
 		-kernel /ipibench.elf -append "$7" </dev/null >>/tmp/frame.console 2>&1 &
 	qpid=$!
+	hpid=
+	if [ -n "$hr" ]; then
+		host_reads $qpid &
+		hpid=$!
+	fi
 	pin_vcpus $qpid "$3"
+	[ -z "$hpid" ] || [ -z "$hk" ] || taskset -p "$hk" $hpid >/dev/null 2>&1
 	# The copier reads the file through one descriptor, whose offset keeps
 	# its place: a cat each half second, two forks with the sleep (under
 	# TCG a fork and exec of busybox costs some 10 ms of L1's time).
@@ -511,6 +574,8 @@ run_preset() {
 	wait $qpid
 	st=$?
 	wait $cpid
+	[ -z "$hpid" ] || wait $hpid
+	cat /tmp/frame.stats >&2
 	now=$(cs)
 	echo "@@@ lane-end $1 status=$st time=$(secs $((now - t)))s"
 	dmesg -c | sed 's/^/outer-dmesg: /'

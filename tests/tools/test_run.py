@@ -543,6 +543,48 @@ def _(ctx):
     check("-S" in cmd and "-qmp" in cmd, "QEMU was not started paused with QMP")
 
 
+def host_read_records(root):
+    d = os.path.join(root, os.listdir(root)[0])
+    doc = json.load(open(os.path.join(d, "results.json")))
+    return d, doc, [r for r in doc["records"] if r.get("bench") == "single-halt"
+                    and r.get("status") == "SUCCESS"]
+
+
+@case("--host-stats: the guest waits at each single-halt edge until run.sh has read QMP")
+def _(ctx):
+    expect(run("--accel", "tcg", "--no-save", "--machine", "microvm", "--host-stats"), 2,
+           "microvm does not have")
+    base = "plan=bench bench=single-halt backends=x2apic iters=3 warmup=1 budget=1"
+    # Asked under TCG: run.sh answers every edge; QEMU has no KVM statistics.
+    root = os.path.join(ctx.tmp, "host-stats")
+    expect(run("--accel", "tcg", "--quiet", "--machine", "pc", "--smp", "2", "--host-stats",
+               "--append", base, env={"IPIBENCH_RESULTS": root}), 0)
+    d, doc, recs = host_read_records(root)
+    check(len(recs) == 7 and len({r["host_read"] for r in recs}) == 4,
+          f"four passes, one host read each: {[(r['variant'], r.get('host_read')) for r in recs]}")
+    check(all(r["host_read_state"] == "answered" for r in recs), "every edge answered")
+    check(all("no KVM statistics" in r["host_stats"]["status"] for r in recs),
+          f"{recs[0].get('host_stats')}")
+    check(doc["run"]["host_stats"] == {"reads": 8, "records": 7, "log": "host-reads.log"},
+          f"{doc['run']['host_stats']}")
+    log = open(os.path.join(d, "host-reads.log")).read()
+    check(log.count("@@@ host-read-stats ") == 8 and "@@@ host-read-cpus " in log, log[:300])
+    # A COM2 nobody answers: each edge waits out deadline= and says so.
+    root = os.path.join(ctx.tmp, "host-stats-unanswered")
+    expect(run("--accel", "tcg", "--quiet", "--machine", "pc", "--smp", "2", "--append",
+               base + " host_stats=1 deadline=200", "--", "-chardev", "null,id=mute",
+               "-serial", "chardev:mute", env={"IPIBENCH_RESULTS": root}), 0)
+    _, _, recs = host_read_records(root)
+    check(recs and all(r["host_read_state"] == "unanswered" and
+                       "unanswered" in r["host_stats"]["status"] for r in recs), f"{recs[:1]}")
+    # No COM2 at all: nothing to wait on.
+    root = os.path.join(ctx.tmp, "host-stats-no-port")
+    expect(run("--accel", "tcg", "--quiet", "--machine", "pc", "--smp", "2", "--append",
+               base + " host_stats=1", env={"IPIBENCH_RESULTS": root}), 0)
+    _, _, recs = host_read_records(root)
+    check(recs and all(r["host_read_state"] == "no-port" for r in recs), f"{recs[:1]}")
+
+
 @case("--exits: 29 under TCG or without tracefs; with one, QEMU's threads traced, then undone")
 def _(ctx):
     expect(run("--accel", "tcg", "--no-save", "--exits", "--append", "plan=boot"), 29,

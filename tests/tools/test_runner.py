@@ -1696,7 +1696,7 @@ PIN_QEMU = qmp_stand_in(before="""\
 if args[:1] == ["--version"]:
     print("QEMU emulator version 9.2.0 (stand-in)")
     sys.exit(0)
-if "-qmp" not in args:  # not paused: runs at once
+if "-S" not in args:  # not paused (a QMP socket for host reads, or none): runs at once
     sys.stdout.write(open(os.environ["FAKE_CONSOLE"]).read())
     sys.exit(65)""", on_cont="""\
 sys.stdout.write(open(os.environ["FAKE_CONSOLE"]).read())

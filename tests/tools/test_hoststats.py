@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""tools/ipibench_hoststats.py (host reads of KVM's statistics, issue 30):
+the wake classification against hand-checked counter deltas, the lines of a
+real lane frame (tests/fixtures/host-reads: single-halt under real KVM on
+SVM nested in TCG, host_stats=1, default halt polling), and run.sh's
+Answerer against a fake QMP and a real FIFO."""
+import json
+import os
+import re
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+sys.path.insert(0, HERE)
+import ipibench_hoststats as HS  # noqa: E402
+from harness import REPO, check, run_cases  # noqa: E402
+
+FIX = os.path.join(HERE, "..", "fixtures", "host-reads", "lane-single-halt.log")
+CASES = []
+
+
+def case(fn):
+    CASES.append((fn.__name__.replace("_", " "), fn))
+    return fn
+
+
+def d(poll=0, wakeup=0, waited=0, halts=0, attempted=0):
+    return {"halt_successful_poll": poll, "halt_wakeup": wakeup, "halt_wait_hist": waited,
+            "halt_exits": halts, "halt_attempted_poll": attempted}
+
+
+@case
+def wake_reads_kvms_counters_by_hand(ctx=None):
+    # 20 halts each caught by KVM's poll loop: no kick found a waiter.
+    check(HS.wake(d(poll=20, halts=21))[:4:2] == ("poll", 20), HS.wake(d(poll=20)))
+    # 20 halts scheduled out and woken by a kick.
+    check(HS.wake(d(wakeup=20, waited=20, halts=21))[0] == "block", "waited halts are blocks")
+    # Polling off (halt_poll_ns=0): no poll counters, the kicks found waiters.
+    w = HS.wake(d(wakeup=20, waited=18, halts=21))
+    check(w[0] == "block" and w[3] == 20, f"kicks into the rcuwait are blocks: {w}")
+    # 12 halts ended unscheduled, but 2 of them only after the kick found the
+    # vCPU in kvm_vcpu_block() (halt_wakeup 8, 6 waited): AVIC's IsRunning was
+    # clear for those, so they are blocks; 10 polls are left.
+    w = HS.wake(d(poll=12, wakeup=8, waited=6, halts=21))
+    check(w[0] == "mixed" and (w[2], w[3]) == (10, 8), f"mixed, 10 polled, 8 blocked: {w}")
+    # HLT exits that KVM counted neither way: unknown, and why.
+    w = HS.wake(d(halts=6))
+    check(w[0] == "unknown" and "did not poll" in w[1], w)
+    w = HS.wake(d())
+    check(w[0] == "unknown" and "no HLT exit" in w[1], w)
+    # A kernel without the histograms: halt_wakeup alone.
+    w = HS.wake({"halt_successful_poll": 3, "halt_wakeup": 2})
+    check(w[0] == "mixed" and (w[2], w[3]) == (3, 2), w)
+    check(HS.wake({"halt_exits": 3})[0] == "unknown", "counters missing: unknown")
+
+
+@case
+def deltas_sum_histograms_and_skip_what_one_read_lacks(ctx=None):
+    got = HS.deltas({"halt_wakeup": 5, "halt_wait_hist": [1, 2, 0], "exits": 10},
+                    {"halt_wakeup": 9, "halt_wait_hist": [2, 4, 1], "exits": True})
+    check(got == {"halt_wakeup": 4, "halt_wait_hist": 4}, got)
+
+
+def lane_records():
+    with open(FIX) as f:
+        lines = f.read().splitlines()
+    recs = [json.loads(x) for x in lines if x.startswith('{"record":"result"')]
+    return HS.attach(recs, HS.read_lines(lines))
+
+
+@case
+def a_lane_frame_gives_each_pass_its_targets_wakes(ctx=None):
+    rows = {(r["variant"], r["metric"]): r.get("host_stats") for r in lane_records()}
+    rt = {v: s for (v, m), s in rows.items() if m == "round-trip"}
+    check(set(rt) == {"none", "ack-after-eoi", "block", "vmexit-gap"}, sorted(rt))
+    for v, s in rt.items():
+        check(s["status"] == "read" and s["vcpu"] == 1, f"{v}: {s}")
+        check(s["qom_path"] == "/machine/unattached/device[1]", s["qom_path"])
+    # block_gap (10 x halt_poll_ns) outlasts KVM's window: every wake blocked.
+    b = rt["block"]
+    check(b["wake"] == "block" and b["blocked"] == 20 and b["polled"] == 0, b)
+    check(b["deltas"]["halt_wait_hist"] == 20, b["deltas"])
+    # The 50 us gap: some halts ended while KVM polled.
+    check(rt["none"]["polled"] > 0 and rt["ack-after-eoi"]["polled"] > 0, rt["none"])
+    # vmexit-gap's sends come 2000 cycles after the ack, mostly before the
+    # target is back in HLT; KVM's window is 0 after the block pass.
+    check(rt["vmexit-gap"]["wake"] == "unknown", rt["vmexit-gap"])
+    # Each sampling's two metrics share one host read.
+    check(rows[("none", "one-way")]["deltas"] == rt["none"]["deltas"], "one-way shares it")
+
+
+@case
+def what_has_no_statistics_says_why(ctx=None):
+    recs = [{"host_read": 1, "host_read_state": "unanswered", "targets": "1"},
+            {"host_read": 2, "host_read_state": "answered", "targets": "1"},
+            {"host_read": 3, "host_read_state": "answered", "targets": "1"},
+            {"host_read": 4, "host_read_state": "no-port", "targets": "1"}]
+    reads = HS.read_lines([
+        HS.cpus_line({"return": [{"cpu-index": 1, "qom-path": "/q1"}]}),
+        HS.stats_line("begin", 3, 1, {"return": []}),
+        HS.stats_line("end", 3, 1, {"return": []})])
+    HS.attach(recs, reads)
+    says = [r["host_stats"]["status"] for r in recs]
+    check("unanswered" in says[0], says[0])
+    check("no host read" in says[1], says[1])
+    check("no KVM statistics" in says[2], says[2])
+    check("no-port" in says[3], says[3])
+    check(all(r["host_stats"]["wake"] == "unknown" for r in recs), "all unknown")
+
+
+class FakeQmp:
+    def __init__(self, fail=False):
+        self.calls, self.fail = [], fail
+
+    def execute(self, command, **arguments):
+        self.calls.append((command, arguments))
+        if self.fail:
+            raise RuntimeError("QMP went away")
+        if command == "query-cpus-fast":
+            return [{"cpu-index": 1, "qom-path": "/q1"}]
+        n = len(self.calls)
+        return [{"provider": "kvm", "qom-path": "/q1",
+                 "stats": [{"name": "halt_wakeup", "value": n},
+                           {"name": "halt_successful_poll", "value": 0}]}]
+
+
+@case
+def the_answerer_reads_then_answers_on_the_fifo(ctx=None):
+    for fail in (False, True):
+        with tempfile.TemporaryDirectory() as t:
+            HS.make_fifos(t)
+            # QEMU holds hostread.in open for reading: so does this test.
+            rd = os.open(os.path.join(t, "hostread.in"), os.O_RDONLY | os.O_NONBLOCK)
+            qmp = FakeQmp(fail)
+            a = HS.Answerer(lambda: qmp, os.path.join(t, "hostread.in"), os.path.join(t, "log"))
+            a.line("console text")
+            a.line("@@@ host-read begin 7 cpu=1 go\r")
+            a.line("@@@ host-read end 7 cpu=1 go")
+            got = os.read(rd, 16)
+            os.close(rd)
+            check(got == b"AA", f"one byte an edge, QMP failing or not: {got!r}")
+            with open(os.path.join(t, "log")) as f:
+                reads = HS.read_lines(f.read().splitlines())
+            check(set(reads["reads"]) == {(7, "begin"), (7, "end")}, reads["reads"])
+            if fail:
+                check("error" in reads["reads"][(7, "end")][1], reads)
+                continue
+            check([c for c, _ in qmp.calls] == ["query-cpus-fast", "query-stats", "query-stats"],
+                  qmp.calls)
+            check(qmp.calls[1][1] == HS.QUERY, "the query names the statistics")
+            r = {"host_read": 7, "host_read_state": "answered", "targets": "1", "iterations": 1}
+            HS.attach([r], reads)
+            check(r["host_stats"]["deltas"]["halt_wakeup"] == 1, r["host_stats"])
+
+
+@case
+def the_lane_asks_for_the_same_statistics(ctx=None):
+    with open(os.path.join(REPO, "tests", "kvm-lane", "lane.sh")) as f:
+        m = re.search(r"^HOST_READ_NAMES='(.*)'$", f.read(), re.M)
+    check(m is not None, "lane.sh has HOST_READ_NAMES")
+    check(json.loads(f"[{m.group(1)}]") == list(HS.NAMES), m.group(1))
+
+
+def main():
+    return 1 if run_cases(CASES, "hoststats") else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
