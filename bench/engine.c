@@ -511,6 +511,7 @@ static struct result bench_result(const struct bench_run *r, const char *metric,
 		.late_max = r->late_max,
 		.tick_iters = r->tick_iters,
 		.late_ticks = r->late_ticks,
+		.rehalt_timeouts = r->rehalt_timeouts,
 	};
 }
 

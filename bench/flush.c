@@ -663,8 +663,8 @@ static void flush_cross_targets(struct bench_run *r, unsigned int p)
 		flush_targets(r, flush_k[last]);
 		flush_compare(cmp, sizeof(cmp), &call_best[p][last], &native_best[p][last]);
 		fmt_snprintf(flush_why, sizeof(flush_why),
-			     "the native INVLPG shootdown over %s stays cheaper for the sender up "
-			     "to %u targets at %u page(s) (%s)",
+			     "the native count-first INVLPG shootdown over %s stays cheaper for "
+			     "the sender up to %u targets at %u page(s) (%s)",
 			     r->ops->name, flush_k[last], flush_pages[p], cmp);
 		kprintf("flush: crossover: %s\n", flush_why);
 		bench_emit_status(r, "crossover-targets", "SKIP", flush_why);
@@ -672,8 +672,8 @@ static void flush_cross_targets(struct bench_run *r, unsigned int p)
 	}
 	flush_targets(r, flush_k[x]);
 	flush_compare(cmp, sizeof(cmp), &call_best[p][x], &native_best[p][x]);
-	kprintf("flush: crossover: over %s at %u page(s) the hypercall beats the native INVLPG "
-		"shootdown for the sender from %u target(s) on (%s)\n",
+	kprintf("flush: crossover: over %s at %u page(s) the hypercall beats the native "
+		"count-first INVLPG shootdown for the sender from %u target(s) on (%s)\n",
 		r->ops->name, flush_pages[p], flush_k[x], cmp);
 	flush_emit_value(r, "crossover-targets", call_best[p][x].p50);
 }
@@ -697,8 +697,8 @@ static void flush_cross_pages(struct bench_run *r, unsigned int i)
 		flush_compare(cmp, sizeof(cmp), &call_best[FLUSH_NP - 1][i],
 			      &native_best[FLUSH_NP - 1][i]);
 		fmt_snprintf(flush_why, sizeof(flush_why),
-			     "the native INVLPG shootdown over %s stays cheaper for the sender up "
-			     "to %u pages at %u target(s) (%s)",
+			     "the native count-first INVLPG shootdown over %s stays cheaper for "
+			     "the sender up to %u pages at %u target(s) (%s)",
 			     r->ops->name, FLUSH_CEILING, flush_k[i], cmp);
 		kprintf("flush: crossover: %s\n", flush_why);
 		bench_emit_status(r, "crossover-pages", "SKIP", flush_why);
@@ -707,8 +707,8 @@ static void flush_cross_pages(struct bench_run *r, unsigned int i)
 	fmt_snprintf(flush_variant, sizeof(flush_variant), "%up", flush_pages[x]);
 	r->variant = flush_variant;
 	flush_compare(cmp, sizeof(cmp), &call_best[x][i], &native_best[x][i]);
-	kprintf("flush: crossover: over %s at %u target(s) the hypercall beats the native INVLPG "
-		"shootdown for the sender from %u page(s) on (%s)\n",
+	kprintf("flush: crossover: over %s at %u target(s) the hypercall beats the native "
+		"count-first INVLPG shootdown for the sender from %u page(s) on (%s)\n",
 		r->ops->name, flush_k[i], flush_pages[x], cmp);
 	flush_emit_value(r, "crossover-pages", call_best[x][i].p50);
 }

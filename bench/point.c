@@ -149,16 +149,24 @@ static void point_nothing(void *arg)
  * next IPI came: an iteration without a halted target, one HLT exit short.
  * Past the deadline the send goes ahead as it did before this wait: an
  * NMI that lands between that store and the HLT is counted after it, and
- * the target then halts without publishing again.
+ * the target then halts without publishing again. Such an expiry, in a
+ * measured iteration, is counted (rehalt_timeouts in the record): that
+ * iteration's gap ran from the deadline, not from the target's HLT.
  */
-static void point_wait_halted(const struct bench_run *r)
+static void point_wait_halted(struct bench_run *r)
 {
 	const uint32_t *halted_at = &percpu_of[r->target]->mbox.halted_at;
 	const uint32_t count = bench_count(r->target);
 	const uint64_t deadline = tsc_deadline_us(bench_params.deadline_us);
 
-	while (load_acquire(halted_at) != count && !tsc_expired(deadline))
+	while (load_acquire(halted_at) != count) {
+		if (tsc_expired(deadline)) {
+			if (r->measuring)
+				r->rehalt_timeouts++;
+			return;
+		}
 		cpu_relax();
+	}
 }
 
 /*
@@ -168,9 +176,16 @@ static void point_wait_halted(const struct bench_run *r)
  * the gap ends only once it has begun to sit on it (IF=0), so the next
  * send meets a target that takes it 4 x late_wake late.
  */
-static void point_idle_gap(const struct bench_run *r)
+static void point_idle_gap(struct bench_run *r)
 {
-	static bool late_done;
+	static bool late_done, mark_done;
+
+	/* debug=no-halt-mark: the next iteration's re-halt wait runs out, once. */
+	if (__builtin_expect(debug_on(DEBUG_NO_HALT_MARK) && !mark_done && r->measuring, 0) &&
+	    r->target == debug_cpu_pick(ncpus)) {
+		mark_done = true;
+		smp_skip_next_halt_mark(r->target);
+	}
 
 	if (__builtin_expect(debug_on(DEBUG_LATE_WAKE) && !late_done && r->measuring, 0) &&
 	    r->target == debug_cpu_pick(ncpus)) {
@@ -271,6 +286,7 @@ static void point_setup(struct bench_run *r, const char *state)
 	r->has_late = false;
 	r->tick_iters = r->late_ticks = 0;
 	r->tick_n = 0;
+	r->rehalt_timeouts = 0;
 	r->host_edge = NULL;
 	r->host_read = 0;
 }

@@ -134,6 +134,8 @@ struct bench_run {
 	 */
 	uint64_t tick_iters, late_ticks;
 	unsigned int tick_n;
+	/* single-halt: measured iterations whose wait for the target's re-halt ran out. */
+	uint64_t rehalt_timeouts;
 	uint64_t tick_vals[BENCH_TICK_KEEP];
 	/*
 	 * NULL, or run by bench_sample() on the measuring CPU just before the

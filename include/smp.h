@@ -41,6 +41,12 @@ bool smp_busy(unsigned int cpu);
 void smp_delay_next_wake(unsigned int cpu, uint64_t us);
 /* The AP armed by smp_delay_next_wake() has started its delay (and clears the word). */
 bool smp_wake_delay_started(void);
+/*
+ * debug=no-halt-mark: idle AP cpu's next entry into HLT leaves
+ * mbox.halted_at as it was, once, as a CPU that took an NMI between that
+ * store and its HLT would: single-halt's re-halt wait then runs out. Tests only.
+ */
+void smp_skip_next_halt_mark(unsigned int cpu);
 
 /* Sense-reversing barrier for ncpus CPUs; its counter has its own line. */
 struct smp_barrier {

@@ -27,7 +27,7 @@ static const char *const debug_names[] = { "fault-bsp", "fault-ap", "skip-sipi",
 					    "double-ipi", "corrupt-vpset", "fault-ap-bench",
 					    "expire-deadline", "triple-fault", "extra-exit", "no-acpi",
 					    "stall", "late-wake", "slow-eoi", "nmi-as-fixed",
-					    "withhold-one-way", "nested-nmi", NULL };
+					    "withhold-one-way", "nested-nmi", "no-halt-mark", NULL };
 _Static_assert(ARRAY_SIZE(debug_names) == DEBUG_COUNT + 1, "one name per debug key");
 
 /* --- the kernel's keys: plan first, the rest after every other group ------------------------ */

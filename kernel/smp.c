@@ -57,15 +57,29 @@ static void ap_run_watched(struct percpu *p)
 	watch_restore(&saved);
 }
 
-/* debug=late-wake (smp_delay_next_wake): the CPU that delays, how long, and that it has begun. */
-static uint32_t late_wake_cpu = UINT32_MAX, late_wake_started;
+/*
+ * Faults planted in an idle AP's way into HLT (tests only), one armed at a
+ * time: debug=late-wake (smp_delay_next_wake) and debug=no-halt-mark
+ * (smp_skip_next_halt_mark). The idle loop reads only the armed CPU's
+ * number, as it would with one fault: its way into HLT, which
+ * single-threaded TCG runs inside single-halt's regions, stays as short.
+ */
+enum idle_fault { IDLE_LATE_WAKE, IDLE_NO_HALT_MARK };
+static uint32_t idle_fault_cpu = UINT32_MAX, late_wake_started;
+static enum idle_fault idle_fault;
 static uint64_t late_wake_us;
+
+static void idle_fault_arm(unsigned int cpu, enum idle_fault what)
+{
+	idle_fault = what;
+	store_release(&idle_fault_cpu, cpu);
+}
 
 void smp_delay_next_wake(unsigned int cpu, uint64_t us)
 {
 	late_wake_us = us;
 	WRITE_ONCE(late_wake_started, 0);
-	store_release(&late_wake_cpu, cpu);
+	idle_fault_arm(cpu, IDLE_LATE_WAKE);
 }
 
 bool smp_wake_delay_started(void)
@@ -73,18 +87,26 @@ bool smp_wake_delay_started(void)
 	return load_acquire(&late_wake_started);
 }
 
-/*
- * With interrupts off, about to halt with no request pending: the armed CPU
- * sits on what arrives meanwhile (a request's wake-up included: it is taken
- * at the STI before the HLT).
- */
-static void ap_late_wake(const struct percpu *p)
+void smp_skip_next_halt_mark(unsigned int cpu)
 {
-	if (__builtin_expect(READ_ONCE(late_wake_cpu) != p->cpu, 1))
-		return;
-	WRITE_ONCE(late_wake_cpu, UINT32_MAX);
+	idle_fault_arm(cpu, IDLE_NO_HALT_MARK);
+}
+
+/*
+ * With interrupts off, about to halt with no request pending, on the armed
+ * CPU, once. late-wake: sit on what arrives meanwhile (a request's wake-up
+ * included: it is taken at the STI before the HLT). no-halt-mark: halt
+ * without publishing, as a CPU that took an NMI between that store and its
+ * HLT would; true then.
+ */
+static __attribute__((noinline, cold)) bool ap_idle_fault(void)
+{
+	WRITE_ONCE(idle_fault_cpu, UINT32_MAX);
+	if (idle_fault == IDLE_NO_HALT_MARK)
+		return true;
 	store_release(&late_wake_started, 1);
 	tsc_delay_us(late_wake_us);
+	return false;
 }
 
 static void __noreturn ap_idle(struct percpu *p)
@@ -95,7 +117,11 @@ static void __noreturn ap_idle(struct percpu *p)
 		irq_disable();
 		req = load_acquire(&p->mbox.req);
 		if (req == p->mbox.ack) {
-			ap_late_wake(p);
+			if (__builtin_expect(READ_ONCE(idle_fault_cpu) == p->cpu, 0) &&
+			    ap_idle_fault()) {
+				safe_halt();
+				continue;
+			}
 			/* The benchmark vector's count as this HLT begins, with
 			 * IF=0: a Fixed IPI that comes after this store is taken
 			 * at the HLT, out of it (bench/point.c waits for it). */

@@ -105,6 +105,7 @@ int record_result(char *buf, size_t cap, const struct result *r)
 			json_u64(&j, "late_max_cycles", r->late_max);
 			json_u64(&j, "tick_iterations", r->tick_iters);
 			json_u64(&j, "late_tick_wakes", r->late_ticks);
+			json_u64(&j, "rehalt_timeouts", r->rehalt_timeouts);
 		}
 		if (r->untrusted && *r->untrusted)
 			record_words(&j, "untrusted", r->untrusted);
@@ -218,6 +219,9 @@ int record_table_row(char *buf, size_t cap, const struct result *r)
 	if (n >= 0 && (size_t)n < cap && r->has_late && r->late_ticks)
 		n += fmt_snprintf(buf + n, cap - (size_t)n, "  [late-by-tick=%lu]",
 				  (unsigned long)r->late_ticks);
+	if (n >= 0 && (size_t)n < cap && r->has_late && r->rehalt_timeouts)
+		n += fmt_snprintf(buf + n, cap - (size_t)n, "  [rehalt-timeouts=%lu]",
+				  (unsigned long)r->rehalt_timeouts);
 	if (n >= 0 && (size_t)n < cap && r->untrusted && *r->untrusted)
 		n += fmt_snprintf(buf + n, cap - (size_t)n, "  [untrusted: %s]", r->untrusted);
 	return n;

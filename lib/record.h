@@ -48,6 +48,7 @@ struct result {
 	bool has_late;
 	uint64_t late_count, late_bound, late_max; /* wakes over late_bound cycles, the slowest */
 	uint64_t tick_iters, late_ticks; /* iterations with a target tick; of those, over the bound */
+	uint64_t rehalt_timeouts; /* iterations whose wait for the target's re-halt ran out */
 };
 
 /* One JSON line (no newline); length, or -E_NOSPC / -E_INVAL (buf = ""). */

@@ -91,6 +91,9 @@ def check_result(rec, problems):
     need(rec, "dryrun_cycles", int, problems)
     if "mark" in rec and (not isinstance(rec["mark"], int) or rec["mark"] < 1):
         problems.append(f"mark {rec['mark']!r} is not a positive marker number")
+    if "rehalt_timeouts" in rec and (not isinstance(rec["rehalt_timeouts"], int)
+                                     or rec["rehalt_timeouts"] < 0):
+        problems.append(f"rehalt_timeouts {rec['rehalt_timeouts']!r} is not a count")
     if "host_read" in rec:
         if not isinstance(rec["host_read"], int) or rec["host_read"] < 1:
             problems.append(f"host_read {rec['host_read']!r} is not a positive read number")

@@ -319,6 +319,17 @@ def late_wakes(want):
     return check
 
 
+def rehalt_timeouts(want):
+    """single-halt's round-trip records count the measured iterations whose
+    wait for the target's re-halt ran out, variant by variant."""
+    def check(sc, log):
+        got = {r["variant"]: r.get("rehalt_timeouts") for r in result_records(log)
+               if r["bench"] == "single-halt" and r["metric"] == "round-trip"
+               and r["status"] == "SUCCESS"}
+        return [] if got == want else [f"rehalt_timeouts by variant {got}, expected {want}"]
+    return check
+
+
 def eoi_in_region(sc, log):
     """Issue 20 item 2: with debug=slow-eoi (2 ms before every EOI) the
     ack-after-eoi round trip holds the 2 ms, the default one does not: the
@@ -659,6 +670,14 @@ def scenarios():
                  checks=[late_wakes({"none": 1, "ack-after-eoi": 0, "block": 0,
                                      "vmexit-gap": 0}),
                          contains(r"^single-halt +round-trip +none .*\[late-wakes=1, max \d+ us\]"),
+                         records_valid("env", "result", "end"), final_status("SUCCESS")]),
+        Scenario("debug=no-halt-mark: one re-halt wait runs out, counted on its record alone",
+                 smp="3", accel="tcg-single",
+                 append="plan=bench bench=single-halt backends=x2apic debug=no-halt-mark "
+                        f"deadline=2000 {SMALL}",
+                 checks=[rehalt_timeouts({"none": 1, "ack-after-eoi": 0, "block": 0,
+                                          "vmexit-gap": 0}),
+                         contains(r"^single-halt +round-trip +none .*\[rehalt-timeouts=1\]"),
                          records_valid("env", "result", "end"), final_status("SUCCESS")]),
         Scenario("debug=nmi-as-fixed: Fixed IPIs in place of NMIs fail every NMI check",
                  smp="4", append="plan=check backends=x2apic-nmi debug=nmi-as-fixed deadline=200",

@@ -107,7 +107,8 @@ TEST(result_late_wakes)
 	r.late_bound = 2000;
 	CHECK(record_result(buf, sizeof(buf), &r) > 0);
 	CHECK(strstr(buf, "\"dryrun_cycles\":40,\"late_wakes\":0,\"late_bound_cycles\":2000,"
-			  "\"late_max_cycles\":0,\"tick_iterations\":0,\"late_tick_wakes\":0}") != NULL);
+			  "\"late_max_cycles\":0,\"tick_iterations\":0,\"late_tick_wakes\":0,"
+			  "\"rehalt_timeouts\":0}") != NULL);
 	CHECK(record_table_row(buf, sizeof(buf), &r) > 0);
 	CHECK(strstr(buf, "late-wakes") == NULL);
 	r.late_count = 2;
@@ -119,9 +120,16 @@ TEST(result_late_wakes)
 	r.tick_iters = 3;
 	r.late_ticks = 1;
 	CHECK(record_result(buf, sizeof(buf), &r) > 0);
-	CHECK(strstr(buf, "\"tick_iterations\":3,\"late_tick_wakes\":1}") != NULL);
+	CHECK(strstr(buf, "\"tick_iterations\":3,\"late_tick_wakes\":1,") != NULL);
 	CHECK(record_table_row(buf, sizeof(buf), &r) > 0);
 	CHECK(strstr(buf, "  [late-wakes=2, max 2000 us]  [late-by-tick=1]") != NULL);
+	CHECK(strstr(buf, "rehalt-timeouts") == NULL);
+	/* A re-halt wait that ran out is counted and said on the row. */
+	r.rehalt_timeouts = 1;
+	CHECK(record_result(buf, sizeof(buf), &r) > 0);
+	CHECK(strstr(buf, "\"late_tick_wakes\":1,\"rehalt_timeouts\":1}") != NULL);
+	CHECK(record_table_row(buf, sizeof(buf), &r) > 0);
+	CHECK(strstr(buf, "  [late-by-tick=1]  [rehalt-timeouts=1]") != NULL);
 }
 
 TEST(skip_has_reason_and_no_stats)
