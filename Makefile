@@ -61,7 +61,7 @@ KERNEL_SRCS := kernel/boot.c kernel/console.c kernel/cpu.c kernel/host_read.c ke
 	apic/check.c apic/x2apic.c apic/xapic.c \
 	hyperv/flush.c hyperv/hv.c hyperv/icr.c hyperv/ipi.c kvm/probe.c kvm/pv_eoi.c kvm/pv_ipi.c \
 	bench/broadcast.c bench/check.c bench/check_flush.c bench/check_nmi.c bench/engine.c bench/env.c \
-	bench/exit_ref.c bench/flush.c \
+	bench/exit_ref.c bench/flush.c bench/flush_pages.c \
 	bench/kut_view.c bench/norov.c bench/params.c bench/point.c bench/runner.c bench/self.c \
 	bench/trust.c
 

@@ -788,9 +788,37 @@ void check_backend_run(const struct ipi_ops *ops)
 	check_backend(ops->name);
 }
 
+/*
+ * The native shootdown's flush checks go over the backend in force, and a
+ * shootdown is a Fixed IPI: where the group ended on an NMI backend, the
+ * group's first chosen Fixed backend of the same APIC mode that is usable
+ * here is switched in first (a TAP line of its own, as every switch).
+ */
+static void check_flush_backend(void)
+{
+	const struct ipi_ops *cur = ipi_current(), *const *list;
+	unsigned int n = ipi_backend_list(&list);
+
+	if (!cur || !ipi_is_nmi(cur))
+		return;
+	for (unsigned int i = 0; i < n; i++) {
+		const struct ipi_ops *ops = list[i];
+
+		if (ipi_backend_chosen(ops) && ops->mode == cur->mode && !ipi_is_nmi(ops) &&
+		    !(ops->probe && ops->probe())) {
+			if (!check_switch(ops, ops->name))
+				check_stopped = true;
+			return;
+		}
+	}
+}
+
 void check_flush_run(void)
 {
 	/* Flush calls come with their backends (the Hyper-V hypercall ones): checked with them. */
+	if (check_stopped)
+		return;
+	check_flush_backend();
 	if (!check_stopped)
 		check_flush();
 }

@@ -3,10 +3,24 @@
  * The suite's flush checks (bench/check.c runs them after the backends):
  * every flush implementation whose family the chosen backends bring
  * (flush_family.checked_with: the Hyper-V flush hypercalls come with the
- * Hyper-V hypercall backends) flushes FLUSH_CHECK_PAGES pages from CPU 0 on
- * every other CPU and must return success. The calls send nothing the
- * delivery counters could see; the native shootdown's IPIs are what the
- * delivery checks are about, so its family is not checked here.
+ * Hyper-V hypercall backends; the native shootdown, which sends over the
+ * backend in force, with any) flushes FLUSH_CHECK_PAGES pages from CPU 0
+ * on every other CPU, must return success, and must have reached every
+ * target's TLB.
+ *
+ * Reached: each checked page of bench/flush_pages.h points at a frame of
+ * its own, and every target reads it through a translation made afresh
+ * (INVLPG, then the read), so its TLB holds the page's frame. CPU 0 then
+ * maps a spare frame in its place, as an unmap or a migration would, with
+ * no flush of the targets' own, and flushes with the implementation under
+ * test; every target reads again and must reach the spare frame (each
+ * frame's first word is its own address). A target that reaches the old
+ * frame kept a translation the flush should have dropped: a FAILURE that
+ * names it. A target whose TLB lost the entry by itself passes whatever
+ * the flush did: the check can miss a flush that did nothing, never
+ * accuse one that worked (debug=stale-tlb shows that it catches one under
+ * TCG, whose TLB keeps what nobody flushes). Afterwards the pages get
+ * their frames back and every CPU drops the translation.
  *
  * Checks run label by label ("hv-flush: ..." for the slow forms, then
  * "hv-flush-xmm: ..."), each label's in flush_impls[] order. A family whose
@@ -17,42 +31,155 @@
  * mailboxes meanwhile: none can be inside a hypercall.
  */
 #include "bench/check.h"
+#include "bench/flush_pages.h"
 #include "include/bench.h"
+#include "include/console.h"
 #include "include/flush.h"
 #include "include/percpu.h"
+#include "include/smp.h"
 #include "include/status.h"
 #include "include/tsc.h"
+#include "include/x86.h"
 #include "lib/cpuset.h"
 #include "lib/error.h"
 #include "lib/fmt.h"
 
 #define FLUSH_CHECK_PAGES 2 /* List calls: two elements, two reps */
+_Static_assert(FLUSH_CHECK_PAGES <= FLUSH_SPARES, "a spare frame for each checked page");
 
-/* A page of the kernel image: mapped, and flushing it is harmless. */
-static char check_flush_page;
+/* What each CPU reached through the checked pages: the frame's own address. */
+static uint64_t check_seen[MAX_CPUS][FLUSH_CHECK_PAGES];
+
+static const volatile uint64_t *check_page(unsigned int i)
+{
+	return (const volatile uint64_t *)(uintptr_t)(FLUSH_VA + (uint64_t)i * FLUSH_PAGE);
+}
+
+/* On this CPU: read each checked page, through a translation made afresh or what the TLB holds. */
+static void check_flush_read(bool fresh)
+{
+	uint64_t *seen = check_seen[this_cpu()->cpu];
+
+	for (unsigned int i = 0; i < FLUSH_CHECK_PAGES; i++) {
+		if (fresh)
+			invlpg((const void *)check_page(i));
+		seen[i] = *check_page(i);
+	}
+}
+
+static void check_flush_read_fresh(void *arg)
+{
+	(void)arg;
+	check_flush_read(true);
+}
+
+static void check_flush_read_held(void *arg)
+{
+	(void)arg;
+	check_flush_read(false);
+}
+
+/* On a CPU: drop the checked pages' translations. */
+static void check_flush_drop(void *arg)
+{
+	(void)arg;
+	for (unsigned int i = 0; i < FLUSH_CHECK_PAGES; i++)
+		invlpg((const void *)check_page(i));
+}
+
+/* fn on every CPU of set (this one directly); false, said in v, if one did not take it. */
+static bool check_flush_on(const struct cpuset *set, smp_fn fn, void *arg, struct verdict *v)
+{
+	bool ok = true;
+
+	cpuset_for_each(c, set) {
+		if ((unsigned int)c == this_cpu()->cpu) {
+			fn(arg);
+		} else if (smp_call((unsigned int)c, fn, arg, 2 * bench_params.deadline_us)) {
+			verdict_add(v, "CPU %d did not take the read of the checked pages", c);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/* The targets' TLBs hold the pages' own frames; then CPU 0 maps the spares in. */
+static bool check_flush_stage(const struct cpuset *set, uint64_t *own, struct verdict *v)
+{
+	if (!check_flush_on(set, check_flush_read_fresh, NULL, v))
+		return false;
+	for (unsigned int i = 0; i < FLUSH_CHECK_PAGES; i++) {
+		own[i] = *flush_pages_pte(i);
+		cpuset_for_each(c, set) {
+			if (check_seen[c][i] != flush_pages_frame(own[i])) {
+				verdict_add(v, "CPU %d read page %u as %#lx before the flush, not its "
+					    "frame %#lx", c, i, (unsigned long)check_seen[c][i],
+					    (unsigned long)flush_pages_frame(own[i]));
+				return false;
+			}
+		}
+	}
+	for (unsigned int i = 0; i < FLUSH_CHECK_PAGES; i++) {
+		WRITE_ONCE(*flush_pages_pte(i), flush_pages_spare(i));
+		invlpg((const void *)check_page(i));
+	}
+	return true;
+}
+
+/* After the flush: every target reaches the spare frames. */
+static void check_flush_reached(const struct cpuset *set, struct verdict *v)
+{
+	if (!check_flush_on(set, check_flush_read_held, NULL, v))
+		return;
+	cpuset_for_each(c, set) {
+		for (unsigned int i = 0; i < FLUSH_CHECK_PAGES; i++) {
+			if (check_seen[c][i] == flush_pages_frame(flush_pages_spare(i)))
+				continue;
+			verdict_add(v, "CPU %d still reached page %u's old frame after the flush: its "
+				    "TLB kept a translation the flush should have dropped", c, i);
+			break;
+		}
+	}
+}
+
+static void check_flush_restore(const uint64_t *own, struct verdict *v)
+{
+	struct cpuset all;
+
+	for (unsigned int i = 0; i < FLUSH_CHECK_PAGES; i++)
+		WRITE_ONCE(*flush_pages_pte(i), own[i]);
+	cpuset_fill(&all, ncpus);
+	(void)check_flush_on(&all, check_flush_drop, NULL, v);
+}
 
 static void check_flush_one(const struct flush_ops *o, const struct cpuset *set)
 {
 	const char *skip = o->probe();
-	uint64_t va = (uint64_t)(uintptr_t)&check_flush_page & ~0xfffull;
 	struct verdict v = {0};
-	char name[CHECK_NAME_LEN], cpus[48], pages[24] = "", why[CHECK_NAME_LEN];
-	int err =
-	    skip ? 0 : o->prepare(set, va, FLUSH_CHECK_PAGES, FLUSH_EACH_PAGE, why, sizeof(why));
+	char name[CHECK_NAME_LEN], cpus[48], pages[24] = "", why[CHECK_NAME_LEN], over[40] = "";
+	uint64_t own[FLUSH_CHECK_PAGES];
+	int err = skip ? 0
+		       : o->prepare(set, FLUSH_VA, FLUSH_CHECK_PAGES, FLUSH_EACH_PAGE, why,
+				    sizeof(why));
 
 	cpuset_format(set, cpus, sizeof(cpus));
 	if (!(o->flags & FLUSH_F_WHOLE))
 		fmt_snprintf(pages, sizeof(pages), ", %u pages", FLUSH_CHECK_PAGES);
-	fmt_snprintf(name, sizeof(name), "%s: %s (%s)%s, CPU 0 -> CPUs {%s}", o->label, o->what,
-		     err == FLUSH_FELL_BACK ? o->fallback : o->form, pages, cpus);
+	if (o->family->per_backend && ipi_current())
+		fmt_snprintf(over, sizeof(over), " over %s", ipi_current()->name);
+	fmt_snprintf(name, sizeof(name), "%s: %s%s (%s)%s, CPU 0 -> CPUs {%s}", o->label, o->what,
+		     over, err == FLUSH_FELL_BACK ? o->fallback : o->form, pages, cpus);
 	if (skip) {
 		tap_skip(name, skip);
 		return;
 	}
-	if (err >= 0) {
+	if (err >= 0 && check_flush_stage(set, own, &v)) {
 		if (o->arm)
 			o->arm(tsc_deadline_us(bench_params.deadline_us));
 		err = o->flush();
+		if (err >= 0)
+			check_flush_reached(set, &v);
+		check_flush_restore(own, &v);
 	}
 	if (err == -E_INVAL)
 		verdict_add(&v, "encoding failed (%s)", why);
@@ -85,8 +212,8 @@ static void check_flush_family(unsigned int first)
 
 	for (unsigned int i = first; why && i < flush_impl_count; i++) {
 		if (flush_impls[i]->family == fam && check_flush_first(i, true)) {
-			fmt_snprintf(name, sizeof(name), "%s: every flush hypercall",
-				     flush_impls[i]->label);
+			fmt_snprintf(name, sizeof(name), "%s: every %s", flush_impls[i]->label,
+				     fam->per_backend ? "shootdown" : "flush hypercall");
 			tap_skip(name, why);
 		}
 	}
@@ -116,9 +243,11 @@ static void check_flush_family(unsigned int first)
 		fam->end("after the flush checks, as they found it");
 }
 
-/* Whether the plan chose one of the backends a family comes with. */
+/* Whether the plan chose one of the backends a family comes with (a per-backend one: any). */
 static bool check_flush_wanted(const struct flush_family *fam)
 {
+	if (fam->per_backend)
+		return ipi_current() != NULL;
 	for (const char *const *name = fam->checked_with; name && *name; name++) {
 		const struct ipi_ops *ops = ipi_backend_named(*name);
 
@@ -130,6 +259,11 @@ static bool check_flush_wanted(const struct flush_family *fam)
 
 void check_flush(void)
 {
+	if (flush_pages_map()) {
+		kprintf("check: the flush pages' PML4 slot is taken: no flush checks\n");
+		status_report(STATUS_ERROR);
+		return;
+	}
 	for (unsigned int i = 0; i < flush_impl_count; i++) {
 		if (check_flush_wanted(flush_impls[i]->family) && check_flush_first(i, false))
 			check_flush_family(i);

@@ -76,10 +76,10 @@
  * Hyper-V one: the backend in force may be kvm-pv-ipi); no target makes a
  * hypercall meanwhile, they only run their loop.
  */
+#include "bench/flush_pages.h"
 #include "include/bench.h"
 #include "include/console.h"
 #include "include/flush.h"
-#include "include/mm.h"
 #include "include/smp.h"
 #include "include/tsc.h"
 #include "include/watchdog.h"
@@ -88,25 +88,14 @@
 #include "lib/error.h"
 #include "lib/fmt.h"
 
-/* Above the 4 GiB identity map, in a PML4 slot of its own: 4 KiB pages to flush. */
-#define FLUSH_VA   0x00007f0000400000ull
-#define FLUSH_PAGE 4096u
-/* Linux's tlb_single_page_flush_ceiling (arch/x86/mm/tlb.c), in pages. */
-#define FLUSH_CEILING 33u
 #define FLUSH_NP      3u /* page counts: 1, 8, FLUSH_CEILING */
 #define FLUSH_MAX_K   3u /* target counts: 1, half, all */
-#define PTE_P	      (1ull << 0)
-#define PTE_RW	      (1ull << 1)
 #define VARIANT_LEN   32
 /* The benchmark's own word, after each implementation's (docs/results.md). */
 #define FLUSH_NEXT_SEND "next-send=after-loop-answer"
 
-#define VA_INDEX(va, level) (((va) >> (12 + 9 * (level))) & 511u)
-_Static_assert(VA_INDEX(FLUSH_VA, 0) + FLUSH_CEILING <= 512, "the pages share one table");
 /* The shootdown's IPIs take the path the other benchmarks' take (handler, count, EOI). */
 _Static_assert(FLUSH_VEC == BENCH_VEC, "the shootdown sends the benchmark vector");
-
-extern uint64_t boot_pml4[];
 
 static const unsigned int flush_pages[FLUSH_NP] = {1, 8, FLUSH_CEILING};
 static const char *const shootdown_names[] = {"shootdown", "target-loss"};
@@ -140,39 +129,7 @@ static struct flush_seen {
 } __cacheline_aligned flush_seen[MAX_CPUS];
 _Static_assert(sizeof(struct flush_seen) == CACHELINE, "one line per target");
 
-/* --- the pages and the targets --------------------------------------------------------------- */
-
-static uint64_t flush_table(void)
-{
-	return (uint64_t)(uintptr_t)mm_alloc(FLUSH_PAGE, FLUSH_PAGE) | PTE_P | PTE_RW;
-}
-
-/*
- * Maps the pages in the tables every CPU's CR3 points at (boot_pml4). The
- * PML4 slot was empty and no CPU caches a translation that is not present,
- * so filling it needs no flush; the slot is written last, whole.
- */
-static int flush_map(void)
-{
-	static bool mapped;
-	uint64_t pdpt, pd, pt;
-
-	if (mapped)
-		return 0;
-	if (boot_pml4[VA_INDEX(FLUSH_VA, 3)])
-		return -E_NOSPC;
-	pdpt = flush_table();
-	pd = flush_table();
-	pt = flush_table();
-	for (unsigned int i = 0; i < FLUSH_CEILING; i++)
-		((uint64_t *)(uintptr_t)(pt & ~0xfffull))[VA_INDEX(FLUSH_VA, 0) + i] =
-		    flush_table();
-	((uint64_t *)(uintptr_t)(pd & ~0xfffull))[VA_INDEX(FLUSH_VA, 1)] = pt;
-	((uint64_t *)(uintptr_t)(pdpt & ~0xfffull))[VA_INDEX(FLUSH_VA, 2)] = pd;
-	store_release(&boot_pml4[VA_INDEX(FLUSH_VA, 3)], pdpt);
-	mapped = true;
-	return 0;
-}
+/* --- the targets ----------------------------------------------------------------------------- */
 
 /*
  * A target: touch every page (filling the TLB again after each flush) and
@@ -717,7 +674,7 @@ static void flush_cross_pages(struct bench_run *r, unsigned int i)
 
 static void flush_run(struct bench_run *r)
 {
-	int err = flush_map();
+	int err = flush_pages_map();
 
 	r->target_state = "spin";
 	if (err) {

@@ -299,11 +299,12 @@ static void point_setup(struct bench_run *r, const char *state)
  * halt that lasted through the read (tens of ms) would end after a block
  * and reset KVM's adaptive polling window (kvm_vcpu_halt() shrinks it
  * after a halt longer than halt_poll_ns), changing the pass it should only
- * watch. Once the target is back in HLT the first iteration goes as every
- * other: round_trip_iter waits for the re-halt, then the gap. At the end
- * edge the target is halted: its last halt ends after the read, so the
- * halts counted between the reads are the measured iterations' own, plus
- * what the record says ticked. The bound is the deadline.
+ * watch. Its halted_at is set stale before it is let go, so the first
+ * measured iteration waits, as every other, until the target is back in
+ * HLT, then idles the gap. The end edge waits for that too: the target's
+ * last halt then ends after the read, one HLT exit begun and not ended, so
+ * the halts counted between the reads are the measured iterations' own,
+ * plus what the record says ticked. The bound is the deadline.
  */
 static void point_host_edge(struct bench_run *r, bool end)
 {
@@ -311,6 +312,7 @@ static void point_host_edge(struct bench_run *r, bool end)
 	const char *state;
 
 	if (end) {
+		point_wait_halted(r);
 		state = host_read_edge("end", r->host_read, r->target, bench_params.deadline_us);
 		if (!__builtin_strcmp(r->host_read_state, "answered"))
 			r->host_read_state = state;
@@ -322,6 +324,8 @@ static void point_host_edge(struct bench_run *r, bool end)
 	bench_targets_spin(&t);
 	r->host_read_state = host_read_edge("begin", r->host_read, r->target,
 					    bench_params.deadline_us);
+	/* Spinning, out of its idle loop: nobody else writes the word now. */
+	WRITE_ONCE(percpu_of[r->target]->mbox.halted_at, bench_count(r->target) - 1);
 	if (bench_targets_stop())
 		status_report(STATUS_ERROR);
 }

@@ -39,6 +39,7 @@ enum debug_key {
 	DEBUG_WITHHOLD_ONE_WAY,	/* every one-way figure withheld as if the TSCs were skewed */
 	DEBUG_NESTED_NMI,	/* debug_cpu's first NMI-backend NMI lets a second one in */
 	DEBUG_NO_HALT_MARK,	/* debug_cpu, single-halt's target, once halts without saying so */
+	DEBUG_STALE_TLB,	/* the native shootdown's handlers acknowledge without flushing */
 	DEBUG_COUNT
 };
 

@@ -37,6 +37,7 @@
  */
 #include "include/flush.h"
 #include "include/irq.h"
+#include "include/options.h"
 #include "include/percpu.h"
 #include "include/poll.h"
 #include "include/x86.h"
@@ -85,7 +86,13 @@ static irq_handler_t native_chained;
 
 static const char *native_probe(void)
 {
-	return ipi_current() ? NULL : "no IPI backend in force";
+	const struct ipi_ops *ops = ipi_current();
+
+	if (!ops)
+		return "no IPI backend in force";
+	return ipi_is_nmi(ops) ? "the backend in force sends NMIs: a shootdown is a Fixed IPI "
+				 "(Linux's call-function vector)"
+			       : NULL;
 }
 
 /* FLUSH_VEC while the family is on: flush, then count (the acknowledgement) and EOI. */
@@ -157,6 +164,11 @@ static int native_prepare(const struct cpuset *targets, uint64_t va, unsigned in
 	WRITE_ONCE(native_now.va, va);
 	WRITE_ONCE(native_now.pages, pages);
 	WRITE_ONCE(native_now.by_cr3, by_cr3);
+	/* debug=stale-tlb: the handlers acknowledge without flushing (the flush checks fail). */
+	if (debug_on(DEBUG_STALE_TLB)) {
+		WRITE_ONCE(native_now.pages, 0);
+		WRITE_ONCE(native_now.by_cr3, false);
+	}
 	if (native_on(irq_get_handler(FLUSH_VEC)))
 		irq_set_handler(FLUSH_VEC, after_eoi ? native_irq_after_eoi : native_irq);
 	return 0;
@@ -231,6 +243,8 @@ const struct flush_family flush_native = {
 const struct flush_ops flush_native_invlpg = {
     .name = "native-invlpg",
     .label = "native",
+    .what = "IPI shootdown",
+    .form = "INVLPG a page, count, EOI",
     .words = "ack=count-before-eoi",
     .family = &flush_native,
     .probe = native_probe,
@@ -242,6 +256,8 @@ const struct flush_ops flush_native_invlpg = {
 const struct flush_ops flush_native_invlpg_after_eoi = {
     .name = "native-invlpg-after-eoi",
     .label = "native",
+    .what = "IPI shootdown",
+    .form = "EOI, INVLPG a page, count",
     .words = "ack=after-eoi",
     .flags = FLUSH_F_ASIDE,
     .family = &flush_native,
@@ -254,6 +270,8 @@ const struct flush_ops flush_native_invlpg_after_eoi = {
 const struct flush_ops flush_native_cr3 = {
     .name = "native-cr3",
     .label = "native",
+    .what = "IPI shootdown",
+    .form = "CR3 reload, count, EOI",
     .words = "ack=count-before-eoi",
     .flags = FLUSH_F_WHOLE,
     .family = &flush_native,

@@ -16,10 +16,12 @@
  * between two edges is one of the pass's. COM1 cannot carry the answer:
  * run.sh's console is -serial stdio with no input, the lane's a file.
  *
- * Unanswered, the pass runs all the same and its records say so; a host
- * that answers late (after the bound) leaves a byte in the FIFO, which the
- * next edge drains before it prints, so it is never taken for that edge's
- * answer.
+ * The answer names its edge: 'A' + (2 x SEQ + 1 for an end edge) mod 26,
+ * and the guest passes over any other byte. Unanswered, the pass runs all
+ * the same and its records say so; a host that answers an edge after its
+ * bound sends a byte no later edge waits for. The wait reads the line
+ * status every HOST_READ_POLL_US: each read is an exit to QEMU, under the
+ * lock its QMP thread needs to answer.
  */
 #include <stdbool.h>
 #include "include/console.h"
@@ -30,6 +32,7 @@
 #include "include/x86.h"
 
 #define COM2_FIFO 16
+#define HOST_READ_POLL_US 100
 
 static enum { COM2_UNPROBED, COM2_PRESENT, COM2_ABSENT } com2;
 static uint32_t host_read_seq;
@@ -51,8 +54,17 @@ uint32_t host_read_next(void)
 	return ++host_read_seq;
 }
 
+/* The byte that answers this edge (tools/ipibench_hoststats.py answer_byte). */
+static uint8_t host_read_answer(const char *edge, uint32_t seq)
+{
+	const uint32_t end = edge[0] == 'e';
+
+	return (uint8_t)('A' + (2 * seq + end) % 26);
+}
+
 const char *host_read_edge(const char *edge, uint32_t seq, unsigned int cpu, uint64_t bound_us)
 {
+	const uint8_t want = host_read_answer(edge, seq);
 	uint64_t deadline;
 
 	if (!com2_present())
@@ -61,13 +73,13 @@ const char *host_read_edge(const char *edge, uint32_t seq, unsigned int cpu, uin
 		(void)inb(COM2 + UART_RBR);
 	kprintf("@@@ host-read %s %u cpu=%u go\n", edge, seq, cpu);
 	deadline = tsc_deadline_us(bound_us);
-	while (!(inb(COM2 + UART_LSR) & LSR_DR)) {
+	for (;;) {
+		if ((inb(COM2 + UART_LSR) & LSR_DR) && inb(COM2 + UART_RBR) == want)
+			return "answered";
 		if (tsc_expired(deadline))
 			return "unanswered";
 		/* Waiting on the host is progress, not a stall. */
 		watch_step();
-		cpu_relax();
+		tsc_delay_us(HOST_READ_POLL_US);
 	}
-	(void)inb(COM2 + UART_RBR);
-	return "answered";
 }

@@ -27,7 +27,7 @@ static const char *const debug_names[] = { "fault-bsp", "fault-ap", "skip-sipi",
 					    "double-ipi", "corrupt-vpset", "fault-ap-bench",
 					    "expire-deadline", "triple-fault", "extra-exit", "no-acpi",
 					    "stall", "late-wake", "slow-eoi", "nmi-as-fixed",
-					    "withhold-one-way", "nested-nmi", "no-halt-mark", NULL };
+					    "withhold-one-way", "nested-nmi", "no-halt-mark", "stale-tlb", NULL };
 _Static_assert(ARRAY_SIZE(debug_names) == DEBUG_COUNT + 1, "one name per debug key");
 
 /* --- the kernel's keys: plan first, the rest after every other group ------------------------ */
@@ -132,6 +132,12 @@ int options_parse(const char *line)
 	for (unsigned int i = 0; i < ngroups; i++) {
 		groups[i]->apply(&v[at]);
 		at += groups[i]->n;
+	}
+	/* Both arm the idle loop's one fault slot (kernel/smp.c): the second would undo the first. */
+	if (debug_on(DEBUG_LATE_WAKE) && debug_on(DEBUG_NO_HALT_MARK)) {
+		kprintf("ipibench: bad command line: debug=late-wake and debug=no-halt-mark plant "
+			"their faults in the same place: give one\n");
+		return -E_INVAL;
 	}
 	return 0;
 }

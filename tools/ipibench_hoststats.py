@@ -26,7 +26,9 @@ in Linux 5.16; the histograms from 5.16 too):
   (kvm_vcpu_wake_up()), which it entered after kvm_arch_vcpu_blocking():
   on AVIC after avic_vcpu_blocking() cleared IsRunning, so the sender's
   doorbell missed. A halt can count here and in halt_successful_poll both,
-  when the kick came between prepare_to_rcuwait() and schedule();
+  when the kick came between set_current_state() and the check that then
+  saw it (a kick before set_current_state() finds the task running and
+  counts nothing);
 - halt_wait_hist: one per halt that was scheduled out (waited);
 - halt_exits (x86.c, __kvm_emulate_halt()): one per HLT exit, at the exit.
 """
@@ -47,6 +49,12 @@ NAMES = ("halt_successful_poll", "halt_attempted_poll", "halt_poll_invalid", "ha
          "halt_poll_success_ns", "halt_poll_fail_ns", "halt_wait_ns", "halt_wait_hist",
          "halt_exits", "exits", "irq_exits")
 QUERY = {"target": "vcpu", "providers": [{"provider": "kvm", "names": list(NAMES)}]}
+
+
+def answer_byte(edge, seq):
+    """The byte that answers one edge (kernel/host_read.c host_read_answer):
+    a late answer to another edge is never taken for this one's."""
+    return bytes([ord("A") + (2 * seq + (edge == "end")) % 26])
 
 
 def stats_line(edge, seq, cpu, answer):
@@ -101,7 +109,7 @@ class Answerer:
             # QEMU holds the FIFO open for reading: this open never waits.
             fd = os.open(self.fifo, os.O_WRONLY | os.O_NONBLOCK)
             try:
-                os.write(fd, b"A")
+                os.write(fd, answer_byte(edge, seq))
             finally:
                 os.close(fd)
         except OSError as e:
@@ -161,38 +169,58 @@ def deltas(begin, end):
 
 
 def wake(d):
-    """(what, why, polled, blocked) of a halted target's wakes between two
-    reads, from deltas(): "block" (a kick found the vCPU waiting in
-    kvm_vcpu_block(), or it was scheduled out), "poll" (it ended its halt
-    without either), "mixed", or "unknown" (KVM counted neither)."""
+    """(what, why, counts) of a halted target's wakes between two reads,
+    from deltas(). counts: {"halts", "polled", "blocked", "other"}.
+
+    halts: the HLT exits less the one still going at the end read (the
+    guest reads only once its target is back in HLT: bench/point.c).
+    blocked: halts a kick found waiting in kvm_vcpu_block()'s rcuwait
+    (halt_wakeup, between set_current_state() and its check, or asleep) or
+    that were scheduled out (halt_wait_hist), at most one each. polled:
+    halts KVM's poll loop or its check before sleeping ended
+    (halt_successful_poll, counted only where a poll window was open), less
+    the kicked ones among them. A kicked halt that did not sleep is counted
+    first among the halts without a poll window (halts - waited -
+    successful polls), where halt_successful_poll did not count it, and only
+    the rest among the successful polls. other: halts counted neither way (an
+    IPI pending at the HLT exit, which never enters kvm_vcpu_halt(), or one
+    caught at the first check with no window open).
+
+    "block", "poll", "mixed" (both), or "unknown": KVM counted neither, or
+    most halts were neither."""
     if "halt_wakeup" not in d or "halt_successful_poll" not in d:
-        return "unknown", "KVM's statistics lack halt_wakeup or halt_successful_poll", 0, 0
+        return "unknown", "KVM's statistics lack halt_wakeup or halt_successful_poll", {}
+    kicked, success = d["halt_wakeup"], d["halt_successful_poll"]
     waited = d.get("halt_wait_hist")
-    blocked = max(d["halt_wakeup"], waited or 0)
-    # A halt caught between prepare_to_rcuwait() and schedule() counts in
-    # both: as a successful poll (never scheduled out) and as a wakeup.
-    both = max(0, d["halt_wakeup"] - (waited or 0)) if waited is not None else 0
-    polled = max(0, d["halt_successful_poll"] - both)
-    why = (f"{polled} halts ended while KVM polled, {blocked} after the vCPU blocked "
-           f"(halt_successful_poll +{d['halt_successful_poll']}, halt_wakeup "
-           f"+{d['halt_wakeup']}, halt_wait_hist "
-           f"{'+' + str(waited) if waited is not None else 'not reported'})")
-    halts = d.get("halt_exits")
+    halts = d["halt_exits"] - 1 if isinstance(d.get("halt_exits"), int) else None
+    blocked = max(kicked, waited or 0)
+    extra = max(0, kicked - waited) if waited is not None else 0
     if halts is not None:
-        why += f"; {halts} HLT exits (the last may be a halt still going at the end read)"
+        blocked = min(blocked, max(halts, 0))
+        no_window = max(0, halts - (waited or 0) - success)
+        extra = max(0, extra - no_window)
+    polled = max(0, success - extra)
+    other = max(0, halts - polled - blocked) if halts is not None else 0
+    counts = {"halts": halts, "polled": polled, "blocked": blocked, "other": other}
+    why = (f"of {halts if halts is not None else 'an unknown number of'} halts, {polled} "
+           f"ended while KVM polled, {blocked} after the vCPU blocked, {other} neither "
+           f"(halt_successful_poll +{success}, halt_attempted_poll "
+           f"+{d.get('halt_attempted_poll', '?')}, halt_wakeup +{kicked}, halt_wait_hist "
+           f"{'+' + str(waited) if waited is not None else 'not reported'}, halt_exits "
+           f"+{d.get('halt_exits', '?')})")
+    if halts is not None and halts <= 0:
+        return "unknown", why + ": the target made no HLT exit (-overcommit cpu-pm=on)", counts
+    if other > polled + blocked:
+        return "unknown", why + (": most halts ended before KVM polled or blocked (an IPI "
+                                 "pending at the HLT exit, or caught with no poll window "
+                                 "open)"), counts
     if polled and blocked:
-        return "mixed", why, polled, blocked
+        return "mixed", why, counts
     if polled:
-        return "poll", why, polled, blocked
+        return "poll", why, counts
     if blocked:
-        return "block", why, polled, blocked
-    if not halts:
-        return "unknown", why + ": the target made no HLT exit (-overcommit cpu-pm=on, or " \
-            "it was not back in HLT when the IPIs came)", polled, blocked
-    return "unknown", why + (": KVM counted none of its halts as polled or blocked: it did "
-                             "not poll (its window was 0, halt_attempted_poll "
-                             f"+{d.get('halt_attempted_poll', 0)}) and each IPI came before "
-                             "the vCPU waited"), polled, blocked
+        return "block", why, counts
+    return "unknown", why + ": KVM counted none of them as polled or blocked", counts
 
 
 def _target(rec):
@@ -230,9 +258,9 @@ def attach(recs, reads):
             r["host_stats"] = {"status": why, "wake": "unknown"}
             continue
         d = deltas(sb, se)
-        what, why, polled, blocked = wake(d)
+        what, why, counts = wake(d)
         r["host_stats"] = {"status": "read", "vcpu": cpu, "qom_path": qom, "deltas": d,
-                           "polled": polled, "blocked": blocked, "wake": what, "wake_why": why}
+                           **counts, "wake": what, "wake_why": why}
         n = r.get("iterations")
         if isinstance(n, int) and n > 0 and "exits" in d:
             r["host_stats"]["exits_per_iteration"] = round(d["exits"] / n, 4)

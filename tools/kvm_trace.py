@@ -161,11 +161,17 @@ class Window:
         self.inhibits = set(inhibits)  # APICv/AVIC inhibits in force at any time inside
         self.region_ends = []          # times the sender marked a region's close
         self.wakeups = collections.Counter()  # halted targets' wakes: "poll" or "wait"
-        # AVIC, per iteration: a send of the sender's exited "target not
-        # running" since the target's last wake (or the last region end);
-        # the poll wakes that came after such a send.
-        self.miss_pending = False
+        # AVIC, per iteration (between two region-end marks): the sender's
+        # sends that exited "target not running" and the target's poll
+        # wakes; at each mark, the wakes a miss of the same iteration
+        # explains, in whichever order the two were traced.
+        self.iter_misses = 0
+        self.iter_polls = 0
         self.poll_after_miss = 0
+
+    def close_iteration(self):
+        self.poll_after_miss += min(self.iter_misses, self.iter_polls)
+        self.iter_misses = self.iter_polls = 0
         self.in_region = collections.Counter()  # target exits inside the sender's regions
         self.sends_exit = False        # the sender's sends made exits (a region start to see)
 
@@ -316,9 +322,8 @@ def parse(lines):
                 t.unparsed += 1
             elif open_window is not None and tid != open_window.tid:
                 open_window.wakeups[p["how"]] += 1
-                if p["how"] == "poll" and open_window.miss_pending:
-                    open_window.poll_after_miss += 1
-                open_window.miss_pending = False
+                if p["how"] == "poll":
+                    open_window.iter_polls += 1
         elif event == "kvm_avic_incomplete_ipi":
             t.avic[event] += 1
             p = AVIC_IPI.search(body)
@@ -326,7 +331,7 @@ def parse(lines):
             if p and x is not None and x.reason in DOORBELL_MISS and x.detail is None:
                 x.detail = AVIC_IPI_FAILURE.get(int(p["id"]), f"failure {p['id']}")
                 if p["id"] == "1" and open_window is not None and tid == open_window.tid:
-                    open_window.miss_pending = True
+                    open_window.iter_misses += 1
         elif event.startswith("kvm_avic_"):
             t.avic[event] += 1
     for x in exits:
@@ -373,7 +378,7 @@ def _marker(t, open_window, val, tid, ts):
         if open_window is not None and open_window.tid == tid:
             open_window.region_ends.append(ts)
             # The iteration is over: its wake, if any, came before the mark.
-            open_window.miss_pending = False
+            open_window.close_iteration()
         return open_window
     mark, end = val >> 1, val & 1
     if not end:
@@ -382,6 +387,7 @@ def _marker(t, open_window, val, tid, ts):
         return w
     if open_window is not None and open_window.mark == mark:
         open_window.end = ts
+        open_window.close_iteration()
     return None
 
 
@@ -513,8 +519,12 @@ def wake_path(rec):
     kvm_vcpu_block() does (avic_vcpu_blocking()) before its first
     kvm_vcpu_check_block(), so that wake took the block path (the doorbell
     missed, KVM kicked the vCPU) even when the check then caught it and it
-    is traced waited=0. Each such send is paired with the target's next
-    wake in the same iteration (poll_wakes_after_miss, from parse()); a
+    is traced waited=0. Each such send is paired with a poll wake of the
+    target in the same iteration, between two region-end marks, in either
+    order: AVIC sets the target's IRR before the sender's exit, so the
+    target's kvm_vcpu_check_block() can end its halt (waited=0) before the
+    sender's handler traces kvm_avic_incomplete_ipi (poll_wakes_after_miss,
+    from parse()); a
     record without that count (written before it was kept) falls back to
     the window's totals, misses capping the polls. None for a record whose
     target did not halt."""

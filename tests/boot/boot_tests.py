@@ -679,6 +679,17 @@ def scenarios():
                                           "vmexit-gap": 0}),
                          contains(r"^single-halt +round-trip +none .*\[rehalt-timeouts=1\]"),
                          records_valid("env", "result", "end"), final_status("SUCCESS")]),
+        Scenario("debug=stale-tlb: a shootdown that does not flush leaves a stale TLB entry, FAILURE",
+                 smp="3", append="plan=check backends=x2apic debug=stale-tlb",
+                 expect=FAILURE,
+                 checks=[contains(r"^not ok \d+ - native: IPI shootdown over x2apic \(INVLPG a "
+                                  r"page, count, EOI\), 2 pages, CPU 0 -> CPUs \{1-2\}: CPU 1 "
+                                  r"still reached page 0's old frame after the flush",
+                                  r"^not ok \d+ - native: IPI shootdown over x2apic \(EOI, "
+                                  r"INVLPG a page, count\), 2 pages",
+                                  r"^not ok \d+ - native: IPI shootdown over x2apic \(CR3 "
+                                  r"reload, count, EOI\), CPU 0 -> CPUs \{1-2\}"),
+                         final_status("FAILURE")]),
         Scenario("debug=nmi-as-fixed: Fixed IPIs in place of NMIs fail every NMI check",
                  smp="4", append="plan=check backends=x2apic-nmi debug=nmi-as-fixed deadline=200",
                  expect=FAILURE,
@@ -879,6 +890,11 @@ def scenarios():
                          final_status("BAD-CMDLINE")]),
         Scenario("out-of-range number is rejected", append="ap_timeout=0", expect=BADCMD,
                  checks=[contains(r"'ap_timeout=0'"), final_status("BAD-CMDLINE")]),
+        Scenario("two faults that share the idle loop's slot are rejected together",
+                 append="plan=boot debug=late-wake,no-halt-mark", expect=BADCMD,
+                 checks=[contains(r"^ipibench: bad command line: debug=late-wake and "
+                                  r"debug=no-halt-mark plant their faults in the same place"),
+                         final_status("BAD-CMDLINE")]),
         Scenario("duplicate key is rejected", append="plan=boot plan=boot", expect=BADCMD,
                  checks=[contains(r"duplicate key 'plan'"), final_status("BAD-CMDLINE")]),
         # Issue 22 item 7: a CPU the machine lacks used to SKIP every benchmark and exit 0,
