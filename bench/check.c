@@ -806,7 +806,11 @@ static void check_flush_backend(void)
 
 		if (ipi_backend_chosen(ops) && ops->mode == cur->mode && !ipi_is_nmi(ops) &&
 		    !(ops->probe && ops->probe())) {
-			if (!check_switch(ops, ops->name))
+			char label[48];
+
+			/* Its own TAP name: that backend's checks switched to it already. */
+			fmt_snprintf(label, sizeof(label), "%s (for the flush checks)", ops->name);
+			if (!check_switch(ops, label))
 				check_stopped = true;
 			return;
 		}

@@ -12,15 +12,21 @@
  * its own, and every target reads it through a translation made afresh
  * (INVLPG, then the read), so its TLB holds the page's frame. CPU 0 then
  * maps a spare frame in its place, as an unmap or a migration would, with
- * no flush of the targets' own, and flushes with the implementation under
- * test; every target reads again and must reach the spare frame (each
- * frame's first word is its own address). A target that reaches the old
- * frame kept a translation the flush should have dropped: a FAILURE that
- * names it. A target whose TLB lost the entry by itself passes whatever
- * the flush did: the check can miss a flush that did nothing, never
- * accuse one that worked (debug=stale-tlb shows that it catches one under
- * TCG, whose TLB keeps what nobody flushes). Afterwards the pages get
- * their frames back and every CPU drops the translation.
+ * no flush of the targets' own. A control read on each target, through
+ * what its TLB holds, tells whether it still has the old translation: a
+ * target woken by an IPI may have lost it on the way (under nested KVM in
+ * TCG every VM entry reloads CR3 and empties TCG's TLB; on hardware a vCPU
+ * moved to another CPU is flushed). Then the implementation under test
+ * flushes, and every target reads again and must reach the spare frame
+ * (each frame's first word is its own address). A target that reaches the
+ * old frame kept a translation the flush should have dropped: a FAILURE
+ * that names it. Where no target still held the old translation before the
+ * flush, the check could not see the flush's effect, and a console line
+ * says so ("check: ...: the TLB effect went unseen"): the check can miss a
+ * flush that did nothing, never accuse one that worked. debug=stale-tlb
+ * shows that it catches one under TCG, whose TLB keeps what nobody
+ * flushes. Afterwards the pages get their frames back and every CPU drops
+ * the translation.
  *
  * Checks run label by label ("hv-flush: ..." for the slow forms, then
  * "hv-flush-xmm: ..."), each label's in flush_impls[] order. A family whose
@@ -103,8 +109,13 @@ static bool check_flush_on(const struct cpuset *set, smp_fn fn, void *arg, struc
 	return ok;
 }
 
-/* The targets' TLBs hold the pages' own frames; then CPU 0 maps the spares in. */
-static bool check_flush_stage(const struct cpuset *set, uint64_t *own, struct verdict *v)
+/*
+ * The targets' TLBs hold the pages' own frames; then CPU 0 maps the spares
+ * in, and held gets the targets that still reach an old frame through what
+ * their TLB holds: those that can show whether the flush worked.
+ */
+static bool check_flush_stage(const struct cpuset *set, uint64_t *own, struct cpuset *held,
+			      struct verdict *v)
 {
 	if (!check_flush_on(set, check_flush_read_fresh, NULL, v))
 		return false;
@@ -122,6 +133,17 @@ static bool check_flush_stage(const struct cpuset *set, uint64_t *own, struct ve
 	for (unsigned int i = 0; i < FLUSH_CHECK_PAGES; i++) {
 		WRITE_ONCE(*flush_pages_pte(i), flush_pages_spare(i));
 		invlpg((const void *)check_page(i));
+	}
+	cpuset_clear(held);
+	if (!check_flush_on(set, check_flush_read_held, NULL, v))
+		return false;
+	cpuset_for_each(c, set) {
+		for (unsigned int i = 0; i < FLUSH_CHECK_PAGES; i++) {
+			if (check_seen[c][i] == flush_pages_frame(own[i])) {
+				cpuset_add(held, (unsigned int)c);
+				break;
+			}
+		}
 	}
 	return true;
 }
@@ -158,6 +180,7 @@ static void check_flush_one(const struct flush_ops *o, const struct cpuset *set)
 	struct verdict v = {0};
 	char name[CHECK_NAME_LEN], cpus[48], pages[24] = "", why[CHECK_NAME_LEN], over[40] = "";
 	uint64_t own[FLUSH_CHECK_PAGES];
+	struct cpuset held;
 	int err = skip ? 0
 		       : o->prepare(set, FLUSH_VA, FLUSH_CHECK_PAGES, FLUSH_EACH_PAGE, why,
 				    sizeof(why));
@@ -173,13 +196,16 @@ static void check_flush_one(const struct flush_ops *o, const struct cpuset *set)
 		tap_skip(name, skip);
 		return;
 	}
-	if (err >= 0 && check_flush_stage(set, own, &v)) {
+	if (err >= 0 && check_flush_stage(set, own, &held, &v)) {
 		if (o->arm)
 			o->arm(tsc_deadline_us(bench_params.deadline_us));
 		err = o->flush();
 		if (err >= 0)
 			check_flush_reached(set, &v);
 		check_flush_restore(own, &v);
+		if (err >= 0 && cpuset_empty(&held))
+			kprintf("check: %s: the TLB effect went unseen: no target still held the old "
+				"translation before the flush\n", name);
 	}
 	if (err == -E_INVAL)
 		verdict_add(&v, "encoding failed (%s)", why);

@@ -153,7 +153,7 @@ static void point_nothing(void *arg)
  * measured iteration, is counted (rehalt_timeouts in the record): that
  * iteration's gap ran from the deadline, not from the target's HLT.
  */
-static void point_wait_halted(struct bench_run *r)
+static bool point_wait_halted(struct bench_run *r)
 {
 	const uint32_t *halted_at = &percpu_of[r->target]->mbox.halted_at;
 	const uint32_t count = bench_count(r->target);
@@ -163,10 +163,11 @@ static void point_wait_halted(struct bench_run *r)
 		if (tsc_expired(deadline)) {
 			if (r->measuring)
 				r->rehalt_timeouts++;
-			return;
+			return false;
 		}
 		cpu_relax();
 	}
+	return true;
 }
 
 /*
@@ -200,7 +201,7 @@ static void point_idle_gap(struct bench_run *r)
 	}
 	/* halt_gap=0 is kvm-unit-tests' ipi: the next send as soon as the last returned. */
 	if (point_gap_us) {
-		point_wait_halted(r);
+		(void)point_wait_halted(r);
 		tsc_delay_us(point_gap_us);
 	}
 }
@@ -309,13 +310,16 @@ static void point_setup(struct bench_run *r, const char *state)
 static void point_host_edge(struct bench_run *r, bool end)
 {
 	struct cpuset t;
-	const char *state;
 
 	if (end) {
-		point_wait_halted(r);
-		state = host_read_edge("end", r->host_read, r->target, bench_params.deadline_us);
-		if (!__builtin_strcmp(r->host_read_state, "answered"))
-			r->host_read_state = state;
+		/* Not back in HLT: the host's count of halts is one off, and the record says so. */
+		const bool halted = point_wait_halted(r);
+		const char *state =
+		    host_read_edge("end", r->host_read, r->target, bench_params.deadline_us);
+		const bool answered = __builtin_strcmp(state, "answered") == 0;
+
+		if (__builtin_strcmp(r->host_read_state, "answered") == 0)
+			r->host_read_state = halted || !answered ? state : "not-rehalted";
 		return;
 	}
 	r->host_read = host_read_next();

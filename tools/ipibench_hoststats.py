@@ -168,49 +168,50 @@ def deltas(begin, end):
     return out
 
 
-def wake(d):
+def wake(d, exact=True):
     """(what, why, counts) of a halted target's wakes between two reads,
     from deltas(). counts: {"halts", "polled", "blocked", "other"}.
 
     halts: the HLT exits less the one still going at the end read (the
-    guest reads only once its target is back in HLT: bench/point.c).
-    blocked: halts a kick found waiting in kvm_vcpu_block()'s rcuwait
-    (halt_wakeup, between set_current_state() and its check, or asleep) or
-    that were scheduled out (halt_wait_hist), at most one each. polled:
-    halts KVM's poll loop or its check before sleeping ended
-    (halt_successful_poll, counted only where a poll window was open), less
-    the kicked ones among them. A kicked halt that did not sleep is counted
-    first among the halts without a poll window (halts - waited -
-    successful polls), where halt_successful_poll did not count it, and only
-    the rest among the successful polls. other: halts counted neither way (an
-    IPI pending at the HLT exit, which never enters kvm_vcpu_halt(), or one
-    caught at the first check with no window open).
+    guest reads only once its target is back in HLT: bench/point.c; exact
+    False when that wait ran out, and halts is then not known). blocked:
+    halts a kick found waiting in kvm_vcpu_block()'s rcuwait (halt_wakeup:
+    asleep, or between set_current_state() and the check that then saw the
+    kick) or that were scheduled out (halt_wait_hist), at most one each.
+    polled: the halts KVM's poll loop or its check before sleeping surely
+    ended: halt_successful_poll (counted only where a poll window was open)
+    less every kick that found a halt without it sleeping, since the
+    counters cannot tell whether such a halt had a window open (then it is
+    among the successful polls) or not. other: the halts left, counted
+    neither way or not surely either: an IPI pending at the HLT exit (which
+    never enters kvm_vcpu_halt()), one caught at the first check with no
+    window open, and those kicked halts.
 
     "block", "poll", "mixed" (both), or "unknown": KVM counted neither, or
-    most halts were neither."""
+    most halts were other."""
     if "halt_wakeup" not in d or "halt_successful_poll" not in d:
         return "unknown", "KVM's statistics lack halt_wakeup or halt_successful_poll", {}
     kicked, success = d["halt_wakeup"], d["halt_successful_poll"]
     waited = d.get("halt_wait_hist")
-    halts = d["halt_exits"] - 1 if isinstance(d.get("halt_exits"), int) else None
+    halts = d["halt_exits"] - 1 if exact and isinstance(d.get("halt_exits"), int) else None
     blocked = max(kicked, waited or 0)
-    extra = max(0, kicked - waited) if waited is not None else 0
     if halts is not None:
         blocked = min(blocked, max(halts, 0))
-        no_window = max(0, halts - (waited or 0) - success)
-        extra = max(0, extra - no_window)
-    polled = max(0, success - extra)
-    other = max(0, halts - polled - blocked) if halts is not None else 0
+    unslept = max(0, kicked - waited) if waited is not None else 0
+    polled = max(0, success - unslept)
+    other = max(0, halts - polled - blocked) if halts is not None else None
     counts = {"halts": halts, "polled": polled, "blocked": blocked, "other": other}
     why = (f"of {halts if halts is not None else 'an unknown number of'} halts, {polled} "
-           f"ended while KVM polled, {blocked} after the vCPU blocked, {other} neither "
+           f"surely ended while KVM polled, {blocked} after the vCPU blocked, "
+           f"{other if other is not None else 'an unknown number'} neither or not surely "
            f"(halt_successful_poll +{success}, halt_attempted_poll "
            f"+{d.get('halt_attempted_poll', '?')}, halt_wakeup +{kicked}, halt_wait_hist "
            f"{'+' + str(waited) if waited is not None else 'not reported'}, halt_exits "
            f"+{d.get('halt_exits', '?')})")
     if halts is not None and halts <= 0:
-        return "unknown", why + ": the target made no HLT exit (-overcommit cpu-pm=on)", counts
-    if other > polled + blocked:
+        return "unknown", why + ": the target made no HLT exit in the pass " \
+            "(-overcommit cpu-pm=on?)", counts
+    if other is not None and other > polled + blocked:
         return "unknown", why + (": most halts ended before KVM polled or blocked (an IPI "
                                  "pending at the HLT exit, or caught with no poll window "
                                  "open)"), counts
@@ -240,7 +241,7 @@ def attach(recs, reads):
             continue
         state = r.get("host_read_state")
         cpu = _target(r)
-        if state != "answered":
+        if state not in ("answered", "not-rehalted"):
             r["host_stats"] = {"status": f"the guest's edges were {state}", "wake": "unknown"}
             continue
         b, e = reads["reads"].get((seq, "begin")), reads["reads"].get((seq, "end"))
@@ -258,7 +259,7 @@ def attach(recs, reads):
             r["host_stats"] = {"status": why, "wake": "unknown"}
             continue
         d = deltas(sb, se)
-        what, why, counts = wake(d)
+        what, why, counts = wake(d, exact=state == "answered")
         r["host_stats"] = {"status": "read", "vcpu": cpu, "qom_path": qom, "deltas": d,
                            **counts, "wake": what, "wake_why": why}
         n = r.get("iterations")

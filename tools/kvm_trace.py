@@ -161,19 +161,22 @@ class Window:
         self.inhibits = set(inhibits)  # APICv/AVIC inhibits in force at any time inside
         self.region_ends = []          # times the sender marked a region's close
         self.wakeups = collections.Counter()  # halted targets' wakes: "poll" or "wait"
+        self.in_region = collections.Counter()  # target exits inside the sender's regions
+        self.sends_exit = False        # the sender's sends made exits (a region start to see)
         # AVIC, per iteration (between two region-end marks): the sender's
-        # sends that exited "target not running" and the target's poll
-        # wakes; at each mark, the wakes a miss of the same iteration
-        # explains, in whichever order the two were traced.
+        # sends that exited "target not running", and the other threads'
+        # wakes by kind; at each mark, the poll wakes that a miss of the same
+        # iteration explains, in whichever order the two were traced. A
+        # miss whose wake slept explains that wake, and no other.
         self.iter_misses = 0
-        self.iter_polls = 0
+        self.iter_wakes = collections.Counter()
         self.poll_after_miss = 0
 
     def close_iteration(self):
-        self.poll_after_miss += min(self.iter_misses, self.iter_polls)
-        self.iter_misses = self.iter_polls = 0
-        self.in_region = collections.Counter()  # target exits inside the sender's regions
-        self.sends_exit = False        # the sender's sends made exits (a region start to see)
+        unexplained = max(0, self.iter_misses - self.iter_wakes["wait"])
+        self.poll_after_miss += min(unexplained, self.iter_wakes["poll"])
+        self.iter_misses = 0
+        self.iter_wakes.clear()
 
 
 class Trace:
@@ -322,8 +325,7 @@ def parse(lines):
                 t.unparsed += 1
             elif open_window is not None and tid != open_window.tid:
                 open_window.wakeups[p["how"]] += 1
-                if p["how"] == "poll":
-                    open_window.iter_polls += 1
+                open_window.iter_wakes[p["how"]] += 1
         elif event == "kvm_avic_incomplete_ipi":
             t.avic[event] += 1
             p = AVIC_IPI.search(body)

@@ -97,9 +97,10 @@ def check_result(rec, problems):
     if "host_read" in rec:
         if not isinstance(rec["host_read"], int) or rec["host_read"] < 1:
             problems.append(f"host_read {rec['host_read']!r} is not a positive read number")
-        if rec.get("host_read_state") not in ("answered", "unanswered", "no-port"):
+        if rec.get("host_read_state") not in ("answered", "not-rehalted", "unanswered",
+                                              "no-port"):
             problems.append(f"host_read_state {rec.get('host_read_state')!r} is not answered, "
-                            "unanswered or no-port")
+                            "not-rehalted, unanswered or no-port")
     invalid = rec.get("invalid", 0)
     if not isinstance(invalid, int) or invalid < 0:
         problems.append(f"invalid {invalid!r} is not a count")

@@ -460,11 +460,12 @@ TASKS
 # (NAMES; tests/tools checks that the two agree).
 HOST_READ_NAMES='"halt_successful_poll","halt_attempted_poll","halt_poll_invalid","halt_wakeup","halt_poll_success_ns","halt_poll_fail_ns","halt_wait_ns","halt_wait_hist","halt_exits","exits","irq_exits"'
 
-# qmp_reply: the next QMP reply on fd 9 (events passed over) in $r, or an
-# error of our own after 10 s.
+# qmp_reply ID: the QMP reply to the command sent with "id": ID, read from
+# fd 9 (events and replies to earlier commands that came after their 10 s
+# passed over) in $r, or an error of our own after 10 s.
 qmp_reply() {
 	while read -t 10 -r r <&9; do
-		case "$r" in *'"event"'*) ;; *) return 0 ;; esac
+		case "$r" in *'"id": '"$1"'}'*) return 0 ;; esac
 	done
 	r='{"error":{"desc":"no reply from QMP within 10 s"}}'
 }
@@ -479,13 +480,13 @@ qmp_reply() {
 # fork in the loop, which under the outer TCG cost a fork's 10 ms of L1 CPU
 # each time (85 CPU-s more for the lane's suite with grep every 50 ms).
 host_reads() {
-	local q=$1 line part= r i letters=ABCDEFGHIJKLMNOPQRSTUVWXYZ
+	local q=$1 line part= r i n=0 letters=ABCDEFGHIJKLMNOPQRSTUVWXYZ
 	exec 7</tmp/frame.console 8<>/tmp/qmp.in 9<>/tmp/qmp.out
-	qmp_reply
-	echo '{"execute":"qmp_capabilities"}' >&8
-	qmp_reply
-	echo '{"execute":"query-cpus-fast"}' >&8
-	qmp_reply
+	read -t 10 -r r <&9 # the greeting
+	echo '{"execute":"qmp_capabilities","id":1}' >&8
+	qmp_reply 1
+	echo '{"execute":"query-cpus-fast","id":2}' >&8
+	qmp_reply 2
 	echo "@@@ host-read-cpus $r" >>/tmp/frame.stats
 	while kill -0 "$q" 2>/dev/null; do
 		if ! IFS= read -r line <&7; then
@@ -502,8 +503,13 @@ host_reads() {
 		*) continue ;;
 		esac
 		set -- $line
-		echo '{"execute":"query-stats","arguments":{"target":"vcpu","providers":[{"provider":"kvm","names":['"$HOST_READ_NAMES"']}]}}' >&8
-		qmp_reply
+		# A garbled line (QEMU's stderr goes to the same file) is not an edge.
+		case "$3" in begin | end) ;; *) continue ;; esac
+		case "$4" in '' | *[!0-9]*) continue ;; esac
+		case "$5" in cpu=[0-9]*) ;; *) continue ;; esac
+		n=$((n + 1))
+		echo '{"execute":"query-stats","arguments":{"target":"vcpu","providers":[{"provider":"kvm","names":['"$HOST_READ_NAMES"']}]},"id":'$((n + 2))'}' >&8
+		qmp_reply $((n + 2))
 		echo "@@@ host-read-stats $3 $4 ${5#cpu=} $r" >>/tmp/frame.stats
 		# The byte that names this edge (kernel/host_read.c); the FIFO
 		# opened read-write, which never waits, even with QEMU gone.

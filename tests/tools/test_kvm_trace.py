@@ -388,21 +388,26 @@ def an_avic_miss_makes_a_block_of_its_own_iterations_wake_only(_=None):
     window's totals, in either order. Four iterations: a miss then a
     waited=0 wake (a block: IsRunning was clear), no miss and a waited wake
     (a block), no miss and a polled wake (a poll), a waited=0 wake traced
-    before its miss (a block). The window's totals (miss 1/2, wait 1/4)
-    would have said 1/2 blocked."""
+    before its miss (a block), and a miss whose wake slept beside another
+    CPU's polled tick (one block, one poll)."""
     lines = [_ev(10, 1.0, "kvm_exit: vcpu 0 reason io rip 0x1 info1 0x00ed0000 info2 0x0"),
              _ev(10, 1.0000001, "kvm_pio: pio_write at 0xed size 4 count 1 val 0x2")]
     t = 1.001
     # The second miss is traced after its wake: AVIC set the target's IRR
     # before the sender's exit, and the target's check ended its halt first.
+    # The fifth: a miss whose wake slept, and another CPU's tick woken by
+    # polling in the same iteration: the miss explains the slept wake only.
     for miss, how, after in ((True, "poll", False), (False, "wait", False),
-                             (False, "poll", False), (True, "poll", True)):
+                             (False, "poll", False), (True, "poll", True),
+                             (True, "wait", False)):
         if miss:
             at = t + (8e-5 if after else 0)
             lines += [_ev(10, at, "kvm_exit: vcpu 0 reason avic_incomplete_ipi rip 0x2 "
                                   "info1 0x0 info2 0x0"),
                       _ev(10, at + 1e-6, "kvm_avic_incomplete_ipi: vcpu=0, "
                                          "icrh:icrl=0x00000001:000000ef, id=1, index=0")]
+        if miss and how == "wait":
+            lines.append(_ev(12, t + 3e-5, "kvm_vcpu_wakeup: poll time 900 ns, polling valid"))
         lines += [_ev(11, t + 5e-5, f"kvm_vcpu_wakeup: {how} time 1000 ns, polling valid"),
                   _ev(10, t + 1e-4, "kvm_exit: vcpu 0 reason io rip 0x4 info1 0x00ed0000 "
                                     "info2 0x0"),
@@ -412,11 +417,11 @@ def an_avic_miss_makes_a_block_of_its_own_iterations_wake_only(_=None):
     lines += [_ev(10, t, "kvm_exit: vcpu 0 reason io rip 0x5 info1 0x00ed0000 info2 0x0"),
               _ev(10, t + 1e-7, "kvm_pio: pio_write at 0xed size 4 count 1 val 0x3")]
     log = ['{"record":"result","bench":"single-halt","metric":"round-trip","variant":"block",'
-           '"backend":"x2apic","sender":0,"targets":"1","iterations":4,"mark":1,'
+           '"backend":"x2apic","sender":0,"targets":"1","iterations":5,"mark":1,'
            '"target_state":"halt"}']
     e = kvm_trace.attach(kvm_trace.parse(lines), kvm_trace.records(log))[0]["exits"]
-    check(e.get("poll_wakes_after_miss") == 0.5, f"{e}")
-    check(e.get("wake") == "mixed" and "0.25 without a block, 0.75 after one" in
+    check(e.get("poll_wakes_after_miss") == 0.4, f"{e}")
+    check(e.get("wake") == "mixed" and "0.40 without a block, 0.80 after one" in
           e.get("wake_why", ""), f"{e}")
 
 

@@ -416,7 +416,9 @@ def console_once(out, err, recs):
     check("ipibench: status SKIP" not in out and "QEMU exit 67" not in both, "status in code")
     for want in (r"proved: on \d+ backends every IPI of \d+ delivery checks reached exactly the "
                  r"CPUs it was sent to, once each; also passed: \d+ mode-switch, .*\d+ "
-                 r"wake-from-HLT, \d+ NMI masking checks; \d+ backends SKIPped every check "
+                 r"wake-from-HLT, \d+ NMI masking checks; 3 flush checks passed \(native: "
+                 r"each flush completed, and no target read through a stale translation "
+                 r"after it\); \d+ backends SKIPped every check "
                  r"\(above\); figures are emulated",
                  r"why SKIP, exit 0: nothing failed; what could not run is the normal outcome "
                  r"here \(reasons above\): \d+ backends, \d+ checks and \d+ figures? under TCG; "

@@ -887,8 +887,9 @@ def _(_s):
     text = C.proved(suite, [], False)
     check(text == "proved: on 2 backends every IPI of 6 delivery checks reached exactly the "
           "CPUs it was sent to, once each; also passed: 2 mode-switch, 2 TPR/IF=0 masking, 1 "
-          "NMI masking checks; 3 flush-hypercall checks passed (hv-flush, hv-flush-xmm: each "
-          "call returned success, no IPI to count); xapic: 8 passed, 2 skipped (one CPU); "
+          "NMI masking checks; 3 flush checks passed (hv-flush, hv-flush-xmm: each "
+          "flush completed, and no target read through a stale translation after it); "
+          "xapic: 8 passed, 2 skipped (one CPU); "
           "x2apic-nmi: 3 passed, 1 skipped (one CPU); 1 backend SKIPped every check (above)",
           text)
     # A failure says of which kind; the check record alone (no TAP lines) claims no more
