@@ -53,22 +53,30 @@ LIB_SRCS := lib/acpi.c lib/backtrace.c lib/cmdline.c lib/cpu_topo.c lib/cpuset.c
 	lib/record.c \
 	lib/sort.c lib/stats.c lib/trust.c lib/watch_line.c
 
-KERNEL_SRCS := kernel/boot.c kernel/console.c kernel/cpu.c kernel/host_read.c kernel/lapic.c kernel/lava.c kernel/libc.c \
-	kernel/main.c kernel/mm.c kernel/multiboot.c kernel/options.c kernel/percpu.c kernel/pic.c kernel/pit.c \
-	kernel/plan.c kernel/pvh.c kernel/smp.c kernel/status.c kernel/topology.c kernel/trap.c \
-	kernel/tsc.c kernel/tsc_sync.c kernel/watchdog.c \
-	ipi/core.c ipi/flush.c ipi/flush_native.c ipi/irq.c ipi/switch.c \
+KERNEL_SRCS := kernel/boot.c kernel/console.c kernel/cpu.c kernel/host_read.c kernel/lapic.c \
+	kernel/lava_board.c kernel/libc.c kernel/main.c kernel/mm.c kernel/multiboot.c \
+	kernel/options.c kernel/percpu.c kernel/pic.c kernel/pit.c kernel/plan.c kernel/pvh.c \
+	kernel/smp.c kernel/status.c kernel/topology.c kernel/trap.c kernel/tsc.c kernel/tsc_sync.c \
+	kernel/watchdog.c
+
+# The IPI core and its backends.
+IPI_SRCS := ipi/core.c ipi/flush_native.c ipi/flush_registry.c ipi/irq.c ipi/switch.c \
 	apic/check.c apic/x2apic.c apic/xapic.c \
-	hyperv/flush.c hyperv/hv.c hyperv/icr.c hyperv/ipi.c kvm/probe.c kvm/pv_eoi.c kvm/pv_ipi.c \
-	bench/broadcast.c bench/check.c bench/check_flush.c bench/check_nmi.c bench/engine.c bench/env.c \
-	bench/exit_ref.c bench/flush.c bench/flush_pages.c \
-	bench/kut_view.c bench/norov.c bench/params.c bench/point.c bench/runner.c bench/self.c \
-	bench/trust.c
+	hyperv/flush_calls.c hyperv/hv.c hyperv/icr_msr.c hyperv/send_ipi.c \
+	kvm/probe.c kvm/pv_eoi.c kvm/pv_ipi.c
+
+# What runs after bring-up: the harness, the correctness suite, the benchmarks.
+HARNESS_SRCS := harness/engine.c harness/env_record.c harness/flush_pages.c harness/kut_view.c \
+	harness/params.c harness/runner.c harness/trust_probe.c
+SUITE_SRCS := suite/delivery.c suite/flush_effect.c suite/nmi.c
+BENCH_SRCS := bench/broadcast.c bench/exit_ref.c bench/norov.c bench/point.c bench/self.c \
+	bench/tlb_flush.c
 
 ASM_SRCS := boot/multiboot.asm boot/pvh.asm boot/isr.asm boot/extable.asm \
 	boot/trampoline_blob.asm hyperv/hypercall.asm
 
-KOBJS := $(patsubst %.c,$(B)/%.o,$(KERNEL_SRCS) $(LIB_SRCS)) \
+KOBJS := $(patsubst %.c,$(B)/%.o,$(KERNEL_SRCS) $(IPI_SRCS) $(HARNESS_SRCS) $(SUITE_SRCS) \
+	$(BENCH_SRCS) $(LIB_SRCS)) \
 	$(patsubst %.asm,$(B)/%.o,$(ASM_SRCS))
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/host/%,$(wildcard tests/unit/test_*.c))

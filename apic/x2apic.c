@@ -103,39 +103,79 @@ x2apic_cluster_send_set_in(bool fenced, const struct cpuset *set, uint8_t vector
 
 static const struct ipi_ops ipi_x2apic, ipi_x2apic_cluster;
 
-/* Every ICR send path of both backends, built with (_fenced) and without (_unfenced) the fence. */
-#define X2APIC_SENDS(sfx, fenced)                                                                  \
-	static void x2apic_send##sfx(unsigned int target, uint8_t vector)                          \
-	{                                                                                          \
-		x2apic_send_in(fenced, target, vector);                                            \
-	}                                                                                          \
-	static void x2apic_send_set##sfx(const struct cpuset *set, uint8_t vector)                 \
-	{                                                                                          \
-		x2apic_send_set_in(fenced, set, vector);                                           \
-	}                                                                                          \
-	static void x2apic_send_self_icr##sfx(uint8_t vector)                                      \
-	{                                                                                          \
-		x2apic_shorthand_in(fenced, ICR_LOW_SELF | vector);                                \
-	}                                                                                          \
-	static void x2apic_send_allbutself##sfx(uint8_t vector)                                    \
-	{                                                                                          \
-		x2apic_shorthand_in(fenced, ICR_LOW_OTHERS | vector);                              \
-	}                                                                                          \
-	static void x2apic_send_all##sfx(uint8_t vector)                                           \
-	{                                                                                          \
-		x2apic_shorthand_in(fenced, ICR_LOW_ALL | vector);                                 \
-	}                                                                                          \
-	static void x2apic_cluster_send##sfx(unsigned int target, uint8_t vector)                  \
-	{                                                                                          \
-		x2apic_cluster_send_in(fenced, target, vector);                                    \
-	}                                                                                          \
-	static void x2apic_cluster_send_set##sfx(const struct cpuset *set, uint8_t vector)         \
-	{                                                                                          \
-		x2apic_cluster_send_set_in(fenced, set, vector);                                   \
-	}
+/*
+ * Every ICR send path of both backends, written out with (_fenced) and
+ * without (_unfenced) the fence, so that each can be found by its name.
+ */
+static void x2apic_send_fenced(unsigned int target, uint8_t vector)
+{
+	x2apic_send_in(true, target, vector);
+}
 
-X2APIC_SENDS(_fenced, true)
-X2APIC_SENDS(_unfenced, false)
+static void x2apic_send_set_fenced(const struct cpuset *set, uint8_t vector)
+{
+	x2apic_send_set_in(true, set, vector);
+}
+
+static void x2apic_send_self_icr_fenced(uint8_t vector)
+{
+	x2apic_shorthand_in(true, ICR_LOW_SELF | vector);
+}
+
+static void x2apic_send_allbutself_fenced(uint8_t vector)
+{
+	x2apic_shorthand_in(true, ICR_LOW_OTHERS | vector);
+}
+
+static void x2apic_send_all_fenced(uint8_t vector)
+{
+	x2apic_shorthand_in(true, ICR_LOW_ALL | vector);
+}
+
+static void x2apic_cluster_send_fenced(unsigned int target, uint8_t vector)
+{
+	x2apic_cluster_send_in(true, target, vector);
+}
+
+static void x2apic_cluster_send_set_fenced(const struct cpuset *set, uint8_t vector)
+{
+	x2apic_cluster_send_set_in(true, set, vector);
+}
+
+static void x2apic_send_unfenced(unsigned int target, uint8_t vector)
+{
+	x2apic_send_in(false, target, vector);
+}
+
+static void x2apic_send_set_unfenced(const struct cpuset *set, uint8_t vector)
+{
+	x2apic_send_set_in(false, set, vector);
+}
+
+static void x2apic_send_self_icr_unfenced(uint8_t vector)
+{
+	x2apic_shorthand_in(false, ICR_LOW_SELF | vector);
+}
+
+static void x2apic_send_allbutself_unfenced(uint8_t vector)
+{
+	x2apic_shorthand_in(false, ICR_LOW_OTHERS | vector);
+}
+
+static void x2apic_send_all_unfenced(uint8_t vector)
+{
+	x2apic_shorthand_in(false, ICR_LOW_ALL | vector);
+}
+
+static void x2apic_cluster_send_unfenced(unsigned int target, uint8_t vector)
+{
+	x2apic_cluster_send_in(false, target, vector);
+}
+
+static void x2apic_cluster_send_set_unfenced(const struct cpuset *set, uint8_t vector)
+{
+	x2apic_cluster_send_set_in(false, set, vector);
+}
 
 /*
  * x2apic-nmi: the same physical sends with delivery mode NMI (ICR_LOW_NMI
@@ -146,36 +186,67 @@ X2APIC_SENDS(_unfenced, false)
  * CPU's own x2APIC ID; all-including-self is all-excluding-self, which NMI
  * allows, then that write, after one fence. No EOI.
  */
-#define X2APIC_NMI_SENDS(sfx, fenced)                                                              \
-	static void x2apic_nmi_send##sfx(unsigned int target, uint8_t vector)                      \
-	{                                                                                          \
-		(void)vector;                                                                      \
-		x2apic_send_in(fenced, target, ICR_LOW_NMI);                                       \
-	}                                                                                          \
-	static void x2apic_nmi_send_set##sfx(const struct cpuset *set, uint8_t vector)             \
-	{                                                                                          \
-		(void)vector;                                                                      \
-		x2apic_send_set_in(fenced, set, ICR_LOW_NMI);                                      \
-	}                                                                                          \
-	static void x2apic_nmi_send_self##sfx(uint8_t vector)                                      \
-	{                                                                                          \
-		(void)vector;                                                                      \
-		x2apic_send_in(fenced, this_cpu()->cpu, ICR_LOW_NMI);                              \
-	}                                                                                          \
-	static void x2apic_nmi_send_allbutself##sfx(uint8_t vector)                                \
-	{                                                                                          \
-		(void)vector;                                                                      \
-		x2apic_shorthand_in(fenced, ICR_LOW_OTHERS | ICR_LOW_NMI);                         \
-	}                                                                                          \
-	static void x2apic_nmi_send_all##sfx(uint8_t vector)                                       \
-	{                                                                                          \
-		(void)vector;                                                                      \
-		x2apic_shorthand_in(fenced, ICR_LOW_OTHERS | ICR_LOW_NMI);                         \
-		x2apic_icr_write(x2apic_dest[this_cpu()->cpu] | ICR_LOW_PHYSICAL | ICR_LOW_NMI);   \
-	}
+static void x2apic_nmi_send_fenced(unsigned int target, uint8_t vector)
+{
+	(void)vector;
+	x2apic_send_in(true, target, ICR_LOW_NMI);
+}
 
-X2APIC_NMI_SENDS(_fenced, true)
-X2APIC_NMI_SENDS(_unfenced, false)
+static void x2apic_nmi_send_set_fenced(const struct cpuset *set, uint8_t vector)
+{
+	(void)vector;
+	x2apic_send_set_in(true, set, ICR_LOW_NMI);
+}
+
+static void x2apic_nmi_send_self_fenced(uint8_t vector)
+{
+	(void)vector;
+	x2apic_send_in(true, this_cpu()->cpu, ICR_LOW_NMI);
+}
+
+static void x2apic_nmi_send_allbutself_fenced(uint8_t vector)
+{
+	(void)vector;
+	x2apic_shorthand_in(true, ICR_LOW_OTHERS | ICR_LOW_NMI);
+}
+
+static void x2apic_nmi_send_all_fenced(uint8_t vector)
+{
+	(void)vector;
+	x2apic_shorthand_in(true, ICR_LOW_OTHERS | ICR_LOW_NMI);
+	x2apic_icr_write(x2apic_dest[this_cpu()->cpu] | ICR_LOW_PHYSICAL | ICR_LOW_NMI);
+}
+
+static void x2apic_nmi_send_unfenced(unsigned int target, uint8_t vector)
+{
+	(void)vector;
+	x2apic_send_in(false, target, ICR_LOW_NMI);
+}
+
+static void x2apic_nmi_send_set_unfenced(const struct cpuset *set, uint8_t vector)
+{
+	(void)vector;
+	x2apic_send_set_in(false, set, ICR_LOW_NMI);
+}
+
+static void x2apic_nmi_send_self_unfenced(uint8_t vector)
+{
+	(void)vector;
+	x2apic_send_in(false, this_cpu()->cpu, ICR_LOW_NMI);
+}
+
+static void x2apic_nmi_send_allbutself_unfenced(uint8_t vector)
+{
+	(void)vector;
+	x2apic_shorthand_in(false, ICR_LOW_OTHERS | ICR_LOW_NMI);
+}
+
+static void x2apic_nmi_send_all_unfenced(uint8_t vector)
+{
+	(void)vector;
+	x2apic_shorthand_in(false, ICR_LOW_OTHERS | ICR_LOW_NMI);
+	x2apic_icr_write(x2apic_dest[this_cpu()->cpu] | ICR_LOW_PHYSICAL | ICR_LOW_NMI);
+}
 
 /* An NMI sets no ISR bit and takes no EOI (SDM vol. 3A 11.8.4). */
 static void x2apic_nmi_eoi(void)
@@ -261,64 +332,103 @@ static const struct ipi_ops *x2apic_cluster_choose(void)
 }
 
 /* The registry lists the fenced tables; their choose hooks swap in the unfenced ones. */
-#define X2APIC_OPS(sfx, fence)                                                                     \
-	{                                                                                          \
-	    .name = "x2apic",                                                                      \
-	    .mode = LAPIC_X2APIC,                                                                  \
-	    .flags = (fence) | IPI_F_SELF_MSR,                                                     \
-	    .probe = x2apic_probe,                                                                 \
-	    .choose = x2apic_choose,                                                               \
-	    .enable = x2apic_enable,                                                               \
-	    .send = x2apic_send##sfx,                                                              \
-	    .send_set = x2apic_send_set##sfx, /* physical: a WRMSR per member, one fence */        \
-	    .send_self = x2apic_send_self,                                                         \
-	    .send_self_icr = x2apic_send_self_icr##sfx,                                            \
-	    .send_allbutself = x2apic_send_allbutself##sfx,                                        \
-	    .send_all = x2apic_send_all##sfx,                                                      \
-	    .eoi = x2apic_eoi,                                                                     \
-	}
+static const struct ipi_ops ipi_x2apic = {
+    .name = "x2apic",
+    .mode = LAPIC_X2APIC,
+    .flags = IPI_F_FENCE | IPI_F_SELF_MSR,
+    .probe = x2apic_probe,
+    .choose = x2apic_choose,
+    .enable = x2apic_enable,
+    .send = x2apic_send_fenced,
+    .send_set = x2apic_send_set_fenced, /* physical: a WRMSR per member, one fence */
+    .send_self = x2apic_send_self,
+    .send_self_icr = x2apic_send_self_icr_fenced,
+    .send_allbutself = x2apic_send_allbutself_fenced,
+    .send_all = x2apic_send_all_fenced,
+    .eoi = x2apic_eoi,
+};
 
-#define X2APIC_CLUSTER_OPS(sfx, fence)                                                             \
-	{                                                                                          \
-	    .name = "x2apic-cluster",                                                              \
-	    .mode = LAPIC_X2APIC,                                                                  \
-	    .flags = (fence) | IPI_F_LOGICAL | IPI_F_SET_CLUSTER | IPI_F_SELF_MSR,                 \
-	    .probe = x2apic_cluster_probe,                                                         \
-	    .choose = x2apic_cluster_choose,                                                       \
-	    .enable = x2apic_cluster_enable,                                                       \
-	    .send = x2apic_cluster_send##sfx,                                                      \
-	    .send_set = x2apic_cluster_send_set##sfx,                                              \
-	    .set_writes = x2apic_cluster_set_writes,                                               \
-	    .send_self = x2apic_send_self,                                                         \
-	    .send_self_icr = x2apic_send_self_icr##sfx,                                            \
-	    .send_allbutself = x2apic_send_allbutself##sfx,                                        \
-	    .send_all = x2apic_send_all##sfx,                                                      \
-	    .eoi = x2apic_eoi,                                                                     \
-	}
+static const struct ipi_ops x2apic_unfenced = {
+    .name = "x2apic",
+    .mode = LAPIC_X2APIC,
+    .flags = IPI_F_SELF_MSR,
+    .probe = x2apic_probe,
+    .choose = x2apic_choose,
+    .enable = x2apic_enable,
+    .send = x2apic_send_unfenced,
+    .send_set = x2apic_send_set_unfenced, /* physical: a WRMSR per member, one fence */
+    .send_self = x2apic_send_self,
+    .send_self_icr = x2apic_send_self_icr_unfenced,
+    .send_allbutself = x2apic_send_allbutself_unfenced,
+    .send_all = x2apic_send_all_unfenced,
+    .eoi = x2apic_eoi,
+};
 
-#define X2APIC_NMI_OPS(sfx, fence)                                                                 \
-	{                                                                                          \
-	    .name = "x2apic-nmi",                                                                  \
-	    .mode = LAPIC_X2APIC,                                                                  \
-	    .flags = (fence) | IPI_F_NMI,                                                          \
-	    .probe = x2apic_probe,                                                                 \
-	    .choose = x2apic_nmi_choose,                                                           \
-	    .enable = x2apic_enable,                                                               \
-	    .send = x2apic_nmi_send##sfx,                                                          \
-	    .send_set = x2apic_nmi_send_set##sfx,                                                  \
-	    .send_self = x2apic_nmi_send_self##sfx,                                                \
-	    .send_allbutself = x2apic_nmi_send_allbutself##sfx,                                    \
-	    .send_all = x2apic_nmi_send_all##sfx,                                                  \
-	    .eoi = x2apic_nmi_eoi,                                                                 \
-	}
+static const struct ipi_ops ipi_x2apic_cluster = {
+    .name = "x2apic-cluster",
+    .mode = LAPIC_X2APIC,
+    .flags = IPI_F_FENCE | IPI_F_LOGICAL | IPI_F_SET_CLUSTER | IPI_F_SELF_MSR,
+    .probe = x2apic_cluster_probe,
+    .choose = x2apic_cluster_choose,
+    .enable = x2apic_cluster_enable,
+    .send = x2apic_cluster_send_fenced,
+    .send_set = x2apic_cluster_send_set_fenced,
+    .set_writes = x2apic_cluster_set_writes,
+    .send_self = x2apic_send_self,
+    .send_self_icr = x2apic_send_self_icr_fenced,
+    .send_allbutself = x2apic_send_allbutself_fenced,
+    .send_all = x2apic_send_all_fenced,
+    .eoi = x2apic_eoi,
+};
 
-static const struct ipi_ops ipi_x2apic = X2APIC_OPS(_fenced, IPI_F_FENCE);
-static const struct ipi_ops x2apic_unfenced = X2APIC_OPS(_unfenced, 0);
-static const struct ipi_ops ipi_x2apic_cluster = X2APIC_CLUSTER_OPS(_fenced, IPI_F_FENCE);
-static const struct ipi_ops x2apic_cluster_unfenced = X2APIC_CLUSTER_OPS(_unfenced, 0);
+static const struct ipi_ops x2apic_cluster_unfenced = {
+    .name = "x2apic-cluster",
+    .mode = LAPIC_X2APIC,
+    .flags = IPI_F_LOGICAL | IPI_F_SET_CLUSTER | IPI_F_SELF_MSR,
+    .probe = x2apic_cluster_probe,
+    .choose = x2apic_cluster_choose,
+    .enable = x2apic_cluster_enable,
+    .send = x2apic_cluster_send_unfenced,
+    .send_set = x2apic_cluster_send_set_unfenced,
+    .set_writes = x2apic_cluster_set_writes,
+    .send_self = x2apic_send_self,
+    .send_self_icr = x2apic_send_self_icr_unfenced,
+    .send_allbutself = x2apic_send_allbutself_unfenced,
+    .send_all = x2apic_send_all_unfenced,
+    .eoi = x2apic_eoi,
+};
+
 /* The fenced tables stand for both: the switch chooses by vendor (choose). */
 IPI_BACKEND_REGISTER(ipi_x2apic, 200);
 IPI_BACKEND_REGISTER(ipi_x2apic_cluster, 210);
-static const struct ipi_ops ipi_x2apic_nmi = X2APIC_NMI_OPS(_fenced, IPI_F_FENCE);
-static const struct ipi_ops x2apic_nmi_unfenced = X2APIC_NMI_OPS(_unfenced, 0);
+static const struct ipi_ops ipi_x2apic_nmi = {
+    .name = "x2apic-nmi",
+    .mode = LAPIC_X2APIC,
+    .flags = IPI_F_FENCE | IPI_F_NMI,
+    .probe = x2apic_probe,
+    .choose = x2apic_nmi_choose,
+    .enable = x2apic_enable,
+    .send = x2apic_nmi_send_fenced,
+    .send_set = x2apic_nmi_send_set_fenced,
+    .send_self = x2apic_nmi_send_self_fenced,
+    .send_allbutself = x2apic_nmi_send_allbutself_fenced,
+    .send_all = x2apic_nmi_send_all_fenced,
+    .eoi = x2apic_nmi_eoi,
+};
+
+static const struct ipi_ops x2apic_nmi_unfenced = {
+    .name = "x2apic-nmi",
+    .mode = LAPIC_X2APIC,
+    .flags = IPI_F_NMI,
+    .probe = x2apic_probe,
+    .choose = x2apic_nmi_choose,
+    .enable = x2apic_enable,
+    .send = x2apic_nmi_send_unfenced,
+    .send_set = x2apic_nmi_send_set_unfenced,
+    .send_self = x2apic_nmi_send_self_unfenced,
+    .send_allbutself = x2apic_nmi_send_allbutself_unfenced,
+    .send_all = x2apic_nmi_send_all_unfenced,
+    .eoi = x2apic_nmi_eoi,
+};
+
 IPI_BACKEND_REGISTER(ipi_x2apic_nmi, 205);

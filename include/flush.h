@@ -3,7 +3,7 @@
  * The remote TLB-flush interface, shaped like the IPI backends (ipi.h): one
  * `static const struct flush_ops` per way of making other CPUs drop their
  * translations of a range of pages, listed once in flush_impls[]
- * (ipi/flush.c). The flush benchmark and the correctness suite walk that
+ * (ipi/flush_registry.c). The flush benchmark and the correctness suite walk that
  * list and never call a hypervisor themselves.
  *
  * Implementations come in families that share an interface (struct
@@ -17,7 +17,7 @@
  *             sender waits for every count (poll.h). native-invlpg: one
  *             INVLPG per page; native-cr3: a CR3 reload. Its figures depend
  *             on the IPI backend: per_backend.
- *   hv-flush  hyperv/flush.c: HvCallFlushVirtualAddressSpace, ...List and
+ *   hv-flush  hyperv/flush_calls.c: HvCallFlushVirtualAddressSpace, ...List and
  *             their Ex forms, each slow and XMM-fast, eight tables.
  *
  * Another hypervisor's flush hypercall is one more file with its family and
@@ -144,7 +144,7 @@ struct flush_ops {
 extern const struct flush_ops *const flush_impls[];
 extern const unsigned int flush_impl_count;
 
-/* ipi/flush_native.c, hyperv/flush.c */
+/* ipi/flush_native.c, hyperv/flush_calls.c */
 extern const struct flush_family flush_native;
 extern const struct flush_ops flush_native_invlpg, flush_native_invlpg_after_eoi, flush_native_cr3;
 extern const struct flush_family flush_hv;

@@ -7,7 +7,7 @@
  * result checked. What is built on it implements the core's interfaces and
  * is reached only through them: the IPI backends (hv-icr, hv-ipi,
  * hv-ipi-slow, hv-ipi-ex, hv-ipi-ex-xmm) in include/ipi.h, the four
- * TLB-flush calls (hyperv/flush.c, family hv-flush) in include/flush.h.
+ * TLB-flush calls (hyperv/flush_calls.c, family hv-flush) in include/flush.h.
  * Only hyperv/ includes this header.
  *
  * Partition-wide state: the guest OS ID is one value for the whole VM, and

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The lines a LAVA `monitors` test action reads (kernel/lava.c; the format
+ * The lines a LAVA `monitors` test action reads (kernel/lava_board.c; the format
  * in lib/lava.h and docs/lab.md). Printed only with `lava=1` on the command
  * line: each call is a no-op otherwise, so the console of every other run
  * is unchanged. BSP only, like every other console record.

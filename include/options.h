@@ -4,7 +4,7 @@
  * contributes them as an option group (OPTION_GROUP: its specs and the
  * function that takes their values): the kernel's own keys fill struct
  * options (kernel/options.c), the IPI core's `backends` (ipi/core.c), the
- * benchmarks' keys their parameters (bench/params.c). kernel/options.c
+ * benchmarks' keys their parameters (harness/params.c). kernel/options.c
  * parses the line against every group at once and knows none of them, so
  * the command-line layer imports no benchmark and no backend. `help=1`
  * prints every key, groups in their `order`.

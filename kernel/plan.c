@@ -6,7 +6,7 @@
  * timing of that group) and the benchmarks (plan=bench, plan=default).
  */
 #include <stddef.h>
-#include "bench/check.h"
+#include "suite/suite.h"
 #include "include/bench.h"
 #include "include/ipi.h"
 #include "include/console.h"
@@ -70,7 +70,7 @@ static void plan_debug_faults(void)
  * debug=stall: debug_cpu (default the last; 0, the BSP, allowed) becomes
  * the benchmarks' sender, so that it is the CPU that measures, and spins
  * with interrupts off once its first sampling on a backend starts measuring
- * (bench/engine.c). Nobody waits on a sender with a deadline of its own
+ * (harness/engine.c). Nobody waits on a sender with a deadline of its own
  * short enough to matter (a spinning target, or the BSP's 120 s in
  * bench_on_sender), so the watchdog is what must end the run: ERROR, its
  * line naming that CPU. Needs a second CPU to watch it.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * When a figure cannot be trusted: the conditions the guest can see for
- * itself, checked once at boot from what it measured (bench/trust.c).
+ * itself, checked once at boot from what it measured (harness/trust_probe.c).
  * Pure, host-tested (tests/unit/test_trust.c).
  *
  * The conditions, and the evidence behind each threshold:

@@ -20,10 +20,12 @@ import tempfile
 # Folders of the guest, each a unit. include/ holds the shared headers; the
 # ones below belong to one unit and are that unit's interface to the core or
 # its own business (a sibling or a benchmark must not include them).
-UNITS = ("boot", "kernel", "ipi", "apic", "hyperv", "kvm", "bench", "lib", "include")
+UNITS = ("boot", "kernel", "ipi", "apic", "hyperv", "kvm", "harness", "bench", "suite", "lib",
+         "include")
+# Headers in include/ that belong to some units: those may include them, no other.
 OWNED_HEADERS = {
-    "include/hyperv.h": "hyperv",   # Hyper-V internals: hypercalls, VP indices, the call page
-    "include/bench.h": "bench",     # the benchmark engine
+    "include/hyperv.h": ("hyperv",),   # Hyper-V internals: hypercalls, VP indices, the call page
+    "include/bench.h": ("harness", "bench", "suite"),  # the harness's interface
 }
 BACKENDS = ("apic", "hyperv", "kvm")
 
@@ -37,10 +39,13 @@ ALLOWED = {
     "apic": {"include", "lib"},
     "hyperv": {"include", "lib"},
     "kvm": {"include", "lib"},
-    "bench": {"include", "lib"},
+    "harness": {"include", "lib"},
+    "bench": {"include", "lib", "harness"},
+    "suite": {"include", "lib", "harness"},
 }
-# The one kernel file that runs the plan, and so may see the benchmarks.
+# The one kernel file that runs the plan, and so may see the suite and the benchmarks.
 PLAN_RUNNERS = {"kernel/plan.c", "kernel/plan.h"}
+PLAN_UNITS = ("bench", "suite", "harness")
 # A benchmark reaches hypervisors only through struct ipi_ops and struct flush_ops.
 BENCH_FORBIDDEN_CALLS = re.compile(r"\b(hv_[a-z0-9_]+|kvm_hypercall[a-z0-9_]*)\s*\(")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -75,13 +80,15 @@ def violations(root):
             if target is None:
                 found.append(f"{path}: includes '{inc}', outside the guest's folders")
                 continue
-            owner = OWNED_HEADERS.get(inc)
-            if owner and owner != unit and not (owner == "bench" and path in PLAN_RUNNERS):
-                found.append(f"{path}: includes {inc}, which belongs to {owner}/")
+            owners = OWNED_HEADERS.get(inc)
+            if owners and unit not in owners and \
+                    not (inc == "include/bench.h" and path in PLAN_RUNNERS):
+                found.append(f"{path}: includes {inc}, which belongs to "
+                             f"{', '.join(o + '/' for o in owners)}")
                 continue
             if target == unit or target in ALLOWED[unit]:
                 continue
-            if unit == "kernel" and target == "bench" and path in PLAN_RUNNERS:
+            if unit == "kernel" and target in PLAN_UNITS and path in PLAN_RUNNERS:
                 continue
             why = ("a sibling backend" if unit in BACKENDS and target in BACKENDS
                    else f"{target}/ is not among {unit}/'s imports")
@@ -117,9 +124,11 @@ PLANTS = [
     ("bench/point.c", '#include "apic/apic.h"', "apic/ is not among bench/'s imports"),
     ("bench/self.c", '#include "include/hyperv.h"', "belongs to hyperv/"),
     ("bench/self.c", "static void planted(void) { hv_call_run(0, 0, 0); }", "calls hv_call_run()"),
-    ("ipi/core.c", '#include "bench/check.h"', "bench/ is not among ipi/'s imports"),
-    ("kernel/smp.c", '#include "include/bench.h"', "belongs to bench/"),
-    ("kernel/tsc.c", '#include "bench/kut_view.h"', "bench/ is not among kernel/'s imports"),
+    ("ipi/core.c", '#include "suite/suite.h"', "suite/ is not among ipi/'s imports"),
+    ("kernel/smp.c", '#include "include/bench.h"', "belongs to harness/, bench/, suite/"),
+    ("kernel/tsc.c", '#include "harness/kut_view.h"', "harness/ is not among kernel/'s imports"),
+    ("bench/point.c", '#include "suite/suite.h"', "suite/ is not among bench/'s imports"),
+    ("harness/engine.c", '#include "bench/nothing.h"', "bench/ is not among harness/'s imports"),
 ]
 
 

@@ -60,7 +60,7 @@ def parse_ab(argv):
 # Side B ran (or would run) with the value side A ran with: the module granted
 # neither side what set them apart (asked 1, got N: the CPU has no AVIC), so
 # there is no question left to compare. Docs: docs/exit-codes.md.
-EX_SAME_SIDES = 34
+from ipibench_exit_codes import EX_SAME_SIDES  # noqa: F401,E402
 
 
 def order(boots):

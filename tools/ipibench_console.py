@@ -592,7 +592,7 @@ def _failures(results, norov, tap_failures):
 
 
 # What each of the suite's TAP lines checks, by its name after the label
-# (bench/check.c, bench/check_nmi.c, bench/check_flush.c): the first kind
+# (suite/delivery.c, suite/nmi.c, suite/flush_effect.c): the first kind
 # whose pattern matches from the start of it; "other" for none.
 CHECK_KINDS = [(kind, re.compile(p)) for kind, p in (
     # delivery_name(): one send, and every CPU of the destination counts it once.

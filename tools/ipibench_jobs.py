@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 
-EX_INTERRUPTED = 11
+from ipibench_exit_codes import EX_INTERRUPTED  # noqa: F401
 
 SIGNALS = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM", signal.SIGHUP: "SIGHUP"}
 

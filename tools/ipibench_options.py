@@ -9,7 +9,7 @@ import re
 
 from ipibench_qemu import MACHINES
 
-EX_USAGE = 2
+from ipibench_exit_codes import EX_USAGE  # noqa: F401
 
 USAGE = """usage: ./run.sh [run] [options]         boot one configuration (the default)
        ./run.sh matrix --presets A,B ... boot configurations x -smp values x N boots

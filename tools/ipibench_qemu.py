@@ -5,14 +5,11 @@ the one table that turns QEMU's exit status into run.sh's exit code
 tests/tools/test_runner.py holds their cases."""
 import re
 
-# run.sh's exit codes (docs/exit-codes.md).
-EX_OK, EX_USAGE, EX_ERROR, EX_FAILURE, EX_CRASH, EX_BADCMD, EX_TIMEOUT = 0, 2, 3, 4, 5, 6, 7
-EX_QEMU, EX_DEPS, EX_BUILD, EX_INTERRUPTED = 8, 9, 10, 11
-EX_PRESET, EX_QEMU_OLD, EX_SAVE, EX_UNAVAILABLE, EX_NEEDS_KVM = 26, 27, 28, 29, 31
-EX_APICV_INHIBITED = 32  # --require-apicv: a record ran without APIC virtualization
-# A guest SKIP that measured and checked nothing (ipibench_console.ran_nothing):
-# never a pass, whatever could not run.
-EX_NOTHING_RAN = 35
+# run.sh's exit codes (docs/exit-codes.md), from their one home.
+from ipibench_exit_codes import (EX_APICV_INHIBITED, EX_BADCMD, EX_BUILD, EX_CRASH,  # noqa: F401
+                                 EX_DEPS, EX_ERROR, EX_FAILURE, EX_INTERRUPTED, EX_NEEDS_KVM,
+                                 EX_NOTHING_RAN, EX_OK, EX_PRESET, EX_QEMU, EX_QEMU_OLD, EX_SAVE,
+                                 EX_TIMEOUT, EX_UNAVAILABLE, EX_USAGE)
 
 # Codes that stop a matrix at once: they would fail every boot after it too.
 SETUP_CODES = (EX_USAGE, EX_DEPS, EX_BUILD, EX_INTERRUPTED, EX_PRESET, EX_QEMU_OLD, EX_SAVE,

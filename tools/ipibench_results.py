@@ -22,23 +22,11 @@ RESULTS_FORMAT = "ipibench-results"
 RESULTS_VERSION = 1
 RECORD_SCHEMA = validate.SCHEMA
 
-# Exit codes of the subcommands (docs/exit-codes.md, "Subcommands").
-EX_OK = 0
-EX_USAGE = 2
-EX_DEPS = 9
-EX_INTERRUPTED = 11
-EX_REGRESSION = 20
-EX_CORRECTNESS = 21
-EX_MISSING = 22
-EX_MALFORMED = 23
-EX_SCHEMA = 24
-EX_NO_OVERLAP = 25
-EX_PRESET = 26
-EX_QEMU_OLD = 27
-EX_SAVE = 28
-EX_UNAVAILABLE = 29
-EX_INCOMPARABLE = 30
-EX_NEEDS_KVM = 31
+# Exit codes of the subcommands (docs/exit-codes.md, "Subcommands"), from their one home.
+from ipibench_exit_codes import (EX_CORRECTNESS, EX_DEPS, EX_INCOMPARABLE,  # noqa: F401,E402
+                                 EX_INTERRUPTED, EX_MALFORMED, EX_MISSING, EX_NEEDS_KVM,
+                                 EX_NO_OVERLAP, EX_OK, EX_PRESET, EX_QEMU_OLD, EX_REGRESSION,
+                                 EX_SAVE, EX_SCHEMA, EX_UNAVAILABLE, EX_USAGE)
 
 GOOD_STATUSES = ("SUCCESS", "SKIP")
 

@@ -12,7 +12,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 
 # Kernel files are freestanding; host tests and tools are hosted.
 mapfile -t kernel_c < <(git ls-files --cached --others --exclude-standard \
-	'boot/*.c' 'kernel/*.c' 'ipi/*.c' 'apic/*.c' 'hyperv/*.c' 'kvm/*.c' 'bench/*.c' 'lib/*.c')
+	'boot/*.c' 'kernel/*.c' 'ipi/*.c' 'apic/*.c' 'hyperv/*.c' 'kvm/*.c' 'harness/*.c' \
+	'suite/*.c' 'bench/*.c' 'lib/*.c')
 mapfile -t host_c < <(git ls-files --cached --others --exclude-standard 'tests/*.c' 'tools/*.c')
 
 make -s build/asm-offsets.inc >/dev/null || { echo "not ok - lint: build prerequisites"; exit 1; }

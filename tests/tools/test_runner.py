@@ -851,7 +851,7 @@ def _(_s):
           C.closing("SUCCESS", 32, 65) == "SUCCESS (QEMU exit 65)", "closing")
 
 
-# The suite on one CPU as bench/check.c names its lines: every cross-CPU
+# The suite on one CPU as suite/delivery.c names its lines: every cross-CPU
 # check SKIPs; then the Hyper-V flush checks, which send no IPI.
 ONE_CPU_SUITE = "\n".join([
     "ok 1 - xapic: switch all 1 CPUs to xapic mode, no test vector left",

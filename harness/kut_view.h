@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The kvm-unit-tests view of the results (bench/kut_view.c).
+ * The kvm-unit-tests view of the results (harness/kut_view.c).
  */
-#ifndef BENCH_KUT_VIEW_H
-#define BENCH_KUT_VIEW_H
+#ifndef HARNESS_KUT_VIEW_H
+#define HARNESS_KUT_VIEW_H
 
 #include <stdint.h>
 #include "include/bench.h"

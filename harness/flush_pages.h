@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The pages every flush acts on (bench/flush_pages.c): the flush benchmark
+ * The pages every flush acts on (harness/flush_pages.c): the flush benchmark
  * touches and flushes them, the suite's flush checks swap their frames to
  * see whether a flush reached each target's TLB.
  */
-#ifndef BENCH_FLUSH_PAGES_H
-#define BENCH_FLUSH_PAGES_H
+#ifndef HARNESS_FLUSH_PAGES_H
+#define HARNESS_FLUSH_PAGES_H
 
 #include <stdint.h>
 

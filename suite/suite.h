@@ -7,8 +7,8 @@
  * environment (a CPU that misses a barrier or a request) STATUS_ERROR, an
  * unusable backend STATUS_SKIP.
  */
-#ifndef BENCH_CHECK_H
-#define BENCH_CHECK_H
+#ifndef SUITE_SUITE_H
+#define SUITE_SUITE_H
 
 #include <stdint.h>
 #include "include/compiler.h"
@@ -35,18 +35,18 @@ void check_flush_run(void);
 void check_end(enum lapic_mode boot_mode);
 
 /*
- * bench/check_flush.c: the flush calls the chosen backends bring
+ * suite/flush_effect.c: the flush calls the chosen backends bring
  * (flush_family.checked_with), each of which must succeed; the suite runs
  * it after the backends, with the other CPUs idle.
  */
 void check_flush(void);
 
-/* --- TAP, shared by the suite's files (bench/check.c) ------------------------------------- */
+/* --- TAP, shared by the suite's files (suite/delivery.c) ------------------------------------- */
 
 struct verdict;
 /* Hypercalls the sends made that did not succeed, into the verdict (ipi_take_failures). */
 void check_failures_judge(struct verdict *v);
-/* bench/check_nmi.c: an NMI backend's checks in place of the Fixed hold checks. */
+/* suite/nmi.c: an NMI backend's checks in place of the Fixed hold checks. */
 void check_nmi(const char *label);
 
 /* The problems found in one test, the first few kept for the TAP output. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The suite's flush checks (bench/check.c runs them after the backends):
+ * The suite's flush checks (suite/delivery.c runs them after the backends):
  * every flush implementation whose family the chosen backends bring
  * (flush_family.checked_with: the Hyper-V flush hypercalls come with the
  * Hyper-V hypercall backends; the native shootdown, which sends over the
@@ -8,7 +8,7 @@
  * on every other CPU, must return success, and must have reached every
  * target's TLB.
  *
- * Reached: each checked page of bench/flush_pages.h points at a frame of
+ * Reached: each checked page of harness/flush_pages.h points at a frame of
  * its own, and every target reads it through a translation made afresh
  * (INVLPG, then the read), so its TLB holds the page's frame. CPU 0 then
  * maps a spare frame in its place, as an unmap or a migration would, with
@@ -36,8 +36,8 @@
  * kvm-pv-ipi, which needs the Hyper-V one off). The APs idle in their
  * mailboxes meanwhile: none can be inside a hypercall.
  */
-#include "bench/check.h"
-#include "bench/flush_pages.h"
+#include "suite/suite.h"
+#include "harness/flush_pages.h"
 #include "include/bench.h"
 #include "include/console.h"
 #include "include/flush.h"

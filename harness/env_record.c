@@ -5,7 +5,7 @@
  * and hypervisor identity with the feature bits probed, TSC frequency and
  * its source, skew bound, CPUs and APIC IDs — printed once before any result.
  */
-#include "bench/trust.h"
+#include "harness/trust_probe.h"
 #include "include/bench.h"
 #include "include/boot.h"
 #include "include/console.h"

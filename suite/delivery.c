@@ -19,14 +19,14 @@
  * success is a failure of the test that made it, named with its call, form
  * and status (ipi_take_failures). The flush implementations the chosen
  * backends bring (the Hyper-V TLB-flush hypercalls, which send nothing the
- * counters could see) are checked apart, in bench/check_flush.c: each call
+ * counters could see) are checked apart, in suite/flush_effect.c: each call
  * in each form must return success.
  *
  * Output is TAP: "ok N - ...", "not ok N - ...", "ok N - ... # SKIP why",
  * diagnostics as "#   ..." lines, then "1..N" and a summary line.
  */
 #include <stdarg.h>
-#include "bench/check.h"
+#include "suite/suite.h"
 #include "include/bench.h"
 #include "include/console.h"
 #include "include/ipi.h"

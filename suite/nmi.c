@@ -3,7 +3,7 @@
  * The correctness suite's checks for an NMI backend, from the SDM: vol. 3A
  * 6.7.1 "Handling Multiple NMIs" and 11.8.4 / 11.8.3.1 (NMIs are not held
  * by IF or by the TPR, which only hold maskable interrupts). The delivery
- * checks of bench/check.c (each destination kind, exactly once, nobody
+ * checks of suite/delivery.c (each destination kind, exactly once, nobody
  * else) run on NMI backends too, with every NMI counted as IPI_NMI_VEC.
  *
  *  - through IF=0 and through TPR 0xF0: a target that masks maskable
@@ -27,7 +27,7 @@
  * Every wait has a deadline; the hypercall failures of an NMI hypercall
  * backend are counted as for the Fixed checks.
  */
-#include "bench/check.h"
+#include "suite/suite.h"
 #include "include/bench.h"
 #include "include/console.h"
 #include "include/irq.h"

@@ -17,7 +17,7 @@
  * table say what else differs, the RDTSC accumulators vmexit.c keeps inside
  * its loops among it (kvm-unit-tests x86/vmexit.c: tsc_ipi, tsc_eoi).
  */
-#include "bench/kut_view.h"
+#include "harness/kut_view.h"
 #include "include/console.h"
 #include "include/cpu.h"
 #include "lib/kut_names.h"

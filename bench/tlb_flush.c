@@ -76,7 +76,7 @@
  * Hyper-V one: the backend in force may be kvm-pv-ipi); no target makes a
  * hypercall meanwhile, they only run their loop.
  */
-#include "bench/flush_pages.h"
+#include "harness/flush_pages.h"
 #include "include/bench.h"
 #include "include/console.h"
 #include "include/flush.h"

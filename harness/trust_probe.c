@@ -4,7 +4,7 @@
  * the cost of RDTSC and of CPUID measured on the BSP, the TSC's stability
  * bits and skew bound, and whether the hypervisor is TCG.
  */
-#include "bench/trust.h"
+#include "harness/trust_probe.h"
 #include "include/console.h"
 #include "include/cpu.h"
 #include "include/poll.h"

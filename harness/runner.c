@@ -12,7 +12,7 @@
  * that sends no IPI, one benchmark on one usable backend, or a whole
  * backend whose probe refused it (its benchmarks SKIP with that reason).
  */
-#include "bench/kut_view.h"
+#include "harness/kut_view.h"
 #include "include/bench.h"
 #include "include/console.h"
 #include "include/mm.h"

@@ -3,8 +3,8 @@
  * The trust checks of this boot (lib/trust.h has the rules): measured once
  * on the BSP before the environment record, then read by every result.
  */
-#ifndef BENCH_TRUST_H
-#define BENCH_TRUST_H
+#ifndef HARNESS_TRUST_PROBE_H
+#define HARNESS_TRUST_PROBE_H
 
 #include "lib/json.h"
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The flush pages (bench/flush_pages.h): FLUSH_CEILING 4 KiB pages at
+ * The flush pages (harness/flush_pages.h): FLUSH_CEILING 4 KiB pages at
  * FLUSH_VA, mapped in the tables every CPU's CR3 points at (boot_pml4), in a
  * PML4 slot that was empty. No CPU caches a translation that is not
  * present, so filling the slot needs no flush; it is written last, whole.
  */
-#include "bench/flush_pages.h"
+#include "harness/flush_pages.h"
 #include "include/compiler.h"
 #include "include/mm.h"
 #include "include/x86.h"

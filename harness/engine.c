@@ -12,8 +12,8 @@
  * timeout as budget); a spinning target is WATCH_TARGET, not watched: its
  * sender's deadlines bound every wait on it.
  */
-#include "bench/kut_view.h"
-#include "bench/trust.h"
+#include "harness/kut_view.h"
+#include "harness/trust_probe.h"
 #include "include/bench.h"
 #include "include/console.h"
 #include "include/cpu.h"
