@@ -53,12 +53,35 @@ def registry():
     return cases, case
 
 
-def run_cases(cases, group, ctx=None, also=()):
+def selected(cases, argv=None):
+    """The cases a test file's command line asks for: every one, or with
+    `--case TEXT` (more than once: any of them) those whose name holds TEXT;
+    `--list` prints every name and exits 0. A TEXT that names no case exits 2:
+    a run that tests nothing must not pass."""
+    argv = sys.argv[1:] if argv is None else argv
+    if "--list" in argv:
+        for name, _ in cases:
+            print(name)
+        sys.exit(0)
+    wanted = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--case"]
+    if not wanted:
+        return list(cases)
+    picked = [(n, f) for n, f in cases if any(w in n for w in wanted)]
+    if not picked:
+        print(f"no case named like {' or '.join(map(repr, wanted))} (--list names them)",
+              file=sys.stderr)
+        sys.exit(2)
+    return picked
+
+
+def run_cases(cases, group, ctx=None, also=(), select=True):
     """Runs each (name, fn) as fn(ctx), printing a TAP line "ok - GROUP: name"
     or "not ok - ..." with the reason on '#' lines; the count of failures.
-    also: exceptions besides Fail that count as a failed case."""
+    also: exceptions besides Fail that count as a failed case. select: pick
+    the cases by the command line first (selected()); False where the caller
+    did, over all of its cases."""
     bad = 0
-    for name, fn in cases:
+    for name, fn in (selected(cases) if select else cases):
         try:
             fn(ctx)
             print(f"ok - {group}: {name}")

@@ -24,7 +24,7 @@ import ipibench_console as C  # noqa: E402
 import ipibench_lava as L  # noqa: E402
 import ipibench_results as R  # noqa: E402
 import synth  # noqa: E402
-from harness import REPO, check, registry, run_cases, run_cmd  # noqa: E402
+from harness import REPO, check, registry, run_cases, run_cmd, selected  # noqa: E402
 
 CASES, case = registry()
 EXAMPLE_URL = "https://example.org/ipibench/ipibench.elf32"
@@ -356,11 +356,11 @@ def main():
     tmp = tempfile.mkdtemp(prefix="ipibench-lava-tools-")
     try:
         bad = 0
-        for name, fn in CASES:
+        for name, fn in selected(CASES):
             sub = os.path.join(tmp, str(abs(hash(name))))
             os.makedirs(sub)
             bad += run_cases([(name, fn)], "tools: lava", sub, also=(OSError, KeyError,
-                                                                      ValueError))
+                                                                      ValueError), select=False)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 1 if bad else 0

@@ -1893,13 +1893,14 @@ class Ctx:
     pass
 
 
-def run_all(cases=CASES):
-    """Run the cases with one context; the count of failures."""
+def run_all(cases=CASES, select=True):
+    """Run the cases with one context; the count of failures. select: as
+    harness.run_cases."""
     ctx = Ctx()
     ctx.tmp = tempfile.mkdtemp(prefix="ipibench-runner-")
     ctx.fake = Fake(ctx.tmp)
     try:
-        bad = run_cases(cases, "tools", ctx, also=(subprocess.TimeoutExpired,))
+        bad = run_cases(cases, "tools", ctx, also=(subprocess.TimeoutExpired,), select=select)
     finally:
         subprocess.run(["rm", "-rf", ctx.tmp])
     return bad

@@ -24,7 +24,8 @@ import ipibench_kvm as K  # noqa: E402
 import ipibench_results as R  # noqa: E402
 import synth  # noqa: E402
 import test_runner  # noqa: E402  (run.sh's own logic; its cases run here too)
-from harness import Fail, check, expect, png_ok, registry, run_cases, run_cmd, svg_ok  # noqa: E402
+from harness import (Fail, check, expect, png_ok, registry, run_cases, run_cmd,  # noqa: E402
+                     selected, svg_ok)
 
 TOOL = [sys.executable, os.path.join(REPO, "tools", "ipibench.py")]
 SLOW_KEY = ("single", "round-trip", "none", "x2apic", "spin", 1)
@@ -146,6 +147,22 @@ def _(s):
         rc, out, err = run_cmd([os.path.join(REPO, "tests", "run"), *bad],
                                env={"TESTS_RUN_FAKE_GROUPS": fake})
         check(rc == 2 and "tests/run: " in err, f"{bad}: exit {rc}, {err!r}")
+
+
+@case("a test file runs one case by name (--case TEXT), lists them (--list), refuses an unknown one")
+def _(s):
+    import harness
+    cases = [("alpha one", None), ("beta two", None), ("gamma", None)]
+    check([n for n, _ in harness.selected(cases, [])] == ["alpha one", "beta two", "gamma"],
+          "every case without --case")
+    check([n for n, _ in harness.selected(cases, ["--case", "two", "--case", "gam"])] ==
+          ["beta two", "gamma"], "--case picks by part of the name")
+    rc, out, err = run_cmd([sys.executable, "tests/tools/test_hoststats.py", "--case", "zzz"])
+    check(rc == 2 and "no case named like 'zzz'" in err and "ok -" not in out, f"{rc} {err}")
+    rc, out, _ = run_cmd([sys.executable, "tests/tools/test_hoststats.py", "--case",
+                          "same statistics"])
+    check(rc == 0 and out.strip() == "ok - hoststats: the lane asks for the same statistics",
+          out)
 
 
 @case("Mann-Whitney U: exact p-values of hand-checked vectors")
@@ -890,13 +907,15 @@ def _(s):
 
 
 def main():
+    # This file runs its own cases and test_runner.py's: --case picks among both.
+    chosen = selected(CASES + test_runner.CASES)
     tmp = tempfile.mkdtemp(prefix="ipibench-tools-")
     bad = 0
     try:
-        bad += run_cases(CASES, "tools", Sets(tmp))
+        bad += run_cases([c for c in chosen if c in CASES], "tools", Sets(tmp), select=False)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    bad += test_runner.run_all()
+    bad += test_runner.run_all([c for c in chosen if c in test_runner.CASES], select=False)
     return 1 if bad else 0
 
 

@@ -17,7 +17,7 @@ import ipibench  # noqa: E402
 import ipibench_accel as A  # noqa: E402
 import ipibench_results as R  # noqa: E402
 import synth  # noqa: E402
-from harness import check, expect, registry, run_cases, run_cmd  # noqa: E402
+from harness import check, expect, registry, run_cases, run_cmd, selected  # noqa: E402
 
 CASES, case = registry()
 PVM = "this host's /dev/kvm is PVM (module kvm_pvm: ...)"
@@ -174,10 +174,10 @@ def _(tmp):
 
 def main():
     bad = 0
-    for name, fn in CASES:
+    for name, fn in selected(CASES):
         tmp = tempfile.mkdtemp(prefix="ipibench-trust-")
         try:
-            bad += run_cases([(name, fn)], "tools", tmp)
+            bad += run_cases([(name, fn)], "tools", tmp, select=False)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return 1 if bad else 0
