@@ -75,10 +75,28 @@ static const char spin_eoi_words[] = "ack=after-eoi next-send=after-loop-ack";
  */
 #define VMEXIT_HALT_SPIN 2000
 
-static char target_text[16];
-static bool point_halt;
-static uint32_t point_gap_us;	/* single-halt: idle time before each send */
-static char halt_words[192];
+/* What the point-to-point benchmarks keep between calls, reached through r->priv. */
+struct point_state {
+	bool halt;		/* single-halt: the target idles in HLT between sends */
+	uint32_t gap_us;	/* single-halt: idle time before each send */
+	char target_text[16];	/* r->targets */
+	char halt_words[192];	/* r->words of a single-halt pass */
+};
+
+static struct point_state point_state;
+
+/* Every pass starts here: r->priv is this benchmark's state. */
+static struct point_state *point_begin(struct bench_run *r, bool halt)
+{
+	r->priv = &point_state;
+	point_state.halt = halt;
+	return &point_state;
+}
+
+static inline const struct point_state *point_of(const struct bench_run *r)
+{
+	return r->priv;
+}
 
 /* One pass of single or single-halt. */
 struct point_pass {
@@ -106,7 +124,7 @@ static int point_lost(struct bench_run *r, const char *what)
  */
 static int point_back(struct bench_run *r, uint32_t want)
 {
-	if (!point_halt &&
+	if (!point_of(r)->halt &&
 	    bench_wait_back(r->target, want, tsc_deadline_us(bench_params.deadline_us)))
 		return point_lost(r, "handled, but its spin loop did not resume");
 	return 0;
@@ -200,9 +218,9 @@ static void point_idle_gap(struct bench_run *r)
 		return;
 	}
 	/* halt_gap=0 is kvm-unit-tests' ipi: the next send as soon as the last returned. */
-	if (point_gap_us) {
+	if (point_of(r)->gap_us) {
 		(void)point_wait_halted(r);
-		tsc_delay_us(point_gap_us);
+		tsc_delay_us(point_of(r)->gap_us);
 	}
 }
 
@@ -236,7 +254,10 @@ static inline __attribute__((always_inline)) int round_trip(struct bench_run *r,
 	uint32_t ticks = 0;
 	int err;
 
-	if (gap_before && point_halt) {	/* single-halt: let the target get back into HLT */
+	/* single-halt: let the target get back into HLT. (Read here and after the
+	 * region, not kept across it: a register held through the region moved
+	 * its code under -icount.) */
+	if (gap_before && point_of(r)->halt) {
 		point_idle_gap(r);
 		ticks = READ_ONCE(percpu_of[target]->mbox.ticks);
 	}
@@ -261,7 +282,7 @@ static inline __attribute__((always_inline)) int round_trip(struct bench_run *r,
 	out[0] = t1 - t0;
 	if (!spin_after)
 		out[1] = bench_one_way(bench_entry_tsc(target), t0);
-	if (gap_before && point_halt && READ_ONCE(percpu_of[target]->mbox.ticks) != ticks)
+	if (gap_before && point_of(r)->halt && READ_ONCE(percpu_of[target]->mbox.ticks) != ticks)
 		point_ticked(r, out[0]);
 	return point_back(r, want);
 }
@@ -278,11 +299,13 @@ static int vmexit_halt_iter(struct bench_run *r, uint64_t *out)
 
 static void point_setup(struct bench_run *r, const char *state)
 {
-	fmt_snprintf(target_text, sizeof(target_text), "%u", r->target);
-	r->targets = target_text;
+	struct point_state *ps = r->priv;
+
+	fmt_snprintf(ps->target_text, sizeof(ps->target_text), "%u", r->target);
+	r->targets = ps->target_text;
 	r->ntargets = 1;
 	r->target_state = state;
-	r->words = point_halt ? halt_words : spin_words;
+	r->words = ps->halt ? ps->halt_words : spin_words;
 	/* Each pass counts its own late wakes and ticked iterations. */
 	r->has_late = false;
 	r->tick_iters = r->late_ticks = 0;
@@ -347,7 +370,7 @@ static void send_cost_run(struct bench_run *r)
 	static const char *const names[] = { "send" };
 	struct cpuset t;
 
-	point_halt = false;
+	(void)point_begin(r, false);
 	point_setup(r, "spin");
 	bench_metrics(r, 1, names);
 	cpuset_clear(&t);
@@ -464,18 +487,18 @@ static const char *point_pause_target_timer(struct bench_run *r)
  * IRET before it). The host trace says what happened (kvm_vcpu_wakeup,
  * tools/kvm_trace.py).
  */
-static void point_halt_words(const struct point_pass *pass, const char *next_send,
-			     const char *timer)
+static void point_halt_words(struct point_state *ps, const struct point_pass *pass,
+			     const char *next_send, const char *timer)
 {
 	const uint64_t poll = bench_params.halt_poll_ns;
 	const uint32_t grow = bench_params.halt_poll_grow;
-	const char *wake = grow && (uint64_t)point_gap_us * 2000 < poll ? "poll" : "block";
+	const char *wake = grow && (uint64_t)ps->gap_us * 2000 < poll ? "poll" : "block";
 
-	fmt_snprintf(halt_words, sizeof(halt_words),
+	fmt_snprintf(ps->halt_words, sizeof(ps->halt_words),
 		     "ack=%s next-send=%s halt-gap-us=%u wake-aim=%s halt-poll-ns=%s%lu "
 		     "halt-poll-grow=%s%u target-timer=%s",
 		     pass->ack == IPI_ACK_AFTER_EOI ? "after-eoi" : "count-before-eoi", next_send,
-		     point_gap_us, wake, bench_params.halt_poll_known ? "" : "assumed-", poll,
+		     ps->gap_us, wake, bench_params.halt_poll_known ? "" : "assumed-", poll,
 		     bench_params.halt_grow_known ? "" : "assumed-", grow, timer);
 }
 
@@ -484,9 +507,11 @@ static uint64_t single_common(struct bench_run *r, bool halt, const struct point
 	uint64_t p50 = 0;
 	static const char *const names[] = { "round-trip", "one-way" };
 	const char *timer = NULL;
+	struct point_state *ps;
 	struct cpuset t;
 
 	if (pass->ack == IPI_ACK_AFTER_EOI && ipi_is_nmi(r->ops)) {
+		r->priv = &point_state; /* its words as the pass before left them */
 		point_setup(r, halt ? "halt" : "spin");
 		r->variant = pass->variant;
 		bench_emit_status(r, "round-trip", "SKIP", "an NMI takes no EOI: nothing to order");
@@ -494,15 +519,15 @@ static uint64_t single_common(struct bench_run *r, bool halt, const struct point
 		return 0;
 	}
 
-	point_halt = halt;
+	ps = point_begin(r, halt);
 	point_setup(r, halt ? "halt" : "spin");
 	r->variant = pass->variant;
 	if (halt) {
-		point_gap_us = pass->block ? bench_block_gap_us() : bench_params.halt_gap_us;
+		ps->gap_us = pass->block ? bench_block_gap_us() : bench_params.halt_gap_us;
 		timer = point_pause_target_timer(r);
 		if (point_timer_failed(r, timer, "round-trip"))
 			return 0;
-		point_halt_words(pass, point_gap_us ? "after-rehalt-and-gap" : "after-ack", timer);
+		point_halt_words(ps, pass, ps->gap_us ? "after-rehalt-and-gap" : "after-ack", timer);
 		if (bench_params.host_stats)
 			r->host_edge = point_host_edge;
 	} else {
@@ -591,16 +616,16 @@ static const char *single_halt_valid(const struct ipi_ops *ops)
 static void vmexit_halt_pass(struct bench_run *r)
 {
 	static const char *const names[] = { "round-trip" };
+	struct point_state *ps = point_begin(r, true);
 	const char *timer;
 
-	point_halt = true;
 	point_setup(r, "halt");
 	r->variant = "vmexit-gap";
-	point_gap_us = 0;
+	ps->gap_us = 0;
 	timer = point_pause_target_timer(r);
 	if (point_timer_failed(r, timer, "round-trip"))
 		return;
-	point_halt_words(&pass_plain, "after-2000-cycle-spin-in-region", timer);
+	point_halt_words(ps, &pass_plain, "after-2000-cycle-spin-in-region", timer);
 	if (bench_params.host_stats)
 		r->host_edge = point_host_edge;
 	bench_metrics(r, 1, names);

@@ -716,9 +716,10 @@ class Boot:
             self.show_exits()
         elif self.o.exits:
             say("run.sh: --exits: no trace came back (the outer VM did not send it)")
-        for m in re.finditer(r"^@@@ lane-rerun \S+ (soft-lockup: )?", outer, re.M):
-            say("run.sh: " + ("the outer VM's kernel soft-locked in the first boot; a fresh "
-                              "outer VM ran it again" if m.group(1) else
+        for m in re.finditer(r"^@@@ lane-rerun \S+ (soft-lockup: |outer-oops: )?", outer, re.M):
+            say("run.sh: " + ("the outer VM's kernel failed in the first boot ("
+                              f"{m.group(1)[:-2]}); a fresh outer VM ran it again"
+                              if m.group(1) else
                               "the first boot reset with the outer TCG's known SVM fault")
                 + " (tests/kvm-lane/README.md); this is the second")
         return keep

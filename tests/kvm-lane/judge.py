@@ -127,8 +127,9 @@ def reruns(outdir, frame):
     except OSError:
         return [], []
     found = re.findall(rf"^@@@ lane-rerun {re.escape(frame)} (.*)$", outer, re.M)
-    lockups = [r.split(":", 1)[1].strip() for r in found if r.startswith("soft-lockup:")]
-    return [r for r in found if not r.startswith("soft-lockup:")], lockups
+    outer = ("soft-lockup:", "outer-oops:")
+    lockups = [r.split(":", 1)[1].strip() for r in found if r.startswith(outer)]
+    return [r for r in found if not r.startswith(outer)], lockups
 
 
 def rerun_notes(outdir, frame):
@@ -138,7 +139,8 @@ def rerun_notes(outdir, frame):
              if r.startswith("no-shutdown-exit") else
              f"ran twice: the first boot reset with the outer TCG's signature ({r}):"
              " not the guest's fault, see outer.log" for r in host_rip]
-            + [f"ran twice: the outer VM's kernel soft-locked in it ({r}); a fresh outer VM"
+            + [f"ran twice: the outer VM's kernel "
+               f"{'oopsed' if 'Oops' in r else 'soft-locked'} in it ({r}); a fresh outer VM"
                " ran it again: not the guest's fault, see outer.log" for r in lockups])
 
 

@@ -336,14 +336,23 @@ lockup_rerun_test() {
 	[[ "$jb" == "ok - "*"note: ran twice: the outer VM's kernel soft-locked in it (BUG: soft lockup - CPU#1 stuck for 22s! [qemu-system-x86:163])"* ]] ||
 		problems+=("the frame that locked: $jb")
 	lockup_case twice "$d/locked.log" "$d/locked.log"
-	[ "$rc" = 1 ] && [[ "$out" == *"kvm-lane: error: the outer VM's kernel soft-locked again, in frame $b"* ]] &&
+	[ "$rc" = 1 ] && [[ "$out" == *"kvm-lane: error: the outer VM's kernel failed again (soft-lockup), in frame $b"* ]] &&
 		[ -s "$d/twice/$a.status" ] && [ ! -e "$d/twice/$b.status" ] ||
 		problems+=("two lockups: exit $rc, $(tail -n 1 <<<"$out")")
+	# An oops of the outer kernel (an int3 in finish_task_switch, as a
+	# clean-clone run once had) is rerun the same way, with its own note.
+	local oops='[    9.319175] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
+[    9.347510] Kernel panic - not syncing: Fatal exception in interrupt'
+	printf '%s\n%s\n%s\n%s\n' "$info" "$fa" "$(head -n 12 <<<"$fb")" "$oops" >"$d/oopsed.log"
+	lockup_case oops "$d/oopsed.log" "$d/rest.log"
+	jb=$(python3 tests/kvm-lane/judge.py "$d/oops" $b)
+	[ "$rc" = 0 ] && [[ "$jb" == "ok - "*"note: ran twice: the outer VM's kernel oopsed in it ([    9.319175] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI)"* ]] ||
+		problems+=("an outer oops: exit $rc: $jb")
 	lockup_case stopped "$d/stopped.log" "$d/rest.log"
 	[ "$rc" = 1 ] && [ "$(cat "$d/count")" = 1 ] && [[ "$out" == *"stopped before the end"* ]] ||
 		problems+=("no lockup: exit $rc after $(cat "$d/count") boot(s): $(tail -n 1 <<<"$out")")
 	tally "kvm-lane: soft-lockup rerun" \
-		"kvm-lane: an outer kernel's soft lockup reruns its frame in a fresh outer VM, with a note; a second fails" \
+		"kvm-lane: an outer kernel's soft lockup or oops reruns its frame in a fresh outer VM, with a note; a second fails" \
 		"${problems[@]}"
 }
 

@@ -51,8 +51,10 @@
 # DIR/jobs lists what each outer boot ran.
 #
 # An outer kernel that soft-locks (an L1 CPU stuck in KVM for 20 s: it
-# panics, softlockup_panic=1) is booted once more for the frame it was in and
-# those after it; a second soft lockup fails.
+# panics, softlockup_panic=1) or oopses (an int3 oops in finish_task_switch
+# while tracepoints were being switched on, once: the outer TCG's
+# cross-modifying-code handling under text patching) is booted once more for
+# the frame it was in and those after it; a second such failure fails.
 #
 # exit: 0 the outer VM ran every frame to its end (whatever the guests'
 # statuses: judging them is the caller's job); 1 the outer VM failed or a
@@ -767,7 +769,7 @@ split_console() {
 		}
 		# lane.sh between two outer boots: what the first left unfinished
 		# is not continued by the second (which starts the frame again).
-		/^@@@ lane-rerun [^ ]* soft-lockup/ {
+		/^@@@ lane-rerun [^ ]* (soft-lockup|outer-oops)/ {
 			if (trace_file != "") { close(trace_file); close(packed_file) }
 			name = ""; trace_file = ""; next
 		}
@@ -925,16 +927,23 @@ main() {
 		# (Cut into by the guest's console, the panic's line still says it.)
 		lockup=$(tail -n +"$first" "$out/outer.log" |
 			grep -m 1 -o -E 'BUG: soft lockup.*|not syncing: softlockup.*' || true)
+		kind=soft-lockup
+		if [ -z "$lockup" ]; then
+			# The outer kernel's own oops (not the guest's: the guest runs in L2).
+			lockup=$(tail -n +"$first" "$out/outer.log" |
+				grep -m 1 -o -E '^\[ *[0-9.]*\] Oops: .*' || true)
+			kind=outer-oops
+		fi
 		if [ -n "$lockup" ] && ! tail -n +"$first" "$out/outer.log" | grep -q '^@@@ lane-done$'; then
 			mapfile -t again < <(unfinished "$first" "${pending[@]}")
 			if [ ${#again[@]} -gt 0 ]; then
 				name=${frames[${again[0]}]}
 				if [ "$boot" -ge 2 ]; then
 					split_console
-					die "the outer VM's kernel soft-locked again, in frame $name ($lockup); a second lockup is not retried (see $out/outer.log)"
+					die "the outer VM's kernel failed again ($kind), in frame $name ($lockup); a second failure is not retried (see $out/outer.log)"
 				fi
-				echo "@@@ lane-rerun $name soft-lockup: $lockup" >>"$out/outer.log"
-				say "$name: the outer VM's kernel soft-locked ($lockup): not the guest's" \
+				echo "@@@ lane-rerun $name $kind: $lockup" >>"$out/outer.log"
+				say "$name: the outer VM's kernel failed ($kind: $lockup): not the guest's" \
 					"fault; a fresh outer VM for it and the $((${#again[@]} - 1)) frame(s) after it"
 				pending=("${again[@]}") boot=$((boot + 1))
 				continue

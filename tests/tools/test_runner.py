@@ -1869,8 +1869,8 @@ def _(s):
     check(len(marked) == 6 and all(r["exits"]["apic_accel"] == "no" for r in marked),
           f"{[r.get('exits') for r in doc['records']]}")
     # A frame the lane ran twice: run.sh says why, and that this is the second.
-    for mode, why in (("lockup", "the outer VM's kernel soft-locked in the first boot; a fresh "
-                                 "outer VM ran it again"),
+    for mode, why in (("lockup", "the outer VM's kernel failed in the first boot (soft-lockup); "
+                                 "a fresh outer VM ran it again"),
                       ("host-rip", "the first boot reset with the outer TCG's known SVM fault")):
         _, _, err = expect(lane(mode), 0, f"run.sh: {why} (tests/kvm-lane/README.md); this is "
                            "the second")
