@@ -32,23 +32,30 @@
 enum bcast_shape { BCAST_SHORTHAND, BCAST_SET, BCAST_LOOP };
 
 static const char *const shape_names[] = { "shorthand", "set", "loop" };
-static enum bcast_shape shape;
-static struct cpuset targets;
-static uint32_t want[MAX_CPUS];
-static char targets_text[64];
 static const char bcast_words[] = "ack=count-before-eoi next-send=after-loop-ack";
-static char set_words[96];
 
-/* The targets as a list, in CPU-number order, made before any region (bcast_list). */
-static unsigned int tlist[MAX_CPUS], tcount;
-static const uint32_t *tcounts[MAX_CPUS];	/* each target's count word */
+/*
+ * What the broadcast benchmark keeps between calls. The regions use it by
+ * name (its arrays at fixed addresses, as file statics were), not through
+ * a pointer: a base register live across a region would change its code.
+ */
+static struct bcast_state {
+	enum bcast_shape shape;
+	struct cpuset targets;
+	uint32_t want[MAX_CPUS];	/* each target's count once it has handled the IPI */
+	char targets_text[64];
+	char set_words[96];
+	/* The targets as a list, in CPU-number order, made before any region (bcast_list). */
+	unsigned int tlist[MAX_CPUS], tcount;
+	const uint32_t *tcounts[MAX_CPUS];	/* each target's count word */
+} bcast;
 
 static void bcast_list(void)
 {
-	tcount = 0;
-	cpuset_for_each(c, &targets) {
-		tcounts[tcount] = bench_count_word((unsigned int)c);
-		tlist[tcount++] = (unsigned int)c;
+	bcast.tcount = 0;
+	cpuset_for_each(c, &bcast.targets) {
+		bcast.tcounts[bcast.tcount] = bench_count_word((unsigned int)c);
+		bcast.tlist[bcast.tcount++] = (unsigned int)c;
 	}
 }
 
@@ -69,7 +76,7 @@ static inline __attribute__((always_inline)) void bcast_send(enum bcast_shape sh
 	void (*one)(unsigned int cpu_nr, uint8_t vector) = ops->send;
 	void (*all)(uint8_t vector) = ops->send_allbutself;
 	void (*set)(const struct cpuset *set, uint8_t vector) = ops->send_set;
-	const unsigned int n = tcount;
+	const unsigned int n = bcast.tcount;
 
 	if (sh == BCAST_SET && !set)
 		sh = BCAST_LOOP;
@@ -77,17 +84,17 @@ static inline __attribute__((always_inline)) void bcast_send(enum bcast_shape sh
 	if (sh == BCAST_SHORTHAND) {
 		all(BENCH_VEC);
 	} else if (sh == BCAST_SET) {
-		set(&targets, BENCH_VEC);
+		set(&bcast.targets, BENCH_VEC);
 	} else {
 		for (unsigned int i = 0; i < n; i++)
-			one(tlist[i], BENCH_VEC);
+			one(bcast.tlist[i], BENCH_VEC);
 	}
 }
 
 static int bcast_lost(struct bench_run *r, unsigned int cpu_nr)
 {
 	bench_fail(r, "%s broadcast of vector 0x%x from CPU %u: CPU %u (APIC ID %u) did not handle it within %lu us",
-		   shape_names[shape], BENCH_VEC, r->sender, cpu_nr, percpu_of[cpu_nr]->apic_id,
+		   shape_names[bcast.shape], BENCH_VEC, r->sender, cpu_nr, percpu_of[cpu_nr]->apic_id,
 		   bench_params.deadline_us);
 	return -E_TIMEDOUT;
 }
@@ -95,13 +102,13 @@ static int bcast_lost(struct bench_run *r, unsigned int cpu_nr)
 /* After the region: every target's spin loop has its count (EOI and IRET done). */
 static int bcast_settle(struct bench_run *r, uint64_t deadline)
 {
-	for (unsigned int i = 0; i < tcount; i++) {
-		unsigned int c = tlist[i];
+	for (unsigned int i = 0; i < bcast.tcount; i++) {
+		unsigned int c = bcast.tlist[i];
 
-		if (!bench_wait_back(c, want[i], deadline))
+		if (!bench_wait_back(c, bcast.want[i], deadline))
 			continue;
 		bench_fail(r, "%s broadcast of vector 0x%x from CPU %u: CPU %u (APIC ID %u) handled it, but its spin loop did not resume within %lu us",
-			   shape_names[shape], BENCH_VEC, r->sender, c, percpu_of[c]->apic_id,
+			   shape_names[bcast.shape], BENCH_VEC, r->sender, c, percpu_of[c]->apic_id,
 			   bench_params.deadline_us);
 		return -E_TIMEDOUT;
 	}
@@ -113,7 +120,7 @@ static void bcast_one_way(uint64_t t0, uint64_t *first, uint64_t *last)
 {
 	*first = BENCH_INVALID;
 	*last = 0;
-	cpuset_for_each(c, &targets) {
+	cpuset_for_each(c, &bcast.targets) {
 		uint64_t e = bench_one_way(bench_entry_tsc((unsigned int)c), t0);
 
 		if (e == BENCH_INVALID) {
@@ -135,24 +142,24 @@ static inline __attribute__((always_inline)) int bcast_iter(struct bench_run *r,
 							     enum bcast_shape sh)
 {
 	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us), t0, t1;
-	const unsigned int n = tcount;
+	const unsigned int n = bcast.tcount;
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		want[i] = bench_read(tcounts[i]) + 1;
-		bench_expect(tlist[i]);
+		bcast.want[i] = bench_read(bcast.tcounts[i]) + 1;
+		bench_expect(bcast.tlist[i]);
 	}
 	irq_disable();
 	bcast_send(sh, r->ops, &t0);
 	t1 = bench_tsc_end();
 	for (i = 0; i < n; i++) {
-		if (bench_poll(tcounts[i], want[i], deadline))
+		if (bench_poll(bcast.tcounts[i], bcast.want[i], deadline))
 			break;
 	}
 	out[3] = bench_tsc_end() - t0;
 	irq_enable();
 	if (i < n)
-		return bcast_lost(r, tlist[i]);
+		return bcast_lost(r, bcast.tlist[i]);
 	out[0] = t1 - t0;
 	bcast_one_way(t0, &out[1], &out[2]);
 	/* The loops' acknowledgements get a deadline of their own (point.c says why). */
@@ -181,7 +188,7 @@ static const bench_iter_fn bcast_iters[] = { bcast_iter_shorthand, bcast_iter_se
 static void bcast_emit(struct bench_run *r)
 {
 	static char why[160];
-	uint64_t skew = bench_skew_bound(r->sender, &targets);
+	uint64_t skew = bench_skew_bound(r->sender, &bcast.targets);
 	struct bench_metric first = r->m[1], last = r->m[2];
 	struct stats st;
 
@@ -212,16 +219,16 @@ static int bcast_one(struct bench_run *r, unsigned int k)
 {
 	static const char *const names[] = { "send", "first", "last", "all-ack" };
 
-	bench_targets_first(r, k, &targets, targets_text, sizeof(targets_text));
+	bench_targets_first(r, k, &bcast.targets, bcast.targets_text, sizeof(bcast.targets_text));
 	r->words = bcast_words;
-	if (shape == BCAST_SET && r->ops->set_writes) {
-		fmt_snprintf(set_words, sizeof(set_words), "%s set-writes=%u", bcast_words,
-			     r->ops->set_writes(&targets));
-		r->words = set_words;
+	if (bcast.shape == BCAST_SET && r->ops->set_writes) {
+		fmt_snprintf(bcast.set_words, sizeof(bcast.set_words), "%s set-writes=%u", bcast_words,
+			     r->ops->set_writes(&bcast.targets));
+		r->words = bcast.set_words;
 	}
 	bcast_list();
 	bench_metrics(r, 4, names);
-	if (bench_sample_on_sender(r, bcast_iters[shape]))
+	if (bench_sample_on_sender(r, bcast_iters[bcast.shape]))
 		return -E_TIMEDOUT;
 	bcast_emit(r);
 	return 0;
@@ -236,9 +243,9 @@ static void bcast_run(struct bench_run *r)
 	cpuset_remove(&all, r->sender);
 	r->target_state = "spin";
 	bench_targets_spin(&all);
-	for (shape = BCAST_SHORTHAND; shape <= BCAST_LOOP; shape++) {
-		r->variant = shape_names[shape];
-		if (shape == BCAST_SHORTHAND) {
+	for (bcast.shape = BCAST_SHORTHAND; bcast.shape <= BCAST_LOOP; bcast.shape++) {
+		r->variant = shape_names[bcast.shape];
+		if (bcast.shape == BCAST_SHORTHAND) {
 			if (bcast_one(r, others))
 				break;
 			continue;
