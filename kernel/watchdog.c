@@ -443,9 +443,11 @@ static __noreturn void watch_report(unsigned int c, const struct watch_snap *s, 
 			     "RIP unknown: no NMI taken within %lu ms: stuck in an instruction that "
 			     "does not retire, e.g. a hypercall that never returns", wait_us / 1000);
 	/* The call buffers hold the latest call: it may have returned long ago. */
+	/* The rule's numbers from the constants that make it (watch_bound_us), not typed again. */
 	kprintf("watchdog: CPU %u (APIC ID %u) made no progress for %lu ms (bound %lu ms: 2 x "
-		"deadline %lu ms, at least 4000 ms, + 1000 ms + phase budget %lu ms): %s%s%s, %s\n",
+		"deadline %lu ms, at least %lu ms, + %lu ms + phase budget %lu ms): %s%s%s, %s\n",
 		c, p->apic_id, stale / tsc_khz, watch_bound_us(s) / 1000, watch_deadline_us / 1000,
+		(unsigned long)(WATCH_FLOOR_US / 1000), (unsigned long)(WATCH_SLACK_US / 1000),
 		s->budget_us / 1000, doing, calls[0] ? ", latest hypercall " : "", calls, rip);
 	if (answered) {
 		watch_print_frame(c, &f, &p->watch_nmi);
