@@ -510,6 +510,12 @@ def attach(trace, recs, cmdline=None, kvm_params=None):
     return recs
 
 
+def attach_console(trace, lines, kvm_params=None):
+    """attach() over a console log's lines: its marked records, and the
+    guest's command line from its env record (what debug=slow-eoi settles)."""
+    return attach(trace, records(lines), cmdline_of(lines), kvm_params)
+
+
 def wake_path(rec):
     """(what, why) of a halted target's wakes, from the host's evidence in a
     record's exits: "poll" (KVM's halt polling, or its check before
@@ -761,7 +767,7 @@ def main(argv):
         trace = parse(f)
     with open(argv[2], errors="replace") as f:
         lines = f.read().splitlines()
-    recs = attach(trace, records(lines), cmdline_of(lines))
+    recs = attach_console(trace, lines)
     if "--json" in argv[3:]:
         json.dump({"records": [{k: r[k] for k in ("bench", "metric", "variant", "backend",
                                                  "sender", "targets", "iterations", "mark",

@@ -64,7 +64,7 @@ def judge(expect, trace_path, log_path):
         trace = kvm_trace.parse(f)
     with open(log_path, errors="replace") as f:
         lines = f.read().splitlines()
-    recs = kvm_trace.attach(trace, kvm_trace.records(lines), kvm_trace.cmdline_of(lines))
+    recs = kvm_trace.attach_console(trace, lines)
     by_key = {(r["backend"], r["bench"], r["metric"], r["variant"]): r for r in recs}
     problems, checks, unaccelerated = [], 0, 0
     checks += 1
