@@ -297,24 +297,6 @@ static int vmexit_halt_iter(struct bench_run *r, uint64_t *out)
 	return round_trip(r, out, false, VMEXIT_HALT_SPIN);
 }
 
-static void point_setup(struct bench_run *r, const char *state)
-{
-	struct point_state *ps = r->priv;
-
-	fmt_snprintf(ps->target_text, sizeof(ps->target_text), "%u", r->target);
-	r->targets = ps->target_text;
-	r->ntargets = 1;
-	r->target_state = state;
-	r->words = ps->halt ? ps->halt_words : spin_words;
-	/* Each pass counts its own late wakes and ticked iterations. */
-	r->has_late = false;
-	r->tick_iters = r->late_ticks = 0;
-	r->tick_n = 0;
-	r->rehalt_timeouts = 0;
-	r->host_edge = NULL;
-	r->host_read = 0;
-}
-
 /*
  * host_stats=1: the host reads the target's KVM statistics at the edges of
  * single-halt's measured iterations (kernel/host_read.c), so that the
@@ -355,6 +337,24 @@ static void point_host_edge(struct bench_run *r, bool end)
 	WRITE_ONCE(percpu_of[r->target]->mbox.halted_at, bench_count(r->target) - 1);
 	if (bench_targets_stop())
 		status_report(STATUS_ERROR);
+}
+
+static void point_setup(struct bench_run *r, const char *state)
+{
+	struct point_state *ps = r->priv;
+
+	fmt_snprintf(ps->target_text, sizeof(ps->target_text), "%u", r->target);
+	r->targets = ps->target_text;
+	r->ntargets = 1;
+	r->target_state = state;
+	r->words = ps->halt ? ps->halt_words : spin_words;
+	/* Each pass counts its own late wakes and ticked iterations. */
+	r->has_late = false;
+	r->tick_iters = r->late_ticks = 0;
+	r->tick_n = 0;
+	r->rehalt_timeouts = 0;
+	r->host_edge = ps->halt && bench_params.host_stats ? point_host_edge : NULL;
+	r->host_read = 0;
 }
 
 static const char *point_valid(const struct ipi_ops *ops)
@@ -511,7 +511,7 @@ static uint64_t single_common(struct bench_run *r, bool halt, const struct point
 	struct cpuset t;
 
 	if (pass->ack == IPI_ACK_AFTER_EOI && ipi_is_nmi(r->ops)) {
-		r->priv = &point_state; /* its words as the pass before left them */
+		(void)point_begin(r, halt);
 		point_setup(r, halt ? "halt" : "spin");
 		r->variant = pass->variant;
 		bench_emit_status(r, "round-trip", "SKIP", "an NMI takes no EOI: nothing to order");
@@ -528,8 +528,6 @@ static uint64_t single_common(struct bench_run *r, bool halt, const struct point
 		if (point_timer_failed(r, timer, "round-trip"))
 			return 0;
 		point_halt_words(ps, pass, ps->gap_us ? "after-rehalt-and-gap" : "after-ack", timer);
-		if (bench_params.host_stats)
-			r->host_edge = point_host_edge;
 	} else {
 		r->words = pass->ack == IPI_ACK_AFTER_EOI ? spin_eoi_words : spin_words;
 	}
@@ -626,8 +624,6 @@ static void vmexit_halt_pass(struct bench_run *r)
 	if (point_timer_failed(r, timer, "round-trip"))
 		return;
 	point_halt_words(ps, &pass_plain, "after-2000-cycle-spin-in-region", timer);
-	if (bench_params.host_stats)
-		r->host_edge = point_host_edge;
 	bench_metrics(r, 1, names);
 	if (!bench_sample_on_sender(r, vmexit_halt_iter)) {
 		bench_late_wakes(r, 0);

@@ -509,30 +509,25 @@ class Boot:
     def compose(self):
         o, paused = self.o, self.pin is not None or self.o.perf_kvm or bool(self.tracefs)
         self.paused = paused
-        if paused:
+        # Host reads (docs/host-tools.md, "KVM's statistics"): by default
+        # under a host's KVM, where the statistics are; asked for anywhere
+        # else (the lane's init answers them itself, lane.sh host_reads).
+        self.host_stats = bool(o.host_stats or (o.host_stats is None and self.accel == "kvm"
+                                                and not o.machine.startswith("microvm")))
+        reads_here = self.host_stats and self.accel != "kvm-in-tcg"
+        if paused or reads_here:
             try:
                 self.runtime_dir = tempfile.mkdtemp(prefix="ipibench-run.", dir="/tmp")
             except OSError:
                 raise ToolError(Q.EX_SAVE, "cannot create a temporary directory")
+        self.host_read = self.runtime_dir if reads_here else None
+        if reads_here:
+            HS.make_fifos(self.runtime_dir)
         append = f"{o.append} markers=1".strip() if self.tracefs else o.append
         if self.accel == "kvm":
             append = with_halt_poll(append, *host_halt_poll())
-        # Host reads (docs/host-tools.md, "KVM's statistics"): by default
-        # under a host's KVM, where the statistics are; asked for anywhere
-        # else (the lane's init answers them itself, lane.sh host_reads).
-        self.host_read = None
-        self.host_stats = bool(o.host_stats or (o.host_stats is None and self.accel == "kvm"
-                                                and not o.machine.startswith("microvm")))
         if self.host_stats:
             append = f"{append} host_stats=1".strip()
-            if self.accel != "kvm-in-tcg":
-                if not self.runtime_dir:
-                    try:
-                        self.runtime_dir = tempfile.mkdtemp(prefix="ipibench-run.", dir="/tmp")
-                    except OSError:
-                        raise ToolError(Q.EX_SAVE, "cannot create a temporary directory")
-                self.host_read = self.runtime_dir
-                HS.make_fifos(self.runtime_dir)
         self.qemu = Q.command_line(self.env.qemu, self.accel, o.machine, self.cpu, self.smp,
                                    o.memory, append, o.iso, self.preset_extra, o.qemu_args,
                                    self.runtime_dir if paused else None,
