@@ -10,11 +10,13 @@
 # `list` names the configurations.
 # See `./run.sh --help`, docs/host-tools.md and docs/exit-codes.md.
 #
-# All of that is Python, tools/ipibench_run.py and the modules it names
-# (host unit tests in tests/tools/test_runner.py). This file only makes sure
-# python3 is there, the one dependency the others cannot be installed
-# without, and then execs it: run.sh's PID stays the one that answers
-# signals.
+# All of that is Python, the ipibench package under host/ (`python3 -m
+# ipibench`; its map is host/ipibench/__init__.py, its tests are under
+# tests/tools/). This file only makes sure python3 is there, the one
+# dependency the others cannot be installed without, and then execs it:
+# run.sh's PID stays the one that answers signals. PYTHONSAFEPATH keeps the
+# caller's directory off the module path (Python 3.11 and later), so a file
+# named like one of the package's modules there cannot stand in for it.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -34,5 +36,5 @@ missing_python() {
 		"$here/tools/deps.sh" build || exit 9
 		command -v python3 >/dev/null 2>&1 || missing_python
 	fi
-	exec python3 "$here/tools/ipibench_run.py" "$@"
+	PYTHONPATH="$here/host${PYTHONPATH:+:$PYTHONPATH}" PYTHONSAFEPATH=1 exec python3 -m ipibench "$@"
 }

@@ -300,7 +300,7 @@ static int vmexit_halt_iter(struct bench_run *r, uint64_t *out)
 /*
  * host_stats=1: the host reads the target's KVM statistics at the edges of
  * single-halt's measured iterations (kernel/host_read.c), so that the
- * record's wake path is what KVM counted (tools/ipibench_hoststats.py).
+ * record's wake path is what KVM counted (host/ipibench/kvmhost/hoststats.py).
  * At the begin edge the target spins, out of HLT, while the host reads: a
  * halt that lasted through the read (tens of ms) would end after a block
  * and reset KVM's adaptive polling window (kvm_vcpu_halt() shrinks it
@@ -485,7 +485,7 @@ static const char *point_pause_target_timer(struct bench_run *r)
  * single_task_running()); a gap under half of halt_poll_ns keeps the halt
  * inside it (the gap runs from the target's entry into HLT, its EOI and
  * IRET before it). The host trace says what happened (kvm_vcpu_wakeup,
- * tools/kvm_trace.py).
+ * host/ipibench/kvmhost/trace.py).
  */
 static void point_halt_words(struct point_state *ps, const struct point_pass *pass,
 			     const char *next_send, const char *timer)

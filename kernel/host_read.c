@@ -54,7 +54,7 @@ uint32_t host_read_next(void)
 	return ++host_read_seq;
 }
 
-/* The byte that answers this edge (tools/ipibench_hoststats.py answer_byte). */
+/* The byte that answers this edge (host/ipibench/kvmhost/hoststats.py answer_byte). */
 static uint8_t host_read_answer(const char *edge, uint32_t seq)
 {
 	const uint32_t end = edge[0] == 'e';

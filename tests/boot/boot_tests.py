@@ -136,13 +136,13 @@ def tsc_line(sc, log):
 
 
 def records_valid(*kinds):
-    """The log's records validate against docs/results.md (tools/validate.py)."""
+    """The log's records validate against docs/results.md (host/ipibench/results/validate.py)."""
     def check(sc, log):
         with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
             f.write(log)
         try:
-            p = subprocess.run([sys.executable, "tools/validate.py", "--require", ",".join(kinds),
-                                f.name], stdout=subprocess.PIPE, text=True)
+            p = subprocess.run(["./run.sh", "validate", "--require", ",".join(kinds), f.name],
+                               stdout=subprocess.PIPE, text=True)
         finally:
             os.unlink(f.name)
         return [] if p.returncode == 0 else ["records: " + l for l in p.stdout.splitlines()[:6]]

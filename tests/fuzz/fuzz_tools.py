@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Mutation fuzzer for the host tools' readers (tools/ipibench_results.py).
+"""Mutation fuzzer for the host tools' readers (host/ipibench/results/).
 
 usage: tests/fuzz/fuzz_tools.py TARGET [--seconds N] [--seed N] [--artifacts DIR]
        tests/fuzz/fuzz_tools.py TARGET --replay FILE...
@@ -10,14 +10,14 @@ Targets, each fed files it did not write:
            report do with the boot it returns
   console  load_console_log (a bare console log, or what `save` reads), then
            the same
-  presets  load_presets and `ipibench.py presets [NAME]` (tools/presets.conf,
+  presets  load_presets and print_presets (host/ipibench/presets.conf,
            the file run.sh reads)
-  kvm-trace  tools/kvm_trace.py on a KVM ftrace capture (run.sh --exits): parse,
+  kvm-trace  host/ipibench/kvmhost/trace.py on a KVM ftrace capture (run.sh --exits): parse,
            attribute to the records of a captured console log, the table; it
            must never raise (seeds: tests/fixtures/traces)
 
 Inputs are mutated seeds: the synthetic runs of tests/tools/synth.py (their
-results.json and console.log), tools/presets.conf, and any files in
+results.json and console.log), host/ipibench/presets.conf, and any files in
 tests/fuzz/corpus/TARGET/. Mutations: bit flips, interesting bytes, deleted,
 repeated and duplicated ranges, truncation, splices of two seeds, and for
 JSON a value swapped for one of another type. The random seed is fixed, so a
@@ -41,16 +41,21 @@ import sys
 import tempfile
 import time
 import traceback
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "host"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "tools"))
 
-import ipibench  # noqa: E402
-import ipibench_report  # noqa: E402
-import ipibench_results as R  # noqa: E402
-import kvm_trace  # noqa: E402
+from ipibench import report  # noqa: E402
+from ipibench.compare.correctness import correctness_failures  # noqa: E402
+from ipibench.compare.formats import format_json, format_markdown, format_text  # noqa: E402
+from ipibench.compare.model import Comparison  # noqa: E402
+from ipibench.exit_codes import EX_MALFORMED, EX_MISSING, EX_PRESET, EX_SCHEMA  # noqa: E402
+from ipibench.exit_codes import ToolError  # noqa: E402
+from ipibench.kvmhost import trace as kvm_trace  # noqa: E402
+from ipibench.presets import load_presets, print_presets  # noqa: E402
+from ipibench.results.files import (load_console_log, load_results_file,  # noqa: E402
+                                    split_by_config)
 
 PER_INPUT_S = 5  # far above any real input: a slower one counts as a hang
 MAX_INPUT = 256 * 1024  # mutants are cut to this, so the runs stay fast
@@ -58,9 +63,9 @@ MAX_INPUT = 256 * 1024  # mutants are cut to this, so the runs stay fast
 FILE_NAMES = {"results": "results.json", "console": "console.log", "presets": "presets.conf",
               "kvm-trace": "kvm-trace.txt"}
 TRACES = os.path.join(ROOT, "tests", "fixtures", "traces")
-CODES = {"results": {R.EX_MISSING, R.EX_MALFORMED, R.EX_SCHEMA},
-         "console": {R.EX_MISSING, R.EX_MALFORMED, R.EX_SCHEMA},
-         "presets": {R.EX_PRESET}, "kvm-trace": set()}
+CODES = {"results": {EX_MISSING, EX_MALFORMED, EX_SCHEMA},
+         "console": {EX_MISSING, EX_MALFORMED, EX_SCHEMA},
+         "presets": {EX_PRESET}, "kvm-trace": set()}
 
 INTERESTING = [b"\0", b"\xff", b"\x80", b'"', b"\\", b"[", b"]", b"{", b"}", b",", b":",
                b"\n", b"\r", b"|", b"#", b" ", b"0", b"9", b"-", b".", b"e"]
@@ -238,28 +243,28 @@ def mutant(rng, seeds, target):
 
 def use_boot(boot):
     """What compare, gate and report do with a loaded boot: none of it may raise."""
-    R.correctness_failures(boot)
-    R.split_by_config([boot])
-    ipibench_report.facts_lines([("a", [boot])])
-    ipibench_report.set_context([boot])
+    correctness_failures(boot)
+    split_by_config([boot])
+    report.facts_lines([("a", [boot])])
+    report.set_context([boot])
     for unit in ("cycles", "ns"):
-        cmp = R.Comparison("a", [boot], "b", [boot], unit=unit)
+        cmp = Comparison("a", [boot], "b", [boot], unit=unit)
         cmp.overlap_error()
-        R.format_text(cmp)
-        R.format_markdown(cmp)
-        R.format_json(cmp)
-        for data in ipibench_report.dist_data([boot], unit).values():
-            ipibench_report.cdf_curve("a", ("b", "m", "v", "x", "spin", 1), data)
-        ipibench_report.matrix_cells([boot], unit)
+        format_text(cmp)
+        format_markdown(cmp)
+        format_json(cmp)
+        for data in report.dist_data([boot], unit).values():
+            report.cdf_curve("a", ("b", "m", "v", "x", "spin", 1), data)
+        report.matrix_cells([boot], unit)
 
 
 def use_presets(path):
-    """`ipibench.py presets` and `presets NAME`, as run.sh calls them."""
-    presets = R.load_presets(path)
+    """`./run.sh list`'s printing of every configuration and of one."""
+    presets = load_presets(path)
     with contextlib.redirect_stdout(io.StringIO()):
-        ipibench.cmd_presets(argparse.Namespace(conf=path, name=None))
+        print_presets(path)
         for name in list(presets)[:2]:
-            ipibench.cmd_presets(argparse.Namespace(conf=path, name=name))
+            print_presets(path, name)
     for name, p in presets.items():
         if not (isinstance(p["smp"], int) and p["smp"] > 0 and not any(c.isspace() for c in
                                                                          p["cpu"] + name)):
@@ -282,14 +287,14 @@ def run_one(target, path, data):
     signal.setitimer(signal.ITIMER_REAL, PER_INPUT_S)
     try:
         if target == "results":
-            use_boot(R.load_results_file(path))
+            use_boot(load_results_file(path))
         elif target == "console":
-            use_boot(R.load_console_log(path))
+            use_boot(load_console_log(path))
         elif target == "kvm-trace":
             use_trace(path)
         else:
             use_presets(path)
-    except R.ToolError as e:
+    except ToolError as e:
         if e.code not in CODES[target]:
             raise Broken(f"ToolError with code {e.code}, not one of {sorted(CODES[target])}: "
                          f"{e.message}")

@@ -32,7 +32,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-VALIDATE = os.path.join(HERE, "..", "..", "tools", "validate.py")
+VALIDATE = [os.path.join(HERE, "..", "..", "run.sh"), "validate"]
 
 # Backends that must pass (not SKIP) in each preset: what its -cpu flags offer.
 # `-cpu host` offers KVM_HC_SEND_IPI unless a preset turns it off, so kvm-pv-ipi
@@ -168,7 +168,7 @@ def judge(outdir, frame):
     suite = not re.search(r"^cmdline: .*\bplan=bench\b", log, re.M)
     if suite and not re.search(r"^check: \d+ passed, 0 failed", log, re.M):
         problems.append("no correctness-suite summary with 0 failed")
-    v = subprocess.run([sys.executable, VALIDATE, "--require", "env,end",
+    v = subprocess.run(VALIDATE + ["--require", "env,end",
                         frame_log(outdir, frame)],
                        stdout=subprocess.PIPE, text=True)
     if v.returncode:

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The lane's exits pass: for each frame, the trace lane.sh --exits kept
 (DIR/<frame>.trace) and the guest's records (DIR/<frame>.log) go through
-tools/kvm_trace.py, and every line of an expectation file for the frame
+host/ipibench/kvmhost/trace.py, and every line of an expectation file for the frame
 (its TAG.PRESET name, where the file has lines of that name), else for its
 preset, must hold within TOLERANCE exits per iteration. A frame is a preset
 or TAG.PRESET (lane.sh --job). One TAP line per frame.
@@ -30,8 +30,8 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
-import kvm_trace  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "host"))
+from ipibench.kvmhost import trace as kvm_trace  # noqa: E402
 
 TOLERANCE = kvm_trace.EXITS_TOLERANCE
 JUDGED = kvm_trace.JUDGED

@@ -386,8 +386,8 @@ cut_split_test() {
 # wake_facts RESULTS_JSON...: "wake PARAM=ASKED VARIANT TRACE STATS" for
 # each single-halt round trip of ab boots: what the host's evidence says of
 # its halted target's wakes, from KVM's trace (exits.wake,
-# tools/kvm_trace.py) and from KVM's statistics (host_stats.wake,
-# tools/ipibench_hoststats.py), "none" without.
+# host/ipibench/kvmhost/trace.py) and from KVM's statistics (host_stats.wake,
+# host/ipibench/kvmhost/hoststats.py), "none" without.
 wake_facts() {
 	python3 - "$@" <<'PY'
 import json, sys

@@ -4,7 +4,7 @@
 # The real-KVM lane (issue 6): boots a guest image under real KVM on a machine
 # without /dev/kvm, by nesting KVM inside a QEMU TCG VM (TCG emulates AMD SVM;
 # Debian's kvm_amd loads on it). One outer boot runs the image once per preset
-# of tools/presets.conf, or once per job, each with an inner
+# of host/ipibench/presets.conf, or once per job, each with an inner
 # `qemu-system-x86_64 -accel kvm`: one framed guest console each.
 #
 # usage: tests/kvm-lane/lane.sh --image PATH [--presets NAMES] [--append ARGS]
@@ -291,7 +291,7 @@ else
 fi
 # --exits: the events exit accounting reads, those this kernel has, in an
 # instance of their own (the ring above stays for the reset check); the
-# missing ones are named, not silently dropped (tools/kvm_trace.py). The
+# missing ones are named, not silently dropped (host/ipibench/kvmhost/trace.py). The
 # per-exit events are recorded only inside the guest's marker windows: a
 # begin marker's port write (port 0xed, even value) switches them on, the
 # guest's next console output (a COM1 port exit: SVM_EXIT_IOIO = 0x7b, the
@@ -316,7 +316,7 @@ if [ "$exits" = 1 ] && [ -n "$T" ] && mkdir $T/instances/exits 2>/dev/null &&
 	have= missing=
 	# Always on: the markers, the APICv/AVIC state changes and the events
 	# that are rare (AVIC's, which TCG's SVM lacks; the Hyper-V calls'
-	# own, one a send or flush) or that kvm_trace.py reads only inside a
+	# own, one a send or flush) or that kvmhost/trace.py reads only inside a
 	# window (kvm_vcpu_wakeup); GSI 0's injections (kvm_set_irq, the PIT).
 	for e in kvm_pio kvm_apicv_inhibit_changed kvm_avic_ga_log kvm_pi_irte_update \
 		kvm_hv_send_ipi kvm_hv_send_ipi_ex kvm_hv_flush_tlb kvm_hv_flush_tlb_ex \
@@ -340,7 +340,7 @@ if [ "$exits" = 1 ] && [ -n "$T" ] && mkdir $T/instances/exits 2>/dev/null &&
 	# EEXIST; nor any exit at port 0xed, which would close the window at a
 	# round trip's region mark, 0xfffffffe, and lose the other vCPU's exits
 	# around it.) What comes between the end marker and that output is
-	# outside every window: kvm_trace.py ignores it.
+	# outside every window: kvmhost/trace.py ignores it.
 	# Few of them: each is a trigger that every exit inside a window
 	# evaluates; with fourteen gated, a target's IPI took 3 ms to arrive
 	# (median of 100), with these six 0.05 ms, as with none.
@@ -357,7 +357,7 @@ if [ "$exits" = 1 ] && [ -n "$T" ] && mkdir $T/instances/exits 2>/dev/null &&
 	done
 	echo "@@@ lane-info exit-events traced:$have; not on this kernel:${missing:- none}"
 	echo "@@@ lane-info exit-filter COM1 port exits (0x3f8-0x3ff) not traced; exits traced inside marker windows only"
-	# What the L1 host's KVM allows, for the APICv/AVIC line (tools/kvm_trace.py).
+	# What the L1 host's KVM allows, for the APICv/AVIC line (host/ipibench/kvmhost/trace.py).
 	params=
 	for p in kvm_amd/avic kvm_amd/npt kvm_amd/nested kvm/halt_poll_ns; do
 		[ -r /sys/module/$p ] || [ -r /sys/module/${p%/*}/parameters/${p#*/} ] &&
@@ -458,7 +458,7 @@ TASKS
 	echo "$n"
 }
 
-# The statistics a host read asks for: the list of tools/ipibench_hoststats.py
+# The statistics a host read asks for: the list of host/ipibench/kvmhost/hoststats.py
 # (NAMES; tests/tools checks that the two agree).
 HOST_READ_NAMES='"halt_successful_poll","halt_attempted_poll","halt_poll_invalid","halt_wakeup","halt_poll_success_ns","halt_poll_fail_ns","halt_wait_ns","halt_wait_hist","halt_exits","exits","irq_exits"'
 
@@ -473,7 +473,7 @@ qmp_reply() {
 }
 
 # host_reads QPID: answers the guest's host reads (host_stats=1,
-# kernel/host_read.c) as run.sh does (tools/ipibench_hoststats.py,
+# kernel/host_read.c) as run.sh does (host/ipibench/kvmhost/hoststats.py,
 # Answerer): at each edge line of the console, every vCPU's KVM statistics
 # (QMP query-stats, over a pipe chardev: busybox has no UNIX-socket client)
 # go to /tmp/frame.stats, then one byte to COM2's FIFO, which the guest
@@ -602,7 +602,7 @@ run_preset() {
 	dmesg -c | sed 's/^/outer-dmesg: /'
 	if [ -n "$traced" ]; then
 		# What the ring overwrote (none, unless the guest made millions of
-		# exits inside its windows): tools/kvm_trace.py says so.
+		# exits inside its windows): host/ipibench/kvmhost/trace.py says so.
 		lost=$(cat $X/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }')
 		# The serial line carries some 400 KB/s here, and each byte costs
 		# the host a system call or two; the trace's text shrinks some 20

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """ipibench in a LAVA lab, tested with LAVA's own engine (docs/lab.md):
 
-- the guest job (tools/ipibench_lava.py job, LAVA's qemu device type) run by
+- the guest job (./run.sh lava job, LAVA's qemu device type) run by
   lava-run on the device dictionary of tests/lava/qemu.yaml: one LAVA test
   case per check the guest printed, with its verdict and its whole name as
   the id; the headline figures as measurements equal to what run.sh's
@@ -30,7 +30,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, os.path.join(REPO, "tools"))
+sys.path.insert(0, os.path.join(REPO, "host"))
 sys.path.insert(0, os.path.join(REPO, "tests", "tools"))
 
 GROUP = "lava"
@@ -66,10 +66,12 @@ except ImportError:
     os.environ["IPIBENCH_LAVA_REEXEC"] = "1"
     os.execv(py, [py] + sys.argv)
 
-import ipibench_console as C  # noqa: E402
-import ipibench_lava as L  # noqa: E402
-import ipibench_results as R  # noqa: E402
 from harness import check, registry, run_cases  # noqa: E402
+
+from ipibench.boot import console as C  # noqa: E402
+from ipibench.compare.model import row_key, row_name  # noqa: E402
+from ipibench.lab import lava as L  # noqa: E402
+from ipibench.results.files import load_results_file  # noqa: E402
 
 CASES, case = registry()
 HELPERS = os.path.join(os.path.dirname(lava_dispatcher.__file__), "lava_test_shell")
@@ -130,7 +132,7 @@ def import_log(log, out):
     with contextlib.redirect_stdout(io.StringIO()):
         rc = L.main(["import", log, out])
     check(rc == 0, f"import {log} exited {rc}")
-    return R.load_results_file(os.path.join(out, "results.json"))
+    return load_results_file(os.path.join(out, "results.json"))
 
 
 def compare_values(path, unit):
@@ -188,7 +190,7 @@ def _(ctx):
     picked = L.headline_records(boot_.results)
     for cid, (value, unit) in want.items():
         b, fid = next((b, f) for (b, f) in picked if cid == f"{b}_{f}_p50_{unit}")
-        row = R.row_name(R.row_key(picked[(b, fid)]))
+        row = row_name(row_key(picked[(b, fid)]))
         check(rows[unit].get(row) == value, f"{cid}: compare's {row} is "
               f"{rows[unit].get(row)}, LAVA's {value}")
     # A server's log (`lavacli jobs logs --raw`: YAML flow mappings) imports the same.
@@ -320,7 +322,7 @@ def _(ctx):
     check(len(signals) == len(got) and all(got[c]["result"] == r for c, r in signals),
           f"{len(signals)} TESTCASE signals for {len(got)} result folders")
     saved = os.path.join(runner, clone, testdef["params"]["RESULTS"], "run")
-    boot = R.load_results_file(os.path.join(saved, "results.json"))
+    boot = load_results_file(os.path.join(saved, "results.json"))
     with open(os.path.join(saved, "console.log")) as f:
         console = f.read()
     check(got.get(L.STATUS_CASE, {}).get("result") == "pass" and

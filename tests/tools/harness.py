@@ -1,7 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """What the host-tool test files share: a case registry per file, the
 failure a case raises, running a command and checking its exit and output,
-and the checks that a plot is a real SVG or PNG."""
+and the checks that a plot is a real SVG or PNG.
+
+Importing it puts host/ on sys.path, where run.sh finds the ipibench
+package (run.sh sets PYTHONPATH), so a test file imports harness before
+ipibench."""
 import os
 import struct
 import subprocess
@@ -20,6 +24,11 @@ def check(cond, what):
 
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+HOST = os.path.join(REPO, "host")
+if HOST not in sys.path:
+    sys.path.insert(0, HOST)
+# The host application as a user runs it, for its subcommands run as commands.
+IPIBENCH = [os.path.join(REPO, "run.sh")]
 
 
 def run_cmd(argv, env=None, timeout=None):
@@ -29,6 +38,34 @@ def run_cmd(argv, env=None, timeout=None):
                        stderr=subprocess.PIPE, text=True, errors="replace", cwd=REPO,
                        env=dict(os.environ, **(env or {})), timeout=timeout)
     return p.returncode, p.stdout, p.stderr
+
+
+def call(fn, *args, env=None, **kw):
+    """(exit status, stdout, stderr) of fn(*args, **kw) run in this process, as
+    run_cmd gives them for a command: its return value (None: 0), or a
+    ToolError's code with its message on stderr as run.sh prints it; env is
+    added to os.environ meanwhile."""
+    import contextlib
+    import io
+
+    from ipibench.exit_codes import ToolError
+    saved = {k: os.environ.get(k) for k in env or {}}
+    os.environ.update(env or {})
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = fn(*args, **kw) or 0
+            except ToolError as e:
+                print(f"run.sh: {e.message}", file=sys.stderr)
+                rc = e.code
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return rc, out.getvalue(), err.getvalue()
 
 
 def expect(res, code, *needles):

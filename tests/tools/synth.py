@@ -2,19 +2,17 @@
 """Synthetic runs for the host-tool tests: console logs whose records follow
 docs/results.md exactly (nearest-rank percentiles, population stddev, the
 guest's 4-buckets-per-power-of-two histogram), saved into results.json by the
-real `tools/ipibench.py save`. The timing of each row is chosen by the test:
+real save of run.sh (results/save.py). The timing of each row is chosen by the test:
 a centre per row, a spread between boots and a spread within a boot."""
 import json
 import math
 import os
 import random
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOOLS = os.path.join(HERE, "..", "..", "tools")
-sys.path.insert(0, TOOLS)
+import harness  # noqa: F401  (puts host/ on sys.path)
 
-import ipibench  # noqa: E402
+from ipibench.results.save import save_run
+
 
 KHZ = 2_000_000
 
@@ -199,13 +197,9 @@ def make_set(folder, boots=5, rows=None, scale=None, boot_noise=0.01, sample_noi
             mutate(i, recs)
         with open(os.path.join(d, "console.log"), "w") as f:
             f.write(console(recs, status))
-        rc = ipibench.main(["save", d, "--label", os.path.basename(folder), "--accel", accel,
-                            "--status", status, "--qemu-exit", str(qemu_exit),
-                            "--exit", "0" if status in ("SUCCESS", "SKIP") else "4",
-                            "--qemu-version", "QEMU emulator version 9.2.0",
-                            "--started", "2026-01-01T00:00:00Z", "--seconds", "1.5",
-                            "--", "qemu-system-x86_64", "-accel", accel, "-smp",
-                            str(smp or cpus)])
-        if rc != 0:
-            raise RuntimeError(f"save failed with {rc}")
+        save_run(d, label=os.path.basename(folder), accel=accel, status=status,
+                 qemu_exit=qemu_exit, exit=0 if status in ("SUCCESS", "SKIP") else 4,
+                 qemu_version="QEMU emulator version 9.2.0", started="2026-01-01T00:00:00Z",
+                 seconds=1.5, qemu=["qemu-system-x86_64", "-accel", accel, "-smp",
+                                    str(smp or cpus)])
     return folder

@@ -8,11 +8,14 @@ import os
 import re
 import sys
 
+from harness import check, Fail, IPIBENCH, run_cases
+
+from ipibench.compare.model import Comparison, row_key, X2apicBoot
+from ipibench.exit_codes import EX_CORRECTNESS, EX_USAGE
+from ipibench.results.stats import mann_whitney, min_boots
+
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
-sys.path.insert(0, HERE)
-import ipibench_results as R  # noqa: E402
-from harness import Fail, check, run_cases  # noqa: E402
 
 CASES = []
 
@@ -49,7 +52,7 @@ def exact_p_matches_an_enumeration_on_tied_data(_=None):
             ([1, 2, 3, 4, 5], [6, 7, 8, 9, 10]),
             ([3, 3, 1, 2], [2, 3, 3, 3, 1])]
     for a, b in data:
-        p, _, how = R.mann_whitney(a, b)
+        p, _, how = mann_whitney(a, b)
         want = brute_p(a, b)
         check(how == "exact" and abs(p - want) < 1e-9, f"{a} vs {b}: p {p}, enumeration {want}")
     try:
@@ -58,15 +61,15 @@ def exact_p_matches_an_enumeration_on_tied_data(_=None):
         return
     for a, b in data:
         ref = mannwhitneyu(a, b, alternative="two-sided", method="exact").pvalue
-        check(abs(R.mann_whitney(a, b)[0] - ref) < 1e-6 or len(set(a + b)) < len(a + b),
+        check(abs(mann_whitney(a, b)[0] - ref) < 1e-6 or len(set(a + b)) < len(a + b),
               f"{a} vs {b}: scipy {ref}")
 
 
 @case
 def the_fewest_boots_that_can_reach_alpha_is_computed(_=None):
-    check(R.min_boots(0.05) == 4, f"min_boots(0.05) = {R.min_boots(0.05)}")  # 2/70 < .05 <= 2/20
-    check(R.min_boots(0.01) == 5, f"min_boots(0.01) = {R.min_boots(0.01)}")  # 2/252 < .01
-    _, p_min, _ = R.mann_whitney([1, 2, 3], [4, 5, 6])
+    check(min_boots(0.05) == 4, f"min_boots(0.05) = {min_boots(0.05)}")  # 2/70 < .05 <= 2/20
+    check(min_boots(0.01) == 5, f"min_boots(0.01) = {min_boots(0.01)}")  # 2/252 < .01
+    _, p_min, _ = mann_whitney([1, 2, 3], [4, 5, 6])
     check(abs(p_min - 0.1) < 1e-12, f"3 v 3: p_min {p_min}")
 
 
@@ -90,7 +93,7 @@ KEY = ("self", "send-to-handler", "sti-nop", "x2apic", "self", 1)
 
 
 def verdict(a, b):
-    cmp = R.Comparison("A", [Boot(v, KEY) for v in a], "B", [Boot(v, KEY) for v in b])
+    cmp = Comparison("A", [Boot(v, KEY) for v in a], "B", [Boot(v, KEY) for v in b])
     return cmp.rows[0]
 
 
@@ -145,8 +148,8 @@ def a_correctness_failure_reaches_tap_and_junit_with_the_guests_not_ok_line(_=No
         with open(os.path.join(cand, "boot1", "console.log"), "a") as f:
             f.write(line + "\n")
         tap, junit = os.path.join(tmp, "g.tap"), os.path.join(tmp, "g.xml")
-        expect(run_cmd([sys.executable, "tools/ipibench.py", "gate", "--baseline", base, cand,
-                        "--tap", tap, "--junit", junit]), R.EX_CORRECTNESS, "CPU 3 lost it")
+        expect(run_cmd(IPIBENCH + ["gate", "--baseline", base, cand,
+                        "--tap", tap, "--junit", junit]), EX_CORRECTNESS, "CPU 3 lost it")
         check(line in open(tap).read(), "TAP lacks the guest's not ok line")
         fails = [c.find("failure") for c in ET.parse(junit).getroot().iter("testcase")
                  if c.find("failure") is not None]
@@ -168,7 +171,7 @@ def backend_against_backend_within_one_set_and_across_two(_=None):
         a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
         synth.make_set(a, boots=5, seed=1, samples=40)
         synth.make_set(b, boots=5, seed=2, samples=40)
-        tool = [sys.executable, "tools/ipibench.py", "compare"]
+        tool = IPIBENCH + ["compare"]
         rc, out, _ = expect(run_cmd(tool + ["--pair", "xapic=x2apic", a, "--format", "json"]), 0)
         rows = {r["row"]: r for r in json.loads(out)["rows"]}
         # synth's x2apic rows are cheaper than its xapic rows: every shared row says so,
@@ -235,7 +238,7 @@ def comparability_catches_what_changes_a_figure(_=None):
         def avic(doc):
             doc["host"]["kvm_params"] = {"kvm_amd.avic": "1"}
         edit(sets["kvm"], avic)
-        tool = [sys.executable, "tools/ipibench.py"]
+        tool = IPIBENCH
         expect(run_cmd(tool + ["gate", "--baseline", sets["base"], sets["gap"]]), 30,
                "guest command line differs")
         expect(run_cmd(tool + ["gate", "--baseline", sets["base"], sets["bench"]]), 0)
@@ -284,7 +287,7 @@ def a_planted_fault_is_ignored_for_comparability_and_gate_names_what_it_compared
         edit(j("planted"), "plan=bench iters=50 debug=extra-exit", 1.0)
         edit(j("few"), "plan=bench iters=50", 0.0)
         edit(j("few2"), "plan=bench iters=50", 0.0)
-        gate = [sys.executable, "tools/ipibench.py", "gate", "--exits", "--threshold", "50%"]
+        gate = IPIBENCH + ["gate", "--exits", "--threshold", "50%"]
         _, out, err = expect(run_cmd(gate + ["--baseline", j("base"), j("planted")]), 20,
                              "ignored for comparability: debug=extra-exit in B (fault injection)",
                              "more exits per iteration than the baseline")
@@ -375,7 +378,7 @@ def a_planted_exit_gates_20_whether_or_not_a_figure_was_withheld_for_timing(_=No
             "same": (line, traced, False, True, 0.0),
             "lossy": (line, {"exits": {"markers": 2, "lost": 7, "cut": False}}, False, True,
                       0.0)})
-        gate = [sys.executable, "tools/ipibench.py", "gate", "--exits", "--threshold", "50%"]
+        gate = IPIBENCH + ["gate", "--exits", "--threshold", "50%"]
         oneway = "single/one-way/none/x2apic/spin/n1"
         _, _, err = expect(run_cmd(gate + ["--baseline", s["base"], s["cand"]]), 20,
                            f"gate: FAIL: {oneway}: more exits per iteration than the baseline")
@@ -432,7 +435,7 @@ def what_adds_work_to_the_timed_regions_keeps_timings_apart_not_exits(_=None):
             "traced": ("plan=bench markers=1", traced, False, True, 0.0),
             "perf": ("plan=bench markers=1", perf, False, True, 0.0),
             "perf-extra": ("plan=bench markers=1 debug=extra-exit", perf, False, True, 1.0)})
-        tool = [sys.executable, "tools/ipibench.py"]
+        tool = IPIBENCH
         gate = tool + ["gate", "--threshold", "50%"]
         expect(run_cmd(gate + ["--baseline", s["plain"], s["marked"]]), 30,
                "timed-region instrumentation differs: ", "/plain none, ", "/marked markers=1")
@@ -458,7 +461,7 @@ def the_kvm_unit_tests_view_is_compared_like_any_row(_=None):
             self.results = []
             self.kut = [{"record": "kut", "name": "self_ipi_sti_nop", "backend": "x2apic",
                          "mean_cycles": value}]
-    cmp = R.Comparison("A", [KutBoot(v) for v in (100, 101, 99, 100, 102)],
+    cmp = Comparison("A", [KutBoot(v) for v in (100, 101, 99, 100, 102)],
                        "B", [KutBoot(v) for v in (130, 131, 129, 132, 130)])
     rows = {r.name: r for r in cmp.rows}
     r = rows.get("kvm-unit-tests/self_ipi_sti_nop/mean/x2apic/none/n1")
@@ -477,7 +480,7 @@ def the_kvm_unit_tests_view_in_ns_goes_through_each_boots_tsc_frequency(_=None):
                          "mean_cycles": cycles}]
     # 3000 cycles at 3 GHz and 2000 at 2 GHz are both 1000 ns; a boot with
     # no TSC frequency has no ns figure and is left out, as a result would be.
-    cmp = R.Comparison("A", [KutBoot(3000, 3_000_000)] * 4, "B",
+    cmp = Comparison("A", [KutBoot(3000, 3_000_000)] * 4, "B",
                        [KutBoot(2000, 2_000_000)] * 4 + [KutBoot(9000, None)], unit="ns")
     r = {x.name: x for x in cmp.rows}.get("kvm-unit-tests/ipi_halt/mean/x2apic/none/n1")
     check(r is not None and r.a == 1000 and r.b == 1000, f"{[(x.name, x.a, x.b) for x in cmp.rows]}")
@@ -492,11 +495,11 @@ def a_skipped_benchmark_reads_no_data_the_same_way_whichever_side_skipped(_=None
                 self.results = [{"bench": KEY[0], "metric": "-", "variant": "none",
                                  "backend": KEY[3], "target_state": "none", "ntargets": 0,
                                  "status": "SKIP", "reason": "no x2APIC"}]
-    cmp = R.Comparison("A", [SkipBoot(False)] * 4, "B", [SkipBoot(True)] * 4)
+    cmp = Comparison("A", [SkipBoot(False)] * 4, "B", [SkipBoot(True)] * 4)
     verdicts = [(r.name, r.verdict, r.note) for r in cmp.rows]
     check(verdicts == [("self/send-to-handler/sti-nop/x2apic/self/n1", "no data", "A: SKIP")],
           f"{verdicts}")
-    cmp = R.Comparison("A", [SkipBoot(True)] * 4, "B", [SkipBoot(False)] * 4)
+    cmp = Comparison("A", [SkipBoot(True)] * 4, "B", [SkipBoot(False)] * 4)
     check([(r.verdict, r.note) for r in cmp.rows] == [("no data", "B: SKIP")],
           f"{[(r.name, r.verdict, r.note) for r in cmp.rows]}")
 
@@ -553,7 +556,7 @@ def xapic_rows_after_x2apic_on_avic_without_x2avic_are_marked_and_refused_by_the
     import synth
     from harness import expect, run_cmd
     tmp = tempfile.mkdtemp()
-    tool = [sys.executable, "tools/ipibench.py"]
+    tool = IPIBENCH
     late = after_x2apic(lambda r: r["backend"] == "x2apic" or r["bench"] == "broadcast")
     try:
         j = lambda n: os.path.join(tmp, n)  # noqa: E731
@@ -629,7 +632,6 @@ def xapic_mode_is_read_from_the_records_flags_not_a_list_of_names(_=None):
     x2APIC backend. A record without flags falls back to the names."""
     import types
     import synth
-    import ipibench_results as R
 
     def rec(backend, flags, after=True, record="result"):
         r = {"record": record, "backend": backend, "status": "SUCCESS", "after_x2apic": after}
@@ -641,7 +643,7 @@ def xapic_mode_is_read_from_the_records_flags_not_a_list_of_names(_=None):
             rec("xapic-new", "dest=logical icr-wait=after set=loop self=shorthand"),
             rec("xapic-logical", None)]
     boot = types.SimpleNamespace(avic_without_x2avic=lambda: True, results=recs)
-    x = R.X2apicBoot(boot)
+    x = X2apicBoot(boot)
     got = {r["backend"]: x.result(r) for r in recs}
     check(got == {"xapic-nmi": True, "hv-icr": None, "x2apic": None, "xapic": False,
                   "xapic-new": True, "xapic-logical": True}, f"{got}")
@@ -667,7 +669,7 @@ def row_filters_keep_the_rows_asked_for_and_name_what_exists(_=None):
     import tempfile
     from harness import expect, run_cmd
     tmp = tempfile.mkdtemp()
-    tool = [sys.executable, "tools/ipibench.py", "compare"]
+    tool = IPIBENCH + ["compare"]
     try:
         a, b = two_sets(tmp)
         rc, out, _ = expect(run_cmd(tool + [a, b, "--format", "json", "--bench",
@@ -685,10 +687,10 @@ def row_filters_keep_the_rows_asked_for_and_name_what_exists(_=None):
         rc, out, _ = expect(run_cmd(tool + ["--pair", "xapic=x2apic", a, "--backend",
                                             "xapic=x2apic", "--bench", "send-cost"]), 0)
         check(sum(l.startswith("send-cost") for l in out.splitlines()) == 1, out)
-        expect(run_cmd(tool + [a, b, "--bench", "single,nosuch"]), R.EX_USAGE,
+        expect(run_cmd(tool + [a, b, "--bench", "single,nosuch"]), EX_USAGE,
                "--bench nosuch", "broadcast, self, send-cost, single")
-        expect(run_cmd(tool + [a, b, "--targets", "7"]), R.EX_USAGE, "1, 2, 3")
-        expect(run_cmd(tool + [a, b, "--bench", "self", "--backend", "xapic"]), R.EX_USAGE,
+        expect(run_cmd(tool + [a, b, "--targets", "7"]), EX_USAGE, "1, 2, 3")
+        expect(run_cmd(tool + [a, b, "--bench", "self", "--backend", "xapic"]), EX_USAGE,
                "no row matches")
         expect(run_cmd(tool + ["--help"]), 0, "--bench", "--metric", "--variant",
                "--backend", "--targets")
@@ -719,7 +721,7 @@ def a_verdict_over_emulated_figures_names_the_emulation(_=None):
     import tempfile
     from harness import expect, run_cmd
     tmp = tempfile.mkdtemp()
-    tool = [sys.executable, "tools/ipibench.py", "compare", "--pair", "xapic=x2apic"]
+    tool = IPIBENCH + ["compare", "--pair", "xapic=x2apic"]
     try:
         for accel, ids, mark in (("tcg", ("tcg",), "faster (tcg)"),
                                  ("kvm", ("rdtsc-exits",), "faster (rdtsc-exits)"),
@@ -759,7 +761,7 @@ def a_condition_both_the_guest_and_the_host_warn_of_is_said_once(_=None):
             recs[0]["trust"]["warnings"][1]["text"] = f"RDTSC costs {300 + i} cycles"
         a, b = two_sets(tmp, a={"accel": "tcg", "mutate": both},
                         b={"accel": "tcg", "mutate": both})
-        rc, out, _ = expect(run_cmd([sys.executable, "tools/ipibench.py", "compare", a, b]), 0)
+        rc, out, _ = expect(run_cmd(IPIBENCH + ["compare", a, b]), 0)
         warns = [l for l in out.splitlines() if l.startswith("warning:")]
         check(len(warns) == 2 and sum(": tcg: " in w for w in warns) == 1 and
               sum(": rdtsc-exits: " in w for w in warns) == 1 and
@@ -783,14 +785,14 @@ def a_boots_cell_tells_a_missing_row_from_one_without_a_figure(_=None):
         recs[:] = [r for r in recs if r.get("record") != "result" or
                    (r["bench"], r["metric"], r["backend"]) != one_way[:2] + one_way[3:4]]
         for j, r in enumerate(recs):
-            if r.get("record") == "result" and R.row_key(r) == send:
+            if r.get("record") == "result" and row_key(r) == send:
                 recs[j] = synth_result(send, status="SKIP")
     try:
         import synth
         synth_result = synth.result
         a, b = two_sets(tmp, b={"mutate": cut})
         for fmt in ("text", "markdown"):
-            rc, out, _ = expect(run_cmd([sys.executable, "tools/ipibench.py", "compare", a, b,
+            rc, out, _ = expect(run_cmd(IPIBENCH + ["compare", a, b,
                                          "--backend", "x2apic", "--format", fmt]), 0)
             cells = {}
             for l in out.splitlines():
@@ -818,7 +820,7 @@ def each_sides_apicv_or_avic_state_is_a_column_when_known(_=None):
     import tempfile
     from harness import expect, run_cmd
     tmp = tempfile.mkdtemp()
-    tool = [sys.executable, "tools/ipibench.py", "compare"]
+    tool = IPIBENCH + ["compare"]
     try:
         a, b = two_sets(tmp)
         edit_results(a, on_host("Y", ZEN4))
@@ -851,7 +853,7 @@ def each_sides_apicv_or_avic_state_is_a_column_when_known(_=None):
 
 
 def power(**over):
-    """host.power as ipibench.power_facts saves it, with over's values."""
+    """host.power as kvmhost/facts.py read_power saves it, with over's values."""
     facts = {"cpuidle_driver": "intel_idle", "cpuidle_governor": "menu",
              "cpuidle_states": [{"name": "POLL", "enabled": True}, {"name": "C1", "enabled": True},
                                 {"name": "C6", "enabled": True}],
@@ -866,7 +868,7 @@ def compare_text(a, b):
     """compare's text and JSON of A against B: (stdout, the JSON's "differs")."""
     import json
     from harness import expect, run_cmd
-    tool = [sys.executable, os.path.join(HERE, "..", "..", "tools", "ipibench.py"), "compare"]
+    tool = IPIBENCH + ["compare"]
     _, out, _ = expect(run_cmd(tool + [a, b]), 0)
     check("NOT COMPARABLE" not in out, f"refused: {out[:600]}")
     return out, json.loads(run_cmd(tool + [a, b, "--format", "json"])[1])["differs"]

@@ -41,10 +41,10 @@ import sys
 import tempfile
 import time
 
+from harness import REPO, Fail, check, run_cmd
+
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
-from harness import REPO, Fail, check, run_cmd  # noqa: E402
 
 DOCS = ["README.md", *sorted(glob.glob(os.path.join(REPO, "docs", "*.md"))),
         "tests/kvm-lane/README.md"]
@@ -137,8 +137,8 @@ class Ctx:
 def hardware_kvm():
     """Whether /dev/kvm is a hardware KVM that runs `-cpu host` (not the PVM
     flavour, which does not virtualize RDTSC and hangs KVM PV calls)."""
-    import ipibench_accel
-    kvm = ipibench_accel.HostKvm(shutil.which("qemu-system-x86_64") or "qemu-system-x86_64")
+    from ipibench.boot import accel
+    kvm = accel.HostKvm(shutil.which("qemu-system-x86_64") or "qemu-system-x86_64")
     return kvm.usable() and not kvm.software() and kvm.probe("host", "q35") is None
 
 
@@ -420,42 +420,41 @@ COMMANDS = {
     "./run.sh --exits --accel kvm-in-tcg --preset NAME": synopsis(["./run.sh", "run", "--help"]),
     "tests/kvm-lane/lane.sh --exits": synopsis(["tests/kvm-lane/lane.sh", "--help"]),
     "tests/kvm-lane/lane.sh --jobs FILE": synopsis(["tests/kvm-lane/lane.sh", "--help"]),
-    "tools/ipibench.py kvm-only CPU": as_written(needles=("^hv-ipi$",)),
     "./run.sh ab --module-param MODULE.PARAM=A,B [--boots N] [run options]":
         synopsis(["./run.sh", "ab", "--help"]),
     "./run.sh report --pair xapic=x2apic results/DATE-matrix/x2apic-smp4": as_written(),
     "tools/deps.sh build": as_written(),
     "tools/deps.sh report": as_written(),
     # docs/lab.md
-    "tools/ipibench_lava.py job --kernel-url https://storage.example.org/ipibench/BUILD/"
+    "./run.sh lava job --kernel-url https://storage.example.org/ipibench/BUILD/"
     "ipibench.elf32 --preset x2apic --output /tmp/lava/x2apic.yaml": as_written(),
-    "tools/ipibench_lava.py dut-test --repo https://git.example.org/ipibench.git --preset x2apic "
+    "./run.sh lava dut-test --repo https://git.example.org/ipibench.git --preset x2apic "
     "--module-param kvm_amd.avic=0,1 --output /tmp/lava/dut-test.yaml": as_written(),
-    "tools/ipibench_lava.py job --kernel-url build/ipibench.elf32 --accel tcg-single --append "
+    "./run.sh lava job --kernel-url build/ipibench.elf32 --accel tcg-single --append "
     "'backends=x2apic bench=send-cost,single' --output /tmp/lava/job.yaml": as_written(),
-    "tools/ipibench_lava.py device /tmp/lava/job.yaml --output /tmp/lava/device.yaml":
+    "./run.sh lava device /tmp/lava/job.yaml --output /tmp/lava/device.yaml":
         as_written(),
     "sudo lava-run --job-id ipibench-a --output-dir /tmp/lava/out --device /tmp/lava/device.yaml "
     "/tmp/lava/job.yaml 2> /tmp/lava/a.log": lava_run,
     "sudo lava-run --job-id ipibench-b --output-dir /tmp/lava/out --device /tmp/lava/device.yaml "
     "/tmp/lava/job.yaml 2> /tmp/lava/b.log": lava_run,
-    "tools/ipibench_lava.py import /tmp/lava/a.log /tmp/lava/a":
+    "./run.sh lava import /tmp/lava/a.log /tmp/lava/a":
         after_lava("/tmp/lava/a.log", needles=(r"records from the guest's console$",)),
-    "tools/ipibench_lava.py import /tmp/lava/b.log /tmp/lava/b": after_lava("/tmp/lava/b.log"),
+    "./run.sh lava import /tmp/lava/b.log /tmp/lava/b": after_lava("/tmp/lava/b.log"),
     "./run.sh compare /tmp/lava/a /tmp/lava/b":
         after_lava("/tmp/lava/a.log", "/tmp/lava/b.log", needles=(r"^single +round-trip ",)),
     "./run.sh --accel tcg-single --smp 2 --append 'lava=1 backends=x2apic bench=send-cost,single' "
     "--results-dir /tmp/lava/local": as_written(needles=(DONE_SUCCESS,)),
     "./run.sh compare /tmp/lava/local /tmp/lava/a":
         after_lava("/tmp/lava/a.log", needles=(r"^send-cost +send ",)),
-    "tools/ipibench_lava.py report /tmp/lava/local --dry-run --no-embed":
+    "./run.sh lava report /tmp/lava/local --dry-run --no-embed":
         as_written(needles=(r"^lava-test-case ipibench_status --result pass$",
                             r"^lava-test-case x2apic_send_cost_p50_cycles --result pass "
                             r"--measurement \d+ --units cycles$")),
     "tests/run --only lava": the_suite(["tests/run", "--list"], "^lava$"),
     "tools/deps.sh test": as_written(),
     # docs/results.md
-    "tools/validate.py LOG": synopsis(["tools/validate.py", "--help"]),
+    "./run.sh validate LOG": synopsis(["./run.sh", "validate", "--help"]),
     # docs/hyperv-abi.md
     "qemu-system-x86_64 -accel kvm -machine q35 -smp 4 -m 512M -nodefaults -display none -cpu "
     "host,hv-vpindex,hv-vapic,hv-ipi,hv-tlbflush,hv-tlbflush-ext,hv-xmm-input,hv-time,"

@@ -7,11 +7,12 @@ import os
 import sys
 import tempfile
 
+from harness import check, registry, run_cases
+
+from ipibench.boot import run as B
+
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
-sys.path.insert(0, HERE)
-import ipibench_boot as B  # noqa: E402
-from harness import check, registry, run_cases  # noqa: E402
 
 CASES, case = registry()
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""tools/ipibench_hoststats.py (host reads of KVM's statistics, issue 30):
+"""host/ipibench/kvmhost/hoststats.py (host reads of KVM's statistics, issue 30):
 the wake classification against hand-checked counter deltas, the lines of a
 real lane frame (tests/fixtures/host-reads: single-halt under real KVM on
 SVM nested in TCG, host_stats=1, default halt polling), and run.sh's
@@ -11,11 +11,12 @@ import re
 import sys
 import tempfile
 
+from harness import REPO, check, run_cases
+
+from ipibench.kvmhost import hoststats as HS
+
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
-sys.path.insert(0, HERE)
-import ipibench_hoststats as HS  # noqa: E402
-from harness import REPO, check, run_cases  # noqa: E402
 
 FIX = os.path.join(HERE, "..", "fixtures", "host-reads", "lane-single-halt.log")
 CASES = []

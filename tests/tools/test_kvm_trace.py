@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""tools/kvm_trace.py (exit accounting, issue 11) on traces captured in the
+"""host/ipibench/kvmhost/trace.py (exit accounting, issue 11) on traces captured in the
 KVM lane (tests/fixtures/traces: real KVM on SVM without AVIC, nested in
 TCG, guest booted with markers=1; how they were taken is in that folder's
 README) and on small hand-written ones for the corners. The expected exits
@@ -9,11 +9,13 @@ import os
 import random
 import sys
 
+from harness import check, Fail, IPIBENCH, run_cases
+
+from ipibench.kvmhost import trace as kvm_trace
+from ipibench.results.save import attach_exits, exits_lines
+
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
-sys.path.insert(0, HERE)
-import kvm_trace  # noqa: E402
-from harness import Fail, check, run_cases  # noqa: E402
 
 FIX = os.path.join(HERE, "..", "fixtures", "traces")
 CASES = []
@@ -444,22 +446,21 @@ def random_input_never_raises(_=None):
 def a_results_directory_gets_exits_per_record_and_a_summary(_=None):
     import shutil
     import tempfile
-    import ipibench
     tmp = tempfile.mkdtemp()
     try:
         shutil.copyfile(os.path.join(FIX, "svm-apic.trace"),
                         os.path.join(tmp, kvm_trace.TRACE_FILE))
         with open(os.path.join(FIX, "svm-apic.log")) as f:
             records = [__import__("json").loads(l) for l in f]
-        ex = ipibench.attach_exits(tmp, records)
+        ex = attach_exits(tmp, records)
         check(ex and ex["trace"] == kvm_trace.TRACE_FILE and ex["markers"] == 10, f"summary {ex}")
         check(ex["apicv_inhibits"][0]["now"] == "DISABLED", f"{ex['apicv_inhibits']}")
         x2 = [r for r in records if (r["backend"], r["bench"]) == ("x2apic", "send-cost")][0]
         check(x2["exits"]["sender"].get("msr (ICR)") == 1.0, f"{x2['exits']}")
-        lines = ipibench.exits_lines({"run": {"exits": ex}, "records": records})
+        lines = exits_lines({"run": {"exits": ex}, "records": records})
         check(lines[0].startswith("what the hypervisor did"), lines[0])
         check(any("x2apic send-cost send: sender 1.00 msr (ICR)" in l for l in lines), f"{lines}")
-        check(ipibench.attach_exits(os.path.join(tmp, "none"), records) is None,
+        check(attach_exits(os.path.join(tmp, "none"), records) is None,
               "a run without a trace has no exits")
     finally:
         shutil.rmtree(tmp)
@@ -665,8 +666,8 @@ def compare_shows_exits_and_gate_fails_on_one_more(_=None):
             synth.make_set(folder, boots=4, seed=seed, samples=40)
             _with_exits(folder, icr)
         synth.make_set(d, boots=4, seed=4, samples=40)
-        gate = [sys.executable, "tools/ipibench.py", "gate", "--exits", "--threshold", "50%"]
-        res = expect(run_cmd([sys.executable, "tools/ipibench.py", "compare", a, b]), 0,
+        gate = IPIBENCH + ["gate", "--exits", "--threshold", "50%"]
+        res = expect(run_cmd(IPIBENCH + ["compare", a, b]), 0,
                      "A exits", "s1.00 t1.00", "exits: per measured iteration")
         expect(run_cmd(gate + ["--baseline", a, b]), 0)
         # One register access more per send on the sender: +1.00, far beyond 0.05.
@@ -674,7 +675,7 @@ def compare_shows_exits_and_gate_fails_on_one_more(_=None):
                "more exits per iteration than the baseline", "sender 1.00 -> 2.00")
         # A candidate without exit data cannot be judged on exits.
         expect(run_cmd(gate + ["--baseline", a, d]), 30, "exit data in the baseline only")
-        check("s1.00" not in run_cmd([sys.executable, "tools/ipibench.py", "compare", d, d])[1],
+        check("s1.00" not in run_cmd(IPIBENCH + ["compare", d, d])[1],
               "exits shown without exit data")
         del res
     finally:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""tools/ipibench_lava.py without LAVA (tests/lava/test_lava.py runs the
+"""host/ipibench/lab/lava.py without LAVA (tests/lava/test_lava.py runs the
 real dispatcher): case ids as LAVA keeps them, the jobs and the device
 dictionary it writes, the lava-test-case calls of `report` (dry run), the
 headline figures picked as run.sh's summary picks them, and `import` of a
@@ -16,15 +16,19 @@ import shutil
 import sys
 import tempfile
 
+from harness import call, check, IPIBENCH, registry, REPO, run_cases, run_cmd, selected
+import synth
+
+from ipibench.boot import console as C
+from ipibench.compare.model import row_key
+from ipibench.exit_codes import EX_PRESET, EX_SAVE, ToolError
+from ipibench.lab import lava as L
+from ipibench.results.files import load_results_file
+from ipibench.results.save import save_run
+from ipibench.results.saved import figure_cmdline
+
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
-sys.path.insert(0, HERE)
-import ipibench  # noqa: E402
-import ipibench_console as C  # noqa: E402
-import ipibench_lava as L  # noqa: E402
-import ipibench_results as R  # noqa: E402
-import synth  # noqa: E402
-from harness import REPO, check, registry, run_cases, run_cmd, selected  # noqa: E402
 
 CASES, case = registry()
 EXAMPLE_URL = "https://example.org/ipibench/ipibench.elf32"
@@ -63,22 +67,20 @@ def records(tsc_guessed=False):
 
 
 def results_dir(tmp, name, console_lines, recs, status="SUCCESS"):
-    """A run.sh results directory, saved by the real `ipibench.py save`."""
+    """A run.sh results directory, saved by run.sh's own save (results/save.py)."""
     d = os.path.join(tmp, name)
     os.makedirs(d)
     with open(os.path.join(d, "console.log"), "w") as f:
         f.write("\n".join(console_lines) + "\n" + synth.console(recs, status))
-    rc, _ = quiet(ipibench.main, ["save", d, "--label", name, "--accel", "kvm", "--status",
-                                  status, "--qemu-exit", "65", "--exit", "0", "--qemu-version",
-                                  "QEMU emulator version 9.2.0", "--started",
-                                  "2026-01-01T00:00:00Z", "--seconds", "1",
-                                  "--", "qemu-system-x86_64"])
-    check(rc == 0, f"save exited {rc}")
+    rc, _, err = call(save_run, d, label=name, accel="kvm", status=status, qemu_exit=65,
+                      qemu_version="QEMU emulator version 9.2.0",
+                      started="2026-01-01T00:00:00Z", seconds=1, qemu=["qemu-system-x86_64"])
+    check(rc == 0, f"save exited {rc}: {err}")
     return d
 
 
 def report_calls(d, *extra):
-    rc, out, err = run_cmd([sys.executable, "tools/ipibench_lava.py", "report", d,
+    rc, out, err = run_cmd(IPIBENCH + ["lava", "report", d,
                             "--dry-run", *extra])
     check(rc == 0, f"report exited {rc}: {err[-300:]}")
     return [shlex.split(line) for line in out.splitlines()
@@ -130,8 +132,8 @@ def _(_):
     try:
         L.job_text(EXAMPLE_URL, preset="nope")
         check(False, "an unknown preset was taken")
-    except R.ToolError as e:
-        check(e.code == R.EX_PRESET, f"exit {e.code}")
+    except ToolError as e:
+        check(e.code == EX_PRESET, f"exit {e.code}")
     with open(os.path.join(REPO, "lava", "ipibench-qemu-x2apic.yaml")) as f:
         check(f.read() == L.job_text(EXAMPLE_URL, preset="x2apic"),
               "lava/ipibench-qemu-x2apic.yaml is not what `job --kernel-url "
@@ -197,7 +199,7 @@ def _(tmp):
     recs_ = [n for n in names if n.startswith("record_")]
     check(len(recs_) == len(results) == len(set(recs_)), f"{len(recs_)} record cases")
     one = cases["record_single_round_trip_none_x2apic_spin_n1"]
-    rec = next(r for r in results if R.row_key(r) == ("single", "round-trip", "none", "x2apic",
+    rec = next(r for r in results if row_key(r) == ("single", "round-trip", "none", "x2apic",
                                                        "spin", 1))
     check(one == ("pass", str(rec["cycles"]["p50"]), "cycles"), f"record {one}")
     check(cases["record_single_halt_round_trip_none_xapic_halt_n1"] == ("skip", None, None),
@@ -264,7 +266,7 @@ def _(tmp):
     for name, path in (("plain", plain), ("raw", raw)):
         rc, _ = quiet(L.main, ["import", path, os.path.join(tmp, name), "--job", "42"])
         check(rc == 0, f"import {name} exited {rc}")
-        got[name] = R.load_results_file(os.path.join(tmp, name, "results.json"))
+        got[name] = load_results_file(os.path.join(tmp, name, "results.json"))
     a, b = got["plain"], got["raw"]
     check(a.records == b.records and a.records == [r for r in recs], "records differ")
     check(a.host.get("accel") == "tcg-single" and a.host.get("qemu_version") ==
@@ -276,7 +278,7 @@ def _(tmp):
                             os.path.join(tmp, "raw")])
     check(rc == 0, f"compare of two imports exited {rc}: {err[-300:]}")
     rc, _ = quiet(L.main, ["import", plain, os.path.join(tmp, "plain")])
-    check(rc == R.EX_SAVE, f"an import over a saved one exited {rc}")
+    check(rc == EX_SAVE, f"an import over a saved one exited {rc}")
 
 
 @case("import of a DUT's log: the results.json report embedded, byte for byte")
@@ -325,7 +327,7 @@ def _(tmp):
         os.chmod(os.path.join(helpers, tool), 0o755)
     url = f"http://127.0.0.1:{server.server_port}/store"
     try:
-        rc, out, err = run_cmd([sys.executable, "tools/ipibench_lava.py", "report", d, "--helpers",
+        rc, out, err = run_cmd(IPIBENCH + ["lava", "report", d, "--helpers",
                                 helpers, "--upload", url, "--name", "x2apic", "--no-embed"])
     finally:
         server.shutdown()
@@ -348,8 +350,8 @@ def _(tmp):
 
 @case("lava=1 changes no figure: compare holds a job's boot and a run.sh boot comparable")
 def _(_):
-    check(R.figure_cmdline("build/ipibench.elf32 lava=1 budget=2 plan=check") == "budget=2",
-          R.figure_cmdline("x lava=1 budget=2"))
+    check(figure_cmdline("build/ipibench.elf32 lava=1 budget=2 plan=check") == "budget=2",
+          figure_cmdline("x lava=1 budget=2"))
 
 
 def main():

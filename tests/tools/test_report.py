@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Host tests of run.sh report's plots (tools/ipibench_report.py) on known
+"""Host tests of run.sh report's plots (host/ipibench/report.py) on known
 synthetic inputs (tests/tools/synth.py): every series a figure claims is
 drawn and named, no two curves of a panel share a colour or a marker, tick
 labels have a fixed format and units and neither overlap nor leave the
@@ -20,14 +20,15 @@ import struct
 import sys
 import tempfile
 
+from harness import check, expect, Fail, IPIBENCH, png_ok, registry, run_cases, run_cmd, svg_ok
+import synth
+
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, HERE)
 
-import synth  # noqa: E402
-from harness import Fail, check, expect, png_ok, registry, run_cases, run_cmd, svg_ok  # noqa: E402
 
-TOOL = [sys.executable, os.path.join(REPO, "tools", "ipibench.py")]
+TOOL = IPIBENCH
 CASES, case = registry()
 
 # Many curves, spread over several powers of two at large values: 18 self
@@ -524,9 +525,8 @@ def title_text(lines):
 
 
 def report_module():
-    sys.path.insert(0, os.path.join(REPO, "tools"))
-    import ipibench_report
-    return ipibench_report
+    from ipibench import report
+    return report
 
 
 @case("latency distributions are empirical CDFs: at every bucket edge the share of the "

@@ -17,12 +17,13 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
+from harness import (Fail, check, expect, png_ok, registry, run_cmd, selected,
+                     stand_in_tracefs, svg_ok)
+
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, HERE)
 
-from harness import (Fail, check, expect, png_ok, registry, run_cmd, selected,  # noqa: E402
-                     stand_in_tracefs, svg_ok)
 
 RUN = os.path.join(REPO, "run.sh")
 # A boot that stays up: the BSP waits a minute for an AP that never gets its SIPI.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Host unit tests of run.sh's logic (tools/ipibench_run.py and its modules),
+"""Host unit tests of run.sh's logic (host/ipibench/cli.py and its modules),
 none of which boots the guest: the QEMU command line of every preset under
 every accelerator and machine, the status decoding table, the accelerator
 and fallback rules against a stand-in KVM, the option parsers and their
@@ -22,36 +22,40 @@ import sys
 import tempfile
 import time
 
+from harness import HOST, Fail, check, expect, registry, run_cases, run_cmd, stand_in_tracefs
+import synth
+
+from ipibench import readers
+from ipibench import jobs as J
+from ipibench import options as O
+from ipibench.boot import accel as A
+from ipibench.boot import console as C
+from ipibench.boot import matrix as M
+from ipibench.boot import qemu as Q
+from ipibench.boot import run as B
+from ipibench.exit_codes import ToolError
+from ipibench.kvmhost import pin_perf as K
+from ipibench.presets import load_presets
+from ipibench.presets import PRESETS as PRESETS_CONF
+from ipibench.results import validate as V
+from ipibench.results.records import record_problems
+from ipibench.results.stats import MIN_BOOTS
+
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(REPO, "tools"))
 
-import ipibench  # noqa: E402
-import ipibench_accel as A  # noqa: E402
-import ipibench_boot as B  # noqa: E402
-import ipibench_console as C  # noqa: E402
-import ipibench_jobs as J  # noqa: E402
-import ipibench_kvm as K  # noqa: E402
-import ipibench_options as O  # noqa: E402
-import ipibench_qemu as Q  # noqa: E402
-import ipibench_matrix as M  # noqa: E402
-import ipibench_results as R  # noqa: E402
-import synth  # noqa: E402
-import validate as V  # noqa: E402
-from harness import (Fail, check, expect, registry, run_cases, run_cmd,  # noqa: E402
-                     stand_in_tracefs)
 
 CASES, case = registry()
 RUN = os.path.join(REPO, "run.sh")
-PRESETS = R.load_presets(os.path.join(REPO, "tools", "presets.conf"))
+PRESETS = load_presets(PRESETS_CONF)
 
 
 def raises(code, fn, *args, **kw):
     """fn(*args) raises a ToolError or UsageError with code: its message."""
     try:
         fn(*args, **kw)
-    except (R.ToolError, O.UsageError) as e:
+    except (ToolError, O.UsageError) as e:
         check(e.code == code, f"{fn.__name__}{args}: exit {e.code}, expected {code}: {e.message}")
         return e.message
     raise Fail(f"{fn.__name__}{args}: no error, expected exit {code}")
@@ -453,7 +457,7 @@ def _(_s):
                        "a positive count, not 'two'"),
                       (["--presets", "x", "--smp", "2", "--accel", "kvm-in-tcg"],
                        "matrix: --accel kvm-in-tcg boots each preset at its own -smp (the lane "
-                       "takes it from tools/presets.conf): drop --smp"),
+                       "takes it from host/ipibench/presets.conf): drop --smp"),
                       (["--presets"], "matrix: --presets needs a value"),
                       (["--boots", "2"], "matrix: --presets is required"),
                       (["--presets", "x", "--frob"], "matrix: unknown option '--frob'")):
@@ -553,7 +557,7 @@ def _(_s):
     check("or at once 2, 9, 10, 11, 26, 27, 28, 29 or 31." in O.USAGE_MATRIX, "matrix help")
 
 
-# --- what run.sh prints of a console (ipibench_console)
+# --- what run.sh prints of a console (boot/console.py)
 
 
 def rec(kind, **kw):
@@ -1006,7 +1010,7 @@ def _(_s):
           "MiB), not 'lots'", msg)
     check([O.smp_cpus(s) for s in ("4", "6,sockets=2,cores=3", "sockets=2,cores=3", "cpus=8",
                                    "2,maxcpus=4", "?")] == [4, 6, 6, 8, 2, 1], "smp_cpus")
-    # Measured under TCG (ipibench_options): 1841 KiB on one CPU, 2482 on 4, 4642 on 64.
+    # Measured under TCG (options.py): 1841 KiB on one CPU, 2482 on 4, 4642 on 64.
     check([O.memory_minimum_mib(n) for n in (1, 2, 4, 16, 32, 64, 1024)] ==
           [2, 3, 3, 3, 4, 5, 39], "minimum")
     msg = raises(2, O.check_memory, "1", "4")
@@ -1030,7 +1034,7 @@ def _(_s):
         check(problems == [why], f"{bad}: {problems}")
     problems = []
     V.check_phase(good, problems)
-    check(not problems and R.record_problems(good) == [], f"{problems}")
+    check(not problems and record_problems(good) == [], f"{problems}")
     ph = [dict(good, index=i) for i in (1, 2, 3)]
     check(V.check_phases(ph, True) == [] and V.check_phases(ph[:2], False) == [] and
           V.check_phases([], True) == [], "good sequences")
@@ -1511,14 +1515,14 @@ def _(_s):
         o = O.parse_matrix(args)
         each = O.parse_run(M.boot_argv("x", "2", "c", "/d", False, o.passed), "/")
         check(each.exits and each.accel == "kvm", f"{args}: not --exits under KVM")
-        check(int(o.boots) < R.MIN_BOOTS, f"{args}: {o.boots} boots a side: a timing row "
-              f"could be significant (the rank test reaches p < 0.05 from {R.MIN_BOOTS})")
+        check(int(o.boots) < MIN_BOOTS, f"{args}: {o.boots} boots a side: a timing row "
+              f"could be significant (the rank test reaches p < 0.05 from {MIN_BOOTS})")
         check(re.search(r"(^| )bench=", each.append), f"{args}: no plan subset")
         labels.append(o.label)
     check(labels == ["base", "cand"], f"labels {labels}")
     check([a for a in matrices[0] if a != "base"] == [a for a in matrices[1] if a != "cand"],
           f"base and candidate booted alike: {matrices}")
-    a = ipibench.parser().parse_args(["gate"] + gates[0])
+    a = readers.parser().parse_args(["gate"] + gates[0])
     check(a.exits and a.baseline and a.tap and a.junit, f"{gates[0]}")
 
 
@@ -1679,16 +1683,16 @@ def _(s):
 
 
 # run.sh with a stand-in KVM: /dev/kvm usable, hardware (not PVM), any vCPU
-# model; the rest is run.sh as it is (tools/ipibench_run.py).
+# model; the rest is run.sh as it is (host/ipibench/cli.py).
 KVM_DRIVER = """import sys
 sys.path.insert(0, sys.argv.pop(1))
-import ipibench_accel as A
+from ipibench.boot import accel as A
 A.HostKvm.usable = lambda self: True
 A.HostKvm.unusable = lambda self: None
 A.HostKvm.software = lambda self: None
 A.HostKvm.probe = lambda self, model, machine: None
-import ipibench_run
-sys.exit(ipibench_run.main(sys.argv[1:]))
+from ipibench import cli
+sys.exit(cli.main(sys.argv[1:]))
 """
 
 # A QEMU that plays FAKE_CONSOLE back, at `cont` when started paused with QMP
@@ -1716,8 +1720,7 @@ def _(s):
     os.chmod(qemu, 0o755)
     cpus = sorted(os.sched_getaffinity(0))
     # A software KVM (PVM): default pinning leaves it alone and says why.
-    import ipibench_kvm
-    pin, why = ipibench_kvm.pin_plan(None, True, "kvm", 1, cpus, "this host's /dev/kvm is PVM")
+    pin, why = K.pin_plan(None, True, "kvm", 1, cpus, "this host's /dev/kvm is PVM")
     check(pin is None and why.startswith("this host's /dev/kvm is PVM"), f"PVM: {pin!r} {why}")
     env = dict(s.fake.env("", IPIBENCH_RESULTS=os.path.join(d, "results")), QEMU=qemu,
                FAKE_CONSOLE=ab_console(s.tmp), **ab_tree(os.path.join(d, "root")))
@@ -1728,7 +1731,7 @@ def _(s):
         """The results.json of every boot a command under the stand-in KVM
         saved (in its folder's order), and its stderr."""
         made.append(f"l{len(made)}")
-        rc, out, err = run_cmd([sys.executable, driver, os.path.join(REPO, "tools"), *args,
+        rc, out, err = run_cmd([sys.executable, driver, HOST, *args,
                                 "--label", made[-1]], dict(env, **more), 120)
         check(rc == 0, f"{args}: exit {rc}: {err[-600:]}")
         res = os.path.join(d, "results")
@@ -1770,7 +1773,7 @@ def _(s):
         rc, _, err = run_cmd([RUN, *cmd, "--no-pin", "--pin"], env, 30)
         check(rc == 2 and "--pin and --no-pin: give one" in err, f"exit {rc}: {err}")
     # A plain run under KVM is not pinned unless asked.
-    rc, _, err = run_cmd([sys.executable, driver, os.path.join(REPO, "tools"), "--accel", "kvm",
+    rc, _, err = run_cmd([sys.executable, driver, HOST, "--accel", "kvm",
                           "--smp", "1", "--quiet"], env, 60)
     saved = err.rsplit("results: ", 1)[-1].split()[0]
     pin = json.load(open(os.path.join(saved, "results.json")))["run"]["pin"]

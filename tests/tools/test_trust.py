@@ -10,14 +10,16 @@ import shutil
 import sys
 import tempfile
 
+from harness import check, expect, IPIBENCH, registry, run_cases, run_cmd, selected
+import synth
+
+from ipibench.boot import accel as A
+from ipibench.exit_codes import ToolError
+from ipibench.kvmhost.facts import host_warnings
+from ipibench.results.files import dump_results, load_json
+
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
-sys.path.insert(0, HERE)
-import ipibench  # noqa: E402
-import ipibench_accel as A  # noqa: E402
-import ipibench_results as R  # noqa: E402
-import synth  # noqa: E402
-from harness import check, expect, registry, run_cases, run_cmd, selected  # noqa: E402
 
 CASES, case = registry()
 PVM = "this host's /dev/kvm is PVM (module kvm_pvm: ...)"
@@ -62,7 +64,7 @@ def _(_):
 def _(_):
     try:
         A.choose("auto", "", "hv", "hv-vpindex,hv-ipi", "q35", False, Kvm(PVM))
-    except R.ToolError as e:
+    except ToolError as e:
         check(e.code == 31 and "PVM" in e.message, f"{e.code} {e.message}")
         return
     check(False, "no refusal")
@@ -82,13 +84,13 @@ def _(tmp):
     old = os.environ.get("IPIBENCH_SYSFS")
     try:
         os.environ["IPIBENCH_SYSFS"] = fake_sysfs(tmp, pvm=True)
-        ids = [w["id"] for w in ipibench.host_warnings({"accel": "kvm"}, [env])]
+        ids = [w["id"] for w in host_warnings({"accel": "kvm"}, [env])]
         check(ids == ["kvm-software", "overcommit"], f"kvm on PVM, 4096 vCPUs: {ids}")
         os.environ["IPIBENCH_SYSFS"] = fake_sysfs(os.path.join(tmp, "hw"), pvm=False)
-        check(ipibench.host_warnings({"accel": "kvm"}, [{"cpus": {"count": 1}}]) == [],
+        check(host_warnings({"accel": "kvm"}, [{"cpus": {"count": 1}}]) == [],
               "hardware KVM, 1 vCPU: no warning")
         for accel, want in (("tcg", "tcg"), ("tcg-single", "tcg"), ("kvm-in-tcg", "kvm-in-tcg")):
-            ids = [w["id"] for w in ipibench.host_warnings({"accel": accel}, [env])]
+            ids = [w["id"] for w in host_warnings({"accel": accel}, [env])]
             check(ids == [want], f"{accel}: {ids}")
     finally:
         if old is None:
@@ -111,7 +113,7 @@ def _(tmp):
     a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
     synth.make_set(a, boots=2, seed=1, samples=20, mutate=clean)
     synth.make_set(b, boots=2, seed=2, samples=20, mutate=rdtsc_exits)
-    tool = [sys.executable, "tools/ipibench.py"]
+    tool = IPIBENCH
     _, out, _ = expect(run_cmd(tool + ["compare", a, b]), 0,
                        "warning: B: rdtsc-exits: RDTSC costs 11648 cycles",
                        "NOT COMPARABLE: warning set differs")
@@ -131,7 +133,7 @@ def _(tmp):
     synth.make_set(a, boots=2, seed=1, samples=20,
                    mutate=lambda i, recs: (rdtsc_exits if i == 1 else clean)(i, recs))
     synth.make_set(b, boots=2, seed=2, samples=20, mutate=clean)
-    expect(run_cmd([sys.executable, "tools/ipibench.py", "compare", a, b]), 0,
+    expect(run_cmd(IPIBENCH + ["compare", a, b]), 0,
            "mixes warning sets")
 
 
@@ -143,12 +145,12 @@ def _(tmp):
     for folder in (a, b):
         for boot in os.listdir(folder):
             path = os.path.join(folder, boot, "results.json")
-            doc = R._load_json(path)
+            doc = load_json(path)
             doc["host"].pop("warnings", None)
             os.chmod(path, 0o644)
             with open(path, "w") as f:
-                f.write(R.dump_results(doc))
-    _, out, _ = expect(run_cmd([sys.executable, "tools/ipibench.py", "compare", a, b]), 0)
+                f.write(dump_results(doc))
+    _, out, _ = expect(run_cmd(IPIBENCH + ["compare", a, b]), 0)
     check("warning set" not in out and "warning:" not in out, out[:400])
 
 
@@ -161,7 +163,7 @@ def _(tmp):
         log = f.read()
     for needle in ("\nwarning: tcg: QEMU TCG emulates every instruction", "  [untrusted: tcg"):
         check(needle in log, f"console.log lacks {needle!r}")
-    doc = R._load_json(os.path.join(out, "results.json"))
+    doc = load_json(os.path.join(out, "results.json"))
     env = next(r for r in doc["records"] if r["record"] == "env")
     ids = [w["id"] for w in env["trust"]["warnings"]]
     check("tcg" in ids and "rdtsc-exits" not in ids, f"guest warnings {ids}")

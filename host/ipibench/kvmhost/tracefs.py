@@ -16,9 +16,9 @@ IPIBENCH_TRACEFS points at another tracefs (the tests' stand-in)."""
 import os
 import shutil
 
-import ipibench_results as R
-import kvm_trace
-from ipibench_jobs import say
+from ipibench.exit_codes import EX_UNAVAILABLE
+from ipibench.jobs import say
+from ipibench.kvmhost import trace as kvm_trace
 
 EVENTS = ("kvm_exit", "kvm_pio", "kvm_msr", "kvm_hypercall", "kvm_hv_hypercall",
           "kvm_hv_send_ipi", "kvm_hv_send_ipi_ex", "kvm_hv_flush_tlb", "kvm_hv_flush_tlb_ex",
@@ -75,7 +75,7 @@ class HostTrace:
             tids = sorted(os.listdir(f"/proc/{qemu_pid}/task"), key=int)
         except OSError:
             say(f"run.sh: --exits: QEMU's threads (pid {qemu_pid}) cannot be listed")
-            return R.EX_UNAVAILABLE
+            return EX_UNAVAILABLE
         t = self.root
         try:
             _write(os.path.join(t, "tracing_on"), "0")
@@ -99,7 +99,7 @@ class HostTrace:
         except OSError as e:
             say(f"run.sh: --exits: tracefs at {t}: {e.strerror} ({e.filename})")
             self.stop(None)
-            return R.EX_UNAVAILABLE
+            return EX_UNAVAILABLE
         say(f"run.sh: --exits: tracing {len(tids)} QEMU threads: {' '.join(self.enabled)}; "
             f"not on this kernel: {' '.join(self.missing) or 'none'}; COM1 port exits "
             "filtered out; the in-kernel PIT's thread: "

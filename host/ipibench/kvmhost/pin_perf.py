@@ -26,8 +26,9 @@ import socket
 import subprocess
 import time
 
-import ipibench_results as R
-from ipibench_jobs import say
+from ipibench.exit_codes import EX_UNAVAILABLE, EX_USAGE, ToolError
+from ipibench.jobs import say
+from ipibench.results.files import write_new
 
 TRACEFS = ("/sys/kernel/tracing", "/sys/kernel/debug/tracing")
 
@@ -37,16 +38,16 @@ def check_extras(accel, pin, perf, any_accel=False):
     its tracepoints. any_accel: IPIBENCH_PIN_ANY_ACCEL, for the tests only."""
     if (pin is not None or perf) and accel != "kvm" and not any_accel:
         what = " and ".join(n for n, on in (("--pin", pin is not None), ("--perf-kvm", perf)) if on)
-        raise R.ToolError(R.EX_UNAVAILABLE, f"{what} needs KVM (accel is {accel}): under TCG "
-                          "vCPU threads emulate and their placement measures nothing; use "
-                          "--accel kvm on a host with /dev/kvm")
+        raise ToolError(EX_UNAVAILABLE, f"{what} needs KVM (accel is {accel}): under TCG "
+                        "vCPU threads emulate and their placement measures nothing; use "
+                        "--accel kvm on a host with /dev/kvm")
     if perf:
         if not shutil.which("perf"):
-            raise R.ToolError(R.EX_UNAVAILABLE,
-                              "--perf-kvm: perf is missing (Debian package linux-perf)")
+            raise ToolError(EX_UNAVAILABLE,
+                            "--perf-kvm: perf is missing (Debian package linux-perf)")
         if not any(os.path.exists(f"{t}/events/kvm/kvm_exit") for t in TRACEFS):
-            raise R.ToolError(R.EX_UNAVAILABLE, "--perf-kvm: no kvm:kvm_exit tracepoint "
-                              "(tracefs not mounted, kvm not loaded, or not root)")
+            raise ToolError(EX_UNAVAILABLE, "--perf-kvm: no kvm:kvm_exit tracepoint "
+                            "(tracefs not mounted, kvm not loaded, or not root)")
 
 
 def pin_plan(asked, by_default, accel, vcpus, cpus, software=None):
@@ -115,10 +116,10 @@ def parse_cpu_list(text):
     for part in filter(None, text.split(",")):
         m = re.fullmatch(r"(\d+)(?:-(\d+))?", part.strip())
         if not m:
-            raise R.ToolError(R.EX_USAGE, f"--pin: bad CPU list {text!r} (e.g. 2-5,8)")
+            raise ToolError(EX_USAGE, f"--pin: bad CPU list {text!r} (e.g. 2-5,8)")
         lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
         if hi < lo:
-            raise R.ToolError(R.EX_USAGE, f"--pin: bad range {part!r}")
+            raise ToolError(EX_USAGE, f"--pin: bad range {part!r}")
         cpus += [c for c in range(lo, hi + 1) if c not in cpus]
     return cpus
 
@@ -146,17 +147,17 @@ class Qmp:
             except OSError as e:
                 self.sock.close()
                 if watch and not (watch() if callable(watch) else _alive(watch)):
-                    raise R.ToolError(R.EX_UNAVAILABLE, "QEMU ended before its QMP socket "
-                                      "answered (its own message is in the console log)")
+                    raise ToolError(EX_UNAVAILABLE, "QEMU ended before its QMP socket "
+                                    "answered (its own message is in the console log)")
                 if time.monotonic() > deadline:
-                    raise R.ToolError(R.EX_UNAVAILABLE, f"--pin/--perf-kvm: no QMP socket at "
-                                      f"{path} after {wait:g} s ({e.strerror})")
+                    raise ToolError(EX_UNAVAILABLE, f"--pin/--perf-kvm: no QMP socket at "
+                                    f"{path} after {wait:g} s ({e.strerror})")
                 time.sleep(0.05)
         self.sock.settimeout(wait)
         self.buf = b""
         greeting = self.read()
         if "QMP" not in greeting:
-            raise R.ToolError(R.EX_UNAVAILABLE, f"QMP: unexpected greeting {greeting!r}")
+            raise ToolError(EX_UNAVAILABLE, f"QMP: unexpected greeting {greeting!r}")
         self.execute("qmp_capabilities")
 
     def read(self):
@@ -164,9 +165,9 @@ class Qmp:
             try:
                 chunk = self.sock.recv(65536)
             except OSError as e:
-                raise R.ToolError(R.EX_UNAVAILABLE, f"QMP: {e}")
+                raise ToolError(EX_UNAVAILABLE, f"QMP: {e}")
             if not chunk:
-                raise R.ToolError(R.EX_UNAVAILABLE, "QMP: QEMU closed the socket")
+                raise ToolError(EX_UNAVAILABLE, "QMP: QEMU closed the socket")
             self.buf += chunk
         line, self.buf = self.buf.split(b"\n", 1)
         return json.loads(line)
@@ -179,7 +180,7 @@ class Qmp:
             if "event" in msg:
                 continue
             if "error" in msg:
-                raise R.ToolError(R.EX_UNAVAILABLE, f"QMP {command}: {msg['error'].get('desc')}")
+                raise ToolError(EX_UNAVAILABLE, f"QMP {command}: {msg['error'].get('desc')}")
             return msg.get("return")
 
 
@@ -195,14 +196,14 @@ class PausedStart:
     def start(self, job):
         """0 once the guest runs, else an exit code (its messages printed);
         job: the Popen of QEMU (under timeout), watched while QMP is awaited.
-        tracer (--exits): an ipibench_tracefs.HostTrace, started on QEMU's pid."""
+        tracer (--exits): an tracefs.HostTrace, started on QEMU's pid."""
         if self.perf:
             code = self._attach_perf()
             if code:
                 return code
         if self.tracer:
             qpid = self._qemu_pid()
-            code = self.tracer.start(qpid) if qpid else R.EX_UNAVAILABLE
+            code = self.tracer.start(qpid) if qpid else EX_UNAVAILABLE
             if code:
                 return code
         a = argparse.Namespace(qmp=os.path.join(self.dir, "qmp.sock"), pin=self.pin,
@@ -210,7 +211,7 @@ class PausedStart:
                                watch=lambda: job.poll() is None)
         try:
             return qmp_start(a)
-        except R.ToolError as e:
+        except ToolError as e:
             say(f"qmp-start: {e.message}")
             return e.code
 
@@ -231,7 +232,7 @@ class PausedStart:
     def _attach_perf(self):
         qpid = self._qemu_pid()
         if qpid is None:
-            return R.EX_UNAVAILABLE
+            return EX_UNAVAILABLE
         log = os.path.join(self.dir, "perf.log")
         with open(log, "wb") as out:
             self.perf_job = subprocess.Popen(["perf", "kvm", "stat", "record", "-o",
@@ -243,7 +244,7 @@ class PausedStart:
                 for line in f.read().splitlines():
                     say(f"perf: {line}")
             say("run.sh: --perf-kvm: perf kvm stat record failed")
-            return R.EX_UNAVAILABLE
+            return EX_UNAVAILABLE
         return 0
 
     def stop(self, save_dir):
@@ -283,22 +284,22 @@ class PausedStart:
 def pin_vcpus(qmp, cpus):
     vcpus = qmp.execute("query-cpus-fast")
     if not isinstance(vcpus, list) or not vcpus:
-        raise R.ToolError(R.EX_UNAVAILABLE, "--pin: query-cpus-fast returned no vCPUs")
+        raise ToolError(EX_UNAVAILABLE, "--pin: query-cpus-fast returned no vCPUs")
     if len(cpus) < len(vcpus):
-        raise R.ToolError(R.EX_UNAVAILABLE, f"--pin: {len(vcpus)} vCPUs but only "
-                          f"{len(cpus)} host CPUs to pin them to ({cpus})")
+        raise ToolError(EX_UNAVAILABLE, f"--pin: {len(vcpus)} vCPUs but only "
+                        f"{len(cpus)} host CPUs to pin them to ({cpus})")
     pins = []
     for v in sorted(vcpus, key=lambda v: v.get("cpu-index", 0)):
         tid = v.get("thread-id")
         if not isinstance(tid, int):
-            raise R.ToolError(R.EX_UNAVAILABLE, f"--pin: vCPU {v.get('cpu-index')} has no "
-                              "thread id (is QEMU running vCPUs in threads?)")
+            raise ToolError(EX_UNAVAILABLE, f"--pin: vCPU {v.get('cpu-index')} has no "
+                            "thread id (is QEMU running vCPUs in threads?)")
         host = cpus[len(pins)]
         try:
             os.sched_setaffinity(tid, {host})
         except OSError as e:
-            raise R.ToolError(R.EX_UNAVAILABLE, f"--pin: cannot pin thread {tid} to CPU "
-                              f"{host}: {e.strerror}")
+            raise ToolError(EX_UNAVAILABLE, f"--pin: cannot pin thread {tid} to CPU "
+                            f"{host}: {e.strerror}")
         pins.append({"vcpu": v.get("cpu-index"), "thread_id": tid, "host_cpu": host})
     return pins
 
@@ -310,7 +311,7 @@ def qmp_start(a):
             sorted(os.sched_getaffinity(0))
         pins = pin_vcpus(qmp, cpus)
         if a.out:
-            R.write_new(a.out, json.dumps(pins, indent=1) + "\n")
+            write_new(a.out, json.dumps(pins, indent=1) + "\n")
     qmp.execute("cont")
     return 0
 

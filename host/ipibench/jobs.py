@@ -10,7 +10,7 @@ the job has really ended. Jobs start with SIGINT ignored, as a shell's
 background jobs do, so that a Ctrl-C at the terminal reaches them only
 through run.sh.
 
-Every other way a command ends is an ipibench_results.ToolError: an exit code
+Every other way a command ends is an exit_codes.ToolError: an exit code
 from docs/exit-codes.md and one line for stderr (none when its message is
 None), which the command prints after "run.sh: ".
 """
@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 
-from ipibench_exit_codes import EX_INTERRUPTED  # noqa: F401
+from ipibench.exit_codes import EX_INTERRUPTED  # noqa: F401
 
 SIGNALS = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM", signal.SIGHUP: "SIGHUP"}
 

@@ -6,7 +6,7 @@ tests/tools/test_runner.py holds their cases."""
 import re
 
 # run.sh's exit codes (docs/exit-codes.md), from their one home.
-from ipibench_exit_codes import (EX_APICV_INHIBITED, EX_BADCMD, EX_BUILD, EX_CRASH,  # noqa: F401
+from ipibench.exit_codes import (EX_APICV_INHIBITED, EX_BADCMD, EX_BUILD, EX_CRASH,  # noqa: F401
                                  EX_DEPS, EX_ERROR, EX_FAILURE, EX_INTERRUPTED, EX_NEEDS_KVM,
                                  EX_NOTHING_RAN, EX_OK, EX_PRESET, EX_QEMU, EX_QEMU_OLD, EX_SAVE,
                                  EX_TIMEOUT, EX_UNAVAILABLE, EX_USAGE)
@@ -52,7 +52,7 @@ def command_line(qemu, accel, machine, cpu, smp, memory, append, iso=False, pres
     host_read: the directory of host reads (host_stats=1, kernel/host_read.c):
     QMP's socket there (that of runtime_dir when there is one), and COM2 a
     pipe chardev whose FIFO hostread.in the host answers the guest through
-    (ipibench_hoststats.make_fifos makes it first)."""
+    (hoststats.make_fifos makes it first)."""
     boot = ["-cdrom", ISO, "-boot", "d"] if iso else \
         ["-kernel", kernel_image(machine, pvh), "-append", append]
     # One host thread running every vCPU in turn: spinning vCPUs then cost

@@ -7,9 +7,8 @@ code 2 (docs/exit-codes.md). tests/tools/test_runner.py holds its cases."""
 import os
 import re
 
-from ipibench_qemu import MACHINES
-
-from ipibench_exit_codes import EX_USAGE  # noqa: F401
+from ipibench.boot.qemu import MACHINES
+from ipibench.exit_codes import EX_USAGE  # noqa: F401
 
 USAGE = """usage: ./run.sh [run] [options]         boot one configuration (the default)
        ./run.sh matrix --presets A,B ... boot configurations x -smp values x N boots
@@ -17,7 +16,7 @@ USAGE = """usage: ./run.sh [run] [options]         boot one configuration (the d
        ./run.sh compare --pair X=Y A    backend X against backend Y within one set
        ./run.sh gate --baseline B C     fail on a regression or incorrect run (TAP, JUnit)
        ./run.sh report INPUT...         plots (SVG, PNG) and an HTML/Markdown page
-       ./run.sh list                    the named configurations (tools/presets.conf)
+       ./run.sh list                    the named configurations (host/ipibench/presets.conf)
        ./run.sh ab --module-param M.P=A,B  A/B over a KVM module parameter (avic, apicv...)
        ./run.sh SUBCOMMAND --help       the options of each
 
@@ -36,7 +35,7 @@ results/<UTC date>-<label>/: console.log (all of the console), results.json
 (the guest's records and the host's facts) and summary.txt.
 
 options:
-  --preset NAME     a named configuration of tools/presets.conf (./run.sh list):
+  --preset NAME     a named configuration of host/ipibench/presets.conf (./run.sh list):
                     its -cpu flags, -smp and QEMU arguments
   --smp SPEC        QEMU -smp value (default: the preset's, else 4), e.g. 8 or 6,sockets=2,cores=3
   --cpu MODEL[,F]   QEMU -cpu value (default: host under KVM, max under TCG); with
@@ -181,7 +180,7 @@ after side B's first boot, or before it when its value is known before),
 
 USAGE_LIST = """usage: ./run.sh list [--names]
 
-Lists the named configurations of tools/presets.conf with the QEMU options
+Lists the named configurations of host/ipibench/presets.conf with the QEMU options
 each adds; --names prints the names only.
 """
 
@@ -227,7 +226,7 @@ class MatrixOptions:
         self.presets = self.smps = ""
         self.boots, self.label, self.accel, self.machine = "5", "matrix", "auto", "q35"
         self.allow_fallback = self.verbose = self.help = False
-        self.pin_default = True  # pinned under KVM (ipibench_kvm.pin_plan); None: --no-pin
+        self.pin_default = True  # pinned under KVM (pin_perf.pin_plan); None: --no-pin
         self.passed = []  # options every boot gets
         self.names = self.counts = []
 
@@ -530,5 +529,5 @@ def parse_matrix(argv):
     o.counts = split_smp(o.smps) if o.smps else []
     if o.counts and o.accel == "kvm-in-tcg":
         raise UsageError("matrix: --accel kvm-in-tcg boots each preset at its own -smp (the "
-                         "lane takes it from tools/presets.conf): drop --smp")
+                         "lane takes it from host/ipibench/presets.conf): drop --smp")
     return o

@@ -36,7 +36,7 @@ import json
 import re
 import textwrap
 
-import ipibench_qemu as Q
+from ipibench.boot import qemu as Q
 
 WIDTH = 80
 # A finished SKIP line waits this long for the next one with the same reason.
@@ -925,7 +925,7 @@ def closing(what, code, rc, nothing=None):
     in words, with the guest's status and the exit code after them; a SKIP
     that ran nothing asked for (exit 35) with its skip reasons (nothing:
     ran_nothing()'s, the first two in full); any other end as the status
-    decoding says it (ipibench_qemu.decode_status), with QEMU's exit status."""
+    decoding says it (qemu.decode_status), with QEMU's exit status."""
     if code == 0 and what == "SKIP":
         return "done, nothing failed (guest status SKIP, exit 0)"
     if code == 0 and what == "SUCCESS":

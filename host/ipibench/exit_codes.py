@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Every exit code of run.sh and its subcommands, in one place: the table of
 docs/exit-codes.md. The guest's statuses arrive through QEMU's exit status
-(ipibench_qemu.GUEST maps them); the rest are the host's own."""
+(qemu.GUEST maps them); the rest are the host's own."""
 
 # A boot (./run.sh [run]): the guest's status, or what stopped it.
 EX_OK = 0
@@ -32,6 +32,15 @@ EX_NEEDS_KVM = 31     # KVM asked for or needed, and not usable here
 EX_APICV_INHIBITED = 32  # --require-apicv: a record ran without APIC virtualization
 EX_MODPARAM = 33      # ab: a module parameter could not be set
 EX_SAME_SIDES = 34    # ab: the module granted neither side what set them apart
-# A guest SKIP that measured and checked nothing (ipibench_console.ran_nothing):
+# A guest SKIP that measured and checked nothing (console.ran_nothing):
 # never a pass, whatever could not run.
 EX_NOTHING_RAN = 35
+
+
+class ToolError(Exception):
+    """One clear message and the documented exit code that goes with it."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message

@@ -43,7 +43,12 @@ import re
 import shutil
 import subprocess
 
-import ipibench_results as R
+from ipibench.compare.formats import format_markdown, legend, table_head, table_rows
+from ipibench.compare.model import Comparison, row_key, row_order, Side
+from ipibench.exit_codes import EX_DEPS, EX_NO_OVERLAP, EX_USAGE, ToolError
+from ipibench.results.files import load_set, replace_file, split_by_config
+from ipibench.results.stats import median
+
 
 COLOURS = {"slower": "0xc0392b", "faster": "0x27ae60", "other": "0x95a5a6"}
 # Ten colours told apart on screen and paper (Tableau 10, yellow-green last)
@@ -113,8 +118,8 @@ def load_sets(inputs):
     (named INPUT/CONFIG)."""
     sets = []
     for path in inputs:
-        boots = R.load_set(path)
-        groups = R.split_by_config(boots)
+        boots = load_set(path)
+        groups = split_by_config(boots)
         base = path.rstrip("/") or path
         if len(groups) > 1:
             sets += [(os.path.join(base, str(c)), b) for c, b in groups.items()]
@@ -566,7 +571,7 @@ def figure(name, title_lines, panels, data_dir, common, per_panel=None):
         clauses = [cl for c in cs for cl in curve_clauses(name, c, blocks)]
         plots += [f"set title {gp_str(ptitle)}"] + (per_panel or []) + \
             ["plot " + ", ".join(clauses)]
-    R.replace_file(os.path.join(data_dir, name + ".dat"), "\n\n\n".join(blocks) + "\n")
+    replace_file(os.path.join(data_dir, name + ".dat"), "\n\n\n".join(blocks) + "\n")
     cols = 1 if len(panels) == 1 else 2
     rows = -(-len(panels) // cols)
     width = 960 if cols == 1 else cols * PANEL_W
@@ -632,7 +637,7 @@ def dist_data(boots, unit):
             if rec.get("status") != "SUCCESS" or not isinstance(stats, dict) or \
                     not rec.get("histogram"):
                 continue
-            key = R.row_key(rec)
+            key = row_key(rec)
             buckets = per.setdefault(key, {})
             for low, high, count in rec["histogram"]:
                 buckets.setdefault(low, [high, 0])[1] += count
@@ -699,7 +704,7 @@ def dist_plots(sets, names, data_dir, unit, context):
         nmax = max((n for n in ntargets if isinstance(n, int)), default=None)
         curves, pairs = [], {}
         for d, sname in zip(data, names):
-            for key in sorted(d, key=R.row_order):
+            for key in sorted(d, key=row_order):
                 if key[:2] == (bench, metric) and key[5] == nmax:
                     c = cdf_curve(sname, key, d[key])
                     if c:
@@ -819,7 +824,7 @@ def scaling_plots(sides, names, data_dir, unit, context):
         spread = max(len(v) for pts in series.values() for v in pts.values())
         curves = []
         for s, pts in sorted(series.items(), key=lambda s: tuple(map(str, s[0]))):
-            points = [(n, R.median(v) / div, min(v) / div, max(v) / div)
+            points = [(n, median(v) / div, min(v) / div, max(v) / div)
                       for n, v in sorted(pts.items()) if isinstance(n, int)]
             if spread < 2:
                 points = [p[:2] for p in points]
@@ -883,7 +888,7 @@ def matrix_cells(boots, unit):
             if len({s for s, _ in cells}) < 2:
                 continue
             for cell, vals in cells.items():
-                out.setdefault(backend, {}).setdefault(cell, []).append(R.median(vals))
+                out.setdefault(backend, {}).setdefault(cell, []).append(median(vals))
     return out
 
 
@@ -899,7 +904,7 @@ def matrix_plots(sets, names, data_dir, unit, context):
             panels.append((sname, backend, n, pairs, len(boots), socket_size(boots, n)))
     if not panels:
         return []
-    vals = [R.median(v) for p in panels for v in p[3].values()]
+    vals = [median(v) for p in panels for v in p[3].values()]
     div, axis_unit = axis_scale(max(vals), unit)
     lo, hi = min(vals) / div, max(vals) / div
     if hi <= lo:
@@ -916,7 +921,7 @@ def matrix_plots(sets, names, data_dir, unit, context):
                 elif not v:
                     rows.append(f"{t} {s} NaN n/a")
                 else:
-                    rows.append(f"{t} {s} {R.median(v) / div:.6g} {num(R.median(v) / div)}")
+                    rows.append(f"{t} {s} {median(v) / div:.6g} {num(median(v) / div)}")
                     widest = max(widest, max(v) / min(v) - 1 if min(v) > 0 else 0)
             rows.append("")
         blocks.append("\n".join(rows).rstrip("\n"))
@@ -933,7 +938,7 @@ def matrix_plots(sets, names, data_dir, unit, context):
                  gp_tics("x", ticks), gp_tics("y", ticks),
                  f"plot {src} using 1:2:3 with image notitle, "
                  f"{src} using 1:2:4 with labels font ',{9 if n > 6 else 10}' notitle"]
-    R.replace_file(os.path.join(data_dir, "matrix.dat"), "\n\n\n".join(blocks) + "\n")
+    replace_file(os.path.join(data_dir, "matrix.dat"), "\n\n\n".join(blocks) + "\n")
     boots = max(p[4] for p in panels)
     cols = 1 if len(panels) == 1 else 2
     rows = -(-len(panels) // cols)
@@ -993,7 +998,7 @@ def kut_values(boots, unit):
             v = rec["mean_cycles"] if unit == "cycles" else rec["mean_cycles"] * 1e6 / khz
             per_boot.setdefault((rec["name"], rec["backend"]), []).append(v)
         for key, vs in per_boot.items():
-            values.setdefault(key, []).append(R.median(vs))
+            values.setdefault(key, []).append(median(vs))
     return values, list(names), list(backends), left
 
 
@@ -1036,7 +1041,7 @@ def kut_panel(name, names, series, div, blocks):
             vals = ser["values"].get(kname)
             if vals:
                 y = (n_g - 1 - g) * (n_s + 1) + n_s - 1 - s
-                rows.append(f"{y} {R.median(vals) / div:.6g} {min(vals) / div:.6g} "
+                rows.append(f"{y} {median(vals) / div:.6g} {min(vals) / div:.6g} "
                             f"{max(vals) / div:.6g}")
                 spread |= len(vals) > 1
         blocks.append("\n".join(rows))
@@ -1057,7 +1062,7 @@ def kut_panel(name, names, series, div, blocks):
 def kut_cell(vals):
     if not vals:
         return "-"
-    med = num(R.median(vals))
+    med = num(median(vals))
     return med if len(vals) == 1 else f"{med} ({num(min(vals))}..{num(max(vals))})"
 
 
@@ -1083,7 +1088,7 @@ def kut_view(sets, names, data_dir, unit, context=None):
     for ptitle, knames, series in panels:
         plots_cmds += [f"set title {gp_str(ptitle)}"] + \
             kut_panel("kut", knames, series, div, blocks)
-    R.replace_file(os.path.join(data_dir, "kut.dat"), "\n\n\n".join(blocks) + "\n")
+    replace_file(os.path.join(data_dir, "kut.dat"), "\n\n\n".join(blocks) + "\n")
     title = kut_title(views) + context_lines([v["name"] for v in views], context or {})
     lines, size = kut_canvas(title, panels, plots_cmds, axis_unit)
     tables = [(ptitle, ["x86/vmexit.c name"] + [s["label"] for s in series],
@@ -1150,7 +1155,7 @@ def bar_plot(cmp, data_dir, names, context=None):
         lo, hi = r.ci if r.ci else (r.change, r.change)
         colour = COLOURS[r.verdict] if r.verdict in COLOURS else COLOURS["other"]
         out.append(f"{i} {gp_str(r.name)} {r.change:.3f} {lo:.3f} {hi:.3f} {colour}")
-    R.replace_file(os.path.join(data_dir, "ab.dat"), "\n".join(out) + "\n")
+    replace_file(os.path.join(data_dir, "ab.dat"), "\n".join(out) + "\n")
     a, b = names
     largest = f", the {len(rows)} largest of {total}" if total > len(rows) else ""
     if cmp.pair:
@@ -1211,14 +1216,14 @@ def png_term_spec(term, w, h):
 def run_gnuplot(out, plots):
     gnuplot = shutil.which("gnuplot")
     if not gnuplot:
-        raise R.ToolError(R.EX_DEPS, "gnuplot is missing (Debian package gnuplot-nox; "
-                          "tools/deps.sh report installs it)")
+        raise ToolError(EX_DEPS, "gnuplot is missing (Debian package gnuplot-nox; "
+                        "tools/deps.sh report installs it)")
     listing = subprocess.run([gnuplot, "-e", "set terminal"], stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True).stdout
     png = png_terminal(listing)
     if png is None:
-        raise R.ToolError(R.EX_DEPS, "gnuplot lists neither the pngcairo nor the png "
-                          "terminal (Debian package gnuplot-nox has both)")
+        raise ToolError(EX_DEPS, "gnuplot lists neither the pngcairo nor the png "
+                        "terminal (Debian package gnuplot-nox has both)")
     script = ["set encoding utf8"]
     for p in plots:
         w, h = p.size
@@ -1228,11 +1233,11 @@ def run_gnuplot(out, plots):
             script += ["reset", f"set terminal {term}",
                        f"set output {gp_str(f'.{p.name}.{ext}.tmp')}"] + p.lines + \
                 ["unset output"]
-    R.replace_file(os.path.join(out, "plots.gp"), "\n".join(script) + "\n")
+    replace_file(os.path.join(out, "plots.gp"), "\n".join(script) + "\n")
     proc = subprocess.run([gnuplot, "plots.gp"], cwd=out, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True)
     if proc.returncode != 0:
-        raise R.ToolError(1, "gnuplot failed: " + proc.stdout.strip()[-500:])
+        raise ToolError(1, "gnuplot failed: " + proc.stdout.strip()[-500:])
     for p in plots:
         for ext in ("svg", "png"):
             os.replace(os.path.join(out, f".{p.name}.{ext}.tmp"),
@@ -1288,8 +1293,8 @@ def page_html(title, sets, cmp, plots, notes, kut_tables=(), unit="cycles"):
             body.append("<p><b>TIMINGS NOT COMPARABLE</b>: "
                         f"{e('; '.join(cmp.timing_reasons))}</p>")
         body += [f"<p><b>warning</b>: {e(w)}</p>" for w in cmp.after_x2apic_lines()]
-        body += html_table(R.table_head(cmp), R.table_rows(cmp))
-        body += [f"<p>{e(line)}</p>" for line in R.legend(cmp)]
+        body += html_table(table_head(cmp), table_rows(cmp))
+        body += [f"<p>{e(line)}</p>" for line in legend(cmp)]
     if kut_tables:
         body += ["<h2>kvm-unit-tests view</h2>", f"<p>{e(KUT_CAPTION.format(unit=unit))}</p>"]
         for ktitle, head, rows in kut_tables:
@@ -1309,7 +1314,7 @@ def page_markdown(title, sets, cmp, plots, notes, kut_tables=(), unit="cycles"):
     lines = [f"# {title}", ""] + md_table(FACT_HEAD, facts_lines(sets))
     lines += [""] + [f"**{n}**\n" for n in notes]
     if cmp is not None:
-        lines += ["## Comparison", "", R.format_markdown(cmp)]
+        lines += ["## Comparison", "", format_markdown(cmp)]
     if kut_tables:
         lines += ["## kvm-unit-tests view", "", KUT_CAPTION.format(unit=unit) + ".", ""]
         for ktitle, head, rows in kut_tables:
@@ -1329,12 +1334,12 @@ def pair_comparison(sets, pair, alpha, unit):
     """report --pair X=Y: compare --pair's comparison, backend X of the first
     set against backend Y of the last (the same set when there is one)."""
     if len(sets) > 2:
-        raise R.ToolError(R.EX_USAGE, f"--pair compares within one set or across "
-                          f"two, not {len(sets)} ({', '.join(n for n, _ in sets[:4])}"
-                          f"{', ...' if len(sets) > 4 else ''}): give one configuration folder")
+        raise ToolError(EX_USAGE, f"--pair compares within one set or across "
+                        f"two, not {len(sets)} ({', '.join(n for n, _ in sets[:4])}"
+                        f"{', ...' if len(sets) > 4 else ''}): give one configuration folder")
     (a_name, a_boots), (b_name, b_boots) = sets[0], sets[-1]
-    cmp = R.Comparison(f"{a_name} [{pair[0]}]", a_boots, f"{b_name} [{pair[1]}]", b_boots,
-                       alpha, unit, pair)
+    cmp = Comparison(f"{a_name} [{pair[0]}]", a_boots, f"{b_name} [{pair[1]}]", b_boots,
+                     alpha, unit, pair)
     err = cmp.overlap_error()
     if err:
         raise err
@@ -1343,16 +1348,16 @@ def pair_comparison(sets, pair, alpha, unit):
 
 def report(a):
     sets = load_sets(a.inputs)
-    sides = [R.Side(name, boots, a.unit) for name, boots in sets]
+    sides = [Side(name, boots, a.unit) for name, boots in sets]
     if not any(s.keys() for s in sides):
-        raise R.ToolError(R.EX_NO_OVERLAP, "nothing to plot: no result records in "
-                          + ", ".join(a.inputs))
+        raise ToolError(EX_NO_OVERLAP, "nothing to plot: no result records in "
+                        + ", ".join(a.inputs))
     cmp, notes = None, []
     pair = getattr(a, "pair", None)
     if pair:
         cmp = pair_comparison(sets, pair, a.alpha, a.unit)
     elif len(sets) == 2:
-        cmp = R.Comparison(sets[0][0], sets[0][1], sets[1][0], sets[1][1], a.alpha, a.unit)
+        cmp = Comparison(sets[0][0], sets[0][1], sets[1][0], sets[1][1], a.alpha, a.unit)
         err = cmp.overlap_error()
         if err:
             notes.append(err.message)
@@ -1373,9 +1378,9 @@ def report(a):
     if cmp is not None:
         plots += bar_plot(cmp, data, (names[0], names[-1]), context)
     run_gnuplot(out, plots)
-    R.replace_file(os.path.join(out, "index.html"),
-                   page_html(a.title, sets, cmp, plots, notes, kut_tables, a.unit))
-    R.replace_file(os.path.join(out, "report.md"),
-                   page_markdown(a.title, sets, cmp, plots, notes, kut_tables, a.unit))
+    replace_file(os.path.join(out, "index.html"),
+                 page_html(a.title, sets, cmp, plots, notes, kut_tables, a.unit))
+    replace_file(os.path.join(out, "report.md"),
+                 page_markdown(a.title, sets, cmp, plots, notes, kut_tables, a.unit))
     print(f"report: {len(plots)} plots (SVG and PNG) and {os.path.join(out, 'index.html')}")
     return 0

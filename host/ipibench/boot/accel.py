@@ -10,8 +10,9 @@ import os
 import stat
 import subprocess
 
-import ipibench_results as R
-from ipibench_qemu import EX_NEEDS_KVM, EX_USAGE, cpu_value, machine_arg
+from ipibench.boot.qemu import cpu_value, EX_NEEDS_KVM, EX_USAGE, machine_arg
+from ipibench.exit_codes import ToolError
+from ipibench.presets import kvm_only_flags
 
 # What a path that is not a character device is, for the message.
 FILE_KINDS = ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a directory"),
@@ -89,14 +90,14 @@ class HostKvm:
 
 def refuse_or_fall_back(model, why, preset, allow_fallback, kvm_present):
     """--accel auto found no KVM that runs the vCPU model (why says why): the
-    notices of a fall back to TCG, or R.ToolError(31).
+    notices of a fall back to TCG, or ToolError(31).
 
     Under TCG every Hyper-V and KVM PV backend SKIPs, so a model that asks
     for them would pass having tested none of it: stop, with the ways to run
     it, unless --allow-fallback accepted TCG. Other models (the x2apic and
     xapic presets) mean as much under TCG and fall back with a notice
     (without /dev/kvm, the run's own notice says so)."""
-    need = ",".join(R.kvm_only_flags(model))
+    need = ",".join(kvm_only_flags(model))
     what = f"preset {preset}" if preset else f"-cpu {model}"
     if not need:
         return [f"run.sh: {why}; using TCG"] if kvm_present else []
@@ -106,7 +107,7 @@ def refuse_or_fall_back(model, why, preset, allow_fallback, kvm_present):
     lane = f"./run.sh --accel kvm-in-tcg --preset {preset or 'NAME'}"
     if not preset:
         lane += " (the lane boots presets only: ./run.sh list)"
-    raise R.ToolError(EX_NEEDS_KVM,
+    raise ToolError(EX_NEEDS_KVM,
                    f"{what} needs KVM, the only accelerator that offers {need}, but {why}. "
                    "Under TCG every backend these add would SKIP and the run pass having "
                    f"tested none of it: run it under real KVM nested in TCG with {lane}, or "
@@ -143,9 +144,9 @@ def choose(accel, cpu, preset, preset_cpu, machine, allow_fallback, kvm, extras=
         if accel != "kvm" and extras:
             # --exits, --pin and --perf-kvm read this host's KVM itself: they
             # ask for KVM as plainly as --accel kvm does.
-            raise R.ToolError(EX_NEEDS_KVM, f"{' and '.join(extras)} needs KVM, but {why}; "
-                              "the KVM lane runs real KVM nested in TCG on any host: "
-                              "--accel kvm-in-tcg")
+            raise ToolError(EX_NEEDS_KVM, f"{' and '.join(extras)} needs KVM, but {why}; "
+                            "the KVM lane runs real KVM nested in TCG on any host: "
+                            "--accel kvm-in-tcg")
         if accel != "kvm":
             notes = refuse_or_fall_back(model, why, preset, allow_fallback, usable)
             if usable and kvm.software() and notes:
@@ -155,21 +156,21 @@ def choose(accel, cpu, preset, preset_cpu, machine, allow_fallback, kvm, extras=
                 base = "max" + base[len("host"):]
     elif accel == "kvm":
         if not kvm.usable():
-            raise R.ToolError(EX_NEEDS_KVM, f"--accel kvm: KVM is not usable here: "
-                              f"{kvm.unusable()}; the KVM lane runs real KVM nested in TCG "
-                              "on any host: --accel kvm-in-tcg")
+            raise ToolError(EX_NEEDS_KVM, f"--accel kvm: KVM is not usable here: "
+                            f"{kvm.unusable()}; the KVM lane runs real KVM nested in TCG "
+                            "on any host: --accel kvm-in-tcg")
         soft = kvm.software()
         if soft and extras:
-            raise R.ToolError(EX_NEEDS_KVM, f"--accel kvm with {' and '.join(extras)}: {soft}: "
-                              "exit counts and vCPU placement there measure that software "
-                              "path, never a hardware hypervisor's; plain --accel kvm still "
-                              "boots (its figures marked kvm-software), and the KVM lane "
-                              "runs real KVM: --accel kvm-in-tcg")
+            raise ToolError(EX_NEEDS_KVM, f"--accel kvm with {' and '.join(extras)}: {soft}: "
+                            "exit counts and vCPU placement there measure that software "
+                            "path, never a hardware hypervisor's; plain --accel kvm still "
+                            "boots (its figures marked kvm-software), and the KVM lane "
+                            "runs real KVM: --accel kvm-in-tcg")
         if soft:
             notes.append(f"run.sh: warning: {soft}: these figures measure that "
                          "path, not a hardware hypervisor's")
     elif accel not in ("tcg", "tcg-single", "kvm-in-tcg"):
-        raise R.ToolError(EX_USAGE, "--accel takes kvm, tcg, tcg-single, kvm-in-tcg or auto, "
+        raise ToolError(EX_USAGE, "--accel takes kvm, tcg, tcg-single, kvm-in-tcg or auto, "
                        f"not '{accel}'")
     if not base:
         base = "host" if accel == "kvm" else "max"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Check the records of an ipibench console log against docs/results.md.
 
-usage: tools/validate.py [--require KIND[,KIND]] LOG...
+usage: ./run.sh validate [--require KIND[,KIND]] LOG...
 
 Exit status: 0 every record is valid, 1 a record is invalid (each problem
 printed as LOG:LINE: what), 2 usage or unreadable file."""

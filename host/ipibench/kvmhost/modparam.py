@@ -32,7 +32,7 @@ import re
 import stat
 import subprocess
 
-from ipibench_exit_codes import EX_MODPARAM  # noqa: F401
+from ipibench.exit_codes import EX_MODPARAM  # noqa: F401
 
 # The modules whose parameters are recorded and may be set: KVM itself and
 # its two hardware vendors. Nothing else is ever loaded or unloaded here.

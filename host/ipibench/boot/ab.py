@@ -7,26 +7,26 @@ against A (docs/host-tools.md, "ab"; issues 11 and 29).
 Under --accel kvm-in-tcg each boot loads the lane's KVM with the value (run
 --module-param), after the checks this host can make without the lane's
 sysfs (a KVM module, a plain parameter name, bool or integer values).
-Otherwise this host's module is set through ipibench_modparam, after its
+Otherwise this host's module is set through kvmhost/modparam.py, after its
 refusals (exit 33, nothing changed), and put back in a finally: after the
 last boot, a failed one, or Ctrl-C."""
 import os
 import sys
 
-import ipibench
-import ipibench_boot as B
-import ipibench_modparam as M
-import ipibench_qemu as Q
-import ipibench_results as R
-from ipibench_jobs import Interrupted, say
-from ipibench_options import USAGE_AB, UsageError, parse_run
+from ipibench.boot import qemu as Q
+from ipibench.boot import run as B
+from ipibench.exit_codes import EX_INCOMPARABLE, ToolError
+from ipibench.jobs import Interrupted, say
+from ipibench.kvmhost import modparam as M
+from ipibench.options import parse_run, USAGE_AB, UsageError
+from ipibench.results.files import load_json, write_new
 
 
 class AbOptions:
     def __init__(self):
         self.spec, self.boots, self.label, self.help = "", "3", "ab", False
         self.passed = []
-        self.pin_default = True  # pinned under KVM (ipibench_kvm.pin_plan); None: --no-pin
+        self.pin_default = True  # pinned under KVM (pin_perf.pin_plan); None: --no-pin
 
 
 def parse_ab(argv):
@@ -60,7 +60,8 @@ def parse_ab(argv):
 # Side B ran (or would run) with the value side A ran with: the module granted
 # neither side what set them apart (asked 1, got N: the CPU has no AVIC), so
 # there is no question left to compare. Docs: docs/exit-codes.md.
-from ipibench_exit_codes import EX_SAME_SIDES  # noqa: F401,E402
+from ipibench.exit_codes import EX_SAME_SIDES  # noqa: F401,E402
+from ipibench import readers
 
 
 def order(boots):
@@ -75,9 +76,9 @@ def order(boots):
 def lane_granted(boot_dir):
     """What the lane's module reported for a boot (its run record)."""
     try:
-        doc = R._load_json(os.path.join(boot_dir, "results.json"))
+        doc = load_json(os.path.join(boot_dir, "results.json"))
         return doc["run"].get("module_param") or {}
-    except (R.ToolError, KeyError, TypeError, AttributeError):
+    except (ToolError, KeyError, TypeError, AttributeError):
         return {}
 
 
@@ -88,8 +89,8 @@ def same_sides(got):
 def write_summary(root, head, lines):
     """The ab folder's summary.txt: what was asked, the order, one line a boot."""
     try:
-        R.write_new(os.path.join(root, "summary.txt"), "\n".join(head + lines) + "\n")
-    except R.ToolError as e:
+        write_new(os.path.join(root, "summary.txt"), "\n".join(head + lines) + "\n")
+    except ToolError as e:
         say(f"run.sh: warning: {e.message}")
 
 
@@ -124,7 +125,7 @@ def run(argv, env, jobs):
     except M.Refused as e:
         say(f"run.sh: ab: {e.message}")
         return e.code
-    except R.ToolError as e:
+    except ToolError as e:
         say(f"run.sh: {e.message}")
         return e.code
     name = f"{module}.{param}"
@@ -208,5 +209,5 @@ def run(argv, env, jobs):
         return first
     print(f"ab: {module}.{param}: B={values[1]} against A={values[0]} (order "
           f"{' '.join(seq)})")
-    rc = ipibench.main(["compare", dirs["A"], dirs["B"]])
-    return first or (0 if rc in (0, R.EX_INCOMPARABLE) else rc)
+    rc = readers.main(["compare", dirs["A"], dirs["B"]])
+    return first or (0 if rc in (0, EX_INCOMPARABLE) else rc)

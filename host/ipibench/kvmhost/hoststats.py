@@ -77,7 +77,7 @@ class Answerer:
     QMP's query-stats every vCPU's statistics are read and written to log,
     then one byte goes into COM2's FIFO (fifo, QEMU's hostread.in), which
     the guest waits on. connect: a function returning a client with
-    execute(command, **arguments) (ipibench_kvm.Qmp), called at the first
+    execute(command, **arguments) (pin_perf.Qmp), called at the first
     edge. A QMP that fails is written down and the guest still answered, so
     that it waits out no bound for nothing."""
 

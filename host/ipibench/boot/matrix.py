@@ -8,12 +8,13 @@ import os
 import sys
 import time
 
-import ipibench_boot as B
-import ipibench_qemu as Q
-import ipibench_results as R
-from ipibench_jobs import Interrupted, elapsed, say
-from ipibench_options import (USAGE_MATRIX, UsageError, check_memory, parse_matrix, parse_run,
-                              smp_folder)
+from ipibench.boot import qemu as Q
+from ipibench.boot import run as B
+from ipibench.exit_codes import ToolError
+from ipibench.jobs import elapsed, Interrupted, say
+from ipibench.options import (check_memory, parse_matrix, parse_run, smp_folder, USAGE_MATRIX,
+                              UsageError)
+from ipibench.results.files import load_results_file, write_new
 
 
 def boot_argv(preset, smp, cfg, boot_dir, verbose, passed):
@@ -36,7 +37,7 @@ def check_boots(env, o, each):
 
 def configurations(o, presets):
     """(preset, -smp value, configuration folder) of every configuration, in
-    boot order: x2apic-smp4, x2apic-smp8-s2c2t2 (ipibench_options.smp_folder)."""
+    boot order: x2apic-smp4, x2apic-smp8-s2c2t2 (options.smp_folder)."""
     return [(name, smp, f"{name}-{smp_folder(smp)}")
             for name in o.names for smp in o.counts or [str(presets[name]["smp"])]]
 
@@ -48,8 +49,8 @@ def pair_hint(mdir, cfgs):
     first = None
     for cfg in cfgs:
         try:
-            boot = R.load_results_file(os.path.join(mdir, cfg, "boot1", "results.json"))
-        except R.ToolError:
+            boot = load_results_file(os.path.join(mdir, cfg, "boot1", "results.json"))
+        except ToolError:
             continue
         ran = []
         for rec in boot.results:
@@ -83,7 +84,7 @@ def run(argv, env, jobs):
             check_memory(each.memory, smp)
     except UsageError as e:
         return B.usage_error(e)
-    except R.ToolError as e:
+    except ToolError as e:
         if e.message:
             say(f"run.sh: {e.message}")
         return e.code
@@ -91,7 +92,7 @@ def run(argv, env, jobs):
         B.prepare(env, jobs)
         check_boots(env, o, each)
         mdir = B.new_results_dir(env.results_root, Q.sanitize(o.label))
-    except R.ToolError as e:
+    except ToolError as e:
         if e.message:
             say(f"run.sh: {e.message}")
         return e.code
@@ -112,7 +113,7 @@ def run(argv, env, jobs):
                 argv = boot_argv(name, smp, cfg, os.path.join(mdir, cfg, f"boot{i}"),
                                  o.verbose, o.passed)
                 # Pinned under KVM unless --no-pin: boots meant for a gate
-                # should not have their vCPUs migrate (ipibench_kvm.pin_plan).
+                # should not have their vCPUs migrate (pin_perf.pin_plan).
                 rc = B.run(argv, env, jobs, prepared=True, pin_default=o.pin_default)
             if jobs.interrupted:
                 rc = Q.EX_INTERRUPTED
@@ -125,8 +126,8 @@ def run(argv, env, jobs):
     text = "\n".join([f"matrix {o.label}: presets {o.presets}, -smp {smps}, {o.boots} boots"]
                      + lines) + "\n"
     try:
-        R.write_new(os.path.join(mdir, "summary.txt"), text)
-    except R.ToolError as e:
+        write_new(os.path.join(mdir, "summary.txt"), text)
+    except ToolError as e:
         say(f"run.sh: warning: {e.message}")
     say(f"matrix: done: {mdir}")
     pair = pair_hint(mdir, cfgs)

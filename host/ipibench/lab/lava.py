@@ -35,10 +35,15 @@ import sys
 import tarfile
 import urllib.request
 
-import ipibench_results as R
+from ipibench import REPO
+from ipibench.compare.model import row_key, row_name
+from ipibench.exit_codes import EX_MALFORMED, EX_MISSING, EX_SAVE, ToolError
+from ipibench.presets import get_preset, load_presets, PRESETS
+from ipibench.results.files import (dump_results, load_json, RESULTS_FORMAT, RESULTS_VERSION,
+                                    write_new)
+from ipibench.results.records import parse_console
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
+
 
 # The guest's lines (lib/lava.h) and the monitors that read them.
 BEGIN = "ipibench-lava: begin"
@@ -77,10 +82,10 @@ def result_of(status):
 def job_text(kernel_url, preset=None, accel="kvm", cpu=None, smp=None, machine="q35",
              memory=256, append="", name=None, minutes=30):
     """The job's YAML. cpu: the base model (host under KVM, max under TCG);
-    a preset adds its flags, -smp and QEMU arguments (tools/presets.conf)."""
+    a preset adds its flags, -smp and QEMU arguments (host/ipibench/presets.conf)."""
     flags, preset_smp, extra = "", 2, []
     if preset:
-        p = R.get_preset(R.load_presets(os.path.join(HERE, "presets.conf")), preset)
+        p = get_preset(load_presets(PRESETS), preset)
         flags, preset_smp, extra = p["cpu"], p["smp"], p["extra"]
     base = cpu or ("host" if accel == "kvm" else "max")
     cpu_arg = base + ("," + flags if flags else "")
@@ -98,7 +103,7 @@ def job_text(kernel_url, preset=None, accel="kvm", cpu=None, smp=None, machine="
     out = [
         "# SPDX-License-Identifier: GPL-2.0-only",
         "# ipibench on LAVA's qemu device type (docs/lab.md), written by",
-        "# tools/ipibench_lava.py job: its options decide the kernel URL, the",
+        "# ./run.sh lava job: its options decide the kernel URL, the",
         "# accelerator, -cpu and -smp (the context's extra_options) and the guest's",
         "# command line.",
         "device_type: qemu",
@@ -166,7 +171,7 @@ def write_out(text, path):
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
     except OSError as e:
-        raise R.ToolError(R.EX_SAVE, f"cannot write {path}: {e.strerror}")
+        raise ToolError(EX_SAVE, f"cannot write {path}: {e.strerror}")
 
 
 def cmd_job(a):
@@ -204,7 +209,7 @@ def dut_test_text(repo, revision="", preset="x2apic", accel="kvm", append="",
         body.append(line)
     out = ["# SPDX-License-Identifier: GPL-2.0-only",
            "# The test action of a LAVA job on a KVM host (docs/lab.md), written by",
-           "# tools/ipibench_lava.py dut-test: lava/ipibench-kvm-host.yaml inline.",
+           "# ./run.sh lava dut-test: lava/ipibench-kvm-host.yaml inline.",
            "- test:",
            f"    timeout: {{minutes: {int(minutes)}}}",
            "    definitions:",
@@ -232,7 +237,7 @@ def job_context(text):
     one double-quoted item a line."""
     m = re.search(r"^context:\n((?:[ #].*\n|\n)*)", text, re.M)
     if not m:
-        raise R.ToolError(R.EX_MALFORMED, "no context: in the job")
+        raise ToolError(EX_MALFORMED, "no context: in the job")
     block = m.group(1)
     mem = re.search(r"^  memory: *(\d+)\s*$", block, re.M)
     nokvm = re.search(r"^  no_kvm: *(\S+)\s*$", block, re.M)
@@ -265,7 +270,7 @@ def cmd_device(a):
         with open(a.job, encoding="utf-8") as f:
             job = f.read()
     except OSError as e:
-        raise R.ToolError(R.EX_MISSING, f"{a.job}: cannot read: {e.strerror}")
+        raise ToolError(EX_MISSING, f"{a.job}: cannot read: {e.strerror}")
     write_out(device_text(job, a.base), a.output)
     return 0
 
@@ -348,7 +353,7 @@ def load_dir(path):
     except OSError:
         pass
     if os.path.isfile(os.path.join(path, "results.json")):
-        doc = R._load_json(os.path.join(path, "results.json"))
+        doc = load_json(os.path.join(path, "results.json"))
     return doc, console
 
 
@@ -389,7 +394,7 @@ def cases_of(doc, console, prefix=""):
     out += [(i, "pass", v, u) for i, v, u in figures]
     seen = {}
     for r in results:
-        rid = "record_" + slug(R.row_name(R.row_key(r)))
+        rid = "record_" + slug(row_name(row_key(r)))
         seen[rid] = seen.get(rid, 0) + 1
         if seen[rid] > 1:
             rid += f"_{seen[rid]}"
@@ -464,11 +469,11 @@ def cmd_report(a):
     helpers = a.helpers
     dry = a.dry_run or (not helpers and shutil.which("lava-test-case") is None)
     if dry and not a.dry_run:
-        print("ipibench_lava: no lava-test-case on PATH (not in a LAVA test shell): "
+        print("run.sh lava: no lava-test-case on PATH (not in a LAVA test shell): "
               "printing the calls", file=sys.stderr)
     doc, console = load_dir(a.dir)
     if doc is None and not console:
-        raise R.ToolError(R.EX_MISSING, f"{a.dir}: neither results.json nor console.log")
+        raise ToolError(EX_MISSING, f"{a.dir}: neither results.json nor console.log")
     rep = Reporter(helpers, dry)
     for cid, result, value, units in cases_of(doc, console, a.prefix):
         rep.case(cid, result, value, units)
@@ -488,7 +493,7 @@ def cmd_report(a):
         url = a.upload.rstrip("/") + "/" + name
         why = upload(a.dir, url)
         if why:
-            print(f"ipibench_lava: upload to {url} failed: {why}", file=sys.stderr)
+            print(f"run.sh lava: upload to {url} failed: {why}", file=sys.stderr)
         rep.call("lava-test-reference", a.prefix + "results", "--result",
                  "fail" if why else "pass", "--reference", url)
     if not a.no_embed:
@@ -506,9 +511,9 @@ def cmd_report_ab(a):
                    if os.path.isdir(d)) if roots else []
     if len(sides) != 2:
         rep.case("ab", "fail")
-        print(f"ipibench_lava: no ab root with two sides under {a.dir}", file=sys.stderr)
+        print(f"run.sh lava: no ab root with two sides under {a.dir}", file=sys.stderr)
         return 0
-    p = subprocess.run([sys.executable, os.path.join(HERE, "ipibench.py"), "compare",
+    p = subprocess.run([os.path.join(REPO, "run.sh"), "compare",
                         "--format", "json", sides[0], sides[1]], capture_output=True, text=True)
     try:
         cmp = json.loads(p.stdout)
@@ -627,27 +632,27 @@ def cmd_import(a):
             text = f.read()
         entries = [e for e in log_entries(text) if "lvl" in e]
     except OSError as e:
-        raise R.ToolError(R.EX_MISSING, f"{a.log}: cannot read: {e.strerror}")
+        raise ToolError(EX_MISSING, f"{a.log}: cannot read: {e.strerror}")
     # No log entries: the text is a console itself (a DUT test shell's output).
     console = console_of(entries) if entries else text.replace("\r", "")
     blobs = embedded(console)
     try:
         os.makedirs(a.out, exist_ok=True)
     except OSError as e:
-        raise R.ToolError(R.EX_SAVE, f"cannot create {a.out}: {e.strerror}")
+        raise ToolError(EX_SAVE, f"cannot create {a.out}: {e.strerror}")
     label = a.label or os.path.basename(os.path.abspath(a.out))
     if blobs:
         for name, data in blobs.items():
             where = a.out if len(blobs) == 1 else os.path.join(a.out, re.sub(r"[^\w.-]", "_", name))
             os.makedirs(where, exist_ok=True)
-            R.write_new(os.path.join(where, "results.json"), data.decode("utf-8"))
-            print(f"ipibench_lava: {where}/results.json: the DUT's results ({name})")
+            write_new(os.path.join(where, "results.json"), data.decode("utf-8"))
+            print(f"run.sh lava: {where}/results.json: the DUT's results ({name})")
         return 0
-    records, problems = R.parse_console(console)
+    records, problems = parse_console(console)
     if not records:
-        raise R.ToolError(R.EX_MISSING, f"{a.log}: no ipibench records and no embedded "
-                          "results in this log (a LAVA job log: lava-run's output, or "
-                          "`lavacli jobs logs --raw`)")
+        raise ToolError(EX_MISSING, f"{a.log}: no ipibench records and no embedded "
+                        "results in this log (a LAVA job log: lava-run's output, or "
+                        "`lavacli jobs logs --raw`)")
     host = host_of(entries)
     host["warnings"] = [{"id": "tcg", "text": "QEMU TCG: every instruction emulated; only "
                          "behaviour counts"}] if str(host.get("accel", "")).startswith("tcg") \
@@ -655,22 +660,22 @@ def cmd_import(a):
     m = re.findall(r"^ipibench: status (\S+)", console, re.M)
     run = {"label": label, "config": label, "preset": a.preset, "status": m[-1] if m else None,
            "console": "console.log", "source": "lava", "lava_job": a.job}
-    doc = {"format": R.RESULTS_FORMAT, "version": R.RESULTS_VERSION, "host": host, "run": run,
+    doc = {"format": RESULTS_FORMAT, "version": RESULTS_VERSION, "host": host, "run": run,
            "problems": problems, "records": records}
-    R.write_new(os.path.join(a.out, "console.log"), console)
-    R.write_new(os.path.join(a.out, "results.json"), R.dump_results(doc))
-    print(f"ipibench_lava: {a.out}/results.json: {len(records)} records from the guest's "
+    write_new(os.path.join(a.out, "console.log"), console)
+    write_new(os.path.join(a.out, "results.json"), dump_results(doc))
+    print(f"run.sh lava: {a.out}/results.json: {len(records)} records from the guest's "
           "console")
     return 0
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog="tools/ipibench_lava.py", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="./run.sh lava", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     j = sub.add_parser("job", help="print a LAVA job for the qemu device type")
     j.add_argument("--kernel-url", required=True, help="where the worker fetches "
                    "build/ipibench.elf32: a URL, or a path here (file://, for lava-run)")
-    j.add_argument("--preset", help="a configuration of tools/presets.conf: its -cpu flags, "
+    j.add_argument("--preset", help="a configuration of host/ipibench/presets.conf: its -cpu flags, "
                    "-smp and QEMU arguments")
     j.add_argument("--accel", default="kvm", choices=("kvm", "tcg", "tcg-single"))
     j.add_argument("--cpu", help="base -cpu model (default host under KVM, max under TCG)")
@@ -729,8 +734,8 @@ def main(argv):
     try:
         return {"job": cmd_job, "dut-test": cmd_dut_test, "device": cmd_device, "report": cmd_report, "report-ab": cmd_report_ab,
                 "import": cmd_import}[a.cmd](a)
-    except R.ToolError as e:
-        print(f"ipibench_lava: {e.message}", file=sys.stderr)
+    except ToolError as e:
+        print(f"run.sh lava: {e.message}", file=sys.stderr)
         return e.code
 
 

@@ -39,7 +39,7 @@ them in the kernel, tests/kvm-lane/lane.sh): its first lines say so
 overwrote ("# ipibench-trace: lost N"); the exits outside every record are
 then not known, and said to be.
 
-usage: tools/kvm_trace.py TRACE CONSOLE_LOG [--json]
+usage: PYTHONPATH=host python3 -m ipibench.kvmhost.trace TRACE CONSOLE_LOG [--json]
 Pure: no access to anything but the two files; host-tested on captured
 traces (tests/fixtures/traces) and fuzzed.
 """

@@ -1,13 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """One boot, `./run.sh [run]`: dependencies and build (prepare), the
-accelerator (ipibench_accel), the QEMU command line (ipibench_qemu), a new
+accelerator (boot/accel.py), the QEMU command line (boot/qemu.py), a new
 results directory and its console.log, QEMU under `timeout -k` with the
 console followed (or the KVM lane for --accel kvm-in-tcg), the status
-decoded, results.json and summary.txt saved (ipibench.py save). What is
-printed of the console: ipibench_console (progress and summary), the whole
+decoded, results.json and summary.txt saved (results/save.py). What is
+printed of the console: boot/console.py (progress and summary), the whole
 of it with --verbose, nothing with --quiet. Exit codes: docs/exit-codes.md;
-signals: ipibench_jobs."""
-import argparse
+signals: jobs.py."""
 import json
 import os
 import re
@@ -19,19 +18,21 @@ import tempfile
 import threading
 import time
 
-import ipibench
-import ipibench_console as C
-import ipibench_hoststats as HS
-import ipibench_kvm as K
-import ipibench_qemu as Q
-import ipibench_results as R
-import ipibench_tracefs as TF
-import kvm_trace as KT
-from ipibench_accel import HostKvm, choose, extras_asked
-from ipibench_jobs import Interrupted, elapsed, say
-from ipibench_options import USAGE_RUN, UsageError, check_memory, parse_run, smp_cpus
+from ipibench.boot import console as C
+from ipibench.boot import qemu as Q
+from ipibench.boot.accel import choose, extras_asked, HostKvm
+from ipibench.exit_codes import ToolError
+from ipibench.jobs import elapsed, Interrupted, say
+from ipibench.kvmhost import hoststats as HS
+from ipibench.kvmhost import pin_perf as K
+from ipibench.kvmhost import trace as KT
+from ipibench.kvmhost import tracefs as TF
+from ipibench.kvmhost.facts import host_facts
+from ipibench.options import check_memory, parse_run, smp_cpus, USAGE_RUN, UsageError
+from ipibench.presets import get_preset, load_presets, PRESETS
+from ipibench.results.records import parse_console
+from ipibench.results.save import save_run
 
-ToolError = R.ToolError
 LANE = "tests/kvm-lane/lane.sh"
 # What the lane's outer VM needs besides the guest's own --timeout: booting
 # its kernel and loading kvm_amd (about 5 s here) and, with --exits, sending
@@ -98,7 +99,7 @@ class Env:
         # Set by whoever prepared already (a matrix did, for its boots).
         self.prepared = environ.get("IPIBENCH_PREPARED") == "1"
         self.pin_any_accel = environ.get("IPIBENCH_PIN_ANY_ACCEL") == "1"
-        self.presets = os.path.join(repo, "tools", "presets.conf")
+        self.presets = PRESETS
         # Another lane.sh: the host tests' stand-in (tests/tools/test_runner.py).
         self.lane = environ.get("IPIBENCH_LANE") or LANE
         self.environ = environ
@@ -239,7 +240,7 @@ def build(argv, what):
 
 
 def load_preset(env, name):
-    return R.get_preset(R.load_presets(env.presets), name, env.presets)
+    return get_preset(load_presets(env.presets), name, env.presets)
 
 
 def new_results_dir(root, label):
@@ -368,7 +369,7 @@ class Boot:
         self.o, self.env, self.jobs = opts, env, jobs
         self.prepared = prepared or env.prepared
         # ab and matrix pin under KVM unless --no-pin (None); ab: this boot's
-        # place in ab's sequence, for the run record (ipibench_ab).
+        # place in ab's sequence, for the run record (boot/ab.py).
         self.pin_default, self.ab = pin_default, ab
         self.pin, self.pin_why, self.lane_pin = opts.pin, None, None
         self.preset, self.preset_cpu, self.preset_extra = opts.preset, "", []
@@ -381,7 +382,7 @@ class Boot:
         # The bound that ended a timed-out run, when it is not --timeout (the
         # lane's outer VM), with what it covers.
         self.bound = ""
-        # What is printed of the console (ipibench_console); it also follows
+        # What is printed of the console (boot/console.py); it also follows
         # the boot under --quiet and --verbose, for the timeout's message.
         self.screen = Screen()
         self.console = C.Console(self.screen.write, self.screen.tty,
@@ -463,7 +464,7 @@ class Boot:
         # QEMU that did not start (or exited as QEMU never does) said why itself.
         qemu_line = qemu_own_line(console, self.env.qemu) if self.accel != "kvm-in-tcg" and \
             what.startswith(("QEMU-FAILED", "QEMU-UNKNOWN")) else ""
-        records, _ = R.parse_console(console)
+        records, _ = parse_console(console)
         suite = C.suite_labels(console)
         # A SKIP that measured and checked nothing passes nothing (exit 35);
         # results.json keeps the guest's status, SKIP, and this exit code.
@@ -596,7 +597,7 @@ class Boot:
         self.jobs.check(self.seconds)
         if self.tracefs:
             self.trace = os.path.join(self.dir or self.runtime_dir, KT.TRACE_FILE)
-            self.kvm_params = ipibench.host_facts("")["kvm_params"]
+            self.kvm_params = host_facts("")["kvm_params"]
             self.show_exits(where="this host's KVM")
 
     def boot_lane(self):
@@ -755,18 +756,15 @@ class Boot:
         return any(self.kvm_params.get(k) in ("1", "Y", "y") for k, _, _ in KT.APICV_PARAMS)
 
     def save(self, status, code):
-        """results.json and summary.txt (ipibench.py save); code, or 28."""
-        a = argparse.Namespace(dir=self.dir, label=self.label, config=self.label,
-                               preset=self.preset, accel=self.accel,
-                               qemu_bin=shutil.which(self.env.qemu) or "",
-                               qemu_version=first_line([self.env.qemu, "--version"]),
-                               status=status, started=self.started,
-                               seconds=float(self.seconds), qemu_exit=self.rc, exit=code,
-                               qemu=self.qemu, apicv=self.apicv, exits_kvm_params=self.kvm_params,
-                               module_param=self.module_param, pin_why=self.pin_why,
-                               pin=self.lane_pin, ab=self.ab)
+        """results.json and summary.txt (results/save.py); code, or 28."""
         try:
-            ipibench.cmd_save(a)
+            save_run(self.dir, label=self.label, config=self.label, preset=self.preset,
+                     accel=self.accel, qemu_bin=shutil.which(self.env.qemu) or "",
+                     qemu_version=first_line([self.env.qemu, "--version"]),
+                     status=status, started=self.started, seconds=float(self.seconds),
+                     qemu_exit=self.rc, exit=code, qemu=self.qemu, apicv=self.apicv,
+                     exits_kvm_params=self.kvm_params, module_param=self.module_param,
+                     pin_why=self.pin_why, pin=self.lane_pin, ab=self.ab)
         except ToolError as e:
             say(f"run.sh: {e.message}")
             code = Q.EX_SAVE

@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""A comparison as text, Markdown and JSON."""
+import json
+
+from ipibench.compare.model import ROW_FIELDS
+from ipibench.results.saved import AFTER_X2APIC_MARK
+
+
+def fmt_num(v):
+    if v is None:
+        return "-"
+    return f"{v:.1f}" if isinstance(v, float) and v != int(v) else str(int(v))
+
+
+def fmt_change(row):
+    return "-" if row.change is None else f"{row.change:+.1f}%"
+
+
+def fmt_p(row):
+    if row.p is None:
+        return "-"
+    return "<0.001" if row.p < 0.001 else f"{row.p:.3f}"
+
+
+def fmt_ci(row):
+    return "-" if row.ci is None else f"[{row.ci[0]:+.1f}%, {row.ci[1]:+.1f}%]"
+
+
+TABLE_HEAD = ("benchmark", "metric", "variant", "backend", "state", "n", "A p50", "B p50",
+              "change", "p", "95% CI", "boots", "test", "verdict")
+EXITS_HEAD = ("A exits", "B exits")
+APICV_HEAD = ("APICv/AVIC",)
+
+
+def fmt_exits(e):
+    """Judged exits per iteration, sender/targets, and for halted targets the
+    share of their wakes that came after a block: 's1.00 t1.00 b0.91'."""
+    if e is None:
+        return "-"
+    blocked = f" b{e[2]:.2f}" if len(e) > 2 and e[2] is not None else ""
+    return f"s{e[0]:.2f} t{e[1]:.2f}{blocked}"
+
+
+def fmt_boots(row):
+    """The boots cell, A/B: how many boots gave the row a figure; '-' for a
+    side that has no such row at all (only in the other), so that '2/-'
+    and '2/0' (B ran it without a figure: SKIP, ERROR, FAILURE) differ."""
+    a = "-" if row.verdict == "only in B" else str(len(row.a_vals))
+    b = "-" if row.verdict == "only in A" else str(len(row.b_vals))
+    return f"{a}/{b}"
+
+
+BOOTS_LEGEND = ("boots: A/B, how many boots gave the row a figure; 0: the side has the row "
+                "but no figure (SKIP, ERROR or FAILURE: see the verdict), -: the side has "
+                "no such row")
+APICV_LEGEND = ("APICv/AVIC: A/B, what each side's KVM module enabled (kvm_intel.enable_apicv, "
+                "kvm_amd.avic): apicv, avic or off, 'inhibited' when run.sh --exits traced an "
+                "inhibit for the VM, - not known (TCG, or not read)")
+
+
+def legend(cmp):
+    return [BOOTS_LEGEND] + ([APICV_LEGEND] if has_apicv(cmp) else [])
+
+
+def has_exits(cmp):
+    return any(r.a_exits or r.b_exits for r in cmp.rows)
+
+
+def table_rows(cmp):
+    out = []
+    for r in cmp.rows:
+        bench, metric, variant, backend, state, ntargets = r.key
+        verdict = r.verdict
+        if r.significant and r.emulated:
+            verdict += f" ({', '.join(r.emulated)})"
+        verdict += f" ({r.note})" if r.note else ""
+        if r.after_x2apic:
+            verdict += f" ({AFTER_X2APIC_MARK}: {', '.join(r.after_x2apic)})"
+        row = (bench, metric, variant, backend, state, str(ntargets), fmt_num(r.a),
+               fmt_num(r.b), fmt_change(r), fmt_p(r), fmt_ci(r),
+               fmt_boots(r), r.method, verdict)
+        if has_apicv(cmp):
+            row = row[:13] + (f"{cmp.apicv['a'] or '-'}/{cmp.apicv['b'] or '-'}",) + row[13:]
+        if has_exits(cmp):
+            row = row[:13] + (fmt_exits(r.a_exits), fmt_exits(r.b_exits)) + row[13:]
+        out.append(row)
+    return out
+
+
+def has_apicv(cmp):
+    """The APICv/AVIC column is shown when either side's state is known."""
+    return bool(cmp.apicv["a"] or cmp.apicv["b"])
+
+
+def table_head(cmp):
+    head = TABLE_HEAD[:13] + (APICV_HEAD if has_apicv(cmp) else ()) + TABLE_HEAD[13:]
+    if has_exits(cmp):
+        return head[:13] + EXITS_HEAD + head[13:]
+    return head
+
+
+def warning_lines(cmp):
+    """Each side's untrusted-figure warnings, one line per condition: 'A, B:
+    id: text'. The guest and the host may both warn of one condition (each
+    sees TCG: the guest by its CPUID vendor, the host by its -accel), and
+    boots word one differently (rdtsc-exits quotes each boot's own cost):
+    the id is the condition, said once with the first text seen."""
+    seen = {}
+    for tag, side in (("A", cmp.sa), ("B", cmp.sb)):
+        for boot in side.boots:
+            for wid, text in (boot.warnings() or {}).items():
+                sides = seen.setdefault(wid.split(":", 1)[-1], (text, []))[1]
+                if tag not in sides:
+                    sides.append(tag)
+    return [f"{', '.join(sides)}: {wid}: {text}"
+            for wid, (text, sides) in seen.items()] + cmp.after_x2apic_lines()
+
+
+def format_text(cmp):
+    head = table_head(cmp)
+    rows = [head] + table_rows(cmp)
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(head))]
+    lines = [f"A: {cmp.sa.name} ({len(cmp.sa.boots)} boots)",
+             f"B: {cmp.sb.name} ({len(cmp.sb.boots)} boots)",
+             f"medians of per-boot p50 ({cmp.unit}); change = B against A; "
+             f"Mann-Whitney U, alpha {cmp.alpha}"]
+    lines += [f"warning: {w}" for w in warning_lines(cmp)]
+    if cmp.reasons:
+        lines.append("NOT COMPARABLE: " + "; ".join(cmp.reasons))
+    if cmp.timing_reasons:
+        lines.append("TIMINGS NOT COMPARABLE: " + "; ".join(cmp.timing_reasons))
+    lines += [f"ignored for comparability: {w}" for w in cmp.ignored]
+    for d in cmp.reported:
+        lines.append("differs (not refused): " + d)
+    if has_exits(cmp):
+        lines.append("exits: per measured iteration, the send path's own (APIC, MSR, hypercall, "
+                     "HLT; run.sh --exits), median over boots, s = sender, t = targets, "
+                     "b = share of a halted target's wakes that came after a block")
+    lines.append("")
+    for r in rows:
+        lines.append("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
+    lines += [""] + legend(cmp)
+    return "\n".join(lines) + "\n"
+
+
+def format_markdown(cmp):
+    lines = [f"**A**: `{cmp.sa.name}` ({len(cmp.sa.boots)} boots), "
+             f"**B**: `{cmp.sb.name}` ({len(cmp.sb.boots)} boots); medians of per-boot p50 "
+             f"({cmp.unit}), Mann-Whitney U at alpha {cmp.alpha}.", ""]
+    lines += [f"- warning: {w}" for w in warning_lines(cmp)]
+    if cmp.reasons:
+        lines += ["**NOT COMPARABLE**: " + "; ".join(cmp.reasons), ""]
+    if cmp.timing_reasons:
+        lines += ["**TIMINGS NOT COMPARABLE**: " + "; ".join(cmp.timing_reasons), ""]
+    lines += [f"- ignored for comparability: `{w}`" for w in cmp.ignored]
+    head = table_head(cmp)
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "---|" * len(head))
+    for r in table_rows(cmp):
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
+    lines += [""] + legend(cmp)
+    return "\n".join(lines) + "\n"
+
+
+def format_json(cmp):
+    rows = [{"row": r.name, **dict(zip(ROW_FIELDS, r.key)), "a": r.a, "b": r.b,
+             "a_boots": r.a_vals, "b_boots": r.b_vals, "change_pct": r.change, "p": r.p,
+             "ci_pct": list(r.ci) if r.ci else None, "test": r.method,
+             "p_min": r.p_min, "samples_p": r.samples_p,
+             "verdict": r.verdict, "note": r.note, "after_x2apic": r.after_x2apic,
+             "emulated": r.emulated,
+             "a_exits": list(r.a_exits) if r.a_exits else None,
+             "b_exits": list(r.b_exits) if r.b_exits else None} for r in cmp.rows]
+    return json.dumps({"a": cmp.sa.name, "b": cmp.sb.name, "unit": cmp.unit,
+                       "alpha": cmp.alpha, "not_comparable": cmp.reasons,
+                       "timings_not_comparable": cmp.timing_reasons,
+                       "differs": cmp.reported, "ignored": cmp.ignored,
+                       "after_x2apic": cmp.after_x2apic_lines(),
+                       "apicv": cmp.apicv,
+                       "rows": rows},
+                      indent=1) + "\n"

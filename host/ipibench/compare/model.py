@@ -1,0 +1,470 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The A/B comparison that compare, gate and report all print from: each side
+(a set of saved boots), one row per benchmark x metric x variant x backend x
+target state x target count, the test of each row, and whether the two
+sides' environments make their figures comparable at all."""
+import zlib
+
+from ipibench.exit_codes import EX_NO_OVERLAP, EX_USAGE, ToolError
+from ipibench.kvmhost import trace as kvm_trace
+from ipibench.results.saved import AFTER_X2APIC_MARK, fault_words, xapic_mmio
+from ipibench.results.stats import (bootstrap_change_ci, mann_whitney, mann_whitney_histograms,
+                                    median, MIN_BOOTS)
+
+
+ROW_FIELDS = ("bench", "metric", "variant", "backend", "target_state", "ntargets")
+
+
+def row_key(rec):
+    return tuple(rec.get(k) for k in ROW_FIELDS)
+
+
+def row_order(key):
+    """Sort rows by name, target counts numerically."""
+    n = key[5] if isinstance(key[5], int) else -1
+    return tuple(str(k) for k in key[:5]) + (n,)
+
+
+def row_name(key):
+    bench, metric, variant, backend, state, ntargets = key
+    return f"{bench}/{metric}/{variant}/{backend}/{state}/n{ntargets}"
+
+
+class Side:
+    """One side of a comparison: per row, one value (a p50) per boot."""
+
+    def __init__(self, name, boots, unit="cycles", backend=None, label=None):
+        """backend: keep only that backend's records (compare --pair), whose
+        rows then carry label as their backend, so two backends line up."""
+        self.name, self.boots, self.unit = name, boots, unit
+        self.values, self.histos, self.statuses = {}, {}, {}
+        self.exits = {}  # key -> per boot (sender, targets) judged exits per iteration
+        self.emulated = {}  # key -> records measured after x2APIC on AVIC without x2AVIC
+        self.unknown = {}   # why whether they were is unknown -> records
+        self.untrusted = {}  # key -> the EMULATION_IDS its figures carry (any boot)
+        for boot in boots:
+            per_boot = {}
+            x2apic = X2apicBoot(boot)
+            warned = boot.warnings() if hasattr(boot, "warnings") else None
+            emulated = {w.split(":", 1)[-1] for w in warned or {}} & set(EMULATION_IDS)
+            for rec in boot.results:
+                if backend is not None and rec.get("backend") != backend:
+                    continue
+                key = row_key(rec)
+                if backend is not None:
+                    key = key[:3] + (label,) + key[4:]
+                self.statuses.setdefault(key, set()).add(rec["status"])
+                self.mark_after_x2apic(key, x2apic.result(rec))
+                # Exits first: a figure withheld for timing (a one-way SKIP)
+                # still has its sampling's exits (kvm_trace.sampling_iterations).
+                ex = rec.get("exits")
+                if isinstance(ex, dict) and isinstance(ex.get("sender"), dict) \
+                        and isinstance(ex.get("targets"), dict):
+                    self.exits.setdefault(key, []).append(
+                        (exits_total(ex["sender"]), exits_total(ex["targets"]),
+                         wakes_blocked(ex.get("target_wakeups"))))
+                stats = rec.get(unit)
+                if rec["status"] != "SUCCESS" or not isinstance(stats, dict):
+                    continue
+                own = rec.get("untrusted") if isinstance(rec.get("untrusted"), list) else []
+                ids = emulated | (set(map(str, own)) & set(EMULATION_IDS))
+                if ids:
+                    self.untrusted.setdefault(key, set()).update(ids)
+                per_boot.setdefault(key, []).append(stats["p50"])
+                self.histos.setdefault(key, []).extend(rec.get("histogram", []))
+            # The kvm-unit-tests view: one row per vmexit.c name and backend,
+            # its value the mean per iteration (as vmexit.c reports), in ns
+            # through the boot's own TSC frequency when the unit is ns.
+            tsc = getattr(boot, "env", {}).get("tsc")
+            khz = tsc.get("khz") if isinstance(tsc, dict) else None
+            for rec in getattr(boot, "kut", []):
+                if backend is not None and rec.get("backend") != backend:
+                    continue
+                key = ("kvm-unit-tests", rec.get("name"), "mean", label if backend is not None
+                       else rec.get("backend"), "none", 1)
+                self.statuses.setdefault(key, set()).add("SUCCESS")
+                self.mark_after_x2apic(key, x2apic.kut(rec))
+                mean = rec.get("mean_cycles")
+                if not isinstance(mean, int):
+                    continue
+                if unit == "ns":
+                    if not isinstance(khz, int) or khz <= 0:
+                        continue  # no frequency, no ns: like a result without "ns"
+                    mean = mean * 1_000_000 // khz
+                per_boot.setdefault(key, []).append(mean)
+                if emulated:
+                    self.untrusted.setdefault(key, set()).update(emulated)
+            # Several records with one key in a boot (every sender/target pair
+            # of a matrix run): the boot's value is the median of theirs.
+            for key, vals in per_boot.items():
+                self.values.setdefault(key, []).append(median(vals))
+
+    def keys(self):
+        return set(self.statuses)
+
+    def mark_after_x2apic(self, key, state):
+        """state: X2apicBoot's verdict on one record (None: not concerned)."""
+        if state is True:
+            self.emulated[key] = self.emulated.get(key, 0) + 1
+        elif state:
+            self.unknown[state] = self.unknown.get(state, 0) + 1
+
+
+class X2apicBoot:
+    """Which of one boot's records measured an xAPIC-mode backend (its ICR on
+    the MMIO page, xapic_mmio) after a vCPU had been in x2APIC mode on AVIC
+    without x2AVIC."""
+
+    NO_KEY = "records without after_x2apic (saved before the guest marked it)"
+    NO_FLAGS = ("boots whose CPU flags were not saved (results older than host.cpu_flags) "
+                "or read")
+
+    def __init__(self, boot):
+        self.host = boot.avic_without_x2avic() if hasattr(boot, "avic_without_x2avic") \
+            else False
+        # A kut cell is the mean of a result record above it: the cells of a
+        # backend carry the worst of that backend's results in this boot.
+        self.by_backend = {}
+        # The backends whose records write the ICR through the page.
+        self.mmio = {rec.get("backend") for rec in getattr(boot, "results", [])
+                     if xapic_mmio(rec)}
+        for rec in getattr(boot, "results", []):
+            state = self.result(rec)
+            if state is not None:
+                worst = self.by_backend.get(rec.get("backend"))
+                self.by_backend[rec.get("backend")] = state if worst in (None, False) or \
+                    state is True else worst
+
+    def result(self, rec):
+        """True (emulated), False (not), a NO_* reason (unknown), or None (a
+        record this does not concern: another backend, no figure, no AVIC)."""
+        if self.host is False or not xapic_mmio(rec) or rec.get("status") != "SUCCESS":
+            return None
+        after = rec.get("after_x2apic")
+        if not isinstance(after, bool):
+            return self.NO_KEY
+        if not after:
+            return False
+        return True if self.host else self.NO_FLAGS
+
+    def kut(self, rec):
+        if self.host is False or rec.get("backend") not in self.mmio:
+            return None
+        return self.by_backend.get(rec.get("backend"), self.NO_KEY)
+
+
+def exits_total(side):
+    """Judged exits per iteration of one side of a record (tools/kvm_trace.py)."""
+    try:
+        return kvm_trace.judged_total({str(k): float(v) for k, v in side.items()})
+    except (TypeError, ValueError):
+        return None
+
+
+def wakes_blocked(wakeups):
+    """Of a halted target's wakes (kvm_vcpu_wakeup, per iteration), the
+    share that came after a block; None where none were traced."""
+    if not isinstance(wakeups, dict):
+        return None
+    try:
+        poll, wait = float(wakeups.get("poll", 0)), float(wakeups.get("wait", 0))
+    except (TypeError, ValueError):
+        return None
+    return round(wait / (poll + wait), 4) if poll + wait > 0 else None
+
+
+def exits_median(per_boot):
+    """(sender, targets, blocked share or None): the median over boots, or
+    None without exit data."""
+    pairs = [p for p in per_boot if None not in p[:2]]
+    if not pairs:
+        return None
+    blocked = [p[2] for p in pairs if len(p) > 2 and p[2] is not None]
+    return (round(median([p[0] for p in pairs]), 4), round(median([p[1] for p in pairs]), 4),
+            round(median(blocked), 4) if blocked else None)
+
+
+class Row:
+    def __init__(self, key):
+        self.key, self.name = key, row_name(key)
+        self.a = self.b = None
+        self.a_vals, self.b_vals = [], []
+        self.change = self.p = self.ci = None
+        self.method, self.verdict, self.significant = "-", "-", False
+        self.note = ""
+        self.after_x2apic = []  # the sides ("A", "B") whose figure is xAPIC emulation
+        self.a_exits = self.b_exits = None  # (sender, targets) judged exits per iteration
+        self.emulated = []  # the EMULATION_IDS either side's figures of this row carry
+        self.p_min = self.samples_p = None
+
+
+def compare_row(key, sa, sb, alpha, comparable):
+    """One row's verdict, from the boots only (each boot's p50 is one value).
+
+    Significant means all of: the exact rank test over boots gives p < alpha,
+    the medians differ, and the bootstrap interval of the change excludes
+    zero. When these boots cannot reach alpha at all (too few of them, or too
+    many tied values: p_min > alpha) the verdict says so instead of falling
+    back to a test of the pooled samples, which sees the spread within boots
+    and not between them; that pooled p is kept for information
+    (samples_p), never for a verdict."""
+    row = Row(key)
+    row.a_vals, row.b_vals = sa.values.get(key, []), sb.values.get(key, [])
+    row.a_exits = exits_median(sa.exits.get(key, []))
+    row.b_exits = exits_median(sb.exits.get(key, []))
+    if key not in sa.statuses or key not in sb.statuses:
+        row.verdict = "only in A" if key in sa.statuses else "only in B"
+        return row
+    if not row.a_vals or not row.b_vals:
+        side = sa if not row.a_vals else sb
+        row.verdict = "no data"
+        row.note = f"{'A' if side is sa else 'B'}: " + ",".join(sorted(side.statuses[key]))
+        return row
+    row.a, row.b = median(row.a_vals), median(row.b_vals)
+    row.change = 100.0 * (row.b / row.a - 1) if row.a else 0.0
+    row.p, row.p_min, _ = mann_whitney(row.a_vals, row.b_vals)
+    row.method = "boots"
+    row.samples_p = mann_whitney_histograms(sa.histos.get(key, []), sb.histos.get(key, []))
+    row.ci = bootstrap_change_ci(row.a_vals, row.b_vals, zlib.crc32(row.name.encode()))
+    excludes_zero = row.ci is not None and (row.ci[0] > 0 or row.ci[1] < 0)
+    if not comparable:
+        row.verdict = "not comparable"
+    elif row.p_min > alpha:
+        tied = len(set(row.a_vals + row.b_vals)) < len(row.a_vals) + len(row.b_vals)
+        row.verdict = "too few distinct values" if tied and len(row.a_vals) >= MIN_BOOTS \
+            and len(row.b_vals) >= MIN_BOOTS else "too few boots"
+        row.note = (f"the smallest p {len(row.a_vals)}/{len(row.b_vals)} boots can give is "
+                    f"{row.p_min:.3f} > {alpha}")
+    elif row.p < alpha and row.change != 0 and excludes_zero:
+        row.significant = True
+        row.verdict = "slower" if row.change > 0 else "faster"
+    elif row.p < alpha and row.change == 0:
+        row.verdict = "same median, distributions differ"
+    elif row.p < alpha:
+        row.verdict = "inconclusive"
+        row.note = "p < alpha, but the interval of the change includes 0"
+    else:
+        row.verdict = "no significant change" if row.change else "no change"
+    return row
+
+
+def reported_differences(sa, sb):
+    """Facts that differ between A and B but do not make them incomparable."""
+    def seen(side):
+        out = {}
+        for boot in side.boots:
+            for k, v in boot.reported_facts().items():
+                if v is not None:
+                    out.setdefault(k, set()).add(str(v))
+        return out
+    fa, fb = seen(sa), seen(sb)
+    return [f"{k}: {sa.name} {', '.join(sorted(fa.get(k, {'-'})))}; "
+            f"{sb.name} {', '.join(sorted(fb.get(k, {'-'})))}"
+            for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)]
+
+
+def timing_comparability(sa, sb):
+    """Reasons why A's and B's timings (not their exit counts) cannot be
+    compared: a SavedBoot.timing_facts() that differs, or a side that mixes them."""
+    reasons = []
+    for side in (sa, sb):
+        for k, vals in _fact_values(side, "timing_facts").items():
+            if len(vals) > 1:
+                reasons.append(f"{side.name} mixes {k}s: {', '.join(sorted(vals))}")
+    fa, fb = _fact_values(sa, "timing_facts"), _fact_values(sb, "timing_facts")
+    for k in fa:
+        if k in fb and len(fa[k]) == 1 and len(fb[k]) == 1 and fa[k] != fb[k]:
+            reasons.append(f"{k} differs: {sa.name} {next(iter(fa[k]))}, "
+                           f"{sb.name} {next(iter(fb[k]))} (each adds work to every timed "
+                           "region; exit counts still compare)")
+    return reasons
+
+
+def _fact_values(side, method):
+    """{fact: the set of values its boots had} of one side (None: not known)."""
+    seen = {}
+    for boot in side.boots:
+        facts = getattr(boot, method)() if hasattr(boot, method) else {}
+        for k, v in facts.items():
+            if v is not None:
+                seen.setdefault(k, set()).add(str(v))
+    return seen
+
+
+def comparability(sa, sb):
+    """Reasons why A and B cannot be compared ([] when they can). A side that
+    mixes configurations (a matrix root given as one side) is refused: its
+    boots would pool presets or -smp values into one median."""
+    reasons = []
+    facts = {}
+    for side in (sa, sb):
+        configs = sorted({b.config() for b in side.boots})
+        if len(configs) > 1:
+            reasons.append(f"{side.name} pools {len(configs)} configurations "
+                           f"({', '.join(configs[:4])}{', ...' if len(configs) > 4 else ''}): "
+                           "give one configuration folder a side")
+    for side in (sa, sb):
+        seen = {}
+        for boot in side.boots:
+            for k, v in boot.facts().items():
+                if v is not None:
+                    seen.setdefault(k, set()).add(v)
+        for k, vals in seen.items():
+            if len(vals) > 1:
+                listed = ", ".join(map(str, sorted(vals, key=str)))
+                reasons.append(f"{side.name} mixes {k}s: {listed}")
+        facts[side.name] = seen
+    fa, fb = facts[sa.name], facts[sb.name]
+    for k in fa:
+        if k in fb and len(fa[k]) == 1 and len(fb[k]) == 1 and fa[k] != fb[k]:
+            reasons.append(f"{k} differs: {sa.name} {next(iter(fa[k]))}, "
+                           f"{sb.name} {next(iter(fb[k]))}")
+    return reasons
+
+
+def ignored_words(sa, sb):
+    """Lines naming the fault-injection words that comparability left out,
+    with the side(s) that had them: "debug=extra-exit in B (fault injection)"."""
+    where = {}
+    for tag, side in (("A", sa), ("B", sb)):
+        for boot in side.boots:
+            for w in fault_words((getattr(boot, "env", None) or {}).get("cmdline")):
+                where.setdefault(w, [])
+                if tag not in where[w]:
+                    where[w].append(tag)
+    return [f"{w} in {' and '.join(names)} (fault injection)" for w, names in sorted(where.items())]
+
+
+def skipped_as_no_data(rows, sa, sb):
+    """A benchmark that SKIPs on a backend prints one record with metric '-',
+    so against a side where it ran, its rows read 'only in B' and the SKIP
+    row 'only in A'. Say instead, on each real row, that A has no data
+    because it skipped, and drop the '-' row that the other side covers."""
+    def skipped(side):
+        out = {}
+        for key, statuses in side.statuses.items():
+            if key[1] == "-":
+                out.setdefault((key[0], key[3]), set()).update(statuses)
+        return out
+    skip_a, skip_b = skipped(sa), skipped(sb)
+    real = {(r.key[0], r.key[3]) for r in rows if r.key[1] != "-"}
+    out = []
+    for r in rows:
+        bb = (r.key[0], r.key[3])
+        if r.key[1] == "-" and bb in real:
+            continue
+        for verdict, side, skips in (("only in B", "A", skip_a), ("only in A", "B", skip_b)):
+            if r.verdict == verdict and bb in skips:
+                r.verdict, r.note = "no data", f"{side}: " + ",".join(sorted(skips[bb]))
+        out.append(r)
+    return out
+
+
+# The per-figure warnings (the guest's env "trust" per_figure ids, a result's
+# "untrusted", the host's "warnings") that say a figure was timed under
+# emulation: a faster or slower verdict over such figures names them,
+# "faster (tcg)", so that a table pasted elsewhere keeps the caveat.
+EMULATION_IDS = ("tcg", "kvm-in-tcg", "rdtsc-exits")
+
+
+def apicv_of(side):
+    """A side's APICv/AVIC state (SavedBoot.apicv_state), its boots' states joined
+    with '|' where they differ; None when no boot's is known."""
+    states = sorted({st for st in (b.apicv_state() if hasattr(b, "apicv_state") else None
+                                   for b in side.boots) if st})
+    return "|".join(states) or None
+
+
+# compare's row filters (--bench single,self): the ROW_FIELDS index each reads.
+ROW_FILTERS = {"bench": 0, "metric": 1, "variant": 2, "backend": 3, "targets": 5}
+
+
+class Comparison:
+    def __init__(self, a_name, a_boots, b_name, b_boots, alpha=0.05, unit="cycles", pair=None):
+        """pair: (backend of A, backend of B), compare --pair: those two backends'
+        rows side by side, within one result set or across two."""
+        label = f"{pair[0]}={pair[1]}" if pair else None
+        self.sa = Side(a_name, a_boots, unit, pair[0] if pair else None, label)
+        self.sb = Side(b_name, b_boots, unit, pair[1] if pair else None, label)
+        self.pair = pair
+        self.alpha, self.unit = alpha, unit
+        self.reasons = comparability(self.sa, self.sb)
+        # Only the timing rows: exits per iteration still compare.
+        self.timing_reasons = timing_comparability(self.sa, self.sb)
+        self.ignored = ignored_words(self.sa, self.sb)
+        self.reported = reported_differences(self.sa, self.sb)
+        keys = sorted(self.sa.keys() | self.sb.keys(), key=row_order)
+        self.rows = [compare_row(k, self.sa, self.sb, alpha,
+                                 not self.reasons and not self.timing_reasons) for k in keys]
+        self.rows = skipped_as_no_data(self.rows, self.sa, self.sb)
+        self.compared = [r for r in self.rows if r.a is not None]
+        for r in self.rows:
+            r.after_x2apic = [t for t, side in (("A", self.sa), ("B", self.sb))
+                              if r.key in side.emulated]
+        self.after_x2apic = [r for r in self.rows if r.after_x2apic]
+        self.apicv = {"a": apicv_of(self.sa), "b": apicv_of(self.sb)}
+        for r in self.rows:
+            ids = self.sa.untrusted.get(r.key, set()) | self.sb.untrusted.get(r.key, set())
+            r.emulated = [i for i in EMULATION_IDS if i in ids]
+
+    def after_x2apic_lines(self):
+        """What compare says once about xAPIC rows on AVIC without x2AVIC: the
+        marked rows, and the records for which it cannot tell."""
+        out = []
+        if self.after_x2apic:
+            sides = sorted({t for r in self.after_x2apic for t in r.after_x2apic})
+            out.append(f"{', '.join(sides)}: after-x2apic: {len(self.after_x2apic)} rows of "
+                       "xAPIC-mode backends (their ICR writes on the MMIO page) were measured "
+                       "after a vCPU had been in x2APIC mode, on a host with AVIC enabled "
+                       "(kvm_amd.avic) and no x2AVIC (CPU flag x2avic absent): since Linux "
+                       "6.3 KVM then deletes the APIC-access page for good, so every xAPIC "
+                       "access is trapped and emulated although AVIC reads active. Rows "
+                       f"marked '({AFTER_X2APIC_MARK})' measure that emulation, not AVIC; "
+                       "boot the xAPIC backends without x2APIC before them (the xapic "
+                       "preset, or backends= of xAPIC-mode ones only)")
+        for why in (X2apicBoot.NO_KEY, X2apicBoot.NO_FLAGS):
+            counts = [(t, side.unknown[why]) for t, side in (("A", self.sa), ("B", self.sb))
+                      if side.unknown.get(why)]
+            if counts:
+                out.append(f"{', '.join(t for t, _ in counts)}: after-x2apic unknown: AVIC was "
+                           f"enabled on a CPU that may lack x2AVIC, and "
+                           f"{' + '.join(str(n) for _, n in counts)} xAPIC-mode figures come "
+                           f"from {why}: whether a vCPU had been in x2APIC mode first (which "
+                           "would make them xAPIC emulation) cannot be told")
+        return out
+
+    def keep_rows(self, filters):
+        """compare's row filters: filters maps a ROW_FILTERS name to the exact
+        values to keep (any of them; every filter given must match). A value
+        no row has is a usage error naming the values there are, as is a set
+        of filters that together leave no row."""
+        given = {k: v for k, v in filters.items() if v}
+        if not given:
+            return
+        for name, values in given.items():
+            i = ROW_FILTERS[name]
+            there = sorted({str(r.key[i]) for r in self.rows}, key=lambda v: (len(v), v)
+                           if name == "targets" else (0, v))
+            unknown = [v for v in values if v not in there]
+            if unknown:
+                raise ToolError(EX_USAGE, f"--{name} {','.join(unknown)}: no row has "
+                                f"{'it' if len(unknown) == 1 else 'them'}; "
+                                f"the rows' {name} values: {', '.join(there)}")
+        self.rows = [r for r in self.rows
+                     if all(str(r.key[ROW_FILTERS[n]]) in v for n, v in given.items())]
+        if not self.rows:
+            raise ToolError(EX_USAGE, "no row matches " + " and ".join(
+                f"--{n} {','.join(v)}" for n, v in given.items()))
+        self.compared = [r for r in self.rows if r.a is not None]
+        self.after_x2apic = [r for r in self.rows if r.after_x2apic]
+
+    def overlap_error(self):
+        both = self.sa.keys() & self.sb.keys()
+        if both:
+            return None
+        def names(side):
+            benches = sorted({k[0] for k in side.keys()})
+            return ", ".join(benches) if benches else "no result records"
+        return ToolError(EX_NO_OVERLAP, f"nothing to compare: {self.sa.name} and {self.sb.name} "
+                         f"share no benchmark row ({self.sa.name}: {names(self.sa)}; "
+                         f"{self.sb.name}: {names(self.sb)})")

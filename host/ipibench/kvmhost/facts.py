@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The host's facts saved with every run: its CPU flags that decide how KVM
+delivers an IPI, its power state (cpuidle, cpufreq, SMT, isolation), KVM's
+module parameters, and the warnings that make every figure of a run
+untrustworthy (a host that is itself a VM, too few CPUs)."""
+import os
+
+from ipibench.kvmhost import modparam
+
+
+# The CPU flags /proc/cpuinfo shows ("flags" and, since Linux 5.8, "vmx flags")
+# that decide how KVM delivers an IPI: AMD's AVIC and x2AVIC (AVIC without
+# x2AVIC emulates every xAPIC access once a vCPU has been in x2APIC mode, see
+# results/saved.py, SavedBoot.avic_without_x2avic), virtual NMIs, the pause filter;
+# Intel's APIC-access virtualization, APIC-register virtualization, virtual
+# interrupt delivery, posted interrupts, IPI virtualization, TPR shadow, PLE
+# and the preemption timer; x2apic and hypervisor (the host is itself a VM).
+CPU_FLAGS = ("svm", "avic", "x2avic", "vnmi", "pausefilter", "pfthreshold",
+             "vmx", "vapic", "vapic_reg", "vid", "posted_intr", "ipi_virt", "tpr_shadow",
+             "flexpriority", "ple", "preemption_timer", "x2apic", "hypervisor")
+
+
+def read_first(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def cpuinfo_facts(text):
+    """(model name, the CPU_FLAGS the first CPU shows, sorted) from /proc/cpuinfo's
+    text; (None, None) without it, so that a reader tells 'no x2avic' from
+    'not read'."""
+    if text is None:
+        return None, None
+    model, flags, seen = None, set(), set()
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip()
+        if key in seen and key in ("model name", "flags", "vmx flags"):
+            continue  # the first CPU's lines only
+        seen.add(key)
+        if key == "model name":
+            model = value.strip()
+        elif key in ("flags", "vmx flags"):
+            flags.update(value.split())
+    return model, sorted(f for f in CPU_FLAGS if f in flags)
+
+
+def idle_states(cpuidle):
+    """cpu0's cpuidle states in order, [{"name", "enabled"}] ("enabled" None
+    when its disable file is not read); None without the folder."""
+    try:
+        found = [d for d in os.listdir(cpuidle) if d.startswith("state") and d[5:].isdigit()]
+    except OSError:
+        return None
+    out = []
+    for d in sorted(found, key=lambda d: int(d[5:])):
+        off = read_first(os.path.join(cpuidle, d, "disable"))
+        out.append({"name": read_first(os.path.join(cpuidle, d, "name")),
+                    "enabled": {"0": True, "1": False}.get(off)})
+    return out
+
+
+def read_power(sysfs):
+    """The host's power state, which moves figures on one host while no KVM
+    parameter changes (issue 29): cpuidle's driver, governor and cpu0's
+    states, cpufreq's driver and governor (cpu0), boost and turbo, SMT, and
+    the CPUs kept from the scheduler or the tick. Each None where its file
+    is not there or not readable (cpufreq is absent in most VMs)."""
+    cpu = os.path.join(sysfs, "devices", "system", "cpu")
+
+    def rd(*path):
+        return read_first(os.path.join(cpu, *path))
+    return {"cpuidle_driver": rd("cpuidle", "current_driver"),
+            # current_governor since Linux 5.8; current_governor_ro before
+            "cpuidle_governor": rd("cpuidle", "current_governor") or
+            rd("cpuidle", "current_governor_ro"),
+            "cpuidle_states": idle_states(os.path.join(cpu, "cpu0", "cpuidle")),
+            "cpufreq_driver": rd("cpu0", "cpufreq", "scaling_driver"),
+            "cpufreq_governor": rd("cpu0", "cpufreq", "scaling_governor"),
+            "boost": rd("cpufreq", "boost"),  # acpi-cpufreq, amd-pstate
+            "intel_no_turbo": rd("intel_pstate", "no_turbo"),
+            "amd_pstate": rd("amd_pstate", "status"),
+            "smt_control": rd("smt", "control"), "smt_active": rd("smt", "active"),
+            "isolated": rd("isolated"), "nohz_full": rd("nohz_full")}
+
+
+def host_facts(qemu_version):
+    """What the host was: every fact that changes how IPIs are delivered.
+    IPIBENCH_SYSFS, IPIBENCH_CPUINFO and IPIBENCH_PROC_CMDLINE point
+    elsewhere (tests only)."""
+    sysfs = os.environ.get("IPIBENCH_SYSFS", "/sys")
+    model, flags = cpuinfo_facts(read_first(os.environ.get("IPIBENCH_CPUINFO",
+                                                           "/proc/cpuinfo")))
+    u = os.uname()
+    return {"hostname": u.nodename, "kernel": u.release, "kernel_version": u.version,
+            "machine": u.machine, "cpu_model": model, "cpus": os.cpu_count(),
+            "cpu_flags": flags, "qemu_version": qemu_version,
+            "kvm_params": modparam.read_all(sysfs),
+            "power": read_power(sysfs),
+            "kernel_cmdline": read_first(os.environ.get("IPIBENCH_PROC_CMDLINE",
+                                                        "/proc/cmdline"))}
+
+
+def host_warnings(host, records):
+    """What the host knows that makes this run's figures untrustworthy, as
+    [{id, text}] (the guest's own checks are in its env record's "trust")."""
+    accel = host.get("accel") or ""
+    out = []
+    if accel.startswith("tcg"):
+        out.append(("tcg", "QEMU TCG: every instruction emulated; only behaviour counts"))
+    elif accel == "kvm-in-tcg":
+        out.append(("kvm-in-tcg", "KVM nested inside QEMU TCG: every figure doubly emulated; "
+                    "behaviour and exit counts only"))
+    elif accel == "kvm":
+        from ipibench.boot import accel
+        why = accel.HostKvm("").software()
+        if why:
+            out.append(("kvm-software", why))
+        env = next((r for r in records if r.get("record") == "env"), {})
+        vcpus = (env.get("cpus") or {}).get("count") if isinstance(env.get("cpus"), dict) else None
+        try:
+            host_cpus = len(os.sched_getaffinity(0))
+        except OSError:
+            host_cpus = os.cpu_count()
+        if isinstance(vcpus, int) and host_cpus and vcpus > host_cpus:
+            out.append(("overcommit", f"{vcpus} vCPUs on {host_cpus} host CPUs: a target's "
+                        "vCPU may not be running when its IPI arrives"))
+    return [{"id": i, "text": t} for i, t in out]

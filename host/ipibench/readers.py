@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The readers of saved results, `./run.sh compare|gate|report` (docs/host-tools.md):
+their one argparse parser, which their --help is generated from, and their
+dispatch. They run in the caller's directory; each error is one line on
+stderr and an exit code from docs/exit-codes.md."""
+import argparse
+import sys
+
+from ipibench import report
+from ipibench.compare.compare import cmd_compare, parse_pair
+from ipibench.compare.gate import cmd_gate
+from ipibench.exit_codes import EX_INTERRUPTED, ToolError
+
+EXIT_TABLE = """exit status: 0 done; 2 usage; 20 regression; 21 correctness failure;
+22 results missing; 23 malformed or truncated; 24 unknown schema or format
+version; 25 nothing in common to compare; 30 environments not comparable
+(docs/exit-codes.md)."""
+
+
+def cmd_report(a):
+    a.pair = parse_pair(a.pair)
+    return report.report(a)
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="./run.sh", description="The readers of saved results.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    fmt = argparse.RawDescriptionHelpFormatter
+
+    c = sub.add_parser("compare", prog="./run.sh compare", formatter_class=fmt,
+                       description="Compare two result sets: one row per benchmark x metric x "
+                       "variant x backend x target state x target count, with the medians of "
+                       "the per-boot p50s of A and B, the change of B against A, and a "
+                       "Mann-Whitney U test over the per-boot medians; with --pair, one "
+                       "backend's rows against another's.",
+                       epilog="A and B are results.json files, run directories or folders "
+                       "searched for results.json (a matrix configuration: every boot).\n"
+                       + EXIT_TABLE)
+    c.add_argument("a")
+    c.add_argument("b", nargs="?", help="the second set (optional with --pair: A's own)")
+    c.add_argument("--pair", metavar="X=Y",
+                   help="backend against backend: A's backend X rows against B's backend Y "
+                        "rows (B defaults to A), e.g. --pair xapic=x2apic")
+    c.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    c.add_argument("--output", "-o", help="write here instead of standard output")
+    c.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    c.add_argument("--unit", choices=("cycles", "ns"), default="cycles")
+    for name, what in (("bench", "benchmarks (single,self)"), ("metric", "metrics (one-way)"),
+                       ("variant", "variants (sti-nop)"),
+                       ("backend", "backends (x2apic; with --pair: X=Y)"),
+                       ("targets", "target counts (1,3)")):
+        c.add_argument("--" + name, metavar="LIST",
+                       help=f"only the rows of these {what}: exact names, comma-separated; "
+                            "a name no row has is exit 2")
+
+    g = sub.add_parser("gate", prog="./run.sh gate", formatter_class=fmt,
+                       description="Fail when the candidate is incorrect or when any row's "
+                       "median (p50) is significantly slower than the baseline's by more "
+                       "than the threshold.",
+                       epilog="Correctness failures (FAILURE records, a correctness suite with "
+                       "failures, a guest status other than SUCCESS or SKIP, invalid records) "
+                       "always fail the gate.\n" + EXIT_TABLE)
+    g.add_argument("candidate")
+    g.add_argument("--baseline", required=True)
+    g.add_argument("--threshold", default="5%", help="allowed slowdown, e.g. 5%% (default)")
+    g.add_argument("--alpha", type=float, default=0.05)
+    g.add_argument("--unit", choices=("cycles", "ns"), default="cycles")
+    g.add_argument("--tap", help="write TAP here ('-': standard output)")
+    g.add_argument("--junit", help="write JUnit XML here")
+    g.add_argument("--format", choices=("text", "markdown"), default="text")
+    g.add_argument("--exits", action="store_true",
+                   help="also fail on more exits per iteration than the baseline "
+                        "(beyond 0.05; both sides need run.sh --exits)")
+
+    r = sub.add_parser("report", prog="./run.sh report", formatter_class=fmt,
+                       description="Plots (gnuplot, SVG and PNG) and a page (index.html, "
+                       "report.md): latency distributions per backend, the scaling curve "
+                       "against target count, the kvm-unit-tests view (a bar per backend "
+                       "and x86/vmexit.c name), and with two inputs, or with --pair, the "
+                       "A/B comparison and its bar chart.",
+                       epilog="exit status: 0 written; 2 usage (--pair over more than two "
+                       "sets); 9 gnuplot missing; 22-25 as compare.")
+    r.add_argument("inputs", nargs="+")
+    r.add_argument("--pair", metavar="X=Y",
+                   help="the A/B part sets backend X (baseline) against backend Y "
+                        "(candidate), as compare --pair: within one set, or the first "
+                        "input's X against the second's Y")
+    r.add_argument("--out", "-o", help="folder for the page and plots (default: "
+                   "FIRST/report, or report/ beside a file)")
+    r.add_argument("--title", default="ipibench report")
+    r.add_argument("--alpha", type=float, default=0.05)
+    r.add_argument("--unit", choices=("cycles", "ns"), default="cycles")
+
+    return p
+
+
+COMMANDS = {"compare": cmd_compare, "gate": cmd_gate, "report": cmd_report}
+
+
+def main(argv):
+    a = parser().parse_args(argv)
+    try:
+        return COMMANDS[a.cmd](a)
+    except ToolError as e:
+        print(f"{a.cmd}: {e.message}", file=sys.stderr)
+        return e.code
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return EX_INTERRUPTED

@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Saving a run: the console's records merged with the host's facts, the
+exits of --exits and KVM's statistics of host reads, written as
+results.json and summary.txt (docs/results.md)."""
+import os
+import shlex
+import sys
+
+from ipibench.compare.correctness import correctness_failures
+from ipibench.compare.model import row_key, row_name, X2apicBoot
+from ipibench.exit_codes import EX_SAVE, ToolError
+from ipibench.kvmhost import hoststats, pin_perf
+from ipibench.kvmhost import trace as kvm_trace
+from ipibench.kvmhost.facts import host_facts, host_warnings, read_first
+from ipibench.results.files import (dump_results, load_json, RESULTS_FORMAT, RESULTS_VERSION,
+                                    write_new)
+from ipibench.results.records import parse_console, RECORD_SCHEMA
+from ipibench.results.saved import pin_of, pin_words, power_facts, SavedBoot
+
+
+def power_line(host):
+    """summary.txt's one line of the host's power state (power_facts: its facts as named)."""
+    f = dict(power_facts(host))
+
+    def two(a, b):
+        if f[a] is None and f[b] is None:
+            return "not read"
+        return f"{f[a] or 'not read'}/{f[b] or 'not read'}"
+    turbo = ", ".join(f"{k} {f[k]}" for k in ("boost", "intel_pstate no_turbo", "amd_pstate")
+                      if f[k] is not None)
+    return ("host power: cpuidle " + two("cpuidle driver", "cpuidle governor")
+            + f", states {f['idle states'] or 'not read'}; cpufreq "
+            + two("cpufreq driver", "cpufreq governor") + f"; turbo: {turbo or 'not read'}; "
+            + f"SMT {f['SMT control'] or 'not read'} (active {f['SMT active'] or 'not read'}); "
+            + f"isolated CPUs {f['isolated CPUs'] or 'not read'}; "
+            + f"nohz_full {f['nohz_full'] or 'not read'}")
+
+
+def summary_text(doc):
+    host, run = doc["host"], doc["run"]
+    known = [r for r in doc["records"] if r.get("schema") == RECORD_SCHEMA]
+    boot = SavedBoot("results.json", host, run, known, doc["problems"])
+    lines = [f"ipibench run {run['label']}: {run['status']} (run.sh exit {run['exit']}, "
+             f"QEMU exit {run['qemu_exit']}) in {run['seconds']} s",
+             f"started {run['started']}; accel {host['accel']}; config {run['config']}",
+             f"QEMU: {shlex.join(host['qemu_cmdline'])}",
+             f"host: {host['cpu_model']}, {host['cpus']} CPUs, Linux {host['kernel']}; "
+             f"{host['qemu_version']}",
+             "KVM parameters: " + (" ".join(f"{k}={v}" for k, v in host["kvm_params"].items())
+                                   or "none readable"),
+             "host CPU flags: " + (" ".join(host["cpu_flags"]) if host.get("cpu_flags")
+                                   is not None else "not read"),
+             power_line(host),
+             f"host kernel command line: {host.get('kernel_cmdline') or 'not read'}"]
+    pin = pin_of(run)
+    if pin:
+        why = pin["why"] and (f" ({pin['why']})" if pin["state"] == "pinned" else
+                              f": {pin['why']}")
+        lines.append(pin_words(pin) + why)
+    env = boot.env
+    if env:
+        cpus, tsc = env.get("cpus", {}), env.get("tsc", {})
+        lines.append(f"guest: {env.get('version')}, {cpus.get('count')} CPUs, TSC "
+                     f"{tsc.get('khz')} kHz ({tsc.get('source')})")
+    for c in boot.checks:
+        lines.append(f"correctness: {c['backend']}: {c['passed']} passed, {c['failed']} failed, "
+                     f"{c['skipped']} skipped")
+    if boot.results:
+        lines.append("results (cycles: p50 p99; ns p50):")
+        for rec in boot.results:
+            name = row_name(row_key(rec))
+            if rec["status"] == "SUCCESS":
+                ns = rec.get("ns", {}).get("p50", "-")
+                lines.append(f"  {name}  {rec['cycles']['p50']}  {rec['cycles']['p99']}  {ns}")
+            else:
+                lines.append(f"  {name}  {rec['status']}: {rec.get('reason', '')}")
+    elif not doc["records"]:
+        lines.append("the guest printed no records")
+    if boot.kut:
+        lines.append("kvm-unit-tests view (x86/vmexit.c names; mean cycles per iteration):")
+        for rec in boot.kut:
+            lines.append(f"  {rec.get('name')}  {rec.get('backend')}  {rec.get('mean_cycles')}")
+    x2apic = X2apicBoot(boot)
+    emulated = [r for r in boot.results if x2apic.result(r) is True]
+    if emulated:
+        lines.append(f"warning: {len(emulated)} xAPIC-mode results were measured after a vCPU "
+                     "had been in x2APIC mode on AVIC without x2AVIC: xAPIC emulation, not "
+                     "AVIC (docs/host-tools.md, compare)")
+    lines += exits_lines(doc)
+    lines += [f"problem: {p}" for p in doc["problems"]]
+    lines += [f"not correct: {p}" for p in correctness_failures(boot)]
+    return "\n".join(lines) + "\n"
+
+
+def attach_exits(directory, records, kvm_params=None):
+    """With a KVM trace beside the log (run.sh --exits): "exits" on every record
+    that carries a phase marker, and what the run's summary keeps; else None."""
+    path = os.path.join(directory, kvm_trace.TRACE_FILE)
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        trace = kvm_trace.parse(f)
+    env = next((r for r in records if r.get("record") == "env"), {})
+    kvm_trace.attach(trace, [r for r in records if r.get("record") == "result"
+                             and isinstance(r.get("mark"), int)], env.get("cmdline"),
+                     kvm_params)
+    return kvm_trace.summary(trace)
+
+
+def attach_host_stats(directory, text, records):
+    """With host reads in the run (host_stats=1): "host_stats" on every record
+    that names one, from run.sh's host-reads.log or, in the lane, the lines
+    its init wrote into the console; and the run's count of them, else None."""
+    lines = text.splitlines()
+    path = os.path.join(directory, hoststats.LOG)
+    if os.path.exists(path):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines += f.read().splitlines()
+    reads = hoststats.read_lines(lines)
+    named = [r for r in records if r.get("record") == "result" and r.get("host_read")]
+    if not named:
+        return None
+    hoststats.attach(named, reads)
+    return {"reads": len(reads["reads"]), "records": len(named),
+            "log": hoststats.LOG if os.path.exists(path) else "console.log"}
+
+
+def exits_lines(doc):
+    """summary.txt's 'What the hypervisor did' part (run.sh --exits)."""
+    ex = doc["run"].get("exits")
+    if not ex:
+        return []
+    marked = [r for r in doc["records"] if "exits" in r]
+    lines = ["what the hypervisor did (exits per measured iteration, from kvm-trace.txt):"] + \
+        ["  " + line for line in kvm_trace.table(marked, ex)]
+    if ex.get("apicv"):
+        lines.append("  " + ex["apicv"])
+    return lines
+
+
+def save_run(directory, *, qemu=(), label="", accel="", status="", config="", preset="", qemu_bin="",
+             qemu_version="", started="", seconds=0.0, qemu_exit=0, exit=0, module_param=None,
+             pin=None, pin_why=None, ab=None, exits_kvm_params=None, apicv=""):
+    """directory/results.json and summary.txt of one boot, from its
+    console.log and this host's facts; qemu is QEMU's command line. The
+    rest are the run's facts as results.json keeps them (docs/results.md)."""
+    log = os.path.join(directory, "console.log")
+    try:
+        with open(log, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError as e:
+        raise ToolError(EX_SAVE, f"{log}: cannot read: {e.strerror}")
+    records, problems = parse_console(text)
+    host = host_facts(qemu_version)
+    host.update({"accel": accel, "qemu_binary": qemu_bin, "qemu_cmdline": list(qemu)})
+    host["warnings"] = host_warnings(host, records)
+    run = {"label": label, "config": config or label, "preset": preset,
+           "started": started, "seconds": seconds, "qemu_exit": qemu_exit,
+           "status": status, "exit": exit, "console": "console.log", "pin": None,
+           "perf_kvm": None, "module_param": module_param}
+    # Whether and how the vCPUs were pinned, in every run (issue 29): the
+    # map --pin (or ab's and matrix's default) saved, or why there is none;
+    # a lane boot's, as the lane said it (pin).
+    pin_file = os.path.join(directory, "pin.json")
+    run["pin"] = pin or pin_perf.pin_record(
+        load_json(pin_file) if os.path.exists(pin_file) else None, pin_why)
+    if ab:
+        run["ab"] = ab  # this boot's side and place in ab's order (ipibench_ab)
+    perf = os.path.join(directory, "perf-kvm.txt")
+    if os.path.exists(perf):
+        run["perf_kvm"] = {"report": "perf-kvm.txt",
+                           "exits": pin_perf.perf_parse(read_first(perf) or "")}
+    run["exits"] = attach_exits(directory, records, exits_kvm_params)
+    run["host_stats"] = attach_host_stats(directory, text, records)
+    if run["exits"] is not None:
+        run["exits"]["apicv"] = apicv or None
+        run["exits"]["kvm_params"] = exits_kvm_params or {}
+    doc = {"format": RESULTS_FORMAT, "version": RESULTS_VERSION, "host": host, "run": run,
+           "problems": problems, "records": records}
+    write_new(os.path.join(directory, "results.json"), dump_results(doc))
+    write_new(os.path.join(directory, "summary.txt"), summary_text(doc))
+    for p in problems[:5]:
+        print(f"run.sh: warning: {p}", file=sys.stderr)
+    return 0
