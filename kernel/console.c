@@ -18,7 +18,7 @@
  * THRE set means the whole transmit FIFO is empty, so one LSR read may be
  * followed by a FIFO's worth of THR writes (Linux's 8250 tx_loadsz). Under
  * a VMM each port access is an exit: two a byte become 17 per 16 bytes,
- * which is what a console costs a guest nested inside TCG (tests/kvm-lane).
+ * which is what a console costs a guest nested inside TCG (the KVM lane, host/lane).
  */
 #define FIFO_BYTES 16
 

@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """The import rules of docs/architecture.md, checked on every C and header
-file of the guest: who may include whom, and which calls a benchmark may not
-make. Prints TAP (one line, with each violation on a '#' line below it) and
-exits 1 on a violation.
+file of the guest (who may include whom, and which calls a benchmark may not
+make) and on every module of the host application (which rooms of
+host/ipibench may import which, and that none edits sys.path). Prints TAP
+(one line, with each violation on a '#' line below it) and exits 1 on a
+violation.
 
 usage: tools/check_imports.py [--self-test]
   --self-test  plant one violation of each rule in a scratch copy of the
                tree and check that each is caught (and that the real tree
                is clean): the check itself cannot rot into one that passes.
 """
+import ast
 import os
 import re
 import shutil
@@ -100,6 +103,85 @@ def violations(root):
     return found
 
 
+# The host application's rooms (host/ipibench/<room>...), lowest first; a
+# room imports from its own layer and the layers below it, never above:
+# the KVM host's readers know nothing of results, results nothing of
+# comparing them, the readers nothing of running a boot, and only the
+# command line sees everything.
+HOST = "host/ipibench"
+HOST_LAYERS = (
+    ("base", ("ipibench", "exit_codes", "jobs", "write", "presets")),
+    ("kvmhost", ("kvmhost",)),
+    ("results", ("results",)),
+    ("compare", ("compare",)),
+    ("readers", ("report", "readers", "lab")),
+    ("boot", ("boot", "options")),
+    ("cli", ("cli", "__main__")),
+)
+HOST_RANK = {room: i for i, (_, rooms) in enumerate(HOST_LAYERS) for room in rooms}
+
+
+def host_room(module):
+    """'ipibench.results.files' -> 'results'; 'ipibench' -> 'ipibench'."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def host_sources(root):
+    for dirpath, _, files in os.walk(os.path.join(root, HOST)):
+        for f in sorted(files):
+            if f.endswith(".py"):
+                yield os.path.relpath(os.path.join(dirpath, f), root)
+
+
+def host_imports(tree):
+    """(line, module) of every ipibench import, at any depth (a function's too)."""
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and n.module and n.module.split(".")[0] == "ipibench":
+            if n.module == "ipibench":  # from ipibench import boot: the room is the name
+                for a in n.names:
+                    yield n.lineno, "ipibench." + a.name
+            else:
+                yield n.lineno, n.module
+        elif isinstance(n, ast.Import):
+            for a in n.names:
+                if a.name.split(".")[0] == "ipibench":
+                    yield n.lineno, a.name
+
+
+def host_violations(root):
+    found = []
+    for path in host_sources(root):
+        module = os.path.splitext(path)[0].replace("host/", "", 1).replace("/", ".")
+        module = module.removesuffix(".__init__")
+        with open(os.path.join(root, path), errors="replace") as f:
+            try:
+                tree = ast.parse(f.read())
+            except SyntaxError as e:
+                found.append(f"{path}:{e.lineno}: not Python: {e.msg}")
+                continue
+        room = host_room(module)
+        rank = HOST_RANK.get(room)
+        if rank is None:
+            found.append(f"{path}: room {room!r} is in no layer of HOST_LAYERS")
+            continue
+        for line, target in host_imports(tree):
+            other = host_room(target)
+            if other not in HOST_RANK and target.count(".") == 1 and \
+                    not os.path.exists(os.path.join(root, HOST, other + ".py")) and \
+                    not os.path.isdir(os.path.join(root, HOST, other)):
+                other = "ipibench"  # a name of ipibench/__init__.py (REPO)
+            if HOST_RANK.get(other, len(HOST_LAYERS)) > rank:
+                found.append(f"{path}:{line}: imports {target}: "
+                             f"{HOST_LAYERS[rank][0]} may not import from a layer above it")
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Attribute) and n.attr in ("path",) and \
+                    isinstance(n.value, ast.Name) and n.value.id == "sys":
+                found.append(f"{path}:{n.lineno}: touches sys.path (run.sh's PYTHONPATH "
+                             "finds the package)")
+    return found
+
+
 def tap(problems, ok_name, bad_name):
     """One TAP line for a check, its problems on '#' lines; 1 on failure."""
     if problems:
@@ -112,7 +194,8 @@ def tap(problems, ok_name, bad_name):
 
 
 def report(root):
-    return tap(violations(root), f"import rules ({sum(1 for _ in sources(root))} files)",
+    files = sum(1 for _ in sources(root)) + sum(1 for _ in host_sources(root))
+    return tap(violations(root) + host_violations(root), f"import rules ({files} files)",
                "import rules (docs/architecture.md)")
 
 
@@ -129,21 +212,31 @@ PLANTS = [
     ("kernel/tsc.c", '#include "harness/kut_view.h"', "harness/ is not among kernel/'s imports"),
     ("bench/point.c", '#include "suite/suite.h"', "suite/ is not among bench/'s imports"),
     ("harness/engine.c", '#include "bench/nothing.h"', "bench/ is not among harness/'s imports"),
+    (f"{HOST}/results/stats.py", "from ipibench.boot import run",
+     "imports ipibench.boot: results may not"),
+    (f"{HOST}/kvmhost/trace.py", "from ipibench.results import files",
+     "imports ipibench.results: kvmhost may not"),
+    (f"{HOST}/exit_codes.py", "def planted():\n    from ipibench.compare.model import Side",
+     "imports ipibench.compare.model: base may not"),
+    (f"{HOST}/report.py", "import ipibench.boot.run", "imports ipibench.boot.run: readers may not"),
+    (f"{HOST}/boot/run.py", "from ipibench import cli", "imports ipibench.cli: boot may not"),
+    (f"{HOST}/compare/gate.py", "import sys\nsys.path.insert(0, '.')", "touches sys.path"),
 ]
 
 
 def self_test(root):
     problems = []
-    if violations(root):
+    if violations(root) or host_violations(root):
         problems.append("the tree itself has violations")
     for path, line, words in PLANTS:
         with tempfile.TemporaryDirectory() as tmp:
-            for unit in UNITS:
+            for unit in UNITS + (HOST,):
                 if os.path.isdir(os.path.join(root, unit)):
-                    shutil.copytree(os.path.join(root, unit), os.path.join(tmp, unit))
+                    shutil.copytree(os.path.join(root, unit), os.path.join(tmp, unit),
+                                    ignore=shutil.ignore_patterns("__pycache__"))
             with open(os.path.join(tmp, path), "a") as f:
                 f.write("\n" + line + "\n")
-            found = violations(tmp)
+            found = violations(tmp) + host_violations(tmp)
             if not any(words in v for v in found):
                 problems.append(f"planted '{line}' in {path}: not caught ({found})")
     return tap(problems, f"import rules catch planted violations ({len(PLANTS)} plants)",

@@ -46,8 +46,9 @@ import subprocess
 from ipibench.compare.formats import format_markdown, legend, table_head, table_rows
 from ipibench.compare.model import Comparison, row_key, row_order, Side
 from ipibench.exit_codes import EX_DEPS, EX_NO_OVERLAP, EX_USAGE, ToolError
-from ipibench.results.files import load_set, replace_file, split_by_config
+from ipibench.results.files import load_set, split_by_config
 from ipibench.results.stats import median
+from ipibench.write import replace_file
 
 
 COLOURS = {"slower": "0xc0392b", "faster": "0x27ae60", "other": "0x95a5a6"}

@@ -115,7 +115,7 @@ def synth_seeds(target):
 def load_seeds(target):
     seeds = []
     if target == "presets":
-        with open(os.path.join(ROOT, "tools", "presets.conf"), "rb") as f:
+        with open(os.path.join(ROOT, "host", "ipibench", "presets.conf"), "rb") as f:
             seeds.append(f.read())
     elif target == "kvm-trace":
         for name in sorted(os.listdir(TRACES)):

@@ -105,9 +105,9 @@ host_rip_test() {
 	local fx=tests/kvm-lane/fixtures shells=("sh") sh got problems=()
 	[ -x /bin/busybox ] && shells+=("busybox")
 	for sh in "${shells[@]}"; do
-		local run=(sh tests/kvm-lane/host-rip.sh)
+		local run=(sh host/lane/host-rip.sh)
 		# busybox: its ash and, through PATH, its awk.
-		[ "$sh" = busybox ] && run=(env PATH="$bbdir:$PATH" /bin/busybox sh tests/kvm-lane/host-rip.sh)
+		[ "$sh" = busybox ] && run=(env PATH="$bbdir:$PATH" /bin/busybox sh host/lane/host-rip.sh)
 		got=$("${run[@]}" $fx/modules $fx/trace-host-rip.txt)
 		[ "$got" = "0xffffffffc0797b40 kvm_amd=0xffffffffc0780000+200704" ] ||
 			problems+=("$sh: outer fault read as '$got'")
@@ -130,7 +130,7 @@ if part main; then
 	early=$?
 fi
 
-prep=$(tests/kvm-lane/prepare.sh 2>&1)
+prep=$(host/lane/prepare.sh 2>&1)
 case $? in
 0) ;;
 77) echo "ok - kvm-lane # SKIP cannot prepare: $(echo "$prep" | tail -n 3 | tr '\n' ' ')"
@@ -140,13 +140,13 @@ case $? in
    exit 1 ;;
 esac
 make -s all >/dev/null || { echo "not ok - kvm-lane: build"; exit 1; }
-read -r -a all <<<"$(sed -n 's/^readonly LANE_PRESETS=(\(.*\))$/\1/p' tests/kvm-lane/lane.sh)"
+read -r -a all <<<"$(sed -n 's/^readonly LANE_PRESETS=(\(.*\))$/\1/p' host/lane/lane.sh)"
 
 # The presets whose suite does not run in a suite frame: hv-vapic's inside
 # plan=default with its figures; hv-xmm's and kvm-pv's in the documented
 # `run.sh --accel kvm-in-tcg --preset hv-xmm --append plan=check` (README.md,
 # docs/paravirt.md) and `lane.sh --presets kvm-pv --append plan=check` (docs/paravirt.md,
-# tests/kvm-lane/README.md), which the docs group runs as written and
+# host/lane/README.md), which the docs group runs as written and
 # judges with judge.py as these frames are: their figures frames run
 # plan=bench, and the same suite is not booted twice.
 figures_preset() { [[ " hv-xmm hv-vapic kvm-pv " == *" $1 "* ]]; }
@@ -225,7 +225,7 @@ run_lane() {
 	mkdir -p "$out"
 	jobs_file >"$out/jobs.in"
 	start=$EPOCHREALTIME
-	if ! tests/kvm-lane/lane.sh --image build/ipibench.elf32 --jobs "$out/jobs.in" \
+	if ! host/lane/lane.sh --image build/ipibench.elf32 --jobs "$out/jobs.in" \
 		--inner-timeout 240 --out "$out" >"$out/lane.txt" 2>&1; then
 		echo "not ok - kvm-lane: the outer VM did not run every frame"
 		tail -n 15 "$out/lane.txt" | sed 's/^/#   /'
@@ -270,8 +270,8 @@ outer-trace: qemu-system-x86-236 [000] d..1. 34.613240: kvm_exit: vcpu 0 reason 
 	printf '%s\n%s\n%s\n' "$(grep -v 'reason shutdown' <<<"$reset")" \
 		"@@@ lane-rerun $f no-shutdown-exit: the reset came with no SHUTDOWN exit" \
 		"$frame" >"$d/noshut/outer.log"
-	tests/kvm-lane/lane.sh --resplit "$d/with" && tests/kvm-lane/lane.sh --resplit "$d/without" &&
-		tests/kvm-lane/lane.sh --resplit "$d/noshut" || problems+=("lane.sh --resplit failed")
+	host/lane/lane.sh --resplit "$d/with" && host/lane/lane.sh --resplit "$d/without" &&
+		host/lane/lane.sh --resplit "$d/noshut" || problems+=("lane.sh --resplit failed")
 	local with without noshut
 	with=$(python3 tests/kvm-lane/judge.py "$d/with" $f)
 	without=$(python3 tests/kvm-lane/judge.py "$d/without" $f)
@@ -321,7 +321,7 @@ lockup_rerun_test() {
 		local o=$d/$1
 		shift
 		rm -f "$d/count" && printf '%s\n' "$@" >"$d/boots"
-		out=$(KVM_LANE_OUTER=$d/outer tests/kvm-lane/lane.sh --image build/ipibench.elf32 \
+		out=$(KVM_LANE_OUTER=$d/outer host/lane/lane.sh --image build/ipibench.elf32 \
 			--job "$a | - | plan=check" --job "$b | - | plan=default" --out "$o" 2>&1)
 		rc=$?
 	}
@@ -368,7 +368,7 @@ cut_split_test() {
 	head -n $((n + 3)) "$src" >"$d/trace/outer.log"
 	n=$(grep -n "^@@@ lane-begin $f" "$src" | cut -d: -f1)
 	head -n $((n + 12)) "$src" >"$d/frame/outer.log"
-	tests/kvm-lane/lane.sh --resplit "$d/trace" && tests/kvm-lane/lane.sh --resplit "$d/frame" ||
+	host/lane/lane.sh --resplit "$d/trace" && host/lane/lane.sh --resplit "$d/frame" ||
 		problems+=("lane.sh --resplit failed")
 	cmp -s "$d/trace/exits.hv-xmm.trace" "$base/lane/exits.hv-xmm.trace" ||
 		problems+=("the trace of a finished frame differs")
@@ -607,7 +607,7 @@ fi
 # groups).
 if part cli; then
 	# An outer VM past its bound is exit 124, which run.sh reports as TIMEOUT.
-	out=$(tests/kvm-lane/lane.sh --image build/ipibench.elf32 --presets x2apic --timeout 3 \
+	out=$(host/lane/lane.sh --image build/ipibench.elf32 --presets x2apic --timeout 3 \
 		--append plan=boot --out "$base/bound" 2>&1)
 	expect_run "lane.sh: an outer VM past --timeout exits 124 and says so" 124 $? "$out" \
 		"^kvm-lane: error: outer VM timed out after 3s" || rc=1

@@ -2,7 +2,7 @@
 """Synthetic runs for the host-tool tests: console logs whose records follow
 docs/results.md exactly (nearest-rank percentiles, population stddev, the
 guest's 4-buckets-per-power-of-two histogram), saved into results.json by the
-real save of run.sh (results/save.py). The timing of each row is chosen by the test:
+real save of run.sh (boot/save.py). The timing of each row is chosen by the test:
 a centre per row, a spread between boots and a spread within a boot."""
 import json
 import math
@@ -11,7 +11,7 @@ import random
 
 import harness  # noqa: F401  (puts host/ on sys.path)
 
-from ipibench.results.save import save_run
+from ipibench.boot.save import save_run
 
 
 KHZ = 2_000_000

@@ -29,7 +29,7 @@ What an entry may change, and only that:
   for make fuzz, whose dry run must be tests/fuzz/run.sh, which the fuzz
   group runs on every target (a pass of it here took 20 s and proved
   nothing more).
-Commands that need the KVM lane run when tests/kvm-lane/prepare.sh can
+Commands that need the KVM lane run when host/lane/prepare.sh can
 prepare it, and are SKIPped with its reason otherwise."""
 import glob
 import os
@@ -47,7 +47,7 @@ from harness import REPO, Fail, check, run_cmd
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 DOCS = ["README.md", *sorted(glob.glob(os.path.join(REPO, "docs", "*.md"))),
-        "tests/kvm-lane/README.md"]
+        "host/lane/README.md"]
 STARTS = re.compile(r"^(sudo )?(\./run\.sh|\./tests/run|tests/run|make|qemu-system-x86_64|lava-run"
                     r"|(tools|tests)/\S+\.(sh|py))(\s|$)")
 # Placeholders filled with a value of the kind they stand for.
@@ -123,7 +123,7 @@ class Ctx:
 
     def lane(self):
         if self.lane_why is None:
-            rc, out, err = run_cmd(["tests/kvm-lane/prepare.sh"], timeout=600)
+            rc, out, err = run_cmd(["host/lane/prepare.sh"], timeout=600)
             self.lane_why = "" if rc == 0 else (out + err).strip().split("\n")[-1]
         return self.lane_why
 
@@ -356,10 +356,10 @@ COMMANDS = {
     "qemu-system-x86_64 -M microvm,pic=off,pit=off,rtc=off -accel kvm -cpu host -smp 4 -m 256M "
     "-nodefaults -display none -serial stdio -device isa-debug-exit,iobase=0xf4,iosize=0x04 "
     "-kernel build/ipibench.elf -append plan=default": raw_qemu,
-    # docs/paravirt.md and tests/kvm-lane/README.md: the lane (the kvm-lane group
+    # docs/paravirt.md and host/lane/README.md: the lane (the kvm-lane group
     # runs every other preset's suite; kvm-pv's here, hv-xmm's in the README's
     # run.sh line below, each booted once).
-    "tests/kvm-lane/lane.sh --image build/ipibench.elf32 --presets kvm-pv --append "
+    "host/lane/lane.sh --image build/ipibench.elf32 --presets kvm-pv --append "
     "plan=check --out /tmp/lane": in_lane(needles=(r"kvm-pv +6[57] ",), judge=("kvm-pv",)),
     "sudo ./run.sh ab --module-param kvm_amd.avic=0,1 --preset xapic --smp 4 --boots 5 --append "
     "bench=send-cost,single,single-halt,broadcast":
@@ -418,8 +418,8 @@ COMMANDS = {
     "./run.sh compare --pair X=Y A [B]": synopsis(["./run.sh", "compare", "--help"]),
     "./run.sh run --preset NAME": synopsis(["./run.sh", "run", "--help"]),
     "./run.sh --exits --accel kvm-in-tcg --preset NAME": synopsis(["./run.sh", "run", "--help"]),
-    "tests/kvm-lane/lane.sh --exits": synopsis(["tests/kvm-lane/lane.sh", "--help"]),
-    "tests/kvm-lane/lane.sh --jobs FILE": synopsis(["tests/kvm-lane/lane.sh", "--help"]),
+    "host/lane/lane.sh --exits": synopsis(["host/lane/lane.sh", "--help"]),
+    "host/lane/lane.sh --jobs FILE": synopsis(["host/lane/lane.sh", "--help"]),
     "./run.sh ab --module-param MODULE.PARAM=A,B [--boots N] [run options]":
         synopsis(["./run.sh", "ab", "--help"]),
     "./run.sh report --pair xapic=x2apic results/DATE-matrix/x2apic-smp4": as_written(),
@@ -460,9 +460,9 @@ COMMANDS = {
     "host,hv-vpindex,hv-vapic,hv-ipi,hv-tlbflush,hv-tlbflush-ext,hv-xmm-input,hv-time,"
     "hv-frequencies,hv-relaxed -serial stdio -device isa-debug-exit,iobase=0xf4,iosize=0x04 "
     "-kernel build/ipibench.elf32": raw_qemu,
-    # tests/kvm-lane/README.md
+    # host/lane/README.md
     "qemu-system-x86_64 -accel kvm": synopsis(["qemu-system-x86_64", "-help"]),
-    "tests/kvm-lane/prepare.sh": in_lane(),
+    "host/lane/prepare.sh": in_lane(),
 }
 
 

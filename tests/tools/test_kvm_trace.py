@@ -12,7 +12,7 @@ import sys
 from harness import check, Fail, IPIBENCH, run_cases
 
 from ipibench.kvmhost import trace as kvm_trace
-from ipibench.results.save import attach_exits, exits_lines
+from ipibench.boot.save import attach_exits, exits_lines
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -24,7 +24,7 @@ from ipibench.compare.model import row_key
 from ipibench.exit_codes import EX_PRESET, EX_SAVE, ToolError
 from ipibench.lab import lava as L
 from ipibench.results.files import load_results_file
-from ipibench.results.save import save_run
+from ipibench.boot.save import save_run
 from ipibench.results.saved import figure_cmdline
 
 
@@ -67,7 +67,7 @@ def records(tsc_guessed=False):
 
 
 def results_dir(tmp, name, console_lines, recs, status="SUCCESS"):
-    """A run.sh results directory, saved by run.sh's own save (results/save.py)."""
+    """A run.sh results directory, saved by run.sh's own save (boot/save.py)."""
     d = os.path.join(tmp, name)
     os.makedirs(d)
     with open(os.path.join(d, "console.log"), "w") as f:

@@ -33,7 +33,7 @@ from ipibench.boot import console as C
 from ipibench.boot import matrix as M
 from ipibench.boot import qemu as Q
 from ipibench.boot import run as B
-from ipibench.exit_codes import ToolError
+from ipibench.exit_codes import EX_NOTHING_RAN, ToolError
 from ipibench.kvmhost import pin_perf as K
 from ipibench.presets import load_presets
 from ipibench.presets import PRESETS as PRESETS_CONF
@@ -1180,7 +1180,7 @@ def _(s):
                                        "nothing asked for ran)", "x2apic-smp2 boot2 exit 35 "
                                        "NOTHING-RAN (guest SKIP: nothing asked for ran)"],
           f"exit {rc}: {summary}; {err[-300:]}")
-    check(Q.EX_NOTHING_RAN == 35 and Q.EX_NOTHING_RAN not in Q.SETUP_CODES, "35")
+    check(EX_NOTHING_RAN == 35 and EX_NOTHING_RAN not in Q.SETUP_CODES, "35")
 
 
 @case("run.sh under TCG says so once: in the summary, else from the accelerator it chose")
@@ -1689,7 +1689,8 @@ sys.path.insert(0, sys.argv.pop(1))
 from ipibench.boot import accel as A
 A.HostKvm.usable = lambda self: True
 A.HostKvm.unusable = lambda self: None
-A.HostKvm.software = lambda self: None
+from ipibench.kvmhost import facts
+facts.kvm_software = lambda environ: None
 A.HostKvm.probe = lambda self, model, machine: None
 from ipibench import cli
 sys.exit(cli.main(sys.argv[1:]))
@@ -1796,7 +1797,7 @@ def _(s):
           K.lane_pin("")["state"] == "unknown", "lane not pinned, unknown")
 
 
-# A stand-in tests/kvm-lane/lane.sh (IPIBENCH_LANE): the files a real one
+# A stand-in host/lane/lane.sh (IPIBENCH_LANE): the files a real one
 # leaves in --out when the outer VM's bound ran out inside the guest's frame
 # (FAKE_LANE=outer, exit 124) or when the guest's own bound killed it and the
 # outer VM still sent its console and trace (FAKE_LANE=inner, status 137).
@@ -1875,7 +1876,7 @@ def _(s):
     for mode, why in (("lockup", "the outer VM's kernel failed in the first boot (soft-lockup); "
                                  "a fresh outer VM ran it again"),
                       ("host-rip", "the first boot reset with the outer TCG's known SVM fault")):
-        _, _, err = expect(lane(mode), 0, f"run.sh: {why} (tests/kvm-lane/README.md); this is "
+        _, _, err = expect(lane(mode), 0, f"run.sh: {why} (host/lane/README.md); this is "
                            "the second")
         check(err.count("this is the second") == 1, err)
     # Nothing to save into: the lane's folder stays, and is named.

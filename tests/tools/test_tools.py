@@ -27,7 +27,7 @@ from ipibench.exit_codes import (EX_CORRECTNESS, EX_INCOMPARABLE, EX_MALFORMED, 
 from ipibench.kvmhost import pin_perf as K
 from ipibench.presets import kvm_only_flags, load_presets, print_presets
 from ipibench.presets import PRESETS as PRESETS_CONF
-from ipibench.results.save import save_run
+from ipibench.boot.save import save_run
 from ipibench.results.stats import (bootstrap_change_ci, mann_whitney, mann_whitney_histograms,
                                     median)
 

@@ -15,11 +15,12 @@ import sys
 
 from ipibench.boot import qemu as Q
 from ipibench.boot import run as B
-from ipibench.exit_codes import EX_INCOMPARABLE, ToolError
+from ipibench.exit_codes import EX_INCOMPARABLE, EX_INTERRUPTED, ToolError
 from ipibench.jobs import Interrupted, say
 from ipibench.kvmhost import modparam as M
 from ipibench.options import parse_run, USAGE_AB, UsageError
-from ipibench.results.files import load_json, write_new
+from ipibench.results.files import load_json
+from ipibench.write import write_new
 
 
 class AbOptions:
@@ -171,7 +172,7 @@ def run(argv, env, jobs):
                        prepared=True, pin_default=o.pin_default, ab=place)
             lines.append(f"[{pos}] {side} {os.path.relpath(boot_dir, root)} exit {rc} "
                          f"{Q.exit_word(rc)}")
-            if rc == Q.EX_INTERRUPTED:
+            if rc == EX_INTERRUPTED:
                 raise Interrupted()
             first = first or rc
             if lane and side not in got:
@@ -183,7 +184,7 @@ def run(argv, env, jobs):
                 break
     except Interrupted:
         say(f"run.sh: ab: interrupted by {jobs.interrupted}")
-        first = Q.EX_INTERRUPTED
+        first = EX_INTERRUPTED
     except M.Refused as e:
         say(f"run.sh: ab: {e.message}")
         first = e.code
@@ -198,7 +199,7 @@ def run(argv, env, jobs):
         lines.append(f"stopped: both sides {'ran' if same[1] else 'would run'} with "
                      f"{name}={same[0]}")
     write_summary(root, head, lines)
-    if first == Q.EX_INTERRUPTED:
+    if first == EX_INTERRUPTED:
         return first
     if same:
         print(f"ab: both sides {'ran' if same[1] else 'would run'} with {module}.{param}="

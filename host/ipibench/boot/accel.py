@@ -10,8 +10,9 @@ import os
 import stat
 import subprocess
 
-from ipibench.boot.qemu import cpu_value, EX_NEEDS_KVM, EX_USAGE, machine_arg
-from ipibench.exit_codes import ToolError
+from ipibench.boot.qemu import cpu_value, machine_arg
+from ipibench.exit_codes import EX_NEEDS_KVM, EX_USAGE, ToolError
+from ipibench.kvmhost import facts
 from ipibench.presets import kvm_only_flags
 
 # What a path that is not a character device is, for the message.
@@ -61,15 +62,8 @@ class HostKvm:
         return self.unusable() is None
 
     def software(self):
-        """Why this KVM is not hardware virtualization, or None. PVM (module
-        kvm_pvm) runs guests in software on a host without VMX/SVM: RDTSC
-        traps, interrupt delivery waits for unrelated exits, KVM_HC_SEND_IPI
-        may never return. It boots the guest, but its figures measure PVM."""
-        sysfs = self.environ.get("IPIBENCH_SYSFS", "/sys")
-        if os.path.isdir(os.path.join(sysfs, "module", "kvm_pvm")):
-            return ("this host's /dev/kvm is PVM (module kvm_pvm: virtualization in software, "
-                    "not VMX/SVM; RDTSC and every exit cost its software path)")
-        return None
+        """Why this KVM is not hardware virtualization, or None (kvmhost/facts.py)."""
+        return facts.kvm_software(self.environ)
 
     def probe(self, model, machine):
         """None when KVM can create this VM, else QEMU's complaint.

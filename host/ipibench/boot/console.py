@@ -36,7 +36,7 @@ import json
 import re
 import textwrap
 
-from ipibench.boot import qemu as Q
+from ipibench.exit_codes import EX_NOTHING_RAN
 
 WIDTH = 80
 # A finished SKIP line waits this long for the next one with the same reason.
@@ -930,7 +930,7 @@ def closing(what, code, rc, nothing=None):
         return "done, nothing failed (guest status SKIP, exit 0)"
     if code == 0 and what == "SUCCESS":
         return "done, everything passed (guest status SUCCESS, exit 0)"
-    if code == Q.EX_NOTHING_RAN:
+    if code == EX_NOTHING_RAN:
         why = list(nothing or [])
         text = "; ".join(why[:2]) or "no record says why"
         if len(why) > 2:

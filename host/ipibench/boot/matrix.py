@@ -10,11 +10,12 @@ import time
 
 from ipibench.boot import qemu as Q
 from ipibench.boot import run as B
-from ipibench.exit_codes import ToolError
+from ipibench.exit_codes import EX_INTERRUPTED, ToolError
 from ipibench.jobs import elapsed, Interrupted, say
 from ipibench.options import (check_memory, parse_matrix, parse_run, smp_folder, USAGE_MATRIX,
                               UsageError)
-from ipibench.results.files import load_results_file, write_new
+from ipibench.results.files import load_results_file
+from ipibench.write import write_new
 
 
 def boot_argv(preset, smp, cfg, boot_dir, verbose, passed):
@@ -98,7 +99,7 @@ def run(argv, env, jobs):
         return e.code
     except Interrupted:
         say(f"run.sh: interrupted by {jobs.interrupted}")
-        return Q.EX_INTERRUPTED
+        return EX_INTERRUPTED
     smps = o.smps or "per preset"
     say(f"matrix: {o.presets} at -smp {smps}, {o.boots} boots each, into {mdir}")
 
@@ -108,7 +109,7 @@ def run(argv, env, jobs):
         for i in range(1, int(o.boots) + 1):
             n += 1
             t0 = time.monotonic_ns()
-            rc = Q.EX_INTERRUPTED
+            rc = EX_INTERRUPTED
             if not jobs.interrupted:
                 argv = boot_argv(name, smp, cfg, os.path.join(mdir, cfg, f"boot{i}"),
                                  o.verbose, o.passed)
@@ -116,7 +117,7 @@ def run(argv, env, jobs):
                 # should not have their vCPUs migrate (pin_perf.pin_plan).
                 rc = B.run(argv, env, jobs, prepared=True, pin_default=o.pin_default)
             if jobs.interrupted:
-                rc = Q.EX_INTERRUPTED
+                rc = EX_INTERRUPTED
             say(f"matrix: [{n}] {cfg} boot {i}: exit {rc} ({elapsed(t0)} s)")
             lines.append(f"{cfg} boot{i} exit {rc} {Q.exit_word(rc)}")
             if rc in Q.SETUP_CODES:

@@ -3,7 +3,7 @@
 accelerator (boot/accel.py), the QEMU command line (boot/qemu.py), a new
 results directory and its console.log, QEMU under `timeout -k` with the
 console followed (or the KVM lane for --accel kvm-in-tcg), the status
-decoded, results.json and summary.txt saved (results/save.py). What is
+decoded, results.json and summary.txt saved (boot/save.py). What is
 printed of the console: boot/console.py (progress and summary), the whole
 of it with --verbose, nothing with --quiet. Exit codes: docs/exit-codes.md;
 signals: jobs.py."""
@@ -21,7 +21,10 @@ import time
 from ipibench.boot import console as C
 from ipibench.boot import qemu as Q
 from ipibench.boot.accel import choose, extras_asked, HostKvm
-from ipibench.exit_codes import ToolError
+from ipibench.boot.save import save_run
+from ipibench.exit_codes import (EX_APICV_INHIBITED, EX_BUILD, EX_DEPS, EX_INTERRUPTED,
+                                 EX_NOTHING_RAN, EX_OK, EX_QEMU_OLD, EX_SAVE, EX_TIMEOUT,
+                                 EX_UNAVAILABLE, ToolError)
 from ipibench.jobs import elapsed, Interrupted, say
 from ipibench.kvmhost import hoststats as HS
 from ipibench.kvmhost import pin_perf as K
@@ -31,9 +34,8 @@ from ipibench.kvmhost.facts import host_facts
 from ipibench.options import check_memory, parse_run, smp_cpus, USAGE_RUN, UsageError
 from ipibench.presets import get_preset, load_presets, PRESETS
 from ipibench.results.records import parse_console
-from ipibench.results.save import save_run
 
-LANE = "tests/kvm-lane/lane.sh"
+LANE = "host/lane/lane.sh"
 # What the lane's outer VM needs besides the guest's own --timeout: booting
 # its kernel and loading kvm_amd (about 5 s here) and, with --exits, sending
 # the trace of the marker windows (some 10 s for the default plan's), with
@@ -112,12 +114,12 @@ def exits_tracefs(env, accel):
     if accel == "kvm-in-tcg":
         return None
     if accel != "kvm" and not env.pin_any_accel:
-        raise ToolError(Q.EX_UNAVAILABLE, "--exits traces KVM's events: use --accel kvm on a "
+        raise ToolError(EX_UNAVAILABLE, "--exits traces KVM's events: use --accel kvm on a "
                         "KVM host (tracefs, root) or --accel kvm-in-tcg (the lane), not "
                         f"--accel {accel}")
     found = TF.tracefs(env.environ)
     if not found:
-        raise ToolError(Q.EX_UNAVAILABLE, "--exits: no tracefs with KVM's events (mount -t "
+        raise ToolError(EX_UNAVAILABLE, "--exits: no tracefs with KVM's events (mount -t "
                         "tracefs nodev /sys/kernel/tracing, as root, with kvm loaded); or run "
                         "it in the lane: --accel kvm-in-tcg")
     return found
@@ -167,13 +169,13 @@ def prepare(env, jobs):
         if shutil.which("qemu-system-x86_64"):
             why = qemu_too_old("qemu-system-x86_64")
             if why:
-                raise ToolError(Q.EX_QEMU_OLD, why)
-        raise ToolError(Q.EX_DEPS, None)  # deps.sh printed what to do
+                raise ToolError(EX_QEMU_OLD, why)
+        raise ToolError(EX_DEPS, None)  # deps.sh printed what to do
     if not shutil.which(env.qemu):
-        raise ToolError(Q.EX_DEPS, f"QEMU={env.qemu}: no such program")
+        raise ToolError(EX_DEPS, f"QEMU={env.qemu}: no such program")
     why = qemu_too_old(env.qemu)
     if why:
-        raise ToolError(Q.EX_QEMU_OLD, why)
+        raise ToolError(EX_QEMU_OLD, why)
     os.makedirs("build", exist_ok=True)
     # Two runs started at once must not build the same objects together.
     make = ["make", "-s", "all"]
@@ -181,7 +183,7 @@ def prepare(env, jobs):
         make = ["flock", "build/.run.lock"] + make
     if build(make, "the guest") != 0:
         jobs.check()
-        raise ToolError(Q.EX_BUILD, "build failed")
+        raise ToolError(EX_BUILD, "build failed")
     jobs.check()
 
 
@@ -249,7 +251,7 @@ def new_results_dir(root, label):
     try:
         os.makedirs(root, exist_ok=True)
     except OSError:
-        raise ToolError(Q.EX_SAVE, f"cannot create {root}")
+        raise ToolError(EX_SAVE, f"cannot create {root}")
     base = f"{root}/{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{label}"
     for name in [base] + [f"{base}.{n}" for n in range(2, 1000)]:
         try:
@@ -257,7 +259,7 @@ def new_results_dir(root, label):
             return name
         except OSError:
             continue
-    raise ToolError(Q.EX_SAVE, f"cannot create a new directory {base}.N")
+    raise ToolError(EX_SAVE, f"cannot create a new directory {base}.N")
 
 
 def read_text(path):
@@ -432,7 +434,7 @@ class Boot:
             say(f"run.sh: vCPUs not pinned: {self.pin_why}")
         self.tracefs = exits_tracefs(self.env, self.accel) if o.exits else None
         if o.iso and build(["make", "-s", "iso"], "the ISO") != 0:
-            raise ToolError(Q.EX_BUILD, "ISO build failed")
+            raise ToolError(EX_BUILD, "ISO build failed")
         # The summary says it where it shows (docs/host-tools.md, "What run.sh
         # prints"); --quiet shows none; conclude() says it when the summary did not.
         if self.accel.startswith("tcg") and not self.prepared and o.quiet:
@@ -448,12 +450,12 @@ class Boot:
         """The status decoded, the results saved, the summary and the last line said."""
         console = read_text(self.log)
         code, what = Q.decode_status(self.rc, self.seconds, self.o.timeout, console)
-        if self.o.require_apicv and code == Q.EX_OK and self.inhibited is not False:
-            code = Q.EX_APICV_INHIBITED
+        if self.o.require_apicv and code == EX_OK and self.inhibited is not False:
+            code = EX_APICV_INHIBITED
             what = ("APICV-INHIBITED: --require-apicv, but " + (self.apicv or "no trace")
                     + "; the accelerated path was not measured")
         now, late = time.monotonic(), ""
-        if code == Q.EX_TIMEOUT:
+        if code == EX_TIMEOUT:
             # The last resort: say where the guest was when time ran out.
             late = f" after {self.bound or self.o.timeout} s; {self.console.last_progress(now)}"
             if self.accel == "kvm-in-tcg":
@@ -468,9 +470,9 @@ class Boot:
         suite = C.suite_labels(console)
         # A SKIP that measured and checked nothing passes nothing (exit 35);
         # results.json keeps the guest's status, SKIP, and this exit code.
-        nothing = C.ran_nothing(records, suite) if (code, what) == (Q.EX_OK, "SKIP") else None
+        nothing = C.ran_nothing(records, suite) if (code, what) == (EX_OK, "SKIP") else None
         if nothing is not None:
-            code = Q.EX_NOTHING_RAN
+            code = EX_NOTHING_RAN
         if self.o.save:
             code = self.save(what.split(" ", 1)[0], code)
         summary_tcg = self.show_summary(console, records, suite)
@@ -479,7 +481,7 @@ class Boot:
         if self.accel.startswith("tcg") and not (self.prepared or summary_tcg or streamed):
             self.say_tcg("ran")  # no summary said it (none shown, or no env record)
         where = f"; results: {self.dir}" if self.o.save else ""
-        if code in (Q.EX_OK, Q.EX_NOTHING_RAN) and what in ("SUCCESS", "SKIP"):
+        if code in (EX_OK, EX_NOTHING_RAN) and what in ("SUCCESS", "SKIP"):
             # Within 80 columns: the words, then where the run went.
             say(f"run.sh: {C.closing(what, code, self.rc, nothing)}")
             if self.o.save:
@@ -520,7 +522,7 @@ class Boot:
             try:
                 self.runtime_dir = tempfile.mkdtemp(prefix="ipibench-run.", dir="/tmp")
             except OSError:
-                raise ToolError(Q.EX_SAVE, "cannot create a temporary directory")
+                raise ToolError(EX_SAVE, "cannot create a temporary directory")
         self.host_read = self.runtime_dir if reads_here else None
         if reads_here:
             HS.make_fifos(self.runtime_dir)
@@ -549,7 +551,7 @@ class Boot:
                 os.makedirs(os.path.dirname(o.results_dir.rstrip("/")) or "/", exist_ok=True)
                 os.mkdir(o.results_dir)
             except OSError:
-                raise ToolError(Q.EX_SAVE, f"cannot create {o.results_dir} (it must not exist: "
+                raise ToolError(EX_SAVE, f"cannot create {o.results_dir} (it must not exist: "
                                 "results are never overwritten)")
             self.dir = o.results_dir
         else:
@@ -602,7 +604,7 @@ class Boot:
 
     def boot_lane(self):
         """--accel kvm-in-tcg: the preset under real KVM nested in a TCG VM (the
-        KVM lane, tests/kvm-lane/); sets rc and seconds like boot_qemu."""
+        KVM lane, host/lane/); sets rc and seconds like boot_qemu."""
         o = self.o
         if o.cpu or o.smp:
             say(f"run.sh: --accel kvm-in-tcg takes -cpu and -smp from the preset ({self.preset})")
@@ -618,7 +620,7 @@ class Boot:
         try:
             out = tempfile.mkdtemp(prefix="ipibench-lane.", dir="/tmp")
         except OSError:
-            raise ToolError(Q.EX_SAVE, "cannot create a temporary directory")
+            raise ToolError(EX_SAVE, "cannot create a temporary directory")
         keep = False
         try:
             self.started = utc_now()
@@ -633,7 +635,7 @@ class Boot:
                                          "--timeout", str(int(o.timeout) + LANE_SETUP_S)],
                                         stdout=f, stderr=subprocess.STDOUT)
             self.seconds = elapsed(t0)
-            if lane_rc == Q.EX_INTERRUPTED:
+            if lane_rc == EX_INTERRUPTED:
                 self.jobs.check(self.seconds)
             keep = self.take_lane(out, lane_rc)
             # Read after the fact: no times on its progress lines.
@@ -660,7 +662,7 @@ class Boot:
         if lane_rc == 77:
             for line in lane_txt.splitlines()[-3:]:
                 say(line)
-            raise ToolError(Q.EX_DEPS, "the KVM lane cannot be prepared here")
+            raise ToolError(EX_DEPS, "the KVM lane cannot be prepared here")
         outer = read_text(os.path.join(out, "outer.log"))
         guest = os.path.join(out, f"{self.preset}.log")
         status = read_text(os.path.join(out, f"{self.preset}.status")).strip()
@@ -717,7 +719,7 @@ class Boot:
                               f"{m.group(1)[:-2]}); a fresh outer VM ran it again"
                               if m.group(1) else
                               "the first boot reset with the outer TCG's known SVM fault")
-                + " (tests/kvm-lane/README.md); this is the second")
+                + " (host/lane/README.md); this is the second")
         return keep
 
     def keep_lane(self, out):
@@ -756,7 +758,7 @@ class Boot:
         return any(self.kvm_params.get(k) in ("1", "Y", "y") for k, _, _ in KT.APICV_PARAMS)
 
     def save(self, status, code):
-        """results.json and summary.txt (results/save.py); code, or 28."""
+        """results.json and summary.txt (boot/save.py); code, or 28."""
         try:
             save_run(self.dir, label=self.label, config=self.label, preset=self.preset,
                      accel=self.accel, qemu_bin=shutil.which(self.env.qemu) or "",
@@ -767,7 +769,7 @@ class Boot:
                      pin_why=self.pin_why, pin=self.lane_pin, ab=self.ab)
         except ToolError as e:
             say(f"run.sh: {e.message}")
-            code = Q.EX_SAVE
+            code = EX_SAVE
         # A signal during the save: it wrote nothing.
         if not os.path.exists(os.path.join(self.dir, "results.json")):
             self.jobs.check(self.seconds)
@@ -785,7 +787,7 @@ class Boot:
             say(f"run.sh: interrupted by {sig}; incomplete log: {self.log}")
         else:
             say(f"run.sh: interrupted by {sig}")
-        return Q.EX_INTERRUPTED
+        return EX_INTERRUPTED
 
     def cleanup(self):
         if self.log_is_temp and os.path.lexists(self.log):

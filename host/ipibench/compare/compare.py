@@ -6,7 +6,8 @@ import sys
 from ipibench.compare.formats import format_json, format_markdown, format_text
 from ipibench.compare.model import Comparison, ROW_FILTERS
 from ipibench.exit_codes import EX_USAGE, ToolError
-from ipibench.results.files import load_set, replace_file
+from ipibench.results.files import load_set
+from ipibench.write import replace_file
 
 
 def load_side(path):

@@ -104,6 +104,19 @@ def host_facts(qemu_version):
                                                         "/proc/cmdline"))}
 
 
+def kvm_software(environ):
+    """Why this host's KVM is not hardware virtualization, or None. PVM
+    (module kvm_pvm under IPIBENCH_SYSFS, default /sys) runs guests in
+    software on a host without VMX/SVM: RDTSC traps, interrupt delivery
+    waits for unrelated exits, KVM_HC_SEND_IPI may never return. It boots
+    the guest, but its figures measure PVM."""
+    sysfs = environ.get("IPIBENCH_SYSFS", "/sys")
+    if os.path.isdir(os.path.join(sysfs, "module", "kvm_pvm")):
+        return ("this host's /dev/kvm is PVM (module kvm_pvm: virtualization in software, "
+                "not VMX/SVM; RDTSC and every exit cost its software path)")
+    return None
+
+
 def host_warnings(host, records):
     """What the host knows that makes this run's figures untrustworthy, as
     [{id, text}] (the guest's own checks are in its env record's "trust")."""
@@ -115,8 +128,7 @@ def host_warnings(host, records):
         out.append(("kvm-in-tcg", "KVM nested inside QEMU TCG: every figure doubly emulated; "
                     "behaviour and exit counts only"))
     elif accel == "kvm":
-        from ipibench.boot import accel
-        why = accel.HostKvm("").software()
+        why = kvm_software(os.environ)
         if why:
             out.append(("kvm-software", why))
         env = next((r for r in records if r.get("record") == "env"), {})

@@ -28,7 +28,8 @@ import time
 
 from ipibench.exit_codes import EX_UNAVAILABLE, EX_USAGE, ToolError
 from ipibench.jobs import say
-from ipibench.results.files import write_new
+from ipibench.write import write_new
+
 
 TRACEFS = ("/sys/kernel/tracing", "/sys/kernel/debug/tracing")
 
@@ -91,7 +92,7 @@ def pin_record(pins, why):
 
 def lane_pin(outer):
     """The run record's "pin" of a lane boot, from the outer VM's
-    `@@@ lane-info vcpu-pin` line (tests/kvm-lane/lane.sh pin_vcpus): the
+    `@@@ lane-info vcpu-pin` line (host/lane/lane.sh pin_vcpus): the
     inner vCPUs against the outer VM's (L1) CPUs."""
     m = re.search(r"^@@@ lane-info vcpu-pin (.*)$", outer, re.M)
     if not m:

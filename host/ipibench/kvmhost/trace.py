@@ -34,7 +34,7 @@ APIC-access exit on the APIC page, an x2APIC or Hyper-V APIC MSR exit, AVIC's
 unaccelerated-access exit) is a trap, and one per iteration or more says "no".
 
 A capture may hold exits of the marker windows only (the KVM lane gates
-them in the kernel, tests/kvm-lane/lane.sh): its first lines say so
+them in the kernel, host/lane/lane.sh): its first lines say so
 ("# ipibench-trace: windows-only"), and how many events the ring buffer
 overwrote ("# ipibench-trace: lost N"); the exits outside every record are
 then not known, and said to be.

@@ -39,9 +39,9 @@ from ipibench import REPO
 from ipibench.compare.model import row_key, row_name
 from ipibench.exit_codes import EX_MALFORMED, EX_MISSING, EX_SAVE, ToolError
 from ipibench.presets import get_preset, load_presets, PRESETS
-from ipibench.results.files import (dump_results, load_json, RESULTS_FORMAT, RESULTS_VERSION,
-                                    write_new)
+from ipibench.results.files import dump_results, load_json, RESULTS_FORMAT, RESULTS_VERSION
 from ipibench.results.records import parse_console
+from ipibench.write import write_new
 
 
 

@@ -21,7 +21,7 @@
 # <key> hashes the package versions and the bytes of every file copied in, so a
 # QEMU or library upgrade rebuilds the initramfs and a second run reuses it.
 #
-# usage: tests/kvm-lane/prepare.sh [-q]
+# usage: host/lane/prepare.sh [-q]
 #   -q  print nothing but errors
 # exit: 0 ready (paths in build/kvm-lane/base.env); 77 cannot prepare here
 #   (a package is missing and we are not root, or the download failed; the

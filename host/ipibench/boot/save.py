@@ -12,10 +12,10 @@ from ipibench.exit_codes import EX_SAVE, ToolError
 from ipibench.kvmhost import hoststats, pin_perf
 from ipibench.kvmhost import trace as kvm_trace
 from ipibench.kvmhost.facts import host_facts, host_warnings, read_first
-from ipibench.results.files import (dump_results, load_json, RESULTS_FORMAT, RESULTS_VERSION,
-                                    write_new)
+from ipibench.results.files import dump_results, load_json, RESULTS_FORMAT, RESULTS_VERSION
 from ipibench.results.records import parse_console, RECORD_SCHEMA
 from ipibench.results.saved import pin_of, pin_words, power_facts, SavedBoot
+from ipibench.write import write_new
 
 
 def power_line(host):

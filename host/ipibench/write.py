@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Writing files so that one only ever appears whole: a results file never
+replaces another (write_new), a derived file (a plot, a page) may
+(replace_file)."""
+import os
+
+from ipibench.exit_codes import EX_SAVE, ToolError
+
+
+def write_new(path, text):
+    """Write text to path through a temporary name in the same directory.
+
+    The final name is created by link(), which fails if it exists, so a run
+    can never overwrite an earlier file; a crash leaves only the hidden
+    temporary, never a half file under the final name."""
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder or ".", f".{name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise ToolError(EX_SAVE, f"{path} already exists: results are never overwritten")
+        except OSError:
+            # A file system without hard links: rename, after making sure
+            # nothing is there (the run's directory is its own, see run.sh).
+            if os.path.lexists(path):
+                raise ToolError(EX_SAVE, f"{path} already exists: results are never overwritten")
+            os.rename(tmp, path)
+    except OSError as e:
+        raise ToolError(EX_SAVE, f"cannot write {path}: {e.strerror}")
+    finally:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+
+
+def replace_file(path, data):
+    """Derived files (report pages and plots) may be regenerated: write then rename."""
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder or ".", f".{name}.tmp-{os.getpid()}")
+    mode = "wb" if isinstance(data, bytes) else "w"
+    with open(tmp, mode) as f:
+        f.write(data)
+    os.replace(tmp, path)
