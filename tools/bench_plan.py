@@ -32,10 +32,16 @@ usage: tools/bench_plan.py [BOOTS] [--icount] [--kernel ELF32] [--cpu MODEL] [--
             instruction counts: the before/after table a timed-region change
             owes its reviewers."""
 import json
+import os
 import statistics
 import subprocess
 import sys
 import time
+
+# The host application's reader of record lines (a development script, run
+# from the repository root or anywhere).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "host"))
+from ipibench.record_lines import decode  # noqa: E402
 
 def option(name):
     """Removes --name VALUE from the arguments; its value or None."""
@@ -69,10 +75,10 @@ def boot():
                          stderr=subprocess.DEVNULL)
     first, records = None, []
     for raw in p.stdout:
-        line = raw.decode(errors="replace").strip()
-        if line.startswith('{"record":"result"'):
+        rec, _ = decode(raw.decode(errors="replace").strip())
+        if rec is not None and rec.get("record") == "result":
             first = first or time.monotonic() - t0
-            records.append(json.loads(line))
+            records.append(rec)
     p.wait()
     return time.monotonic() - t0, first, records, p.returncode
 

@@ -110,7 +110,8 @@ def violations(root):
 # command line sees everything.
 HOST = "host/ipibench"
 HOST_LAYERS = (
-    ("base", ("ipibench", "exit_codes", "jobs", "write", "presets")),
+    ("base", ("ipibench", "exit_codes", "jobs", "write", "presets", "record_lines",
+              "command_line")),
     ("kvmhost", ("kvmhost",)),
     ("results", ("results",)),
     ("compare", ("compare",)),

@@ -7,7 +7,7 @@ its subcommands and where each lives (docs/host-tools.md):
   ab             A/B over a KVM module parameter (boot/ab.py)
   list           the named configurations (presets.py, presets.conf)
   compare, gate, report  the readers of saved results (readers.py)
-  validate       a console log's records against docs/results.md (results/validate.py)
+  validate       a console log's records against docs/results.md (results/records.py)
   lava           LAVA jobs and results (lab/lava.py)
 
 Usage: ./run.sh --help; exit codes: docs/exit-codes.md."""
@@ -19,31 +19,31 @@ import sys
 from ipibench import readers, REPO
 from ipibench.boot import ab, matrix
 from ipibench.boot import run as B
-from ipibench.exit_codes import EX_DEPS, EX_USAGE, ToolError
+from ipibench.exit_codes import EX_DEPS, ToolError
 from ipibench.jobs import Jobs, say
 from ipibench.lab import lava
-from ipibench.options import USAGE, USAGE_LIST
+from ipibench.options import parse_list, USAGE, USAGE_LIST, UsageError
 from ipibench.presets import load_presets, print_presets
-from ipibench.results import validate
+from ipibench.results import records
 
 # The subcommands that read what runs saved: they run where run.sh was
 # called from, and need no jobs of their own.
 READERS = {"compare": readers.main, "gate": readers.main, "report": readers.main,
-           "validate": lambda argv: validate.main(argv[1:]),
+           "validate": lambda argv: records.main(argv[1:]),
            "lava": lambda argv: lava.main(argv[1:])}
 
 
 def cmd_list(args, env):
-    arg = args[0] if args else ""
-    if arg in ("-h", "--help"):
+    """`./run.sh list [--names]`."""
+    try:
+        names = parse_list(args)
+    except UsageError as e:
+        return B.usage_error(e)
+    if names is None:
         sys.stdout.write(USAGE_LIST)
         return 0
-    if arg not in ("", "--names"):
-        sys.stderr.write(USAGE_LIST)
-        say(f"run.sh: list: unknown option '{arg}'")
-        return EX_USAGE
     try:
-        if arg == "--names":
+        if names:
             for name in load_presets(env.presets):
                 print(name)
             return 0

@@ -1,93 +1,114 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""run.sh's options: the help texts and the parsers of `run` and `matrix`.
+"""run.sh's command line: one argparse parser for every subcommand
+(parser()), each subcommand's --help generated from it, and the parsing
+and checks of `run`'s, `matrix`'s and `ab`'s options.
 
-Pure code (no process, no file): each parser takes the argument list and
+Pure code (no process, no file): each parse_* takes the argument list and
 returns what it asked for, or raises UsageError with the message and exit
 code 2 (docs/exit-codes.md). tests/tools/test_runner.py holds its cases."""
+import argparse
 import os
 import re
 
+from ipibench import readers
 from ipibench.boot.qemu import MACHINES
-from ipibench.exit_codes import EX_USAGE  # noqa: F401
+from ipibench.command_line import Parser, PROG, UsageError
+from ipibench.lab import lava
+from ipibench.results import records
 
-USAGE = """usage: ./run.sh [run] [options]         boot one configuration (the default)
-       ./run.sh matrix --presets A,B ... boot configurations x -smp values x N boots
-       ./run.sh compare A B             A/B table: medians, change, significance
-       ./run.sh compare --pair X=Y A    backend X against backend Y within one set
-       ./run.sh gate --baseline B C     fail on a regression or incorrect run (TAP, JUnit)
-       ./run.sh report INPUT...         plots (SVG, PNG) and an HTML/Markdown page
-       ./run.sh list                    the named configurations (host/ipibench/presets.conf)
-       ./run.sh ab --module-param M.P=A,B  A/B over a KVM module parameter (avic, apicv...)
-       ./run.sh SUBCOMMAND --help       the options of each
+ACCELS = ("kvm", "tcg", "tcg-single", "kvm-in-tcg", "auto")
 
-Results land in results/<UTC date>-<label>/ (console.log, results.json,
-summary.txt); docs/host-tools.md describes the files and the statistics.
-Exit codes: docs/exit-codes.md.
-"""
 
-USAGE_RUN = """usage: ./run.sh [run] [options]
+def add_help(p):
+    p.add_argument("-h", "--help", action="store_true", help="this text")
 
+
+def _digits(text):
+    return bool(text) and all("0" <= c <= "9" for c in text)
+
+
+def _count(text):
+    """A positive whole number (bash's check let 00 through; this does not)."""
+    return _digits(text) and text.strip("0") != ""
+
+
+# --- run
+
+# Options that take a value the run cannot do without (an empty one is an
+# error), and the flags, each with the attribute it sets.
+RUN_VALUES = {"--preset": "preset", "--smp": "smp", "--cpu": "cpu", "--machine": "machine",
+              "--memory": "memory", "--accel": "accel", "--timeout": "timeout",
+              "--label": "label", "--results-dir": "results_dir",
+              "--module-param": "module_param"}
+RUN_FLAGS = {"--iso": ("iso", True), "--pvh": ("pvh", True), "--perf-kvm": ("perf_kvm", True),
+             "--exits": ("exits", True),
+             "--host-stats": ("host_stats", True), "--no-host-stats": ("host_stats", False),
+             "--require-apicv": ("require_apicv", True),
+             "--allow-fallback": ("allow_fallback", True), "--no-save": ("save", False),
+             # How much of the console: the last one given wins (ab adds --quiet).
+             "--quiet": ("console", "quiet"), "--verbose": ("console", "verbose")}
+
+# Each run option's placeholder and help, in the order --help lists them.
+RUN_HELP = (
+    ("--preset", "NAME", "a named configuration of host/ipibench/presets.conf (./run.sh "
+     "list): its -cpu flags, -smp and QEMU arguments"),
+    ("--smp", "SPEC", "QEMU -smp value (default: the preset's, else 4), e.g. 8 or "
+     "6,sockets=2,cores=3"),
+    ("--cpu", "MODEL[,F]", "QEMU -cpu value (default: host under KVM, max under TCG); the "
+     "base model a --preset's flags are appended to"),
+    ("--machine", "M", "pc, q35, microvm or microvm-noacpi (default q35). microvm is QEMU's "
+     "microvm as microVM monitors present one: no 8259, PIT or RTC (pic=off,pit=off,rtc=off), "
+     "booted through PVH (build/ipibench.elf); microvm-noacpi adds acpi=off: CPUs from the "
+     "Intel MP table"),
+    ("--memory", "SIZE", "guest RAM as QEMU's -m takes it: 256M, 1G, a plain number is MiB "
+     "(default 256M; at least what the guest needs: 3M at -smp 4)"),
+    ("--append", "ARGS", "kernel command line, e.g. 'plan=check' (help=1 lists keys)"),
+    ("--accel", "A", "kvm, tcg, tcg-single, kvm-in-tcg or auto (default auto: kvm when "
+     "/dev/kvm can run the vCPU model, else tcg-single, except for a model with hv-* or "
+     "kvm-pv-* flags: exit 31). tcg is QEMU's multi-threaded TCG (vCPUs really in parallel, "
+     "but spinning vCPUs starve each other on a small host); tcg-single runs them in turn in "
+     "one thread, much faster here. kvm-in-tcg boots the preset (default x2apic) under real "
+     "KVM nested inside a TCG VM, the KVM lane: for machines without /dev/kvm, to exercise "
+     "the Hyper-V and KVM PV paths; timings are then doubly emulated"),
+    ("--allow-fallback", None, "with accel auto, run a preset or -cpu flags that need KVM "
+     "(hv-*, kvm-pv-*) under TCG when KVM cannot: each backend they add SKIPs"),
+    ("--timeout", "S", "seconds before the boot is killed (default 300)"),
+    ("--iso", None, "boot the GRUB ISO (build/ipibench.iso) instead of -kernel"),
+    ("--pvh", None, "boot build/ipibench.elf through its PVH entry rather than the multiboot "
+     "image (on microvm always)"),
+    ("--label", "NAME", "name of the results directory (default: preset, accel, machine, "
+     "smp)"),
+    ("--results-dir", "DIR", "save into DIR exactly (must not exist; matrix uses it)"),
+    ("--pin", "[=CPUS]", "KVM only: pin vCPU i to the i-th host CPU of CPUS (default: the "
+     "CPUs run.sh may use), before the guest starts; recorded"),
+    ("--perf-kvm", None, "KVM only: record `perf kvm stat` during the boot and attach the "
+     "VM-exit breakdown to the results"),
+    ("--exits", None, "exit accounting: the guest marks each sampling (markers=1) and the "
+     "host traces KVM's events (accel kvm: this host's tracefs, as root; kvm-in-tcg: the "
+     "lane's outer VM); prints and saves exits per measured iteration for every record, "
+     "sender and targets apart (docs/host-tools.md)"),
+    ("--host-stats", None, "single-halt: the guest waits at each pass's edges while the host "
+     "reads the target vCPU's KVM statistics (QMP query-stats), and each record says how its "
+     "halts ended (on by default under accel kvm, except microvm)"),
+    ("--no-host-stats", None, "no host reads, under accel kvm too"),
+    ("--require-apicv", None, "exit 32 when APICv/AVIC was off in the module or inhibited "
+     "for this VM while any record was measured (needs --exits)"),
+    ("--module-param", "M.P=V", "kvm-in-tcg only: load the lane's KVM module M with P=V and "
+     "report what it granted (on a KVM host: ./run.sh ab)"),
+    ("--verbose", None, "stream the whole guest console as it comes (records included)"),
+    ("--quiet", None, "print nothing but the final line"),
+    ("--no-save", None, "do not keep anything under results/"),
+)
+
+RUN_DESCRIPTION = """\
 Boots ipibench once and prints what a person reads: the boot facts, one
 progress line per unit of the plan ("[12/40] x2apic broadcast ... 3.1 s"),
 failures and skips with their reasons, and a summary of the headline figures
 (--verbose: the whole guest console instead). Unless --no-save, it lands in
 results/<UTC date>-<label>/: console.log (all of the console), results.json
-(the guest's records and the host's facts) and summary.txt.
+(the guest's records and the host's facts) and summary.txt."""
 
-options:
-  --preset NAME     a named configuration of host/ipibench/presets.conf (./run.sh list):
-                    its -cpu flags, -smp and QEMU arguments
-  --smp SPEC        QEMU -smp value (default: the preset's, else 4), e.g. 8 or 6,sockets=2,cores=3
-  --cpu MODEL[,F]   QEMU -cpu value (default: host under KVM, max under TCG); with
-                    --preset, the base model its flags are appended to
-  --machine M       pc, q35, microvm or microvm-noacpi (default q35). microvm is QEMU's
-                    microvm as microVM monitors present one: no 8259, PIT or RTC
-                    (pic=off,pit=off,rtc=off), booted through PVH (build/ipibench.elf);
-                    microvm-noacpi adds acpi=off: CPUs from the Intel MP table
-  --memory SIZE     guest RAM as QEMU's -m takes it: 256M, 1G, a plain number is MiB
-                    (default 256M; at least what the guest needs: 3M at -smp 4)
-  --append ARGS     kernel command line, e.g. 'plan=check' (help=1 lists keys)
-  --accel A         kvm, tcg, tcg-single, kvm-in-tcg or auto (default auto: kvm when
-                    /dev/kvm can run the vCPU model, else tcg-single, except for a
-                    model with hv-* or kvm-pv-* flags: exit 31). tcg is QEMU's
-                    multi-threaded TCG (vCPUs really in parallel, but spinning vCPUs
-                    starve each other on a small host); tcg-single runs them in turn
-                    in one thread, much faster here. kvm-in-tcg boots the preset (default
-                    x2apic) under real KVM nested inside a TCG VM, the KVM lane: for
-                    machines without /dev/kvm, to exercise the Hyper-V and KVM PV
-                    paths; timings are then doubly emulated
-  --allow-fallback  with --accel auto, run a preset or -cpu flags that need KVM (hv-*,
-                    kvm-pv-*) under TCG when KVM cannot: each backend they add SKIPs
-  --timeout S       seconds before the boot is killed (default 300)
-  --iso             boot the GRUB ISO (build/ipibench.iso) instead of -kernel
-  --pvh             boot build/ipibench.elf through its PVH entry rather than the
-                    multiboot image (on microvm always)
-  --label NAME      name of the results directory (default: preset, accel, machine, smp)
-  --results-dir DIR save into DIR exactly (must not exist; matrix uses it)
-  --pin[=CPUS]      KVM only: pin vCPU i to the i-th host CPU of CPUS (default: the
-                    CPUs run.sh may use), before the guest starts; recorded
-  --perf-kvm        KVM only: record `perf kvm stat` during the boot and attach the
-                    VM-exit breakdown to the results
-  --exits           exit accounting: the guest marks each sampling (markers=1) and the
-                    host traces KVM's events (--accel kvm: this host's tracefs, as
-                    root; kvm-in-tcg: the lane's outer VM);
-                    prints and saves exits per measured iteration for every record,
-                    sender and targets apart (docs/host-tools.md)
-  --host-stats      single-halt: the guest waits at each pass's edges while the host
-                    reads the target vCPU's KVM statistics (QMP query-stats), and
-                    each record says how its halts ended (on by default under
-                    --accel kvm, except microvm)
-  --no-host-stats   no host reads, under --accel kvm too
-  --require-apicv   exit 32 when APICv/AVIC was off in the module or inhibited for
-                    this VM while any record was measured (needs --exits)
-  --module-param M.P=V  kvm-in-tcg only: load the lane's KVM module M with P=V and
-                    report what it granted (on a KVM host: ./run.sh ab)
-  -- ARGS...        everything after -- goes to QEMU as it is (e.g. -device ...)
-  --verbose         stream the whole guest console as it comes (records included)
-  --quiet           print nothing but the final line
-  --no-save         do not keep anything under results/
-  -h, --help        this text
-
+RUN_EPILOG = """\
 environment: QEMU=/path/to/qemu-system-x86_64 boots another QEMU build;
 IPIBENCH_RESULTS=DIR puts results/ elsewhere.
 
@@ -100,100 +121,27 @@ unavailable here, 31 KVM asked for (--accel kvm) or needed (hv-*, kvm-pv-*
 flags) and not usable here: no /dev/kvm, not accessible, refusing the model,
 or a software KVM (PVM) for --pin, --perf-kvm, --exits,
 32 --require-apicv and a record ran without APICv/AVIC, 35 guest SKIP and
-nothing that was asked for ran (every check and benchmark SKIPped).
-"""
-
-USAGE_MATRIX = """usage: ./run.sh matrix --presets NAME[,NAME...] [options]
-
-Boots every named configuration at every -smp value, each --boots times, one
-after the other. Each boot is a full run saved under
-results/<UTC date>-<label>/<preset>-smp<N>[-<topology>]/boot<i>/; summary.txt
-beside them lists the boots. Compare two backends within a configuration with
-  ./run.sh compare --pair xapic=x2apic DIR/x2apic-smp2
-and two configurations with the same -smp with
-  ./run.sh compare DIR/x2apic-smp2 DIR/kvm-pv-smp2
-
-options:
-  --presets LIST    configurations (./run.sh list), comma-separated
-  --smp LIST        -smp values (default: each preset's own): vCPU counts
-                    separated by commas (2,4,8), or QEMU -smp values separated by
-                    ';' ('4;8,sockets=2,cores=2,threads=2'): with a ';' every item
-                    is one -smp value; without, a list of digits and commas is
-                    counts and anything else one -smp value. Topology keys: cpus,
-                    maxcpus, sockets, dies, modules, cores, threads; their product
-                    must be maxcpus (default: the count). Folder: x2apic-smp8-s2c2t2.
-                    Not with --accel kvm-in-tcg (the lane boots each preset's own)
-  --boots N         boots of each configuration (default 5; the rank test needs
-                    4 or more a side to reach p < 0.05)
-  --label NAME      name of the matrix directory (default matrix)
-  --append, --accel, --machine, --memory, --timeout, --pin[=CPUS], --perf-kvm, --pvh,
-  --exits, --require-apicv,
-  --allow-fallback  passed to every boot (./run.sh run --help); checked before the
-                    first boot: a preset that needs KVM it cannot have (under --accel
-                    auto), --accel kvm where KVM is not usable, --pin, --perf-kvm or
-                    --exits that cannot work here
-  --no-pin          leave the vCPUs to the host's scheduler: under --accel kvm (or
-                    auto that chose it) every boot pins vCPU i to the i-th host CPU
-                    run.sh may use, as --pin, when there are enough of them (else it
-                    says why not); every boot's results.json says which (run.pin)
-  --verbose         stream every boot's whole console (default: one line per boot)
-  -h, --help        this text
-
-exit status: 0 every boot succeeded; otherwise the run exit code of the first
-boot that did not (3..8, 32), or at once 2, 9, 10, 11, 26, 27, 28, 29 or 31.
-"""
-
-USAGE_AB = """usage: ./run.sh ab --module-param MODULE.PARAM=A,B [options] [run options]
-
-A/B over a KVM module parameter: boots one configuration --boots times with
-MODULE.PARAM=A and --boots times with =B, the sides interleaved A B B A A B
-B A ... ("ab: order ..."; kept in summary.txt and each boot's results.json),
-and prints the compare table, B against A (timings; with --exits also exits
-per iteration). Each switch reads the parameter back and says what the
-module granted ("asked avic=1, got N: the CPU has no AVIC"). Under --accel
-kvm-in-tcg the lane's KVM is loaded with the value; otherwise this host's
-module is set (written, or reloaded for parameters read at load time: its
-sysfs file is read-only) before each switch of side and put back afterwards,
-also after a failed boot or Ctrl-C. Under KVM the vCPUs are pinned, as by
-matrix.
-
-options:
-  --module-param M.P=A,B  any bool or integer parameter of kvm, kvm_amd or kvm_intel
-                    that /sys/module shows (kvm_amd.avic, kvm_amd.vnmi,
-                    kvm_intel.enable_apicv, kvm.halt_poll_ns, ...)
-  --boots N         boots a side (default 3)
-  --label NAME      name of the results directory (default ab)
-  --no-pin          leave the vCPUs unpinned under KVM (./run.sh matrix --help)
-  -h, --help        this text
-Every other option goes to each boot (./run.sh run --help): --preset, --smp,
---append, --accel, --exits, --timeout, ...
-
-exit status: 0 both sides booted, 2 usage, 33 the parameter cannot be set here
-(unknown parameter: the message lists those that exist; a value not of its
-type; not root; module not loaded or built in; /dev/kvm held by another
-process; nothing was changed), 34 side B was granted what side A got ("ab:
-both sides ran with kvm_amd.avic=N: nothing to compare": the order stops
-after side B's first boot, or before it when its value is known before),
-26, 29 or 31 before anything is changed when no boot could run (./run.sh run
---help), else the first failing boot's run exit code.
-"""
-
-USAGE_LIST = """usage: ./run.sh list [--names]
-
-Lists the named configurations of host/ipibench/presets.conf with the QEMU options
-each adds; --names prints the names only.
-"""
-
-ACCELS = ("kvm", "tcg", "tcg-single", "kvm-in-tcg", "auto")
+nothing that was asked for ran (every check and benchmark SKIPped)."""
 
 
-class UsageError(Exception):
-    """A bad option: exit 2, the message after "run.sh: ", and the help text
-    printed first (on stderr) when usage is given."""
-
-    def __init__(self, message, usage=None):
-        super().__init__(message)
-        self.code, self.message, self.usage = EX_USAGE, message, usage
+def add_run(sub):
+    p = sub.add_parser("run", prog=f"{PROG} [run]", usage=f"{PROG} [run] [options]",
+                       prefix="", description=RUN_DESCRIPTION, epilog=RUN_EPILOG,
+                       help="boot one configuration (the default)")
+    for opt, meta, text in RUN_HELP:
+        if opt == "--pin":
+            p.add_argument("--pin", nargs="?", const="", metavar="=CPUS", help=text)
+        elif opt == "--append":  # may be empty or missing at the end: the guest's defaults
+            p.add_argument(opt, nargs="?", const="", metavar=meta, help=text)
+        elif opt in RUN_VALUES:
+            p.add_argument(opt, dest=RUN_VALUES[opt], metavar=meta, help=text)
+        else:
+            dest, value = RUN_FLAGS[opt]
+            p.add_argument(opt, dest=dest, action="store_const", const=value, help=text)
+    p.add_argument("qemu_args", nargs="*", metavar="-- ARGS...",
+                   help="everything after -- goes to QEMU as it is (e.g. -device ...)")
+    add_help(p)
+    return p
 
 
 class RunOptions:
@@ -221,75 +169,69 @@ class RunOptions:
         return self.console == "verbose"
 
 
-class MatrixOptions:
-    def __init__(self):
-        self.presets = self.smps = ""
-        self.boots, self.label, self.accel, self.machine = "5", "matrix", "auto", "q35"
-        self.allow_fallback = self.verbose = self.help = False
-        self.pin_default = True  # pinned under KVM (pin_perf.pin_plan); None: --no-pin
-        self.passed = []  # options every boot gets
-        self.names = self.counts = []
-
-
-# Options that take a value the run cannot do without (bash's ${2:?}).
-RUN_VALUES = {"--preset": "preset", "--smp": "smp", "--cpu": "cpu", "--machine": "machine",
-              "--memory": "memory", "--accel": "accel", "--timeout": "timeout",
-              "--label": "label", "--results-dir": "results_dir",
-              "--module-param": "module_param"}
-RUN_FLAGS = {"--iso": ("iso", True), "--pvh": ("pvh", True), "--perf-kvm": ("perf_kvm", True),
-             "--exits": ("exits", True),
-             "--host-stats": ("host_stats", True), "--no-host-stats": ("host_stats", False),
-             "--require-apicv": ("require_apicv", True),
-             "--allow-fallback": ("allow_fallback", True), "--no-save": ("save", False),
-             # How much of the console: the last one given wins (ab adds --quiet).
-             "--quiet": ("console", "quiet"), "--verbose": ("console", "verbose")}
-
-
-def _value(argv, i, prefix=""):
-    """The value after argv[i]; one that is missing or empty is a usage error."""
-    if i + 1 >= len(argv) or not argv[i + 1]:
-        raise UsageError(f"{prefix}{argv[i]} needs a value")
-    return argv[i + 1]
-
-
-def _digits(text):
-    return bool(text) and all("0" <= c <= "9" for c in text)
-
-
-def _count(text):
-    """A positive whole number (bash's check let 00 through; this does not)."""
-    return _digits(text) and text.strip("0") != ""
+def _prepared(p, argv, prefix="", stop_at_dashes=True, unknown_ok=False):
+    """argv for argparse, read as run.sh always read it, left to right: each
+    value joined to its option (--smp=4), so argparse takes any value as one,
+    even one that starts with '-'; -h/--help ends the reading (the rest is
+    not looked at); with stop_at_dashes, -- ends it too and what follows is
+    returned apart. An unknown option is a UsageError at once, unless
+    unknown_ok (ab: it passes them on). An option that needs a value and
+    has none, or an empty one, is a UsageError too (argparse would take the
+    empty one). -> (args, help asked, after --)."""
+    table = p._option_string_actions  # noqa: SLF001 (argparse's own index of its options)
+    out, i = [], 0
+    while i < len(argv):
+        a = argv[i]
+        name, eq, _ = a.partition("=")
+        action = table.get(name if name.startswith("--") else a)
+        if a in ("-h", "--help"):
+            return out, True, []
+        if a == "--" and stop_at_dashes:
+            return out, False, list(argv[i + 1:])
+        if action is None or (eq and action.nargs == 0):
+            if not unknown_ok:
+                raise UsageError(f"{prefix}unknown option '{a}'", p.format_help())
+            out.append(a)
+        elif eq and action.nargs is None and not a.partition("=")[2]:
+            raise UsageError(f"{prefix}{name} needs a value")
+        elif eq or action.nargs == 0:
+            out.append(a)
+        elif action.nargs == "?":  # --append VALUE, --pin (=CPUS only)
+            if action.dest == "pin":
+                out.append(a + "=")
+            else:
+                out.append(f"{a}={argv[i + 1]}" if i + 1 < len(argv) else f"{a}=")
+                i += i + 1 < len(argv)
+        elif i + 1 < len(argv) and argv[i + 1]:
+            out.append(f"{a}={argv[i + 1]}")
+            i += 1
+        else:
+            raise UsageError(f"{prefix}{a} needs a value")
+        i += 1
+    return out, False, []
 
 
 def parse_run(argv, caller_dir):
     """`run`'s options -> RunOptions; paths are taken relative to caller_dir."""
+    p = parser().commands["run"]
+    args, asked_help, qemu = _prepared(p, argv)
+    ns = p.parse_args(args, namespace=argparse.Namespace(**{d: None for d in RUN_DESTS}))
     o = RunOptions()
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a in RUN_VALUES:
-            setattr(o, RUN_VALUES[a], _value(argv, i))
-            i += 1
-        elif a == "--append":  # may be empty: the guest's defaults
-            o.append = argv[i + 1] if i + 1 < len(argv) else ""
-            i += 1
-        elif a in RUN_FLAGS:
-            setattr(o, *RUN_FLAGS[a])
-        elif a == "--pin" or a.startswith("--pin="):
-            o.pin = a[len("--pin="):]
-        elif a in ("-h", "--help"):
-            o.help = True
-            return o
-        elif a == "--":
-            o.qemu_args = list(argv[i + 1:])
-            break
-        else:
-            raise UsageError(f"unknown option '{a}'", USAGE_RUN)
-        i += 1
+    for key, value in vars(ns).items():
+        if value is not None and key not in ("help", "qemu_args"):
+            setattr(o, key, value)
+    o.qemu_args = qemu
+    if asked_help:
+        o.help = True
+        return o
     if o.results_dir:
         o.results_dir = os.path.join(caller_dir, o.results_dir)
     check_run(o)
     return o
+
+
+RUN_DESTS = tuple(RUN_VALUES.values()) + tuple(d for d, _ in RUN_FLAGS.values()) + \
+    ("append", "pin")
 
 
 def check_run(o):
@@ -486,41 +428,105 @@ def split_smp(text):
     return items
 
 
+# --- matrix
+
+MATRIX_DESCRIPTION = """\
+Boots every named configuration at every -smp value, each --boots times, one
+after the other. Each boot is a full run saved under
+results/<UTC date>-<label>/<preset>-smp<N>[-<topology>]/boot<i>/; summary.txt
+beside them lists the boots. Compare two backends within a configuration with
+  ./run.sh compare --pair xapic=x2apic DIR/x2apic-smp2
+and two configurations with the same -smp with
+  ./run.sh compare DIR/x2apic-smp2 DIR/kvm-pv-smp2"""
+
+PASSED = "run's (./run.sh run --help), passed to every boot"
+
+MATRIX_EPILOG = """\
+Run's options are checked before the first boot: a preset that needs KVM it
+cannot have (under --accel auto), --accel kvm where KVM is not usable, --pin,
+--perf-kvm or --exits that cannot work here.
+
+exit status: 0 every boot succeeded; otherwise the run exit code of the first
+boot that did not (3..8, 32), or at once 2, 9, 10, 11, 26, 27, 28, 29 or 31."""
+
+
+class PassOn(argparse.Action):
+    """An option of run that matrix passes to every boot as it was written
+    (and keeps, for --accel, --machine and --allow-fallback)."""
+
+    def __call__(self, p, ns, value, option):
+        if self.nargs == 0:
+            words = [option]
+        elif option == "--pin":
+            words = [f"--pin={value}" if value else "--pin"]
+        else:
+            words = [option, value]
+        ns.passed = ns.passed + words
+        if self.dest != "passed":
+            setattr(ns, self.dest, True if self.nargs == 0 else value)
+
+
+def add_matrix(sub):
+    p = sub.add_parser("matrix", prog=f"{PROG} matrix", prefix="matrix: ",
+                       usage=f"{PROG} matrix --presets NAME[,NAME...] [options]",
+                       description=MATRIX_DESCRIPTION, epilog=MATRIX_EPILOG,
+                       help="boot configurations x -smp values x N boots")
+    p.add_argument("--presets", metavar="LIST",
+                   help="configurations (./run.sh list), comma-separated")
+    p.add_argument("--smp", dest="smps", metavar="LIST",
+                   help="-smp values (default: each preset's own): vCPU counts separated by "
+                   "commas (2,4,8), or QEMU -smp values separated by ';' "
+                   "('4;8,sockets=2,cores=2,threads=2'): with a ';' every item is one -smp "
+                   "value; without, a list of digits and commas is counts and anything else "
+                   "one -smp value. Topology keys: cpus, maxcpus, sockets, dies, modules, "
+                   "cores, threads; their product must be maxcpus (default: the count). "
+                   "Folder: x2apic-smp8-s2c2t2. Not with accel kvm-in-tcg (the lane boots "
+                   "each preset's own)")
+    p.add_argument("--boots", metavar="N", help="boots of each configuration (default 5; the "
+                   "rank test needs 4 or more a side to reach p < 0.05)")
+    p.add_argument("--label", metavar="NAME", help="name of the matrix directory (default "
+                   "matrix)")
+    meta = {opt: meta for opt, meta, _ in RUN_HELP}
+    for opt in ("--accel", "--machine"):
+        p.add_argument(opt, action=PassOn, metavar=meta[opt], help=PASSED)
+    for opt in ("--append", "--memory", "--timeout"):
+        p.add_argument(opt, action=PassOn, dest="passed", nargs="?", const="",
+                       metavar=meta[opt], help=PASSED)
+    p.add_argument("--allow-fallback", action=PassOn, nargs=0, help=PASSED)
+    p.add_argument("--pin", action=PassOn, dest="passed", nargs="?", const="",
+                   metavar="=CPUS", help=PASSED)
+    for opt in ("--perf-kvm", "--pvh", "--exits", "--require-apicv"):
+        p.add_argument(opt, action=PassOn, dest="passed", nargs=0, help=PASSED)
+    p.add_argument("--no-pin", dest="pin_default", action="store_const", const=None,
+                   help="leave the vCPUs to the host's scheduler: under accel kvm (or auto "
+                   "that chose it) every boot pins vCPU i to the i-th host CPU run.sh may "
+                   "use, as --pin, when there are enough of them (else it says why not); "
+                   "every boot's results.json says which (run.pin)")
+    p.add_argument("--verbose", action="store_true",
+                   help="stream every boot's whole console (default: one line per boot)")
+    add_help(p)
+    return p
+
+
+class MatrixOptions(argparse.Namespace):
+    def __init__(self):
+        super().__init__(presets="", smps="", boots="5", label="matrix", accel="auto",
+                         machine="q35", allow_fallback=False, verbose=False, help=False,
+                         pin_default=True,  # pinned under KVM (pin_perf.pin_plan)
+                         passed=[],  # options every boot gets
+                         names=[], counts=[])
+
+
 def parse_matrix(argv):
     """`matrix`'s options -> MatrixOptions (names and -smp values split)."""
-    o = MatrixOptions()
-    own = {"--presets": "presets", "--smp": "smps", "--boots": "boots", "--label": "label"}
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a in own:
-            setattr(o, own[a], _value(argv, i, "matrix: "))
-            i += 1
-        elif a in ("--accel", "--machine"):
-            setattr(o, a[2:], _value(argv, i, "matrix: "))
-            o.passed += [a, argv[i + 1]]
-            i += 1
-        elif a in ("--append", "--memory", "--timeout"):
-            o.passed += [a, argv[i + 1] if i + 1 < len(argv) else ""]
-            i += 1
-        elif a == "--allow-fallback":
-            o.allow_fallback = True
-            o.passed.append(a)
-        elif a in ("--pin", "--perf-kvm", "--pvh", "--exits", "--require-apicv") or \
-                a.startswith("--pin="):
-            o.passed.append(a)
-        elif a == "--verbose":
-            o.verbose = True
-        elif a == "--no-pin":
-            o.pin_default = None
-        elif a in ("-h", "--help"):
-            o.help = True
-            return o
-        else:
-            raise UsageError(f"matrix: unknown option '{a}'", USAGE_MATRIX)
-        i += 1
+    p = parser().commands["matrix"]
+    args, asked_help, _ = _prepared(p, argv, "matrix: ", stop_at_dashes=False)
+    o = p.parse_args(args, namespace=MatrixOptions())
+    if asked_help:
+        o.help = True
+        return o
     if not o.presets:
-        raise UsageError("matrix: --presets is required", USAGE_MATRIX)
+        raise UsageError("matrix: --presets is required", p.format_help())
     if o.pin_default is None and any(a == "--pin" or a.startswith("--pin=") for a in o.passed):
         raise UsageError("matrix: --pin and --no-pin: give one")
     if not _count(o.boots):
@@ -531,3 +537,129 @@ def parse_matrix(argv):
         raise UsageError("matrix: --accel kvm-in-tcg boots each preset at its own -smp (the "
                          "lane takes it from host/ipibench/presets.conf): drop --smp")
     return o
+
+
+# --- ab
+
+AB_DESCRIPTION = """\
+A/B over a KVM module parameter: boots one configuration --boots times with
+MODULE.PARAM=A and --boots times with =B, the sides interleaved A B B A A B
+B A ... ("ab: order ..."; kept in summary.txt and each boot's results.json),
+and prints the compare table, B against A (timings; with --exits also exits
+per iteration). Each switch reads the parameter back and says what the
+module granted ("asked avic=1, got N: the CPU has no AVIC"). Under --accel
+kvm-in-tcg the lane's KVM is loaded with the value; otherwise this host's
+module is set (written, or reloaded for parameters read at load time: its
+sysfs file is read-only) before each switch of side and put back afterwards,
+also after a failed boot or Ctrl-C. Under KVM the vCPUs are pinned, as by
+matrix."""
+
+AB_EPILOG = """\
+Every other option goes to each boot (./run.sh run --help): --preset, --smp,
+--append, --accel, --exits, --timeout, ...
+
+exit status: 0 both sides booted, 2 usage, 33 the parameter cannot be set here
+(unknown parameter: the message lists those that exist; a value not of its
+type; not root; module not loaded or built in; /dev/kvm held by another
+process; nothing was changed), 34 side B was granted what side A got ("ab:
+both sides ran with kvm_amd.avic=N: nothing to compare": the order stops
+after side B's first boot, or before it when its value is known before),
+26, 29 or 31 before anything is changed when no boot could run (./run.sh run
+--help), else the first failing boot's run exit code."""
+
+
+def add_ab(sub):
+    p = sub.add_parser("ab", prog=f"{PROG} ab", prefix="ab: ",
+                       usage=f"{PROG} ab --module-param MODULE.PARAM=A,B [options] "
+                       "[run options]", description=AB_DESCRIPTION, epilog=AB_EPILOG,
+                       help="A/B over a KVM module parameter (avic, apicv...)")
+    p.add_argument("--module-param", dest="spec", metavar="M.P=A,B",
+                   help="any bool or integer parameter of kvm, kvm_amd or kvm_intel that "
+                   "/sys/module shows (kvm_amd.avic, kvm_amd.vnmi, kvm_intel.enable_apicv, "
+                   "kvm.halt_poll_ns, ...)")
+    p.add_argument("--boots", metavar="N", help="boots a side (default 3)")
+    p.add_argument("--label", metavar="NAME", help="name of the results directory (default ab)")
+    p.add_argument("--no-pin", dest="pin_default", action="store_const", const=None,
+                   help="leave the vCPUs unpinned under KVM (./run.sh matrix --help)")
+    add_help(p)
+    return p
+
+
+class AbOptions(argparse.Namespace):
+    def __init__(self):
+        super().__init__(spec="", boots="3", label="ab", help=False, passed=[],
+                         pin_default=True)  # pinned under KVM (pin_perf.pin_plan)
+
+
+def parse_ab(argv):
+    """`ab`'s options -> AbOptions; the others (passed) go to each boot."""
+    p = parser().commands["ab"]
+    args, asked_help, _ = _prepared(p, argv, "ab: ", stop_at_dashes=False, unknown_ok=True)
+    o, o.passed = p.parse_known_args(args, namespace=AbOptions())
+    if asked_help:
+        o.help = True
+        return o
+    if not o.spec:
+        raise UsageError("ab: --module-param MODULE.PARAM=A,B is required", p.format_help())
+    if o.pin_default is None and any(a == "--pin" or a.startswith("--pin=") for a in o.passed):
+        raise UsageError("ab: --pin and --no-pin: give one")
+    if not o.boots.isdigit() or int(o.boots) < 1:
+        raise UsageError(f"ab: --boots takes a count, not '{o.boots}'")
+    return o
+
+
+# --- list, and the one parser
+
+
+def add_list(sub):
+    p = sub.add_parser("list", prog=f"{PROG} list", prefix="list: ",
+                       help="the named configurations (host/ipibench/presets.conf)",
+                       description="Lists the named configurations of host/ipibench/presets.conf\n"
+                       "with the QEMU options each adds.")
+    p.add_argument("--names", action="store_true", help="print the names only")
+    add_help(p)
+    return p
+
+
+TOP_DESCRIPTION = """\
+Boots ipibench and reads what it saved. Results land in results/<UTC
+date>-<label>/ (console.log, results.json, summary.txt); docs/host-tools.md
+describes the files and the statistics."""
+
+TOP_EPILOG = """\
+Without a subcommand, run. `./run.sh SUBCOMMAND --help` gives the options of
+each; exit codes: docs/exit-codes.md."""
+
+
+def parse_list(argv):
+    """`list`'s options -> whether --names was given; None for --help."""
+    p = parser().commands["list"]
+    args, asked_help, _ = _prepared(p, argv, "list: ", stop_at_dashes=False)
+    return None if asked_help else p.parse_args(args).names
+
+
+def parser():
+    """The one parser of run.sh, a subparser per subcommand: run, matrix, ab
+    and list declared here, the readers in readers.py, validate in
+    results/records.py, lava in lab/lava.py. Built once, on first use."""
+    global _PARSER
+    if _PARSER is None:
+        top = Parser(prog=PROG, prefix="", usage=f"{PROG} [SUBCOMMAND] [options]",
+                     description=TOP_DESCRIPTION, epilog=TOP_EPILOG)
+        sub = top.add_subparsers(dest="cmd", metavar="SUBCOMMAND", parser_class=Parser)
+        top.commands = {"run": add_run(sub), "matrix": add_matrix(sub), "ab": add_ab(sub),
+                        "list": add_list(sub)}
+        top.commands.update(readers.add_readers(sub))
+        top.commands["validate"] = records.add_validate(sub)
+        top.commands["lava"] = lava.add_lava(sub)
+        _PARSER = top
+    return _PARSER
+
+
+_PARSER = None
+
+
+# The help texts, generated from the parser.
+USAGE = parser().format_help()
+USAGE_RUN, USAGE_MATRIX, USAGE_AB, USAGE_LIST = (parser().commands[name].format_help()
+                                                 for name in ("run", "matrix", "ab", "list"))

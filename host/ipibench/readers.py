@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The readers of saved results, `./run.sh compare|gate|report` (docs/host-tools.md):
-their one argparse parser, which their --help is generated from, and their
+their arguments (add_readers, part of run.sh's one parser) and their
 dispatch. They run in the caller's directory; each error is one line on
 stderr and an exit code from docs/exit-codes.md."""
-import argparse
 import sys
 
+from ipibench.command_line import Parser, PROG
 from ipibench import report
 from ipibench.compare.compare import cmd_compare, parse_pair
 from ipibench.compare.gate import cmd_gate
@@ -22,12 +22,13 @@ def cmd_report(a):
     return report.report(a)
 
 
-def parser():
-    p = argparse.ArgumentParser(prog="./run.sh", description="The readers of saved results.")
-    sub = p.add_subparsers(dest="cmd", required=True)
-    fmt = argparse.RawDescriptionHelpFormatter
+def add_readers(sub):
+    """compare, gate and report, added to run.sh's subcommands: {name: parser}.
+    Their parsers keep argparse's own -h and errors (usage, message, exit 2)."""
 
-    c = sub.add_parser("compare", prog="./run.sh compare", formatter_class=fmt,
+    c = sub.add_parser("compare", prog="./run.sh compare",
+                       help="A/B table: medians, change, significance (--pair X=Y: backend "
+                       "X against backend Y)",
                        description="Compare two result sets: one row per benchmark x metric x "
                        "variant x backend x target state x target count, with the medians of "
                        "the per-boot p50s of A and B, the change of B against A, and a "
@@ -53,7 +54,8 @@ def parser():
                        help=f"only the rows of these {what}: exact names, comma-separated; "
                             "a name no row has is exit 2")
 
-    g = sub.add_parser("gate", prog="./run.sh gate", formatter_class=fmt,
+    g = sub.add_parser("gate", prog="./run.sh gate",
+                       help="fail on a regression or an incorrect run (TAP, JUnit)",
                        description="Fail when the candidate is incorrect or when any row's "
                        "median (p50) is significantly slower than the baseline's by more "
                        "than the threshold.",
@@ -72,7 +74,8 @@ def parser():
                    help="also fail on more exits per iteration than the baseline "
                         "(beyond 0.05; both sides need run.sh --exits)")
 
-    r = sub.add_parser("report", prog="./run.sh report", formatter_class=fmt,
+    r = sub.add_parser("report", prog="./run.sh report",
+                       help="plots (SVG, PNG) and an HTML/Markdown page",
                        description="Plots (gnuplot, SVG and PNG) and a page (index.html, "
                        "report.md): latency distributions per backend, the scaling curve "
                        "against target count, the kvm-unit-tests view (a bar per backend "
@@ -90,7 +93,13 @@ def parser():
     r.add_argument("--title", default="ipibench report")
     r.add_argument("--alpha", type=float, default=0.05)
     r.add_argument("--unit", choices=("cycles", "ns"), default="cycles")
+    return {"compare": c, "gate": g, "report": r}
 
+
+def parser():
+    """The readers' part of run.sh's parser, standing alone (for main)."""
+    p = Parser(prog=PROG)
+    p.commands = add_readers(p.add_subparsers(dest="cmd", required=True))
     return p
 
 

@@ -9,13 +9,15 @@ decoding is tested too. TCG only: timing is emulated, so nothing here looks
 at a figure, only at behaviour (CPUs, APIC IDs, statuses, messages).
 """
 import concurrent.futures
-import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "host"))
+from ipibench.record_lines import decode, record_lines  # noqa: E402
 
 # run.sh exit codes (docs/exit-codes.md)
 OK, ERROR, FAILURE, CRASH, BADCMD, TIMEOUT, QEMU_EXIT = 0, 3, 4, 5, 6, 7, 8
@@ -196,9 +198,9 @@ def xapic_before_x2apic(sc, log):
         m = re.match(r"(?:not )?ok \d+ - ([a-z0-9-]+): ", l)
         if m and m.group(1) in XAPIC_BACKENDS and i > first:
             problems.append(f"xAPIC check after the first x2APIC switch: {l[:90]}")
-        if not l.startswith(('{"record":"result"', '{"record":"norov"')):
+        r, _ = decode(l)
+        if r is None or r.get("record") not in ("result", "norov"):
             continue
-        r = json.loads(l)
         if r.get("backend") == "none":
             continue
         want = r.get("backend") not in XAPIC_BACKENDS
@@ -212,7 +214,7 @@ def xapic_before_x2apic(sc, log):
 def bench_results(sc, log):
     """Every benchmark ran on every usable backend, or SKIPped with a reason."""
     problems = []
-    recs = [json.loads(l) for l in log.splitlines() if l.startswith('{"record":"result"')]
+    recs = [r for _, r, _ in record_lines(log, "result") if r is not None]
     ran = {(r["bench"], r["backend"]) for r in recs if r["status"] == "SUCCESS"}
     skipped = {(r["bench"], r["backend"]): r.get("reason", "") for r in recs
                if r["status"] == "SKIP"}
@@ -235,14 +237,7 @@ def bench_results(sc, log):
 
 
 def result_records(log):
-    out = []
-    for line in log.splitlines():
-        if line.startswith('{"record":"result"'):
-            try:
-                out.append(json.loads(line))
-            except ValueError:
-                pass
-    return out
+    return [r for _, r, _ in record_lines(log, "result") if r is not None]
 
 
 def sent_from(sender, halt_ran):
@@ -395,7 +390,7 @@ def honest_records(sc, log):
 def fence_words(sc, log):
     """Issue 20 item 7: every x2APIC record states the fence Linux uses on the CPU's
     vendor: MFENCE;LFENCE once per send call, or none on AMD and Hygon."""
-    env = [json.loads(l) for l in log.splitlines() if l.startswith('{"record":"env"')]
+    env = [r for _, r, _ in record_lines(log, "env") if r is not None]
     vendor = env[0]["cpu"]["vendor"] if env else "?"
     want = ("fence=none" if vendor in ("AuthenticAMD", "HygonGenuine")
             else "fence=mfence+lfence fence-per=send")

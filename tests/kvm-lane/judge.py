@@ -25,13 +25,14 @@ signature: a guest RIP inside the L1 host's kvm_amd; or the outer kernel
 soft-locked during it, and a fresh outer VM ran it again) is judged on its
 second run; a note says so. Only the second kind may excuse an expected
 fault's frame: a guest's own triple fault never earns a rerun."""
-import json
 import os
 import re
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "host"))
+from ipibench.record_lines import record_lines  # noqa: E402
 VALIDATE = [os.path.join(HERE, "..", "..", "run.sh"), "validate"]
 
 # Backends that must pass (not SKIP) in each preset: what its -cpu flags offer.
@@ -63,14 +64,8 @@ NOT_BACKENDS = ("hv-flush", "hv-flush-xmm", "native")
 
 def figures(log, name):
     """Whether the benchmarks produced a SUCCESS figure for a MUST_RUN name."""
-    for line in log.splitlines():
-        if not line.startswith('{"record":"result"'):
-            continue
-        try:
-            r = json.loads(line)
-        except ValueError:
-            continue
-        if r.get("status") != "SUCCESS":
+    for _, r, _ in record_lines(log, "result"):
+        if r is None or r.get("status") != "SUCCESS":
             continue
         if name.startswith("hv-flush"):
             v = r.get("variant", "")

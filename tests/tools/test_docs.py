@@ -5,7 +5,7 @@ example that no longer works fails CI.
 
 The commands are read from the documents themselves: every line of a ```sh
 block, every indented code line, and every inline `code` span that starts
-like a command (./run.sh, make, tests/..., tools/...py, qemu-system-x86_64).
+like a command (./run.sh, make, tests/..., tools/...py, host/...sh, qemu-system-x86_64).
 Each must have an entry in COMMANDS below, and each entry must still be in
 the documents: a new example without an entry, or an entry whose example
 is gone, fails the test.
@@ -49,7 +49,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DOCS = ["README.md", *sorted(glob.glob(os.path.join(REPO, "docs", "*.md"))),
         "host/lane/README.md"]
 STARTS = re.compile(r"^(sudo )?(\./run\.sh|\./tests/run|tests/run|make|qemu-system-x86_64|lava-run"
-                    r"|(tools|tests)/\S+\.(sh|py))(\s|$)")
+                    r"|(tools|tests|host)/\S+\.(sh|py))(\s|$)")
 # Placeholders filled with a value of the kind they stand for.
 FILL = {"IMG": "build/ipibench.elf32", "CPU": "host,hv-ipi,kvm-pv-ipi=off"}
 GUEST_OK = {65, 67}  # QEMU's exit for a guest SUCCESS, SKIP (docs/exit-codes.md)

@@ -178,7 +178,7 @@ def the_answerer_reads_then_answers_on_the_fifo(ctx=None):
 
 @case
 def the_lane_asks_for_the_same_statistics(ctx=None):
-    with open(os.path.join(REPO, "tests", "kvm-lane", "lane.sh")) as f:
+    with open(os.path.join(REPO, "host", "lane", "lane.sh")) as f:
         m = re.search(r"^HOST_READ_NAMES='(.*)'$", f.read(), re.M)
     check(m is not None, "lane.sh has HOST_READ_NAMES")
     check(json.loads(f"[{m.group(1)}]") == list(HS.NAMES), m.group(1))

@@ -13,56 +13,15 @@ last boot, a failed one, or Ctrl-C."""
 import os
 import sys
 
+from ipibench import readers
 from ipibench.boot import qemu as Q
 from ipibench.boot import run as B
-from ipibench.exit_codes import EX_INCOMPARABLE, EX_INTERRUPTED, ToolError
+from ipibench.exit_codes import EX_INCOMPARABLE, EX_INTERRUPTED, EX_SAME_SIDES, ToolError
 from ipibench.jobs import Interrupted, say
 from ipibench.kvmhost import modparam as M
-from ipibench.options import parse_run, USAGE_AB, UsageError
+from ipibench.options import parse_ab, parse_run, USAGE_AB, UsageError
 from ipibench.results.files import load_json
 from ipibench.write import write_new
-
-
-class AbOptions:
-    def __init__(self):
-        self.spec, self.boots, self.label, self.help = "", "3", "ab", False
-        self.passed = []
-        self.pin_default = True  # pinned under KVM (pin_perf.pin_plan); None: --no-pin
-
-
-def parse_ab(argv):
-    o, i = AbOptions(), 0
-    while i < len(argv):
-        a = argv[i]
-        if a in ("-h", "--help"):
-            o.help = True
-            return o
-        if a in ("--module-param", "--boots", "--label"):
-            if i + 1 >= len(argv) or not argv[i + 1]:
-                raise UsageError(f"ab: {a} needs a value")
-            setattr(o, {"--module-param": "spec", "--boots": "boots", "--label": "label"}[a],
-                    argv[i + 1])
-            i += 2
-            continue
-        if a == "--no-pin":
-            o.pin_default = None
-        else:
-            o.passed.append(a)
-        i += 1
-    if not o.spec:
-        raise UsageError("ab: --module-param MODULE.PARAM=A,B is required", USAGE_AB)
-    if o.pin_default is None and any(a == "--pin" or a.startswith("--pin=") for a in o.passed):
-        raise UsageError("ab: --pin and --no-pin: give one")
-    if not o.boots.isdigit() or int(o.boots) < 1:
-        raise UsageError(f"ab: --boots takes a count, not '{o.boots}'")
-    return o
-
-
-# Side B ran (or would run) with the value side A ran with: the module granted
-# neither side what set them apart (asked 1, got N: the CPU has no AVIC), so
-# there is no question left to compare. Docs: docs/exit-codes.md.
-from ipibench.exit_codes import EX_SAME_SIDES  # noqa: F401,E402
-from ipibench import readers
 
 
 def order(boots):

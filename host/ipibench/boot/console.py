@@ -32,11 +32,11 @@ console.log keeps all of it and --verbose streams it.
 
 Pure but for the clock and the writer it is handed; tests/tools/test_runner.py
 holds its cases."""
-import json
 import re
 import textwrap
 
 from ipibench.exit_codes import EX_NOTHING_RAN
+from ipibench.record_lines import decode, PREFIX
 
 WIDTH = 80
 # A finished SKIP line waits this long for the next one with the same reason.
@@ -297,12 +297,9 @@ class Console:
     def line(self, text, now=None):
         """One console line, without its newline."""
         text = text.rstrip("\r\n")
-        if text.startswith('{"record":'):
-            try:
-                rec = json.loads(text)
-            except ValueError:
-                rec = None
-            if isinstance(rec, dict):
+        if text.startswith(PREFIX):
+            rec, _ = decode(text)  # a broken record is the saved log's problem
+            if rec is not None:
                 self._record(rec, now)
             return
         if text.strip() and not QEMU_LINE.match(text):

@@ -16,7 +16,6 @@ every measurement runs pinned.
 
 perf_parse: the VM-exit table of `perf kvm stat report`, as records.
 """
-import argparse
 import json
 import os
 import re
@@ -207,11 +206,10 @@ class PausedStart:
             code = self.tracer.start(qpid) if qpid else EX_UNAVAILABLE
             if code:
                 return code
-        a = argparse.Namespace(qmp=os.path.join(self.dir, "qmp.sock"), pin=self.pin,
-                               out=self.pinmap if self.pin is not None else None, wait=20,
-                               watch=lambda: job.poll() is None)
         try:
-            return qmp_start(a)
+            return qmp_start(os.path.join(self.dir, "qmp.sock"), self.pin,
+                             self.pinmap if self.pin is not None else None, wait=20,
+                             watch=lambda: job.poll() is None)
         except ToolError as e:
             say(f"qmp-start: {e.message}")
             return e.code
@@ -305,14 +303,16 @@ def pin_vcpus(qmp, cpus):
     return pins
 
 
-def qmp_start(a):
-    qmp = Qmp(a.qmp, a.wait, a.watch)
-    if a.pin is not None:
-        cpus = parse_cpu_list(a.pin) if a.pin not in ("", "auto") else \
-            sorted(os.sched_getaffinity(0))
+def qmp_start(socket_path, pin, out, wait, watch):
+    """Pin the paused guest's vCPU threads (pin: a CPU list, "" or "auto" for
+    the CPUs run.sh may use, None for none), write the map to out (if any),
+    then let the guest run; watch() is false once QEMU has ended."""
+    qmp = Qmp(socket_path, wait, watch)
+    if pin is not None:
+        cpus = parse_cpu_list(pin) if pin not in ("", "auto") else sorted(os.sched_getaffinity(0))
         pins = pin_vcpus(qmp, cpus)
-        if a.out:
-            write_new(a.out, json.dumps(pins, indent=1) + "\n")
+        if out:
+            write_new(out, json.dumps(pins, indent=1) + "\n")
     qmp.execute("cont")
     return 0
 

@@ -49,6 +49,8 @@ import json
 import re
 import sys
 
+from ipibench.record_lines import record_lines
+
 MARK_PORT = 0xed
 # Written by a round trip (single, single-halt) or a flush right after its region closed,
 # on every iteration, warm-up included (include/bench.h,
@@ -395,18 +397,8 @@ def _marker(t, open_window, val, tid, ts):
 
 def records(log_lines):
     """The result records of a console log that carry a mark."""
-    out = []
-    for line in log_lines:
-        line = line.strip()
-        if not line.startswith('{"record":"result"'):
-            continue
-        try:
-            r = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(r.get("mark"), int):
-            out.append(r)
-    return out
+    return [r for _, r, _ in record_lines([line.strip() for line in log_lines], "result")
+            if r is not None and isinstance(r.get("mark"), int)]
 
 
 def _sampling(r):
@@ -447,13 +439,8 @@ def slow_eoi(cmdline):
 
 def cmdline_of(lines):
     """The guest's command line, from a console's env record ("" if none)."""
-    for line in lines:
-        line = line.strip()
-        if line.startswith('{"record":"env"'):
-            try:
-                return str(json.loads(line).get("cmdline", ""))
-            except (ValueError, AttributeError):
-                return ""
+    for _, rec, _ in record_lines([line.strip() for line in lines], "env"):
+        return str(rec.get("cmdline", "")) if rec is not None else ""
     return ""
 
 

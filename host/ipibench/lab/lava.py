@@ -21,7 +21,6 @@ the host side, in Python's standard library only.
 Case ids are what LAVA keeps: lower-case [a-z0-9] runs joined by '_' (its
 monitor and lava-test-case store ids as given, but its pages and queries
 expect slugs; the monitor makes one of whatever it captures)."""
-import argparse
 import base64
 import gzip
 import io
@@ -36,6 +35,7 @@ import tarfile
 import urllib.request
 
 from ipibench import REPO
+from ipibench.command_line import Parser
 from ipibench.compare.model import row_key, row_name
 from ipibench.exit_codes import EX_MALFORMED, EX_MISSING, EX_SAVE, ToolError
 from ipibench.presets import get_preset, load_presets, PRESETS
@@ -669,8 +669,16 @@ def cmd_import(a):
     return 0
 
 
-def main(argv):
-    p = argparse.ArgumentParser(prog="./run.sh lava", description=__doc__.split("\n\n")[0])
+def add_lava(sub):
+    """`./run.sh lava`, added to run.sh's subcommands: its parser."""
+    p = sub.add_parser("lava", prog="./run.sh lava", description=__doc__.split("\n\n")[0],
+                       help="LAVA jobs, their results as lava-test-case calls, a job's log "
+                       "into a results directory (docs/lab.md)")
+    add_arguments(p)
+    return p
+
+
+def add_arguments(p):
     sub = p.add_subparsers(dest="cmd", required=True)
     j = sub.add_parser("job", help="print a LAVA job for the qemu device type")
     j.add_argument("--kernel-url", required=True, help="where the worker fetches "
@@ -730,14 +738,20 @@ def main(argv):
     i.add_argument("--label")
     i.add_argument("--preset", help="the preset the job ran (kept in run.preset)")
     i.add_argument("--job", help="the LAVA job id, kept in run.lava_job")
+
+
+COMMANDS = {"job": cmd_job, "dut-test": cmd_dut_test, "device": cmd_device,
+            "report": cmd_report, "report-ab": cmd_report_ab, "import": cmd_import}
+
+
+def main(argv):
+    """`./run.sh lava ARGS` -> its exit status."""
+    p = Parser(prog="./run.sh lava", description=__doc__.split("\n\n")[0])
+    add_arguments(p)
     a = p.parse_args(argv)
     try:
-        return {"job": cmd_job, "dut-test": cmd_dut_test, "device": cmd_device, "report": cmd_report, "report-ab": cmd_report_ab,
-                "import": cmd_import}[a.cmd](a)
+        return COMMANDS[a.cmd](a)
     except ToolError as e:
         print(f"run.sh lava: {e.message}", file=sys.stderr)
         return e.code
 
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

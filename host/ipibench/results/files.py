@@ -11,7 +11,8 @@ import os
 import re
 
 from ipibench.exit_codes import EX_MALFORMED, EX_MISSING, EX_SCHEMA, ToolError
-from ipibench.results.records import json_limit, parse_console, record_problems, RECORD_SCHEMA
+from ipibench.record_lines import json_limit
+from ipibench.results.records import parse_console, record_problems, RECORD_SCHEMA
 from ipibench.results.saved import SavedBoot
 
 

@@ -1,37 +1,27 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The guest's records: the one reader of a console log's record lines
-(docs/results.md) and the check of one record against schema 1
-(results/validate.py holds the per-kind checkers)."""
-import json
-
+"""The guest's records checked against docs/results.md: each record
+against schema 1 with the checkers of results/validate.py, a console's
+records with their problems (parse_console), and a whole log for
+`./run.sh validate` (check_log). The lines are read by record_lines.py."""
+from ipibench.command_line import Parser
+from ipibench.record_lines import record_lines
 from ipibench.results import validate
 
+RECORD_SCHEMA = SCHEMA = validate.SCHEMA
 
-RECORD_SCHEMA = validate.SCHEMA
-
-
-# --- reading the guest's console
+VALIDATE_DESCRIPTION = """\
+Check the records of an ipibench console log against docs/results.md.
+Exit status: 0 every record is valid, 1 a record is invalid (each problem
+printed as LOG:LINE: what), 2 usage or unreadable file."""
 
 
 def parse_console(text):
-    """Record lines of a console log -> (records, problems).
-
-    A record line starts with '{"record":' (docs/results.md); anything else is
-    the human part of the console. Problems name the line."""
+    """Record lines of a console log -> (records, problems), each problem
+    naming its line."""
     records, problems = [], []
-    for n, line in enumerate(text.replace("\r", "").splitlines(), 1):
-        if not line.startswith('{"record":'):
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            problems.append(f"console line {n}: not JSON: {e.msg} at column {e.colno}")
-            continue
-        except (ValueError, RecursionError) as e:
-            problems.append(f"console line {n}: not JSON this reader accepts: {json_limit(e)}")
-            continue
-        if not isinstance(rec, dict):
-            problems.append(f"console line {n}: not a JSON object")
+    for n, rec, problem in record_lines(text):
+        if problem:
+            problems.append(f"console line {n}: {problem}")
             continue
         bad = record_problems(rec)
         problems += [f"console line {n}: {p}" for p in bad]
@@ -41,15 +31,6 @@ def parse_console(text):
         if not bad or rec.get("schema") != RECORD_SCHEMA:
             records.append(rec)
     return records, problems
-
-
-def json_limit(e):
-    """Why json.loads refused text that is JSON by its grammar: an integer of more
-    digits than int() converts (sys.get_int_max_str_digits) raises a plain
-    ValueError, nesting deeper than the recursion limit a RecursionError."""
-    if isinstance(e, RecursionError):
-        return "nested too deeply"
-    return str(e).split(":")[0].lower()
 
 
 def record_problems(rec):
@@ -64,3 +45,73 @@ def record_problems(rec):
     problems = []
     checker(rec, problems)
     return problems
+
+
+def check_log(path, require):
+    """`./run.sh validate`: print each problem of a console log's records as
+    LOG:LINE: what; the number of problems, or None if it cannot be read."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().replace("\r", "").splitlines()
+    except OSError as e:
+        print(f"{path}: cannot read: {e.strerror}")
+        return None
+    bad, kinds, results, phases, measured = 0, {}, 0, [], []
+    for n, rec, problem in record_lines(lines):
+        problems = [problem] if problem else []
+        if rec is not None:
+            kind = rec.get("record")
+            problems += record_problems(rec)
+            if isinstance(kind, str) and kind in validate.CHECKERS and \
+                    rec.get("schema") == SCHEMA:
+                kinds[kind] = kinds.get(kind, 0) + 1
+                results += kind == "result"
+                if kind == "phase" and not problems:
+                    phases.append(rec)
+                if kind in ("result", "norov") and not problems:
+                    measured.append((n, rec))
+        for p in problems:
+            print(f"{path}:{n}: {p}")
+        bad += bool(problems)
+    for kind in require:
+        if not kinds.get(kind):
+            print(f"{path}: no valid '{kind}' record")
+            bad += 1
+    end = [rec for _, rec, _ in record_lines(lines, "end") if rec] if not bad else []
+    if end and end[-1].get("results") != results:
+        print(f"{path}: end record counts {end[-1].get('results')} results, log has {results}")
+        bad += 1
+    for p in (validate.check_phases(phases, bool(end)) + validate.check_x2apic_order(measured)) if not bad else []:
+        print(f"{path}: {p}")
+        bad += 1
+    return bad
+
+
+
+
+def add_validate(sub):
+    """`./run.sh validate`, added to run.sh's subcommands: its parser."""
+    p = sub.add_parser("validate", prog="./run.sh validate", description=VALIDATE_DESCRIPTION,
+                       help="check a console log's records against docs/results.md")
+    add_arguments(p)
+    return p
+
+
+def add_arguments(p):
+    p.add_argument("--require", metavar="KIND[,KIND]", default="",
+                   help="also fail unless each of these record kinds is there, valid")
+    p.add_argument("logs", nargs="+", metavar="LOG", help="a console log (console.log)")
+
+
+def main(argv):
+    """`./run.sh validate ARGS` -> its exit status: 0 every record is valid,
+    1 a record is invalid, 2 usage or an unreadable log."""
+    p = Parser(prog="./run.sh validate", description=VALIDATE_DESCRIPTION)
+    add_arguments(p)
+    a = p.parse_args(argv)
+    require = [k for k in a.require.split(",") if k]
+    worst = 0
+    for path in a.logs:
+        r = check_log(path, require)
+        worst = max(worst, 2 if r is None else (1 if r else 0))
+    return worst

@@ -1,13 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Check the records of an ipibench console log against docs/results.md.
-
-usage: ./run.sh validate [--require KIND[,KIND]] LOG...
-
-Exit status: 0 every record is valid, 1 a record is invalid (each problem
-printed as LOG:LINE: what), 2 usage or unreadable file."""
-import json
-import sys
+"""The checks of docs/results.md, one per record kind (CHECKERS), and those
+across a log's records (the phases' sequence, x2APIC's order); the reader
+that applies them is results/records.py."""
 
 SCHEMA = 1
 # A tuple, not a set: a record may carry a list or object here, which a set cannot hash
@@ -206,75 +200,3 @@ def check_end(rec, problems):
 
 CHECKERS = {"env": check_env, "result": check_result, "norov": check_norov,
             "check": check_check, "end": check_end, "kut": check_kut, "phase": check_phase}
-
-
-def validate(path, require):
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            lines = f.read().replace("\r", "").splitlines()
-    except OSError as e:
-        print(f"{path}: cannot read: {e.strerror}")
-        return None
-    bad, kinds, results, phases, measured = 0, {}, 0, [], []
-    for n, line in enumerate(lines, 1):
-        if not line.startswith('{"record":'):
-            continue
-        problems = []
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            problems.append(f"not JSON: {e.msg} at column {e.colno}")
-            rec = None
-        except (ValueError, RecursionError):
-            # JSON by its grammar that json.loads still refuses: an integer of
-            # over 4300 digits, or nesting deeper than the recursion limit
-            problems.append("not JSON this validator accepts: huge number or deep nesting")
-            rec = None
-        if isinstance(rec, dict):
-            kind = rec.get("record")
-            if rec.get("schema") != SCHEMA:
-                problems.append(f"schema {rec.get('schema')!r}, this validator knows {SCHEMA}")
-            elif not isinstance(kind, str) or kind not in CHECKERS:
-                problems.append(f"unknown record kind {kind!r}")
-            else:
-                CHECKERS[kind](rec, problems)
-                kinds[kind] = kinds.get(kind, 0) + 1
-                results += kind == "result"
-                if kind == "phase" and not problems:
-                    phases.append(rec)
-                if kind in ("result", "norov") and not problems:
-                    measured.append((n, rec))
-        for p in problems:
-            print(f"{path}:{n}: {p}")
-        bad += bool(problems)
-    for kind in require:
-        if not kinds.get(kind):
-            print(f"{path}: no valid '{kind}' record")
-            bad += 1
-    end = [json.loads(l) for l in lines if l.startswith('{"record":"end"')] if not bad else []
-    if end and end[-1].get("results") != results:
-        print(f"{path}: end record counts {end[-1].get('results')} results, log has {results}")
-        bad += 1
-    for p in (check_phases(phases, bool(end)) + check_x2apic_order(measured)) if not bad else []:
-        print(f"{path}: {p}")
-        bad += 1
-    return bad
-
-
-def main(argv):
-    require = []
-    if len(argv) >= 2 and argv[0] == "--require":
-        require = [k for k in argv[1].split(",") if k]
-        argv = argv[2:]
-    if not argv or argv[0] in ("-h", "--help"):
-        print(__doc__.strip())
-        return 2 if not argv else 0
-    worst = 0
-    for path in argv:
-        r = validate(path, require)
-        worst = max(worst, 2 if r is None else (1 if r else 0))
-    return worst
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
