@@ -221,8 +221,7 @@ static const char *xapic_logical_probe(void)
 	if (why)
 		return why;
 	if (ncpus > ICR_FLAT_MAX_CPUS)
-		return "flat logical mode has one LDR bit per CPU, so 8 CPUs at most, "
-		       "and this VM has more (x2apic-cluster addresses them)";
+		return "flat logical mode has one LDR bit per CPU, so 8 CPUs at most, and this VM has more (x2apic-cluster addresses them)";
 	return NULL;
 }
 

@@ -193,20 +193,20 @@ static void bcast_emit(struct bench_run *r)
 	struct stats st;
 
 	if (first.invalid) {
-		fmt_snprintf(why, sizeof(why),
-			     "one-way not reported: in %lu of %lu iterations a target's entry TSC read "
-			     "before the send's: the TSCs disagree by more than the latency",
-			     first.invalid, r->iterations);
+		fmt_snprintf(
+		    why, sizeof(why),
+		    "one-way not reported: in %lu of %lu iterations a target's entry TSC read before the send's: the TSCs disagree by more than the latency",
+		    first.invalid, r->iterations);
 	} else if (stats_compute_samples(&st, &first.s) || bench_one_way_valid(skew, st.p50)) {
 		bench_emit(r);
 		return;
 	} else if (bench_one_way_fault()) {
 		fmt_snprintf(why, sizeof(why), "%s", bench_one_way_fault());
 	} else {
-		fmt_snprintf(why, sizeof(why),
-			     "one-way not reported: TSC skew bound %lu cycles (CPU %u to the targets) "
-			     "is not under a tenth of the first entry's p50 %lu",
-			     skew, r->sender, st.p50);
+		fmt_snprintf(
+		    why, sizeof(why),
+		    "one-way not reported: TSC skew bound %lu cycles (CPU %u to the targets) is not under a tenth of the first entry's p50 %lu",
+		    skew, r->sender, st.p50);
 	}
 	r->m[1] = r->m[3];
 	r->nmetrics = 2;

@@ -45,6 +45,12 @@ enum norov_test { NOROV_DRY, NOROV_SELF, NOROV_NORMAL, NOROV_BCAST, NOROV_LOCK, 
 
 static const char *const test_names[NOROV_COUNT] = { "Dry-run", "Self-IPI", "Normal IPI",
 						     "Broadcast IPI", "Broadcast lock" };
+/*
+ * Shared, not a run's state: the Broadcast lock test's lock word, which every
+ * CPU's handler takes, and the counts each iteration waits for, which the
+ * timed pass reads at a fixed address (kept so: through a pointer its
+ * instruction count, and so its -icount figures, would change).
+ */
 static int shared_lock __cacheline_aligned;
 static uint32_t want[MAX_CPUS];
 
@@ -215,9 +221,9 @@ static void norov_print(const struct bench_run *r, const struct norov_job *job)
 			   ipi_is_nmi(r->ops) ? "none-nmi" : "after-eoi" };
 
 	if (note)
-		kprintf("norov %-14s %-15s %12s    delivery %12lu ns total (%lu iterations; "
-			"delivery: %s)\n",
-			r->ops->name, n.test, "-", n.total_ns, n.iterations, note);
+		kprintf(
+		    "norov %-14s %-15s %12s    delivery %12lu ns total (%lu iterations; delivery: %s)\n",
+		    r->ops->name, n.test, "-", n.total_ns, n.iterations, note);
 	else
 		kprintf("norov %-14s %-15s %12lu ns delivery %12lu ns total (%lu iterations)\n",
 			r->ops->name, n.test, n.delivery_ns, n.total_ns, n.iterations);

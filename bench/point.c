@@ -398,10 +398,10 @@ static void single_emit(struct bench_run *r, uint64_t *round_trip_p50)
 		return;
 	}
 	if (r->m[1].invalid) {
-		fmt_snprintf(why, sizeof(why),
-			     "one-way not reported: %lu of %lu deltas below 0 (CPU %u to CPU %u): the "
-			     "TSCs disagree by more than the latency, whatever the skew bound said",
-			     r->m[1].invalid, r->iterations, r->sender, r->target);
+		fmt_snprintf(
+		    why, sizeof(why),
+		    "one-way not reported: %lu of %lu deltas below 0 (CPU %u to CPU %u): the TSCs disagree by more than the latency, whatever the skew bound said",
+		    r->m[1].invalid, r->iterations, r->sender, r->target);
 		bench_emit_withheld(r, "one-way", why);
 		return;
 	}
@@ -414,10 +414,10 @@ static void single_emit(struct bench_run *r, uint64_t *round_trip_p50)
 		bench_emit_withheld(r, "one-way", bench_one_way_fault());
 		return;
 	}
-	fmt_snprintf(why, sizeof(why),
-		     "one-way not reported: TSC skew bound %lu cycles (CPU %u to CPU %u) is not "
-		     "under a tenth of the p50 %lu",
-		     skew, r->sender, r->target, st.p50);
+	fmt_snprintf(
+	    why, sizeof(why),
+	    "one-way not reported: TSC skew bound %lu cycles (CPU %u to CPU %u) is not under a tenth of the p50 %lu",
+	    skew, r->sender, r->target, st.p50);
 	bench_emit_withheld(r, "one-way", why);
 }
 
@@ -450,9 +450,9 @@ static const char *point_target_timer(const struct bench_run *r, bool pause)
 		return "armed";
 	if (smp_call(r->target, pause ? point_tick_pause : point_tick_resume, NULL,
 		     2 * bench_params.deadline_us)) {
-		kprintf("bench: CPU %u did not take the call to %s its watchdog tick within %lu "
-			"ms (its wake IPI lost, or the CPU stuck)\n",
-			r->target, pause ? "pause" : "resume", 2 * bench_params.deadline_us / 1000);
+		kprintf(
+		    "bench: CPU %u did not take the call to %s its watchdog tick within %lu ms (its wake IPI lost, or the CPU stuck)\n",
+		    r->target, pause ? "pause" : "resume", 2 * bench_params.deadline_us / 1000);
 		status_report(STATUS_ERROR);
 		return point_timer_unknown;
 	}
@@ -494,12 +494,12 @@ static void point_halt_words(struct point_state *ps, const struct point_pass *pa
 	const uint32_t grow = bench_params.halt_poll_grow;
 	const char *wake = grow && (uint64_t)ps->gap_us * 2000 < poll ? "poll" : "block";
 
-	fmt_snprintf(ps->halt_words, sizeof(ps->halt_words),
-		     "ack=%s next-send=%s halt-gap-us=%u wake-aim=%s halt-poll-ns=%s%lu "
-		     "halt-poll-grow=%s%u target-timer=%s",
-		     pass->ack == IPI_ACK_AFTER_EOI ? "after-eoi" : "count-before-eoi", next_send,
-		     ps->gap_us, wake, bench_params.halt_poll_known ? "" : "assumed-", poll,
-		     bench_params.halt_grow_known ? "" : "assumed-", grow, timer);
+	fmt_snprintf(
+	    ps->halt_words, sizeof(ps->halt_words),
+	    "ack=%s next-send=%s halt-gap-us=%u wake-aim=%s halt-poll-ns=%s%lu halt-poll-grow=%s%u target-timer=%s",
+	    pass->ack == IPI_ACK_AFTER_EOI ? "after-eoi" : "count-before-eoi", next_send,
+	    ps->gap_us, wake, bench_params.halt_poll_known ? "" : "assumed-", poll,
+	    bench_params.halt_grow_known ? "" : "assumed-", grow, timer);
 }
 
 static uint64_t single_common(struct bench_run *r, bool halt, const struct point_pass *pass)

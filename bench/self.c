@@ -44,8 +44,14 @@ static const char *const icr2_shape_names[] = { "icr2-sti-nop", "icr2-sti-hlt", 
 						"icr2-tpr-sti-nop", "icr2-tpr-sti-hlt" };
 /* Per send path of self_run: send_self, send_self_icr, send_self_icr2. */
 static const char *const *const path_names[] = { shape_names, icr_shape_names, icr2_shape_names };
-static void (*self_fn)(uint8_t vector);
-static char self_text[16];
+
+/* What the benchmark keeps between its calls, reached through r->priv. */
+struct self_state {
+	void (*send)(uint8_t vector); /* the send path of the passes running */
+	char target_text[16];	      /* r->targets: the sender itself */
+};
+
+static struct self_state self_state;
 
 /* The shape around the send; sh is a constant in each caller, so the switch folds away. */
 static inline __attribute__((always_inline)) void self_shape(enum self_shape sh,
@@ -91,7 +97,8 @@ static inline __attribute__((always_inline)) int self_iter(struct bench_run *r, 
 	unsigned int me = this_cpu()->cpu;
 	const uint32_t *count = bench_count_word(me);
 	uint32_t want = bench_read(count) + 1;
-	void (*send)(uint8_t vector) = self_fn;
+	const struct self_state *ss = r->priv;
+	void (*send)(uint8_t vector) = ss->send;
 	bool hlt = sh == SELF_STI_HLT || sh == SELF_TPR_STI_HLT;
 	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us), t0;
 	int err;
@@ -131,15 +138,18 @@ static void self_run(struct bench_run *r)
 	static const char *const names[] = { "send-to-handler" };
 	int err;
 
-	fmt_snprintf(self_text, sizeof(self_text), "%u", r->sender);
-	r->targets = self_text;
+	struct self_state *ss = &self_state;
+
+	r->priv = ss;
+	fmt_snprintf(ss->target_text, sizeof(ss->target_text), "%u", r->sender);
+	r->targets = ss->target_text;
 	r->ntargets = 1;
 	r->target_state = "self";
 	for (int path = 0; path < 3; path++) {
-		self_fn = path == 0 ? r->ops->send_self
-			  : path == 1 ? r->ops->send_self_icr
-				      : r->ops->send_self_icr2;
-		if (!self_fn)
+		ss->send = path == 0   ? r->ops->send_self
+			   : path == 1 ? r->ops->send_self_icr
+				       : r->ops->send_self_icr2;
+		if (!ss->send)
 			continue;
 		for (unsigned int sh = SELF_STI_NOP; sh <= SELF_TPR_STI_HLT; sh++) {
 			bool hlt = sh == SELF_STI_HLT || sh == SELF_TPR_STI_HLT;
@@ -166,8 +176,9 @@ static void self_run(struct bench_run *r)
  */
 static const char *self_valid(const struct ipi_ops *ops)
 {
-	return ipi_is_nmi(ops) ? "its shapes hold a self IPI with IF=0 or the TPR raised, "
-				 "which an NMI ignores" : NULL;
+	return ipi_is_nmi(ops)
+		   ? "its shapes hold a self IPI with IF=0 or the TPR raised, which an NMI ignores"
+		   : NULL;
 }
 
 static const struct bench bench_self = {

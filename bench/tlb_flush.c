@@ -101,40 +101,67 @@ static const unsigned int flush_pages[FLUSH_NP] = {1, 8, FLUSH_CEILING};
 static const char *const shootdown_names[] = {"shootdown", "target-loss"};
 static const char *const call_names[] = {"call", "target-loss"};
 
-/* p50 cycles at each (page count, target count): native INVLPG for this backend, best call. */
-static struct flush_point {
+/* p50 cycles at one (page count, target count): native INVLPG for this backend, or best call. */
+struct flush_point {
 	uint64_t p50, loss; /* the sender's and target-loss medians */
 	char variant[VARIANT_LEN];
-} native_best[FLUSH_NP][FLUSH_MAX_K], call_best[FLUSH_NP][FLUSH_MAX_K];
-static bool calls_measured, calls_tried;
+};
 
-static unsigned int flush_k[FLUSH_MAX_K], flush_nk;
-static struct cpuset flush_set;
-static char flush_set_text[64];
-static char flush_variant[VARIANT_LEN];
-static char flush_words[96];
-static char flush_why[256];
+/*
+ * What the benchmark keeps between its calls, reached through r->priv: the
+ * points it measures, the texts its records point at, and the best figures
+ * the crossover compares (kept across backends: the calls run once a boot,
+ * with the first backend). What the sample loop reads each iteration stays
+ * at fixed addresses (below).
+ */
+struct flush_state {
+	unsigned int k[FLUSH_MAX_K], nk; /* target counts: 1, half and all of the others */
+	char set_text[64];		 /* r->targets */
+	char variant[VARIANT_LEN];	 /* r->variant */
+	char words[96];			 /* r->words */
+	char why[256];			 /* why a flush or a family could not run */
+	unsigned int op_pages;		 /* the pages flush_sampled was prepared for */
+	struct flush_point native_best[FLUSH_NP][FLUSH_MAX_K], call_best[FLUSH_NP][FLUSH_MAX_K];
+	bool calls_measured, calls_tried;
+};
 
-/* The implementation the samples time and the pages it was prepared for. */
-static const struct flush_ops *flush_op;
-static unsigned int flush_op_pages;
+static struct flush_state flush_state;
 
-/* The sender's words to the targets' loops, each on a line no target writes. */
-static uint32_t flush_stop __cacheline_aligned;
-static uint32_t flush_req __cacheline_aligned; /* collection number */
-/* Each target's answer, on a line of its own. */
-static struct flush_seen {
+/* A target's answer to a collection. */
+struct flush_seen {
 	uint32_t ack;	  /* the collection answered last */
 	uint64_t longest; /* the longest pass before it */
-} __cacheline_aligned flush_seen[MAX_CPUS];
+} __cacheline_aligned;
 _Static_assert(sizeof(struct flush_seen) == CACHELINE, "one line per target");
+
+/*
+ * What the sender and the targets' loops share (outside r->priv: the
+ * targets have no bench_run), each word on a line no other CPU writes.
+ */
+static struct flush_mailbox {
+	struct flush_seen seen[MAX_CPUS];  /* each target's answer */
+	uint32_t stop __cacheline_aligned; /* the loops end */
+	uint32_t req __cacheline_aligned;  /* the collection asked for */
+} flush_box;
+
+/*
+ * The point's targets, who answer a collection: the sender fills it,
+ * flush_collect reads it. At a fixed address, as the mailbox: through
+ * r->priv the collection took 18 more instructions, which single-threaded
+ * TCG under -icount charges to the targets' passes (target-loss +18: the
+ * sender's instructions run inside a target's pass there, not on hardware).
+ */
+static struct cpuset flush_collect_set;
+
+/* The implementation flush_iter samples, at a fixed address for the same reason. */
+static const struct flush_ops *flush_sampled;
 
 /* --- the targets ----------------------------------------------------------------------------- */
 
 /*
  * A target: touch every page (filling the TLB again after each flush) and
  * time each pass, until stopped. A pass ends with LFENCE;RDTSC, after its
- * loads. When the sender asks (flush_req changed) the loop answers with its
+ * loads. When the sender asks (flush_box.req changed) the loop answers with its
  * longest pass since the last answer and starts over: the answer is written
  * at a pass boundary, so a pass that an interrupt or VM exit stretched is
  * always in the answer that follows it, and the loop is back from the
@@ -146,7 +173,7 @@ _Static_assert(sizeof(struct flush_seen) == CACHELINE, "one line per target");
 static void flush_spin(void *arg)
 {
 	const volatile uint8_t *va = (const volatile uint8_t *)(uintptr_t)FLUSH_VA;
-	struct flush_seen *me = &flush_seen[this_cpu()->cpu];
+	struct flush_seen *me = &flush_box.seen[this_cpu()->cpu];
 	uint32_t seen = READ_ONCE(me->ack); /* a request made before the loop started counts */
 	uint64_t prev, longest = 0;
 	bool yield = poll_yield;
@@ -155,7 +182,7 @@ static void flush_spin(void *arg)
 	(void)watch_enter(WATCH_TARGET, 0, NULL, 0); /* the mailbox loop restores its phase */
 	irq_enable();
 	prev = tsc_begin();
-	while (!load_acquire(&flush_stop)) {
+	while (!load_acquire(&flush_box.stop)) {
 		uint64_t now;
 		uint32_t req;
 
@@ -164,7 +191,7 @@ static void flush_spin(void *arg)
 		now = tsc_begin();
 		longest = now - prev > longest ? now - prev : longest;
 		prev = now;
-		req = load_acquire(&flush_req);
+		req = load_acquire(&flush_box.req);
 		if (req != seen) {
 			seen = req;
 			WRITE_ONCE(me->longest, longest);
@@ -178,7 +205,7 @@ static void flush_spin(void *arg)
 
 static void flush_start(unsigned int sender)
 {
-	store_release(&flush_stop, 0);
+	store_release(&flush_box.stop, 0);
 	for (unsigned int c = 0; c < ncpus; c++) {
 		if (c != sender)
 			smp_post(c, flush_spin, NULL);
@@ -189,7 +216,7 @@ static void flush_finish(unsigned int sender)
 {
 	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us);
 
-	store_release(&flush_stop, 1);
+	store_release(&flush_box.stop, 1);
 	for (unsigned int c = 0; c < ncpus; c++) {
 		if (c != sender && smp_wait(c, deadline)) {
 			kprintf("flush: CPU %u did not leave its spin loop\n", c);
@@ -214,13 +241,13 @@ static int flush_stuck(struct bench_run *r, unsigned int cpu_nr)
 static int flush_collect(struct bench_run *r, uint64_t *worst)
 {
 	uint64_t deadline = tsc_deadline_us(bench_params.deadline_us);
-	uint32_t req = READ_ONCE(flush_req) + 1;
+	uint32_t req = READ_ONCE(flush_box.req) + 1;
 
-	store_release(&flush_req, req);
+	store_release(&flush_box.req, req);
 	*worst = 0;
-	cpuset_for_each(c, &flush_set)
+	cpuset_for_each(c, &flush_collect_set)
 	{
-		const struct flush_seen *seen = &flush_seen[c];
+		const struct flush_seen *seen = &flush_box.seen[c];
 		uint64_t longest;
 
 		while (load_acquire(&seen->ack) != req) {
@@ -235,22 +262,23 @@ static int flush_collect(struct bench_run *r, uint64_t *worst)
 }
 
 /* Target counts 1, half and all of the others, without repeats. */
-static void flush_points(void)
+static void flush_points(struct flush_state *fs)
 {
 	unsigned int others = ncpus - 1, half = (others + 1) / 2;
 
-	flush_nk = 0;
-	flush_k[flush_nk++] = 1;
+	fs->nk = 0;
+	fs->k[fs->nk++] = 1;
 	if (half > 1)
-		flush_k[flush_nk++] = half;
+		fs->k[fs->nk++] = half;
 	if (others > half && others > 1)
-		flush_k[flush_nk++] = others;
+		fs->k[fs->nk++] = others;
 }
 
 /* The first k CPUs other than the sender. */
 static void flush_targets(struct bench_run *r, unsigned int k)
 {
-	bench_targets_first(r, k, &flush_set, flush_set_text, sizeof(flush_set_text));
+	struct flush_state *fs = r->priv;
+	bench_targets_first(r, k, &flush_collect_set, fs->set_text, sizeof(fs->set_text));
 }
 
 static uint64_t flush_p50(struct bench_run *r, unsigned int m)
@@ -263,9 +291,10 @@ static uint64_t flush_p50(struct bench_run *r, unsigned int m)
 /* Both medians of the point just measured, under the variant in force. */
 static void flush_keep(struct flush_point *pt, struct bench_run *r)
 {
+	const struct flush_state *fs = r->priv;
 	pt->p50 = flush_p50(r, 0);
 	pt->loss = flush_p50(r, 1);
-	fmt_snprintf(pt->variant, VARIANT_LEN, "%s", flush_variant);
+	fmt_snprintf(pt->variant, VARIANT_LEN, "%s", fs->variant);
 }
 
 /* The best of the point just measured, at pt: kept when nothing cheaper is there yet. */
@@ -281,22 +310,23 @@ static void flush_keep_best(struct flush_point *pt, struct bench_run *r)
 /* A flush that did not complete: ERROR (ours) or FAILURE (the system under test). */
 static int flush_failed(struct bench_run *r, int err)
 {
+	const struct flush_state *fs = r->priv;
 	char sends[160];
 	unsigned int failed;
 
 	if (err == -E_INVAL) {
-		bench_emit_status(r, r->m[0].name, "ERROR", flush_why);
+		bench_emit_status(r, r->m[0].name, "ERROR", fs->why);
 		status_report(STATUS_ERROR);
 		return err;
 	}
-	if (!flush_op->family->per_backend) {
-		bench_fail(r, "%s", flush_why);
+	if (!flush_sampled->family->per_backend) {
+		bench_fail(r, "%s", fs->why);
 		return err;
 	}
 	failed = ipi_take_failures(sends, sizeof(sends));
-	bench_fail(r, "shootdown of %u page(s) from CPU %u: %s within %lu us%s%s", flush_op_pages,
-		   r->sender, flush_why, bench_params.deadline_us,
-		   failed ? "; a send failed: " : "", failed ? sends : "");
+	bench_fail(r, "shootdown of %u page(s) from CPU %u: %s within %lu us%s%s", fs->op_pages,
+		   r->sender, fs->why, bench_params.deadline_us, failed ? "; a send failed: " : "",
+		   failed ? sends : "");
 	return err;
 }
 
@@ -308,12 +338,12 @@ static int flush_failed(struct bench_run *r, int err)
 static int flush_iter(struct bench_run *r, uint64_t *out)
 {
 	/* A local: the region's clobber would reload it. */
-	int (*flush)(void) = flush_op->flush;
+	int (*flush)(void) = flush_sampled->flush;
 	uint64_t t0, t1;
 	int err;
 
-	if (flush_op->arm)
-		flush_op->arm(tsc_deadline_us(bench_params.deadline_us));
+	if (flush_sampled->arm)
+		flush_sampled->arm(tsc_deadline_us(bench_params.deadline_us));
 	irq_disable();
 	t0 = tsc_begin();
 	err = flush();
@@ -328,49 +358,51 @@ static int flush_iter(struct bench_run *r, uint64_t *out)
 }
 
 /* "native-invlpg-8p", "list-ex-xmm-33p", "space-slow"; "-as-slow" when it fell back. */
-static void flush_name(const struct flush_ops *o, unsigned int pages, bool fell)
+static void flush_name(struct flush_state *fs, const struct flush_ops *o, unsigned int pages,
+		       bool fell)
 {
 	char as[16] = "";
 
 	if (fell)
 		fmt_snprintf(as, sizeof(as), "-as-%s", o->fallback);
 	if (o->family->per_backend || !(o->flags & FLUSH_F_WHOLE))
-		fmt_snprintf(flush_variant, sizeof(flush_variant), "%s%s-%up", o->name, as, pages);
+		fmt_snprintf(fs->variant, sizeof(fs->variant), "%s%s-%up", o->name, as, pages);
 	else
-		fmt_snprintf(flush_variant, sizeof(flush_variant), "%s%s", o->name, as);
+		fmt_snprintf(fs->variant, sizeof(fs->variant), "%s%s", o->name, as);
 }
 
 /* The implementation's words and the benchmark's. */
-static const char *flush_words_of(const struct flush_ops *o)
+static const char *flush_words_of(struct flush_state *fs, const struct flush_ops *o)
 {
-	fmt_snprintf(flush_words, sizeof(flush_words), "%s%s%s", o ? o->words : "", o ? " " : "",
+	fmt_snprintf(fs->words, sizeof(fs->words), "%s%s%s", o ? o->words : "", o ? " " : "",
 		     FLUSH_NEXT_SEND);
-	return flush_words;
+	return fs->words;
 }
 
 /*
- * Implementation o at k = flush_k[i] targets and `pages` pages: prepared
+ * Implementation o at k = fs->k[i] targets and `pages` pages: prepared
  * first, outside any timed region, which checks the request and tells the
  * form it takes (the variant's name); then sampled and emitted.
  */
 static int flush_measure(struct bench_run *r, const struct flush_ops *o, unsigned int i,
 			 unsigned int pages)
 {
+	struct flush_state *fs = r->priv;
 	const char *const *names = o->family->per_backend ? shootdown_names : call_names;
 	int fell, err;
 
-	flush_targets(r, flush_k[i]);
-	fell = o->prepare(&flush_set, FLUSH_VA, pages, 0, flush_why, sizeof(flush_why));
+	flush_targets(r, fs->k[i]);
+	fell = o->prepare(&flush_collect_set, FLUSH_VA, pages, 0, fs->why, sizeof(fs->why));
 	if (fell < 0) {
-		bench_emit_status(r, names[0], "ERROR", flush_why);
+		bench_emit_status(r, names[0], "ERROR", fs->why);
 		status_report(STATUS_ERROR);
 		return fell;
 	}
-	flush_name(o, pages, fell == FLUSH_FELL_BACK);
-	flush_op = o;
-	flush_op_pages = pages;
-	r->variant = flush_variant;
-	r->words = flush_words_of(o);
+	flush_name(fs, o, pages, fell == FLUSH_FELL_BACK);
+	flush_sampled = o;
+	fs->op_pages = pages;
+	r->variant = fs->variant;
+	r->words = flush_words_of(fs, o);
 	bench_metrics(r, 2, names);
 	/* debug=slow-eoi: a count-first target holds its EOI until the region
 	 * it ended has closed (ipi/irq.c), by causality, not a fixed 2 ms. */
@@ -404,6 +436,7 @@ static bool flush_family_first(unsigned int i)
 /* The family's probe and begin; false (after a SKIP or ERROR record) when it cannot run. */
 static bool flush_family_on(struct bench_run *r, const struct flush_family *fam, const char *metric)
 {
+	struct flush_state *fs = r->priv;
 	const char *why = fam->probe ? fam->probe() : NULL;
 
 	if (why) {
@@ -411,10 +444,10 @@ static bool flush_family_on(struct bench_run *r, const struct flush_family *fam,
 		return false;
 	}
 	if (fam->begin && fam->begin("the flush benchmark")) {
-		fmt_snprintf(flush_why, sizeof(flush_why), "%s did not come up",
+		fmt_snprintf(fs->why, sizeof(fs->why), "%s did not come up",
 			     fam->what ? fam->what : "its set-up");
 		r->variant = fam->name;
-		bench_emit_status(r, metric, "ERROR", flush_why);
+		bench_emit_status(r, metric, "ERROR", fs->why);
 		status_report(STATUS_ERROR);
 		return false;
 	}
@@ -432,6 +465,7 @@ static int flush_idle_iter(struct bench_run *r, uint64_t *out)
 /* With the words of the first shootdown: the rows it is the baseline of. */
 static int flush_undisturbed(struct bench_run *r)
 {
+	struct flush_state *fs = r->priv;
 	static const char *const names[] = {"target-loss"};
 	const struct flush_ops *o = NULL;
 
@@ -440,9 +474,9 @@ static int flush_undisturbed(struct bench_run *r)
 			o = flush_impls[f];
 	}
 	r->variant = "undisturbed";
-	r->words = flush_words_of(o);
-	for (unsigned int i = 0; i < flush_nk; i++) {
-		flush_targets(r, flush_k[i]);
+	r->words = flush_words_of(fs, o);
+	for (unsigned int i = 0; i < fs->nk; i++) {
+		flush_targets(r, fs->k[i]);
 		bench_metrics(r, 1, names);
 		if (bench_sample(r, flush_idle_iter))
 			return -E_TIMEDOUT;
@@ -458,6 +492,7 @@ static int flush_undisturbed(struct bench_run *r)
  */
 static int flush_shootdown(struct bench_run *r, const struct flush_ops *o, unsigned int p)
 {
+	struct flush_state *fs = r->priv;
 	bool whole = o->flags & FLUSH_F_WHOLE;
 	const char *why;
 
@@ -469,11 +504,11 @@ static int flush_shootdown(struct bench_run *r, const struct flush_ops *o, unsig
 			flush_skip(r, o->name, shootdown_names[0], why);
 		return 0;
 	}
-	for (unsigned int i = 0; i < flush_nk; i++) {
+	for (unsigned int i = 0; i < fs->nk; i++) {
 		if (flush_measure(r, o, i, flush_pages[p]))
 			return -E_TIMEDOUT;
 		if (!whole && !(o->flags & FLUSH_F_ASIDE))
-			flush_keep_best(&native_best[p][i], r);
+			flush_keep_best(&fs->native_best[p][i], r);
 	}
 	return 0;
 }
@@ -499,9 +534,10 @@ static int flush_shootdown_family(struct bench_run *r, unsigned int first)
 
 static int flush_shootdowns(struct bench_run *r)
 {
+	struct flush_state *fs = r->priv;
 	int err = flush_undisturbed(r);
 
-	__builtin_memset(native_best, 0, sizeof(native_best));
+	__builtin_memset(fs->native_best, 0, sizeof(fs->native_best));
 	for (unsigned int f = 0; !err && f < flush_impl_count; f++) {
 		if (flush_impls[f]->family->per_backend && flush_family_first(f))
 			err = flush_shootdown_family(r, f);
@@ -514,13 +550,14 @@ static int flush_shootdowns(struct bench_run *r)
 /* One call at every point: a range at each page count, a whole-space one once for all. */
 static int flush_call(struct bench_run *r, const struct flush_ops *o)
 {
+	struct flush_state *fs = r->priv;
 	const char *why = o->probe();
 
 	if (why) {
 		flush_skip(r, o->name, call_names[0], why);
 		return 0;
 	}
-	for (unsigned int i = 0; i < flush_nk; i++) {
+	for (unsigned int i = 0; i < fs->nk; i++) {
 		for (unsigned int p = 0; p < FLUSH_NP; p++) {
 			bool whole = o->flags & FLUSH_F_WHOLE;
 
@@ -528,7 +565,7 @@ static int flush_call(struct bench_run *r, const struct flush_ops *o)
 				return -E_PROTO;
 			for (unsigned int q = 0; q < FLUSH_NP; q++) {
 				if (whole || q == p)
-					flush_keep_best(&call_best[q][i], r);
+					flush_keep_best(&fs->call_best[q][i], r);
 			}
 			if (whole)
 				break;
@@ -553,12 +590,13 @@ static bool flush_call_family(struct bench_run *r, unsigned int first)
 /* Once per boot, with the backend's figures fresh: the calls do not depend on it. */
 static void flush_calls(struct bench_run *r)
 {
+	struct flush_state *fs = r->priv;
 	const struct ipi_ops *ops = r->ops;
 	bool ran = false, ok = true;
 
-	if (calls_tried)
+	if (fs->calls_tried)
 		return;
-	calls_tried = true;
+	fs->calls_tried = true;
 	r->ops = NULL; /* backend "none": no IPI is sent */
 	r->words = NULL;
 	r->targets = NULL;
@@ -574,7 +612,7 @@ static void flush_calls(struct bench_run *r)
 		if (fam->end)
 			fam->end("after the flush calls, as they found it");
 	}
-	calls_measured = ran && ok;
+	fs->calls_measured = ran && ok;
 	r->ops = ops;
 }
 
@@ -604,97 +642,101 @@ static void flush_compare(char *buf, size_t size, const struct flush_point *call
 /* At page count p: from which target count on the best call beats the native INVLPG path. */
 static void flush_cross_targets(struct bench_run *r, unsigned int p)
 {
+	struct flush_state *fs = r->priv;
 	uint64_t native[FLUSH_MAX_K], hv[FLUSH_MAX_K];
-	unsigned int last = flush_nk - 1;
+	unsigned int last = fs->nk - 1;
 	char cmp[128];
 	int x;
 
-	for (unsigned int i = 0; i < flush_nk; i++) {
-		native[i] = native_best[p][i].p50;
-		hv[i] = call_best[p][i].p50;
+	for (unsigned int i = 0; i < fs->nk; i++) {
+		native[i] = fs->native_best[p][i].p50;
+		hv[i] = fs->call_best[p][i].p50;
 	}
-	x = crossover_index(native, hv, flush_nk);
-	fmt_snprintf(flush_variant, sizeof(flush_variant), "%up", flush_pages[p]);
-	r->variant = flush_variant;
-	if (x < 0 || (unsigned int)x >= flush_nk) {
-		flush_targets(r, flush_k[last]);
-		flush_compare(cmp, sizeof(cmp), &call_best[p][last], &native_best[p][last]);
-		fmt_snprintf(flush_why, sizeof(flush_why),
-			     "the native count-first INVLPG shootdown over %s stays cheaper for "
-			     "the sender up to %u targets at %u page(s) (%s)",
-			     r->ops->name, flush_k[last], flush_pages[p], cmp);
-		kprintf("flush: crossover: %s\n", flush_why);
-		bench_emit_status(r, "crossover-targets", "SKIP", flush_why);
+	x = crossover_index(native, hv, fs->nk);
+	fmt_snprintf(fs->variant, sizeof(fs->variant), "%up", flush_pages[p]);
+	r->variant = fs->variant;
+	if (x < 0 || (unsigned int)x >= fs->nk) {
+		flush_targets(r, fs->k[last]);
+		flush_compare(cmp, sizeof(cmp), &fs->call_best[p][last], &fs->native_best[p][last]);
+		fmt_snprintf(
+		    fs->why, sizeof(fs->why),
+		    "the native count-first INVLPG shootdown over %s stays cheaper for the sender up to %u targets at %u page(s) (%s)",
+		    r->ops->name, fs->k[last], flush_pages[p], cmp);
+		kprintf("flush: crossover: %s\n", fs->why);
+		bench_emit_status(r, "crossover-targets", "SKIP", fs->why);
 		return;
 	}
-	flush_targets(r, flush_k[x]);
-	flush_compare(cmp, sizeof(cmp), &call_best[p][x], &native_best[p][x]);
-	kprintf("flush: crossover: over %s at %u page(s) the hypercall beats the native "
-		"count-first INVLPG shootdown for the sender from %u target(s) on (%s)\n",
-		r->ops->name, flush_pages[p], flush_k[x], cmp);
-	flush_emit_value(r, "crossover-targets", call_best[p][x].p50);
+	flush_targets(r, fs->k[x]);
+	flush_compare(cmp, sizeof(cmp), &fs->call_best[p][x], &fs->native_best[p][x]);
+	kprintf(
+	    "flush: crossover: over %s at %u page(s) the hypercall beats the native count-first INVLPG shootdown for the sender from %u target(s) on (%s)\n",
+	    r->ops->name, flush_pages[p], fs->k[x], cmp);
+	flush_emit_value(r, "crossover-targets", fs->call_best[p][x].p50);
 }
 
-/* At target count flush_k[i]: from which page count on the best call wins. */
+/* At target count fs->k[i]: from which page count on the best call wins. */
 static void flush_cross_pages(struct bench_run *r, unsigned int i)
 {
+	struct flush_state *fs = r->priv;
 	uint64_t native[FLUSH_NP], hv[FLUSH_NP];
 	char cmp[128];
 	int x;
 
 	for (unsigned int p = 0; p < FLUSH_NP; p++) {
-		native[p] = native_best[p][i].p50;
-		hv[p] = call_best[p][i].p50;
+		native[p] = fs->native_best[p][i].p50;
+		hv[p] = fs->call_best[p][i].p50;
 	}
 	x = crossover_index(native, hv, FLUSH_NP);
-	flush_targets(r, flush_k[i]);
+	flush_targets(r, fs->k[i]);
 	if (x < 0 || (unsigned int)x >= FLUSH_NP) {
-		fmt_snprintf(flush_variant, sizeof(flush_variant), "%up", FLUSH_CEILING);
-		r->variant = flush_variant;
-		flush_compare(cmp, sizeof(cmp), &call_best[FLUSH_NP - 1][i],
-			      &native_best[FLUSH_NP - 1][i]);
-		fmt_snprintf(flush_why, sizeof(flush_why),
-			     "the native count-first INVLPG shootdown over %s stays cheaper for "
-			     "the sender up to %u pages at %u target(s) (%s)",
-			     r->ops->name, FLUSH_CEILING, flush_k[i], cmp);
-		kprintf("flush: crossover: %s\n", flush_why);
-		bench_emit_status(r, "crossover-pages", "SKIP", flush_why);
+		fmt_snprintf(fs->variant, sizeof(fs->variant), "%up", FLUSH_CEILING);
+		r->variant = fs->variant;
+		flush_compare(cmp, sizeof(cmp), &fs->call_best[FLUSH_NP - 1][i],
+			      &fs->native_best[FLUSH_NP - 1][i]);
+		fmt_snprintf(
+		    fs->why, sizeof(fs->why),
+		    "the native count-first INVLPG shootdown over %s stays cheaper for the sender up to %u pages at %u target(s) (%s)",
+		    r->ops->name, FLUSH_CEILING, fs->k[i], cmp);
+		kprintf("flush: crossover: %s\n", fs->why);
+		bench_emit_status(r, "crossover-pages", "SKIP", fs->why);
 		return;
 	}
-	fmt_snprintf(flush_variant, sizeof(flush_variant), "%up", flush_pages[x]);
-	r->variant = flush_variant;
-	flush_compare(cmp, sizeof(cmp), &call_best[x][i], &native_best[x][i]);
-	kprintf("flush: crossover: over %s at %u target(s) the hypercall beats the native "
-		"count-first INVLPG shootdown for the sender from %u page(s) on (%s)\n",
-		r->ops->name, flush_k[i], flush_pages[x], cmp);
-	flush_emit_value(r, "crossover-pages", call_best[x][i].p50);
+	fmt_snprintf(fs->variant, sizeof(fs->variant), "%up", flush_pages[x]);
+	r->variant = fs->variant;
+	flush_compare(cmp, sizeof(cmp), &fs->call_best[x][i], &fs->native_best[x][i]);
+	kprintf(
+	    "flush: crossover: over %s at %u target(s) the hypercall beats the native count-first INVLPG shootdown for the sender from %u page(s) on (%s)\n",
+	    r->ops->name, fs->k[i], flush_pages[x], cmp);
+	flush_emit_value(r, "crossover-pages", fs->call_best[x][i].p50);
 }
 
 /* --- the benchmark --------------------------------------------------------------------------- */
 
 static void flush_run(struct bench_run *r)
 {
+	struct flush_state *fs = &flush_state;
 	int err = flush_pages_map();
 
+	r->priv = fs;
 	r->target_state = "spin";
 	if (err) {
 		bench_emit_status(r, "-", "ERROR", "the PML4 slot for the flush pages is taken");
 		status_report(STATUS_ERROR);
 		return;
 	}
-	flush_points();
+	flush_points(fs);
 	/* What the probes read from every CPU goes through the mailboxes: before they spin. */
-	if (!calls_tried)
+	if (!fs->calls_tried)
 		flush_probe_early();
 	flush_start(r->sender);
 	err = flush_shootdowns(r);
 	if (!err)
 		flush_calls(r);
-	if (!err && calls_measured) {
+	if (!err && fs->calls_measured) {
 		r->words = NULL;
 		for (unsigned int p = 0; p < FLUSH_NP; p++)
 			flush_cross_targets(r, p);
-		for (unsigned int i = 0; i < flush_nk; i++)
+		for (unsigned int i = 0; i < fs->nk; i++)
 			flush_cross_pages(r, i);
 	}
 	flush_finish(r->sender);
@@ -709,8 +751,8 @@ static const char *flush_valid(const struct ipi_ops *ops)
 
 static const struct bench bench_flush = {
     .name = "flush",
-    .summary = "TLB shootdown: native IPI + INVLPG per page (or CR3) against the Hyper-V flush "
-	       "hypercalls, the sender's time and the targets' loss",
+    .summary =
+	"TLB shootdown: native IPI + INVLPG per page (or CR3) against the Hyper-V flush hypercalls, the sender's time and the targets' loss",
     .min_cpus = 2,
     .per_backend = true,
     .valid = flush_valid,

@@ -525,9 +525,9 @@ void bench_emit(struct bench_run *r)
 
 		if (stats_compute_samples(&st, &r->m[i].s)) {
 			if (r->m[i].invalid)
-				bench_emit_withheld(r, r->m[i].name,
-						    "every sample was invalid (a one-way delta below "
-						    "0: the TSCs disagree by more than the latency)");
+				bench_emit_withheld(
+				    r, r->m[i].name,
+				    "every sample was invalid (a one-way delta below 0: the TSCs disagree by more than the latency)");
 			continue;
 		}
 		res.invalid = r->m[i].invalid;

@@ -94,47 +94,36 @@ static void kut_view_notes(void)
 	bool halted = row_measured(KUT_NAMES - 1);
 
 	if (self_seen)
-		kprintf("note: the self rows here end when the handler has run (one poll of its "
-			"count); vmexit.c's self_ipi_* rows only test x != 1 afterwards, and its "
-			"x2apic_self_ipi_* rows test nothing, so a delivery that lags the shape is in "
-			"our figure and not in theirs\n");
+		kprintf(
+		    "note: the self rows here end when the handler has run (one poll of its count); vmexit.c's self_ipi_* rows only test x != 1 afterwards, and its x2apic_self_ipi_* rows test nothing, so a delivery that lags the shape is in our figure and not in theirs\n");
 	if (icr2_seen)
-		kprintf("note: the xAPIC self_ipi_* cells are the icr2-* passes, which poll "
-			"delivery status and write ICR2, then ICR, as vmexit.c's apic_icr_write() "
-			"does; the backend's own self send (variants sti-nop ...) writes the ICR "
-			"alone and has no row\n");
+		kprintf(
+		    "note: the xAPIC self_ipi_* cells are the icr2-* passes, which poll delivery status and write ICR2, then ICR, as vmexit.c's apic_icr_write() does; the backend's own self send (variants sti-nop ...) writes the ICR alone and has no row\n");
 	if (fenced_seen)
-		kprintf("note: on x2APIC every ICR write here, the self_ipi_* shorthand rows' "
-			"included, follows MFENCE;LFENCE (SDM 11.12.3; Linux's rule for vendor "
-			"%.12s), where vmexit.c's apic_icr_write() has an MFENCE alone; the "
-			"x2apic_self_ipi_* rows are unfenced, as there\n",
-			cpu.vendor);
+		kprintf(
+		    "note: on x2APIC every ICR write here, the self_ipi_* shorthand rows' included, follows MFENCE;LFENCE (SDM 11.12.3; Linux's rule for vendor %.12s), where vmexit.c's apic_icr_write() has an MFENCE alone; the x2apic_self_ipi_* rows are unfenced, as there\n",
+		    cpu.vendor);
 	if (unfenced_seen)
-		kprintf("note: on x2APIC the ICR writes here are unfenced, as Linux sends them on "
-			"AMD and Hygon (vendor %.12s), where vmexit.c's apic_icr_write() puts an "
-			"MFENCE before each: its self_ipi_* rows hold one MFENCE more than ours\n",
-			cpu.vendor);
+		kprintf(
+		    "note: on x2APIC the ICR writes here are unfenced, as Linux sends them on AMD and Hygon (vendor %.12s), where vmexit.c's apic_icr_write() puts an MFENCE before each: its self_ipi_* rows hold one MFENCE more than ours\n",
+		    cpu.vendor);
 	if (self_seen || row_measured(KUT_NAMES - 2))
-		kprintf("note: vmexit.c times its loops with RDTSC accumulators inside them, "
-			"which its figures hold and ours do not: tsc_ipi, an RDTSC pair and an add "
-			"to a volatile around each self IPI send (apic_self_ipi, x2apic_self_ipi) and "
-			"each on_cpu() of ipi; tsc_eoi, an RDTSC pair and an add around the EOI in "
-			"its self IPI handler (every self row); ipi_halt has neither\n");
+		kprintf(
+		    "note: vmexit.c times its loops with RDTSC accumulators inside them, which its figures hold and ours do not: tsc_ipi, an RDTSC pair and an add to a volatile around each self IPI send (apic_self_ipi, x2apic_self_ipi) and each on_cpu() of ipi; tsc_eoi, an RDTSC pair and an add around the EOI in its self IPI handler (every self row); ipi_halt has neither\n");
 	if (!pair_known || !(halted || row_measured(KUT_NAMES - 2)))
 		return;
-	kprintf("note: %s here is CPU %u -> CPU %u (vmexit.c: CPU 0 -> CPU 1)%s\n",
-		halted ? "ipi_halt" : "ipi", pair_sender, pair_target,
-		halted ? "; as in vmexit.c, each iteration is the round trip and a 2000-cycle "
-		       "spin inside the timing (single-halt's vmexit-gap pass)"
-		     : "");
+	kprintf(
+	    "note: %s here is CPU %u -> CPU %u (vmexit.c: CPU 0 -> CPU 1)%s\n",
+	    halted ? "ipi_halt" : "ipi", pair_sender, pair_target,
+	    halted
+		? "; as in vmexit.c, each iteration is the round trip and a 2000-cycle spin inside the timing (single-halt's vmexit-gap pass)"
+		: "");
 	if (pair_timer_paused)
-		kprintf("note: its target's watchdog tick was paused while it was measured, as "
-			"vmexit.c's idle APs have no timer armed\n");
+		kprintf(
+		    "note: its target's watchdog tick was paused while it was measured, as vmexit.c's idle APs have no timer armed\n");
 	else
-		kprintf("note: its target's watchdog tick stayed armed (with two CPUs nobody "
-			"else would watch the sender), where vmexit.c's idle APs have no timer: on "
-			"Intel with the VMX preemption timer each wake from HLT then switches the "
-			"APIC timer between its hardware and software forms twice\n");
+		kprintf(
+		    "note: its target's watchdog tick stayed armed (with two CPUs nobody else would watch the sender), where vmexit.c's idle APs have no timer: on Intel with the VMX preemption timer each wake from HLT then switches the APIC timer between its hardware and software forms twice\n");
 }
 
 /* The same cells as records, so that results.json, compare and report have them. */

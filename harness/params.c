@@ -48,42 +48,43 @@ enum {
 };
 
 static const struct opt_spec specs[K_COUNT] = {
-	[K_BENCH] = { "bench", OPT_LIST, 0, 0, bench_names, "benchmarks to run (default: all)" },
-	[K_ITERS] = { "iters", OPT_UINT, 1, 10000000, NULL,
-		      "most measured iterations per result (the budget calibrates below it)" },
-	[K_WARMUP] = { "warmup", OPT_UINT, 0, 1000000, NULL, "iterations run before measuring" },
-	[K_BUDGET] = { "budget", OPT_UINT, 1, 60000, NULL,
-		       "ms of measuring per result that calibrates the iteration count" },
-	[K_SENDER] = { "sender", OPT_UINT, 0, 1023, NULL,
-		       "the CPU every benchmark sends from (default: 0, the BSP)" },
-	[K_TARGET] = { "target", OPT_UINT, 0, 1023, NULL,
-		       "target CPU of point-to-point benchmarks (default: the last)" },
-	[K_MATRIX] = { "matrix", OPT_BOOL, 0, 0, NULL,
-		       "single: every sender/target pair (up to 8 CPUs)" },
-	[K_HALT_GAP] = { "halt_gap", OPT_UINT, 0, 1000000, NULL,
-			 "us single-halt waits before each send, once the target is back in HLT" },
-	[K_BLOCK_GAP] = { "block_gap", OPT_UINT, 1, 10000000, NULL,
-			  "us single-halt's block pass idles before each send (default: 10 x "
-			  "halt_poll_ns, at least 1000)" },
-	[K_HALT_POLL_NS] = { "halt_poll_ns", OPT_UINT, 0, 1000000000, NULL,
-			     "the host's kvm.halt_poll_ns (run.sh passes it under KVM; default: "
-			     "KVM's 200000, said to be assumed)" },
-	[K_HALT_POLL_GROW] = { "halt_poll_grow", OPT_UINT, 0, 1000, NULL,
-			       "the host's kvm.halt_poll_ns_grow (run.sh passes it under KVM; "
-			       "0: a vCPU's polling window never grows; default: KVM's 2, assumed)" },
-	[K_LATE_WAKE] = { "late_wake", OPT_UINT, 1, 60000000, NULL,
-			  "us after which a halted CPU's wake counts as late, with 10 x the "
-			  "median (default 10000; 200000 under TCG)" },
-	[K_NOROV_ITERS] = { "norov_iters", OPT_UINT, 1, 10000000, NULL,
-			    "fixed loop of the ipi_benchmark view (Norov used 100000)" },
-	[K_DEADLINE] = { "deadline", OPT_UINT, 1, 600000, NULL,
-			 "ms after which an IPI not yet handled counts as lost (default 1000; 10000 under TCG)" },
-	[K_MARKERS] = { "markers", OPT_BOOL, 0, 0, NULL,
-			"phase markers for host exit accounting: OUT to port 0xed around each "
-			"sampling's measured iterations (run.sh --exits sets it)" },
-	[K_HOST_STATS] = { "host_stats", OPT_BOOL, 0, 0, NULL,
-			   "single-halt: wait at each pass's edges for the host to read KVM's "
-			   "statistics (COM2; run.sh sets it under KVM)" },
+    [K_BENCH] = {"bench", OPT_LIST, 0, 0, bench_names, "benchmarks to run (default: all)"},
+    [K_ITERS] = {"iters", OPT_UINT, 1, 10000000, NULL,
+		 "most measured iterations per result (the budget calibrates below it)"},
+    [K_WARMUP] = {"warmup", OPT_UINT, 0, 1000000, NULL, "iterations run before measuring"},
+    [K_BUDGET] = {"budget", OPT_UINT, 1, 60000, NULL,
+		  "ms of measuring per result that calibrates the iteration count"},
+    [K_SENDER] = {"sender", OPT_UINT, 0, 1023, NULL,
+		  "the CPU every benchmark sends from (default: 0, the BSP)"},
+    [K_TARGET] = {"target", OPT_UINT, 0, 1023, NULL,
+		  "target CPU of point-to-point benchmarks (default: the last)"},
+    [K_MATRIX] = {"matrix", OPT_BOOL, 0, 0, NULL,
+		  "single: every sender/target pair (up to 8 CPUs)"},
+    [K_HALT_GAP] = {"halt_gap", OPT_UINT, 0, 1000000, NULL,
+		    "us single-halt waits before each send, once the target is back in HLT"},
+    [K_BLOCK_GAP] =
+	{"block_gap", OPT_UINT, 1, 10000000, NULL,
+	 "us single-halt's block pass idles before each send (default: 10 x halt_poll_ns, at least 1000)"},
+    [K_HALT_POLL_NS] =
+	{"halt_poll_ns", OPT_UINT, 0, 1000000000, NULL,
+	 "the host's kvm.halt_poll_ns (run.sh passes it under KVM; default: KVM's 200000, said to be assumed)"},
+    [K_HALT_POLL_GROW] =
+	{"halt_poll_grow", OPT_UINT, 0, 1000, NULL,
+	 "the host's kvm.halt_poll_ns_grow (run.sh passes it under KVM; 0: a vCPU's polling window never grows; default: KVM's 2, assumed)"},
+    [K_LATE_WAKE] =
+	{"late_wake", OPT_UINT, 1, 60000000, NULL,
+	 "us after which a halted CPU's wake counts as late, with 10 x the median (default 10000; 200000 under TCG)"},
+    [K_NOROV_ITERS] = {"norov_iters", OPT_UINT, 1, 10000000, NULL,
+		       "fixed loop of the ipi_benchmark view (Norov used 100000)"},
+    [K_DEADLINE] =
+	{"deadline", OPT_UINT, 1, 600000, NULL,
+	 "ms after which an IPI not yet handled counts as lost (default 1000; 10000 under TCG)"},
+    [K_MARKERS] =
+	{"markers", OPT_BOOL, 0, 0, NULL,
+	 "phase markers for host exit accounting: OUT to port 0xed around each sampling's measured iterations (run.sh --exits sets it)"},
+    [K_HOST_STATS] =
+	{"host_stats", OPT_BOOL, 0, 0, NULL,
+	 "single-halt: wait at each pass's edges for the host to read KVM's statistics (COM2; run.sh sets it under KVM)"},
 };
 
 static void params_prepare(void)
@@ -171,11 +172,10 @@ void bench_params_for_emulation(void)
 	if (!(bench_params.explicit_keys & BENCH_KEY_LATE_WAKE))
 		bench_params.late_wake_us = 200000;
 	/* What TCG's figures are worth is the trust warning tcg's to say, once. */
-	kprintf("bench: short defaults for QEMU TCG "
-		"(min %lu iterations, warm-up %lu, budget %lu us, norov_iters %lu, deadline %lu us, "
-		"late_wake %lu us)\n",
-		bench_params.min_iters, bench_params.warmup, bench_params.budget_us,
-		bench_params.norov_iters, bench_params.deadline_us, bench_params.late_wake_us);
+	kprintf(
+	    "bench: short defaults for QEMU TCG (min %lu iterations, warm-up %lu, budget %lu us, norov_iters %lu, deadline %lu us, late_wake %lu us)\n",
+	    bench_params.min_iters, bench_params.warmup, bench_params.budget_us,
+	    bench_params.norov_iters, bench_params.deadline_us, bench_params.late_wake_us);
 }
 
 uint32_t bench_block_gap_us(void)

@@ -64,13 +64,10 @@ static const char *hv_probe_interface(void)
 	if (cpu.hyperv)
 		return NULL;
 	if (!__builtin_memcmp(cpu.hv_vendor, "TCGTCGTCGTCG", 12))
-		return "no Hyper-V interface: QEMU TCG (CPUID 0x40000000 \"TCGTCGTCGTCG\") "
-		       "emulates none; boot with -accel kvm and hv-* flags in -cpu";
+		return "no Hyper-V interface: QEMU TCG (CPUID 0x40000000 \"TCGTCGTCGTCG\") emulates none; boot with -accel kvm and hv-* flags in -cpu";
 	if (!cpu.hypervisor)
-		return "no hypervisor (CPUID.1:ECX[31] is 0): Hyper-V hypercalls need one (QEMU: "
-		       "-accel kvm with hv-* flags in -cpu)";
-	return "no Hyper-V interface (CPUID 0x40000001 EAX is not \"Hv#1\"): add hv-* flags to "
-	       "-cpu under -accel kvm";
+		return "no hypervisor (CPUID.1:ECX[31] is 0): Hyper-V hypercalls need one (QEMU: -accel kvm with hv-* flags in -cpu)";
+	return "no Hyper-V interface (CPUID 0x40000001 EAX is not \"Hv#1\"): add hv-* flags to -cpu under -accel kvm";
 }
 
 const char *hv_probe(unsigned int needs)
@@ -212,15 +209,15 @@ int hv_calls_on(const char *who)
 		return -E_NODEV;
 	}
 	if (!(hc & HV_HYPERCALL_ENABLE)) {
-		kprintf("hyperv: the hypercall page did not enable: MSR 0x%x reads 0x%lx "
-			"(for %s)\n",
-			HV_MSR_HYPERCALL, hc, who);
+		kprintf(
+		    "hyperv: the hypercall page did not enable: MSR 0x%x reads 0x%lx (for %s)\n",
+		    HV_MSR_HYPERCALL, hc, who);
 		return -E_PROTO;
 	}
-	kprintf("hyperv: guest OS ID 0x%lx set for %s (partition-wide: KVM now takes every "
-		"vmcall as a Hyper-V hypercall); hypercall page at 0x%lx holds %s; calls use %s\n",
-		(uint64_t)HV_GUEST_OS_ID_IPIBENCH, who, gpa, hv_page_insn(),
-		hv_vmmcall ? "vmmcall" : "vmcall");
+	kprintf(
+	    "hyperv: guest OS ID 0x%lx set for %s (partition-wide: KVM now takes every vmcall as a Hyper-V hypercall); hypercall page at 0x%lx holds %s; calls use %s\n",
+	    (uint64_t)HV_GUEST_OS_ID_IPIBENCH, who, gpa, hv_page_insn(),
+	    hv_vmmcall ? "vmmcall" : "vmcall");
 	return 0;
 }
 

@@ -64,8 +64,7 @@ static const char *hv_icr_probe(void)
 		return why;
 	for (unsigned int c = 0; c < ncpus; c++) {
 		if (percpu_of[c]->apic_id > HV_ICR_XAPIC_ID_MAX)
-			return "an APIC ID above 254 does not fit the 8-bit xAPIC destination "
-			       "that HV_X64_MSR_ICR takes in xAPIC mode";
+			return "an APIC ID above 254 does not fit the 8-bit xAPIC destination that HV_X64_MSR_ICR takes in xAPIC mode";
 	}
 	return NULL;
 }

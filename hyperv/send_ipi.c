@@ -131,13 +131,12 @@ static const char *hv_ipi_probe_form(const struct hv_ipi_form *f)
 	if (why)
 		return why;
 	if (!cpu.x2apic)
-		return "CPUID.1:ECX.x2APIC[bit 21] is 0: the Hyper-V IPI backends run in x2APIC "
-		       "mode; add +x2apic to -cpu";
+		return "CPUID.1:ECX.x2APIC[bit 21] is 0: the Hyper-V IPI backends run in x2APIC mode; add +x2apic to -cpu";
 	/* Reads VP_INDEX on every CPU (once): a read, no state changes. */
 	if (f->ex)
 		return hv_vp_check(HV_VPSET_MAX_VP, "HvCallSendSyntheticClusterIpiEx");
-	return hv_vp_check(HV_SEND_IPI_MAX_VP, "HvCallSendSyntheticClusterIpi's 64-bit mask (use "
-					       "hv-ipi-ex)");
+	return hv_vp_check(HV_SEND_IPI_MAX_VP,
+			   "HvCallSendSyntheticClusterIpi's 64-bit mask (use hv-ipi-ex)");
 }
 
 /* BSP, the other CPUs waiting at a switch barrier: hypercalls on, scratch, the form. */

@@ -90,9 +90,9 @@ static const char *native_probe(void)
 
 	if (!ops)
 		return "no IPI backend in force";
-	return ipi_is_nmi(ops) ? "the backend in force sends NMIs: a shootdown is a Fixed IPI "
-				 "(Linux's call-function vector)"
-			       : NULL;
+	return ipi_is_nmi(ops)
+		   ? "the backend in force sends NMIs: a shootdown is a Fixed IPI (Linux's call-function vector)"
+		   : NULL;
 }
 
 /* FLUSH_VEC while the family is on: flush, then count (the acknowledgement) and EOI. */

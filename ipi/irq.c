@@ -172,9 +172,9 @@ void ipi_irq_install(void)
 	installed = true;
 	fn = ipi_irq_arm_debug() ? ipi_irq_inject : ipi_irq_count;
 	if (debug_on(DEBUG_SLOW_EOI)) {
-		kprintf("debug: the counting handlers wait %u us before their EOI, or in a round "
-			"trip's count-first pass until the sender closed its region (slow-eoi)\n",
-			SLOW_EOI_US);
+		kprintf(
+		    "debug: the counting handlers wait %u us before their EOI, or in a round trip's count-first pass until the sender closed its region (slow-eoi)\n",
+		    SLOW_EOI_US);
 		fn = ipi_irq_count_slow;
 	}
 	for (unsigned int v = IPI_VEC_FIRST; v < IPI_VEC_FIRST + IPI_VEC_COUNT; v++)

@@ -170,18 +170,17 @@ static int switch_report_late(const struct ipi_ops *ops)
 
 	for (unsigned int c = 0; c < ncpus; c++) {
 		if (bsp_gave_up_at && arrived_then[c] < bsp_gave_up_at) {
-			kprintf("apic: CPU %u did not reach barrier %u of %u within %lu ms of the "
-				"switch to %s\n",
-				c, bsp_gave_up_at, SWITCH_PHASES, switch_timeout_us / 1000,
-				ops->name);
+			kprintf(
+			    "apic: CPU %u did not reach barrier %u of %u within %lu ms of the switch to %s\n",
+			    c, bsp_gave_up_at, SWITCH_PHASES, switch_timeout_us / 1000, ops->name);
 			err = -E_TIMEDOUT;
 		}
 	}
 	for (unsigned int c = 0; c < ncpus && !err; c++) {
 		if (switch_cpu[c].passed < SWITCH_PHASES) {
-			kprintf("apic: CPU %u passed %u of %u barriers of the switch to %s: timed "
-				"out\n",
-				c, switch_cpu[c].passed, SWITCH_PHASES, ops->name);
+			kprintf(
+			    "apic: CPU %u passed %u of %u barriers of the switch to %s: timed out\n",
+			    c, switch_cpu[c].passed, SWITCH_PHASES, ops->name);
 			err = -E_TIMEDOUT;
 		}
 	}

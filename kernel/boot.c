@@ -30,8 +30,9 @@ void boot_copy_string(char *dst, size_t cap, uint64_t phys)
 
 	dst[0] = 0;
 	if (!phys || phys >= IDENTITY_MAP_END - cap) {
-		kprintf("ipibench: warning: boot string at 0x%lx is outside the identity map: "
-			"ignored\n", phys);
+		kprintf(
+		    "ipibench: warning: boot string at 0x%lx is outside the identity map: ignored\n",
+		    phys);
 		return;
 	}
 	src = phys_to_virt(phys);
@@ -53,8 +54,9 @@ void boot_add_ram(uint64_t start, uint64_t end)
 		return;
 	}
 	if (!said)
-		kprintf("ipibench: warning: more than %u RAM ranges in the memory map: "
-			"0x%lx-0x%lx and later ones ignored\n", BOOT_RAM_MAX, start, end);
+		kprintf(
+		    "ipibench: warning: more than %u RAM ranges in the memory map: 0x%lx-0x%lx and later ones ignored\n",
+		    BOOT_RAM_MAX, start, end);
 	said = true;
 }
 

@@ -135,8 +135,8 @@ int options_parse(const char *line)
 	}
 	/* Both arm the idle loop's one fault slot (kernel/smp.c): the second would undo the first. */
 	if (debug_on(DEBUG_LATE_WAKE) && debug_on(DEBUG_NO_HALT_MARK)) {
-		kprintf("ipibench: bad command line: debug=late-wake and debug=no-halt-mark plant "
-			"their faults in the same place: give one\n");
+		kprintf(
+		    "ipibench: bad command line: debug=late-wake and debug=no-halt-mark plant their faults in the same place: give one\n");
 		return -E_INVAL;
 	}
 	return 0;

@@ -89,8 +89,9 @@ static void plan_debug_stall(void)
 		return;
 	}
 	bench_params.sender = c;
-	kprintf("debug: stall: CPU %u (APIC ID %u) is the sender and spins with interrupts off once "
-		"its first sampling on a backend measures\n", c, percpu_of[c]->apic_id);
+	kprintf(
+	    "debug: stall: CPU %u (APIC ID %u) is the sender and spins with interrupts off once its first sampling on a backend measures\n",
+	    c, percpu_of[c]->apic_id);
 }
 
 /* key=v against CPUs 0 to n - 1: the online ones, or with against_listed the listed ones. */

@@ -42,8 +42,9 @@ int pvh_take(uint32_t info_phys)
 	const struct hvm_start_info *si = phys_to_virt(info_phys);
 
 	if (!info_phys || si->magic != BOOT_PVH_MAGIC) {
-		kprintf("ipibench: PVH entry without a start info at 0x%x (magic 0x%x, expected "
-			"0x%x)\n", info_phys, info_phys ? si->magic : 0, BOOT_PVH_MAGIC);
+		kprintf(
+		    "ipibench: PVH entry without a start info at 0x%x (magic 0x%x, expected 0x%x)\n",
+		    info_phys, info_phys ? si->magic : 0, BOOT_PVH_MAGIC);
 		return -E_INVAL;
 	}
 	__builtin_memcpy(boot_loader_name, "pvh", 4);

@@ -59,8 +59,9 @@ static const void *rsdp_given(void)
 	if (!said && valid)
 		kprintf("acpi: RSDP at 0x%lx, from the loader\n", boot_rsdp_phys);
 	else if (!said)
-		kprintf("acpi: no valid RSDP at 0x%lx, where the loader said it is: scanning "
-			"instead\n", boot_rsdp_phys);
+		kprintf(
+		    "acpi: no valid RSDP at 0x%lx, where the loader said it is: scanning instead\n",
+		    boot_rsdp_phys);
 	said = true;
 	return valid ? phys_to_virt(boot_rsdp_phys) : NULL;
 }
@@ -101,10 +102,10 @@ static int topology_from_acpi(void)
 		kprintf("acpi: MADT rejected: %s\n", error_name(rc));
 		return rc;
 	}
-	kprintf("acpi: MADT lists %zu usable CPUs, %zu hot-plug slots, %zu disabled, "
-		"%zu duplicates; local APIC at 0x%lx\n",
-		topo_info.ncpus, topo_info.nhotplug, topo_info.ndisabled, topo_info.nduplicates,
-		topo_info.lapic_phys);
+	kprintf(
+	    "acpi: MADT lists %zu usable CPUs, %zu hot-plug slots, %zu disabled, %zu duplicates; local APIC at 0x%lx\n",
+	    topo_info.ncpus, topo_info.nhotplug, topo_info.ndisabled, topo_info.nduplicates,
+	    topo_info.lapic_phys);
 	if (topo_info.ntruncated_list)
 		kprintf("acpi: %zu CPUs beyond the supported %u are ignored\n",
 			topo_info.ntruncated_list, MAX_CPUS);
@@ -140,13 +141,14 @@ static void mptable_report(const struct mptable_info *mp)
 		kprintf("mptable: default configuration %u (MP 1.4 chapter 5), no table\n",
 			mp->default_config);
 	else
-		kprintf("mptable: MP 1.%u table at 0x%x: %zu entries, %zu disabled, %zu duplicates; "
-			"local APIC at 0x%lx\n",
-			mp->spec_rev, mp->table_phys, mp->nentries, mp->ndisabled, mp->nduplicates,
-			mp->lapic_phys);
+		kprintf(
+		    "mptable: MP 1.%u table at 0x%x: %zu entries, %zu disabled, %zu duplicates; local APIC at 0x%lx\n",
+		    mp->spec_rev, mp->table_phys, mp->nentries, mp->ndisabled, mp->nduplicates,
+		    mp->lapic_phys);
 	if (mp->nbsp != 1)
-		kprintf("mptable: %zu processor entries carry the BP flag, not 1: ignored, the BSP "
-			"is the CPU running this\n", mp->nbsp);
+		kprintf(
+		    "mptable: %zu processor entries carry the BP flag, not 1: ignored, the BSP is the CPU running this\n",
+		    mp->nbsp);
 	if (mp->ntruncated_list)
 		kprintf("mptable: %zu CPUs beyond the supported %u are ignored\n",
 			mp->ntruncated_list, MAX_CPUS);

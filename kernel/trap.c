@@ -182,11 +182,9 @@ static __noreturn void trap_nested_nmi(const struct trap_frame *f)
 	const struct percpu *p = this_cpu();
 
 	status_report(STATUS_FAILURE); /* before the line: another CPU may be ending the run */
-	kprintf("ipibench: FAILURE: nested NMI on CPU %u (APIC ID %u): an NMI was delivered "
-		"while this CPU was still in its NMI handler, before that handler's IRET "
-		"(SDM vol. 3A 6.7.1: NMIs stay blocked until then); the second overwrote the "
-		"first's frame on the NMI stack, RIP %016lx\n",
-		p->cpu, p->apic_id, f->rip);
+	kprintf(
+	    "ipibench: FAILURE: nested NMI on CPU %u (APIC ID %u): an NMI was delivered while this CPU was still in its NMI handler, before that handler's IRET (SDM vol. 3A 6.7.1: NMIs stay blocked until then); the second overwrote the first's frame on the NMI stack, RIP %016lx\n",
+	    p->cpu, p->apic_id, f->rip);
 	status_exit(STATUS_FAILURE);
 }
 

@@ -239,10 +239,9 @@ static uint64_t tsc_nominal_khz(void)
 static void tsc_guess(void)
 {
 	tsc_freq_guessed = true;
-	kprintf("tsc: nothing declares the frequency (Hyper-V MSR, leaf 0x40000010, CPUID "
-		"0x15, kvmclock, CPUID 0x16) and nothing calibrates it (no PIT channel 2 at port "
-		"0x61, no ACPI PM timer): assuming %u MHz, so every ns figure is unreliable and waits last longer "
-		"than asked; cycles stand\n", TSC_KHZ_GUESS / 1000);
+	kprintf(
+	    "tsc: nothing declares the frequency (Hyper-V MSR, leaf 0x40000010, CPUID 0x15, kvmclock, CPUID 0x16) and nothing calibrates it (no PIT channel 2 at port 0x61, no ACPI PM timer): assuming %u MHz, so every ns figure is unreliable and waits last longer than asked; cycles stand\n",
+	    TSC_KHZ_GUESS / 1000);
 }
 
 void tsc_init(void)

@@ -96,8 +96,9 @@ void tsc_measure_skew(void)
 			continue;
 		}
 		if (lo > hi) {
-			kprintf("tsc: CPU %u TSC inconsistent with the BSP's: offset interval "
-				"[%ld, %ld] is empty\n", c, lo, hi);
+			kprintf(
+			    "tsc: CPU %u TSC inconsistent with the BSP's: offset interval [%ld, %ld] is empty\n",
+			    c, lo, hi);
 			tsc_skew_consistent = false;
 		}
 		skew_lo[c] = lo;

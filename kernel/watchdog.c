@@ -14,8 +14,8 @@
  * last and when (its own TSC): a word unchanged for longer than the bound
  * of the phase it names is a stall.
  *
- * The bound: 2 x deadline (at least 4 s) + 1 s + the phase's own budget (docs/
- * architecture.md, "The stall watchdog", has the table). The report asks the
+ * The bound: the base (watch_base_us) plus the phase's own budget
+ * (docs/watchdog.md, "The bound", has the table). The report asks the
  * stalled CPU for its registers with an NMI (lapic_send_nmi: this CPU's real
  * APIC mode, whatever the backend) and waits up to the deadline (at most
  * 10 s): a CPU that takes no NMI is inside an instruction that does not
@@ -90,7 +90,7 @@ static const char *const phase_names[WATCH_PHASES] = {
 	[WATCH_MEASURING] = "measuring",
 };
 
-/* The same, one word each (docs/architecture.md's table), for the line about each CPU. */
+/* The same, one word each (docs/watchdog.md's table), for the line about each CPU. */
 static const char *const phase_keys[WATCH_PHASES] = {
 	[WATCH_IDLE] = "idle",		 [WATCH_TARGET] = "target",
 	[WATCH_PLAN] = "plan",		 [WATCH_REQUEST] = "request",
@@ -439,16 +439,17 @@ static __noreturn void watch_report(unsigned int c, const struct watch_snap *s, 
 	else if (send_err)
 		fmt_snprintf(rip, sizeof(rip), "RIP unknown: the NMI could not be sent (%d)", send_err);
 	else
-		fmt_snprintf(rip, sizeof(rip),
-			     "RIP unknown: no NMI taken within %lu ms: stuck in an instruction that "
-			     "does not retire, e.g. a hypercall that never returns", wait_us / 1000);
+		fmt_snprintf(
+		    rip, sizeof(rip),
+		    "RIP unknown: no NMI taken within %lu ms: stuck in an instruction that does not retire, e.g. a hypercall that never returns",
+		    wait_us / 1000);
 	/* The call buffers hold the latest call: it may have returned long ago. */
 	/* The rule's numbers from the constants that make it (watch_bound_us), not typed again. */
-	kprintf("watchdog: CPU %u (APIC ID %u) made no progress for %lu ms (bound %lu ms: 2 x "
-		"deadline %lu ms, at least %lu ms, + %lu ms + phase budget %lu ms): %s%s%s, %s\n",
-		c, p->apic_id, stale / tsc_khz, watch_bound_us(s) / 1000, watch_deadline_us / 1000,
-		(unsigned long)(WATCH_FLOOR_US / 1000), (unsigned long)(WATCH_SLACK_US / 1000),
-		s->budget_us / 1000, doing, calls[0] ? ", latest hypercall " : "", calls, rip);
+	kprintf(
+	    "watchdog: CPU %u (APIC ID %u) made no progress for %lu ms (bound %lu ms: 2 x deadline %lu ms, at least %lu ms, + %lu ms + phase budget %lu ms): %s%s%s, %s\n",
+	    c, p->apic_id, stale / tsc_khz, watch_bound_us(s) / 1000, watch_deadline_us / 1000,
+	    (unsigned long)(WATCH_FLOOR_US / 1000), (unsigned long)(WATCH_SLACK_US / 1000),
+	    s->budget_us / 1000, doing, calls[0] ? ", latest hypercall " : "", calls, rip);
 	if (answered) {
 		watch_print_frame(c, &f, &p->watch_nmi);
 		watch_print_stack(c, p, &f);
@@ -457,8 +458,8 @@ static __noreturn void watch_report(unsigned int c, const struct watch_snap *s, 
 	now = rdtsc();
 	for (unsigned int o = 0; o < ncpus; o++)
 		watch_cpu_line(o, c, me, now);
-	kprintf("watchdog: ending the run (status ERROR); 'addr2line -fipe build/ipibench.elf "
-		"ADDR...' names them\n");
+	kprintf(
+	    "watchdog: ending the run (status ERROR); 'addr2line -fipe build/ipibench.elf ADDR...' names them\n");
 	status_exit(STATUS_ERROR);
 }
 
@@ -551,15 +552,16 @@ void watchdog_start(uint64_t deadline_us)
 	/* Two ticks per bound: a stall is seen within 1.5 bounds, at the fewest ticks. */
 	period_ms = watch_base_us() / 2000;
 	if (ncpus < 2) {
-		kprintf("watchdog: 1 CPU: no other CPU can watch it, so nothing is watched; "
-			"run.sh's --timeout is the bound\n");
+		kprintf(
+		    "watchdog: 1 CPU: no other CPU can watch it, so nothing is watched; run.sh's --timeout is the bound\n");
 		return;
 	}
 	period_ms = period_ms < 1 ? 1 : period_ms > TICK_MAX_MS ? TICK_MAX_MS : period_ms;
 	khz = watch_timer_khz();
 	if (!khz || !watch_tick_count(khz, period_ms, &dcr, &count)) {
-		kprintf("watchdog: the local APIC timer does not count (%lu kHz): nothing is "
-			"watched; run.sh's --timeout is the bound\n", khz);
+		kprintf(
+		    "watchdog: the local APIC timer does not count (%lu kHz): nothing is watched; run.sh's --timeout is the bound\n",
+		    khz);
 		return;
 	}
 	lapic_tick_config(dcr, count);
@@ -568,7 +570,8 @@ void watchdog_start(uint64_t deadline_us)
 	/* The BSP drives the plan from here on: watched, its steps counted. */
 	watch_write(&this_cpu()->watch, WATCH_PLAN, 0, NULL, 0, rdtsc());
 	store_release(&watchdog_running, true);
-	/* One line: docs/architecture.md, "The stall watchdog", says the rest. */
-	kprintf("watchdog: %u CPUs watch each other: tick %lu ms, stall = no progress for %lu ms + "
-		"phase budget\n", ncpus, period_ms, watch_base_us() / 1000);
+	/* One line: docs/watchdog.md says the rest. */
+	kprintf(
+	    "watchdog: %u CPUs watch each other: tick %lu ms, stall = no progress for %lu ms + phase budget\n",
+	    ncpus, period_ms, watch_base_us() / 1000);
 }

@@ -14,15 +14,15 @@ const char *kvm_feature_why(char *buf, size_t size, unsigned int bit, const char
 {
 	if (!cpu.kvm_base) {
 		if (!__builtin_memcmp(cpu.hv_vendor, "TCGTCGTCGTCG", 12))
-			fmt_snprintf(buf, size,
-				     "no KVM PV interface: QEMU TCG (CPUID 0x40000000 "
-				     "\"TCGTCGTCGTCG\") has none; boot with -accel kvm and %s=on in -cpu",
-				     flag);
+			fmt_snprintf(
+			    buf, size,
+			    "no KVM PV interface: QEMU TCG (CPUID 0x40000000 \"TCGTCGTCGTCG\") has none; boot with -accel kvm and %s=on in -cpu",
+			    flag);
 		else
-			fmt_snprintf(buf, size,
-				     "no KVM CPUID leaves (\"KVMKVMKVM\" at 0x40000000 + k * 0x100): "
-				     "%s needs -accel kvm",
-				     what);
+			fmt_snprintf(
+			    buf, size,
+			    "no KVM CPUID leaves (\"KVMKVMKVM\" at 0x40000000 + k * 0x100): %s needs -accel kvm",
+			    what);
 		return buf;
 	}
 	if (!(cpu.kvm_features & (1u << bit))) {

@@ -65,14 +65,13 @@ static void kvm_pv_note(const struct kvm_pvipi_call *c, int64_t ret)
 	size_t want = kvm_pvipi_count(c);
 
 	if (ret < 0)
-		ipi_note_failure("kvm-pv-ipi: KVM_HC_SEND_IPI (APIC IDs %u + bitmap 0x%lx:%lx) "
-				 "returned %ld (%s)",
-				 c->min_id, c->bitmap[1], c->bitmap[0], ret,
-				 kvm_hc_error_name(ret));
+		ipi_note_failure(
+		    "kvm-pv-ipi: KVM_HC_SEND_IPI (APIC IDs %u + bitmap 0x%lx:%lx) returned %ld (%s)",
+		    c->min_id, c->bitmap[1], c->bitmap[0], ret, kvm_hc_error_name(ret));
 	else
-		ipi_note_failure("kvm-pv-ipi: KVM_HC_SEND_IPI (APIC IDs %u + bitmap 0x%lx:%lx) "
-				 "reached %ld of %zu vCPUs",
-				 c->min_id, c->bitmap[1], c->bitmap[0], ret, want);
+		ipi_note_failure(
+		    "kvm-pv-ipi: KVM_HC_SEND_IPI (APIC IDs %u + bitmap 0x%lx:%lx) reached %ld of %zu vCPUs",
+		    c->min_id, c->bitmap[1], c->bitmap[0], ret, want);
 }
 
 static void kvm_pv_send_ids(const uint32_t *ids, size_t n, uint64_t icr)
@@ -175,12 +174,11 @@ static int kvm_pv_describe(unsigned int cpu_nr, char *buf, size_t size)
 
 	if (!c || (!c->bitmap[0] && !c->bitmap[1]))
 		return 0;
-	return fmt_snprintf(buf, size,
-			    "KVM_HC_SEND_IPI (RAX %u, %s): RBX 0x%lx RCX 0x%lx (APIC ID bitmap), RDX %u "
-			    "(its lowest APIC ID), RSI the ICR low (Fixed with its vector, not kept, "
-			    "or NMI); the first call of the send",
-			    KVM_HC_SEND_IPI, kvm_vmmcall ? "vmmcall" : "vmcall", c->bitmap[0],
-			    c->bitmap[1], c->min_id);
+	return fmt_snprintf(
+	    buf, size,
+	    "KVM_HC_SEND_IPI (RAX %u, %s): RBX 0x%lx RCX 0x%lx (APIC ID bitmap), RDX %u (its lowest APIC ID), RSI the ICR low (Fixed with its vector, not kept, or NMI); the first call of the send",
+	    KVM_HC_SEND_IPI, kvm_vmmcall ? "vmmcall" : "vmcall", c->bitmap[0], c->bitmap[1],
+	    c->min_id);
 }
 
 static const char *kvm_pv_probe(void)
@@ -191,8 +189,7 @@ static const char *kvm_pv_probe(void)
 			    "kvm-pv-ipi", "KVM_HC_SEND_IPI"))
 		return why;
 	if (!cpu.x2apic)
-		return "CPUID.1:ECX.x2APIC[bit 21] is 0: kvm-pv-ipi runs in x2APIC mode; add "
-		       "+x2apic to -cpu";
+		return "CPUID.1:ECX.x2APIC[bit 21] is 0: kvm-pv-ipi runs in x2APIC mode; add +x2apic to -cpu";
 	return NULL;
 }
 
@@ -208,8 +205,8 @@ static int kvm_pv_hv_off(void)
 		kprintf("kvm-pv-ipi: could not clear the Hyper-V guest OS ID (reads 0x%lx)\n", id);
 		return -E_PROTO;
 	}
-	kprintf("kvm-pv-ipi: Hyper-V guest OS ID cleared (partition-wide, on the BSP inside the "
-		"switch barriers): KVM takes vmcall as KVM_HC_SEND_IPI again\n");
+	kprintf(
+	    "kvm-pv-ipi: Hyper-V guest OS ID cleared (partition-wide, on the BSP inside the switch barriers): KVM takes vmcall as KVM_HC_SEND_IPI again\n");
 	return 0;
 }
 

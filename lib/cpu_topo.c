@@ -156,9 +156,10 @@ int topo_describe(char *buf, size_t size, const struct topo_shifts *s, const uin
 		w = fmt_snprintf(buf, size, "%zu package%s x %zu core%s x %zu thread%s", packages,
 				 plural(packages), cores, plural(cores), threads, plural(threads));
 	else
-		w = fmt_snprintf(buf, size, "%zu CPUs in %zu package%s, up to %zu core%s x %zu "
-				 "thread%s (uneven)", distinct, packages, plural(packages), cores,
-				 plural(cores), threads, plural(threads));
+		w = fmt_snprintf(
+		    buf, size,
+		    "%zu CPUs in %zu package%s, up to %zu core%s x %zu thread%s (uneven)", distinct,
+		    packages, plural(packages), cores, plural(cores), threads, plural(threads));
 	if (w < 0)
 		return w;
 	len = (size_t)w;

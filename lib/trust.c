@@ -38,31 +38,33 @@ int trust_text(char *buf, size_t cap, enum trust_warning w, const struct trust_f
 {
 	switch (w) {
 	case TRUST_TCG:
-		return fmt_snprintf(buf, cap, "QEMU TCG emulates every instruction: the cycles "
-				    "count the emulator's work, not a CPU's; only behaviour counts");
+		return fmt_snprintf(
+		    buf, cap,
+		    "QEMU TCG emulates every instruction: the cycles count the emulator's work, not a CPU's; only behaviour counts");
 	case TRUST_RDTSC_EXITS:
-		return fmt_snprintf(buf, cap, "RDTSC costs %lu cycles (one that runs in the guest "
-				    "costs under 50; CPUID, always intercepted, %lu here): RDTSC "
-				    "costs like an exit, trapped or emulated, and every timed figure "
-				    "carries that cost",
-				    (unsigned long)f->rdtsc_cycles, (unsigned long)f->cpuid_cycles);
+		return fmt_snprintf(
+		    buf, cap,
+		    "RDTSC costs %lu cycles (one that runs in the guest costs under 50; CPUID, always intercepted, %lu here): RDTSC costs like an exit, trapped or emulated, and every timed figure carries that cost",
+		    (unsigned long)f->rdtsc_cycles, (unsigned long)f->cpuid_cycles);
 	case TRUST_TSC_UNSTABLE:
-		return fmt_snprintf(buf, cap, "no invariant TSC (CPUID 0x80000007 EDX[8]) and no "
-				    "kvmclock TSC-stable flag: cycles may not convert to a fixed time, "
-				    "nor agree between CPUs");
+		return fmt_snprintf(
+		    buf, cap,
+		    "no invariant TSC (CPUID 0x80000007 EDX[8]) and no kvmclock TSC-stable flag: cycles may not convert to a fixed time, nor agree between CPUs");
 	case TRUST_TSC_SKEW:
 		if (!f->skew_consistent)
-			return fmt_snprintf(buf, cap, "the TSC skew between CPUs could not be "
-					    "bounded consistently: one-way figures are skipped");
-		return fmt_snprintf(buf, cap, "the TSC skew bound between CPUs is %lu cycles "
-				    "(over %u): one-way figures under %lu cycles are skipped",
-				    (unsigned long)f->skew_bound, TRUST_SKEW_MAX_CYCLES,
-				    (unsigned long)f->skew_bound * 10);
+			return fmt_snprintf(
+			    buf, cap,
+			    "the TSC skew between CPUs could not be bounded consistently: one-way figures are skipped");
+		return fmt_snprintf(
+		    buf, cap,
+		    "the TSC skew bound between CPUs is %lu cycles (over %u): one-way figures under %lu cycles are skipped",
+		    (unsigned long)f->skew_bound, TRUST_SKEW_MAX_CYCLES,
+		    (unsigned long)f->skew_bound * 10);
 	case TRUST_TSC_FREQ_GUESSED:
-		return fmt_snprintf(buf, cap, "no source gave the TSC frequency (no declared "
-				    "figure, no PIT, no ACPI PM timer, no CPUID 0x16): %lu kHz is "
-				    "assumed, so every ns figure is off by an unknown ratio; cycles "
-				    "stand", (unsigned long)f->tsc_khz);
+		return fmt_snprintf(
+		    buf, cap,
+		    "no source gave the TSC frequency (no declared figure, no PIT, no ACPI PM timer, no CPUID 0x16): %lu kHz is assumed, so every ns figure is off by an unknown ratio; cycles stand",
+		    (unsigned long)f->tsc_khz);
 	default:
 		return fmt_snprintf(buf, cap, "?");
 	}

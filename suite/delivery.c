@@ -584,10 +584,11 @@ static int wake_pass(const struct ipi_ops *ops, unsigned int target, unsigned in
 				    i + 1, pass ? " of the retry" : "", DELIVERY_TIMEOUT_US);
 			worst = 2;
 		} else if (dt > bound) {
-			verdict_add(v, "CPU %u woke late on wake %u%s: its handler ran %lu us after "
-				    "the send (late beyond late_wake, %lu us)", target, i + 1,
-				    pass ? " of the retry" : "", stats_cycles_to_ns(dt, tsc_khz) / 1000,
-				    bench_params.late_wake_us);
+			verdict_add(
+			    v,
+			    "CPU %u woke late on wake %u%s: its handler ran %lu us after the send (late beyond late_wake, %lu us)",
+			    target, i + 1, pass ? " of the retry" : "",
+			    stats_cycles_to_ns(dt, tsc_khz) / 1000, bench_params.late_wake_us);
 			worst = worst ? worst : 1;
 		}
 	}

@@ -123,9 +123,11 @@ static bool check_flush_stage(const struct cpuset *set, uint64_t *own, struct cp
 		own[i] = *flush_pages_pte(i);
 		cpuset_for_each(c, set) {
 			if (check_seen[c][i] != flush_pages_frame(own[i])) {
-				verdict_add(v, "CPU %d read page %u as %#lx before the flush, not its "
-					    "frame %#lx", c, i, (unsigned long)check_seen[c][i],
-					    (unsigned long)flush_pages_frame(own[i]));
+				verdict_add(
+				    v,
+				    "CPU %d read page %u as %#lx before the flush, not its frame %#lx",
+				    c, i, (unsigned long)check_seen[c][i],
+				    (unsigned long)flush_pages_frame(own[i]));
 				return false;
 			}
 		}
@@ -157,8 +159,10 @@ static void check_flush_reached(const struct cpuset *set, struct verdict *v)
 		for (unsigned int i = 0; i < FLUSH_CHECK_PAGES; i++) {
 			if (check_seen[c][i] == flush_pages_frame(flush_pages_spare(i)))
 				continue;
-			verdict_add(v, "CPU %d still reached page %u's old frame after the flush: its "
-				    "TLB kept a translation the flush should have dropped", c, i);
+			verdict_add(
+			    v,
+			    "CPU %d still reached page %u's old frame after the flush: its TLB kept a translation the flush should have dropped",
+			    c, i);
 			break;
 		}
 	}
@@ -204,8 +208,9 @@ static void check_flush_one(const struct flush_ops *o, const struct cpuset *set)
 			check_flush_reached(set, &v);
 		check_flush_restore(own, &v);
 		if (err >= 0 && cpuset_empty(&held))
-			kprintf("check: %s: the TLB effect went unseen: no target still held the old "
-				"translation before the flush\n", name);
+			kprintf(
+			    "check: %s: the TLB effect went unseen: no target still held the old translation before the flush\n",
+			    name);
 	}
 	if (err == -E_INVAL)
 		verdict_add(&v, "encoding failed (%s)", why);

@@ -122,8 +122,10 @@ static void nmi_through_check(const char *label, enum nmi_mask mask, unsigned in
 	}
 	check_failures_judge(&v);
 	if (!t.arrived_masked)
-		verdict_add(&v, "CPU %u did not take the NMI while %s held maskable interrupts "
-			    "(held, or lost, within %lu us)", target, how, bench_params.deadline_us);
+		verdict_add(
+		    &v,
+		    "CPU %u did not take the NMI while %s held maskable interrupts (held, or lost, within %lu us)",
+		    target, how, bench_params.deadline_us);
 	tap_verdict(name, &v, STATUS_FAILURE);
 }
 
@@ -164,14 +166,20 @@ static void nmi_latch_handler(unsigned int vector, uint64_t tsc)
 static void nmi_latch_judge(unsigned int target, struct verdict *v)
 {
 	if (latch.entries == 1)
-		verdict_add(v, "CPU %u took the first NMI only: of the two sent while it was in its "
-			    "handler, none was held", target);
+		verdict_add(
+		    v,
+		    "CPU %u took the first NMI only: of the two sent while it was in its handler, none was held",
+		    target);
 	else if (latch.entries > 2)
-		verdict_add(v, "CPU %u took %u NMIs: of the two sent while it was in its handler "
-			    "more than one was held, or one came twice", target, latch.entries);
+		verdict_add(
+		    v,
+		    "CPU %u took %u NMIs: of the two sent while it was in its handler more than one was held, or one came twice",
+		    target, latch.entries);
 	if (latch.nested)
-		verdict_add(v, "CPU %u entered its NMI handler while still in it: NMIs not blocked "
-			    "until IRET", target);
+		verdict_add(
+		    v,
+		    "CPU %u entered its NMI handler while still in it: NMIs not blocked until IRET",
+		    target);
 	else if (latch.entries == 2 && (int64_t)(latch.second_entry - latch.first_exit) < 0)
 		verdict_add(v, "CPU %u took the second NMI before the first handler returned",
 			    target);
@@ -185,9 +193,10 @@ static void nmi_latch_check(const char *label, unsigned int target)
 	char name[CHECK_NAME_LEN];
 	struct verdict v = {0};
 
-	fmt_snprintf(name, sizeof(name),
-		     "%s: of two NMIs sent while CPU %u is in its NMI handler one is held and "
-		     "taken once, after the IRET", label, target);
+	fmt_snprintf(
+	    name, sizeof(name),
+	    "%s: of two NMIs sent while CPU %u is in its NMI handler one is held and taken once, after the IRET",
+	    label, target);
 	__builtin_memset(&latch, 0, sizeof(latch));
 	irq_set_handler(IPI_NMI_VEC, nmi_latch_handler);
 	ops->send(target, IPI_NMI_VEC);
@@ -215,8 +224,10 @@ static void nmi_latch_check(const char *label, unsigned int target)
 			label, target,
 			stats_cycles_to_ns(latch.second_entry - latch.first_exit, tsc_khz) / 1000);
 	if (!latch.held) {
-		verdict_add(&v, "CPU %u's first NMI handler did not see the second sent within %lu "
-			    "us: the test could not be made", target, bench_params.deadline_us);
+		verdict_add(
+		    &v,
+		    "CPU %u's first NMI handler did not see the second sent within %lu us: the test could not be made",
+		    target, bench_params.deadline_us);
 		tap_verdict(name, &v, STATUS_ERROR);
 		return;
 	}
