@@ -12,7 +12,7 @@
 #
 # All of that is Python, the ipibench package under host/ (`python3 -m
 # ipibench`; its map is host/ipibench/__init__.py, its tests are under
-# tests/tools/). This file only makes sure python3 is there, the one
+# tests/host/). This file only makes sure python3 is there, the one
 # dependency the others cannot be installed without, and then execs it:
 # run.sh's PID stays the one that answers signals. PYTHONSAFEPATH keeps the
 # caller's directory off the module path (Python 3.11 and later), so a file

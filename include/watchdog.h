@@ -10,11 +10,11 @@
  * at phase boundaries, around barriers and waits, after each warm-up and
  * calibration iteration, after each measured one, and with each console
  * line; never inside a timed region. Every CPU's local APIC timer ticks
- * twice per bound base (2 x deadline, at least 4 s, + 1 s); the tick scans the other CPUs' words, and one
- * whose word has not moved for longer than its phase allows is stalled:
- * the watcher asks it for its registers by NMI, prints what it was doing
- * and ends the run with status ERROR. The bound (docs/command-line.md,
- * "The stall watchdog", docs/architecture.md) is 2 x deadline (at least 4 s) + 1 s + the phase's own budget.
+ * twice per bound base (kernel/watchdog.c, watch_base_us); the tick scans the other
+ * CPUs' words, and one whose word has not moved for longer than its bound
+ * is stalled: the watcher asks it for its registers by NMI, prints what it
+ * was doing and ends the run with status ERROR. The bound is the base plus
+ * the phase's own budget (docs/watchdog.md, "The bound", has the table).
  *
  * All of these are no-ops until watchdog_start(); none is ever called
  * between a benchmark's TSC reads.

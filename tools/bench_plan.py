@@ -7,7 +7,7 @@ to the first result record, the dry-run cost in cycles, and the run-to-run
 spread: the coefficient of variation of each headline median
 (p50 of every SUCCESS result) across the boots.
 
-Goals (issue 4): the whole default plan within 30 s under TCG on a 2-core
+Goals: the whole default plan within 30 s under TCG on a 2-core
 machine; headline medians varying under 10% between boots. Under TCG the
 figures are emulated, so the spread measures the harness and the host, not
 a hypervisor. A benchmark, not a test: it never fails on speed.

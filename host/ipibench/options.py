@@ -5,7 +5,7 @@ and checks of `run`'s, `matrix`'s and `ab`'s options.
 
 Pure code (no process, no file): each parse_* takes the argument list and
 returns what it asked for, or raises UsageError with the message and exit
-code 2 (docs/exit-codes.md). tests/tools/test_runner.py holds its cases."""
+code 2 (docs/exit-codes.md). tests/host/test_options.py holds its cases."""
 import argparse
 import os
 import re

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The real-KVM lane (issue 6): boots a guest image under real KVM on a machine
+# The real-KVM lane: boots a guest image under real KVM on a machine
 # without /dev/kvm, by nesting KVM inside a QEMU TCG VM (TCG emulates AMD SVM;
 # Debian's kvm_amd loads on it). One outer boot runs the image once per preset
 # of host/ipibench/presets.conf, or once per job, each with an inner
@@ -62,7 +62,7 @@
 # outer VM ran past --timeout (timeout(1)'s own code).
 set -euo pipefail
 
-# The presets issue 6 runs in the lane; every one must exist in presets.conf.
+# The presets the lane runs; every one must exist in presets.conf.
 readonly LANE_PRESETS=(x2apic xapic hv hv-xmm hv-xmm-4 hv-vapic kvm-pv)
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -459,7 +459,7 @@ TASKS
 }
 
 # The statistics a host read asks for: the list of host/ipibench/kvmhost/hoststats.py
-# (NAMES; tests/tools checks that the two agree).
+# (NAMES; tests/host/test_hoststats.py checks that the two agree).
 HOST_READ_NAMES='"halt_successful_poll","halt_attempted_poll","halt_poll_invalid","halt_wakeup","halt_poll_success_ns","halt_poll_fail_ns","halt_wait_ns","halt_wait_hist","halt_exits","exits","irq_exits"'
 
 # qmp_reply ID: the QMP reply to the command sent with "id": ID, read from

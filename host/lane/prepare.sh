@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Builds and caches what the real-KVM lane boots (issue 6): KVM nested inside a
+# Builds and caches what the real-KVM lane boots: KVM nested inside a
 # QEMU TCG VM. TCG emulates AMD SVM well enough for Debian's kvm_amd to load in
 # the outer VM, so an inner `qemu-system-x86_64 -accel kvm` there runs the guest
 # against the real KVM hypervisor, Hyper-V and KVM PV interfaces included.

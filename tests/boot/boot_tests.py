@@ -7,8 +7,16 @@ exit status. Each scenario is one TAP line; failures explain themselves on
 Every boot goes through run.sh, the users' entry point, so its exit-status
 decoding is tested too. TCG only: timing is emulated, so nothing here looks
 at a figure, only at behaviour (CPUs, APIC IDs, statuses, messages).
+
+The generated shapes (machine x topology x CPU model, microvm's) are made
+below; the hand-written scenarios are data, in scenarios.cfg beside this file,
+whose header says its format. `boot_tests.py 'PART OF A NAME'` runs the
+scenarios whose name has it.
 """
 import concurrent.futures
+import configparser
+import functools
+import inspect
 import os
 import re
 import subprocess
@@ -77,6 +85,23 @@ class Scenario:
 # --- checks: each takes (scenario, console text) and returns a list of problems
 
 
+def check_factory(factory):
+    """Marks a function that makes a check from arguments. Each check it makes
+    says what made it: check.what is (the factory's name, its arguments by
+    name), which makes two lists of scenarios comparable check by check."""
+    signature = inspect.signature(factory)
+
+    @functools.wraps(factory)
+    def make(*args, **kwargs):
+        check = factory(*args, **kwargs)
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        check.what = (factory.__name__, dict(bound.arguments))
+        return check
+    return make
+
+
+@check_factory
 def cpus_online(expected_ids):
     def check(sc, log):
         got = [(int(c), int(a)) for c, a in
@@ -96,18 +121,21 @@ def cpus_online(expected_ids):
     return check
 
 
+@check_factory
 def contains(*patterns):
     def check(sc, log):
         return [f"console lacks /{p}/" for p in patterns if not re.search(p, log, re.M)]
     return check
 
 
+@check_factory
 def lacks(*patterns):
     def check(sc, log):
         return [f"console has /{p}/" for p in patterns if re.search(p, log, re.M)]
     return check
 
 
+@check_factory
 def final_status(word):
     def check(sc, log):
         lines = [l for l in log.splitlines() if l.strip()]
@@ -137,6 +165,7 @@ def tsc_line(sc, log):
     return [] if re.search(r"^tsc: \d+ kHz from ", log, re.M) else ["no TSC frequency line"]
 
 
+@check_factory
 def records_valid(*kinds):
     """The log's records validate against docs/results.md (host/ipibench/results/validate.py)."""
     def check(sc, log):
@@ -186,7 +215,7 @@ XAPIC_BACKENDS = ("xapic", "xapic-nmi", "xapic-logical", "hv-icr")
 
 
 def xapic_before_x2apic(sc, log):
-    """Issue 20: every xAPIC-mode check and figure comes before the first x2APIC
+    """Every xAPIC-mode check and figure comes before the first x2APIC
     switch (on AVIC without x2AVIC, KVM traps every xAPIC access after it), and
     each record says on which side of it it was measured."""
     lines, problems = log.splitlines(), []
@@ -240,8 +269,9 @@ def result_records(log):
     return [r for _, r, _ in record_lines(log, "result") if r is not None]
 
 
+@check_factory
 def sent_from(sender, halt_ran):
-    """Issue 15: every benchmark honours sender=; its records name it, nothing fails."""
+    """Every benchmark honours sender=; its records name it, nothing fails."""
     def check(sc, log):
         recs, problems = result_records(log), []
         sent = {r["bench"] for r in recs if r["status"] == "SUCCESS" and r["backend"] != "none"}
@@ -273,7 +303,7 @@ def _help_choices(log, key):
 
 
 def registry_lists(sc, log):
-    """Issue 21: the backends and debug keys a user sees come from the guest's
+    """The backends and debug keys a user sees come from the guest's
     registries (help=1); every list kept elsewhere must agree with them."""
     backends, debug = _help_choices(log, "backends"), _help_choices(log, "debug")
     if not backends or not debug:
@@ -304,8 +334,9 @@ def registry_lists(sc, log):
     return problems
 
 
+@check_factory
 def late_wakes(want):
-    """Issue 20: single-halt's round-trip records count their late wakes, variant by variant."""
+    """single-halt's round-trip records count their late wakes, variant by variant."""
     def check(sc, log):
         got = {r["variant"]: r.get("late_wakes") for r in result_records(log)
                if r["bench"] == "single-halt" and r["metric"] == "round-trip"
@@ -314,6 +345,7 @@ def late_wakes(want):
     return check
 
 
+@check_factory
 def rehalt_timeouts(want):
     """single-halt's round-trip records count the measured iterations whose
     wait for the target's re-halt ran out, variant by variant."""
@@ -326,7 +358,7 @@ def rehalt_timeouts(want):
 
 
 def eoi_in_region(sc, log):
-    """Issue 20 item 2: with debug=slow-eoi (2 ms before every EOI) the
+    """With debug=slow-eoi (2 ms before every EOI) the
     ack-after-eoi round trip holds the 2 ms, the default one does not: the
     region closes on the count, which the default handler stores first."""
     m = re.search(r'"tsc":\{"khz":(\d+)', log)
@@ -346,7 +378,7 @@ def eoi_in_region(sc, log):
 
 
 def honest_records(sc, log):
-    """Issue 15: records state the ack order, the SELF IPI fence, invalid samples, set writes."""
+    """Records state the ack order, the SELF IPI fence, invalid samples, set writes."""
     recs, problems = result_records(log), []
     for r in recs:
         flags = r.get("flags", "")
@@ -388,7 +420,7 @@ def honest_records(sc, log):
 
 
 def fence_words(sc, log):
-    """Issue 20 item 7: every x2APIC record states the fence Linux uses on the CPU's
+    """Every x2APIC record states the fence Linux uses on the CPU's
     vendor: MFENCE;LFENCE once per send call, or none on AMD and Hygon."""
     env = [r for _, r, _ in record_lines(log, "env") if r is not None]
     vendor = env[0]["cpu"]["vendor"] if env else "?"
@@ -433,7 +465,7 @@ def resolve(addrs):
 
 
 def stall_story(sc, cpu, log):
-    """Issue 22 item 8: beside RSP to R8, the stalled CPU's R9-R15, CR2 (the last page
+    """Beside RSP to R8, the stalled CPU's R9-R15, CR2 (the last page
     fault's address) and CR3, stack words from RSP, a frame-pointer backtrace that addr2line
     names (RIP in the stalling sampling, the chain through on_sender_run, which runs every
     sender's benchmark), and lines of at most 100 characters for every CPU with its phase
@@ -490,8 +522,9 @@ def stall_story(sc, cpu, log):
     return problems
 
 
+@check_factory
 def stalled(cpu, apic_id, deadline_ms):
-    """Issue 12: the watchdog names the stalled CPU, what it did and its RIP, within its bound."""
+    """The watchdog names the stalled CPU, what it did and its RIP, within its bound."""
     def check(sc, log):
         m = re.search(rf"^watchdog: CPU {cpu} \(APIC ID {apic_id}\) made no progress for (\d+) "
                       rf"ms \(bound (\d+) ms: 2 x deadline {deadline_ms} ms, at least 4000 ms, "
@@ -519,7 +552,7 @@ def stalled(cpu, apic_id, deadline_ms):
 
 
 def marked(sc, log):
-    """Issue 11: with markers=1 every measured record names its sampling's phase marker."""
+    """With markers=1 every measured record names its sampling's phase marker."""
     recs, problems = [r for r in result_records(log) if r["status"] == "SUCCESS"], []
     marks = [r.get("mark") for r in recs if r["bench"] != "flush" or r["iterations"] > 1]
     if not recs or any(not isinstance(m, int) or m < 1 for m in marks):
@@ -537,7 +570,7 @@ def marked(sc, log):
 
 
 def withheld_marked(sc, log):
-    """Issue 29 item 1: debug=withhold-one-way withholds every one-way figure
+    """debug=withhold-one-way withholds every one-way figure
     (single's one-way, broadcast's first and last) as a skewed TSC would: a
     SKIP that says why, carrying the mark of its sampling, which a measured
     record of the same sampling shares (so the host's trace gives it exits)."""
@@ -566,6 +599,18 @@ def withheld_marked(sc, log):
     return problems
 
 
+# INVLPG per page up to Linux's 33-page ceiling, CR3 only as its own
+# variant, and the targets' loss beside the sender's time, in every flush row: each
+# variant's shootdown and target-loss to 1, 2 and 3 targets. The
+# same INVLPG shootdown in Linux's order (EOI, flush, count).
+flush_rows = contains(*[rf'"bench":"flush","metric":"{m}","variant":"native-{v}",'
+                        rf'"backend":"x2apic",.*"targets":"{t}",.*"status":"SUCCESS"'
+                        for v in ("invlpg-1p", "invlpg-8p", "invlpg-33p", "cr3-8p", "cr3-33p",
+                                  "invlpg-after-eoi-1p", "invlpg-after-eoi-33p")
+                        for m in ("shootdown", "target-loss")
+                        for t in ("1", "1-2", "1-3")])
+
+
 # Shapes that also run every benchmark (the rest run the suite only, which
 # keeps the group within a few minutes on two host cores under TCG).
 SMALL = "iters=5 warmup=1 budget=1 norov_iters=10"
@@ -573,7 +618,9 @@ BENCH_SHAPES = {("q35", "1", "max"), ("pc", "2", "max"), ("q35", "4", "max"),
                 ("q35", "4", "qemu64"), ("q35", "6,sockets=2,cores=3", "max")}
 
 
-def scenarios():
+def shape_matrix():
+    """Every machine x topology x CPU model shape (a few left out), the suite on each,
+    the benchmarks on BENCH_SHAPES."""
     out = []
     for machine in ("pc", "q35"):
         for smp, ids in TOPOLOGIES.items():
@@ -601,362 +648,12 @@ def scenarios():
                     append=f"plan=default {SMALL}" if bench else "plan=check",
                     timeout=300 if bench else 120,
                     checks=checks + [final_status("SKIP")]))
-    out += [
-        Scenario("-smp 8,sockets=2,cores=2,threads=2: the topology line decodes package, core "
-                 "and thread", smp="8,sockets=2,cores=2,threads=2", append="plan=boot",
-                 checks=[cpus_online(list(range(8))), topology_line, final_status("SUCCESS")]),
-        Scenario("GRUB ISO boots, brings up every CPU and runs the default plan", smp="4",
-                 iso=True, accel="tcg-single",
-                 checks=[cpus_online([0, 1, 2, 3]), contains(r"^loader: GRUB"), suite_passed,
-                         records_valid("env", "result", "end"), final_status("SKIP")]),
-        Scenario("an x2APIC ID above 255 (260) comes up in x2APIC mode and passes the suite",
-                 smp="1,sockets=1,cores=288,maxcpus=288", append="plan=check",
-                 qemu=["-device", "max-x86_64-cpu,socket-id=0,core-id=260,thread-id=0"],
-                 expect=OK,
-                 checks=[contains(r"^smp: CPU 1 APIC ID 260 online",
-                                  r"^ok \d+ - xapic: every check # SKIP an APIC ID above 254",
-                                  r"^topology: from CPUID \S+, 1 package x 2 cores x 1 thread; "
-                                  r"APIC ID = package\.core\.thread: 0=0\.0\.0 260=0\.260\.0$"),
-                         suite_passed, records_valid("env", "check", "end"),
-                         final_status("SKIP")]),
-        Scenario("swallow-ipi makes the suite fail naming the CPU", smp="4",
-                 append="plan=check debug=swallow-ipi debug_cpu=2 deadline=200", expect=FAILURE,
-                 checks=[contains(r"^not ok \d+ - .*CPU 2 lost it"), final_status("FAILURE")]),
-        Scenario("double-ipi makes the suite fail naming the CPU", smp="6,sockets=2,cores=3",
-                 cpu="qemu64", append="plan=check debug=double-ipi", expect=FAILURE,
-                 checks=[contains(r"^not ok \d+ - .*CPU 5 .*duplicate"),
-                         final_status("FAILURE")]),
-        Scenario("a duplicate IPI inside a benchmark is a FAILURE naming the CPU", smp="3",
-                 accel="tcg-single",
-                 append="plan=bench bench=single backends=x2apic debug=double-ipi",
-                 expect=FAILURE,
-                 checks=[contains(r"CPU 2 \(APIC ID 2\) handled (\d+) IPIs of vector 0x40 for "
-                                  r"\d+ sent to it"),
-                         records_valid("env", "result", "end"), final_status("FAILURE")]),
-        Scenario("sender=, target= and matrix=1 choose the pairs", smp="3", accel="tcg-single",
-                 append="plan=bench bench=single backends=x2apic matrix=1",
-                 checks=[contains(r"^single matrix on x2apic", r'"sender":2,"targets":"1"',
-                                  r'"sender":1,"targets":"0"',
-                                  # the table: target CPUs as its header, '-' on the diagonal
-                                  r"^  snd\\tgt +0 +1 +2$", r"^ +0 +- +\d+ +\d+$",
-                                  r"^ +1 +\d+ +- +\d+$", r"^ +2 +\d+ +\d+ +-$"),
-                         records_valid("env", "result", "end"), final_status("SUCCESS")]),
-        Scenario("sender= the last CPU: every benchmark sends from it (the BSP a target)",
-                 smp="4", accel="tcg-single", append=f"plan=bench sender=3 {SMALL}",
-                 checks=[sent_from(3, halt_ran=False), honest_records,
-                         contains(r'"bench":"flush".*"status":"SKIP","reason":"[^"]*sender'),
-                         records_valid("env", "result", "norov", "end"),
-                         final_status("SKIP")]),
-        Scenario("sender= and target= two APs: every benchmark, single-halt included",
-                 smp="4", accel="tcg-single", append=f"plan=bench sender=3 target=1 {SMALL}",
-                 checks=[sent_from(3, halt_ran=True), honest_records,
-                         records_valid("env", "result", "norov", "end"),
-                         final_status("SKIP")]),
-        Scenario("debug=late-wake: the wake check calls a late wake late, not lost, FAILURE",
-                 smp="4", append="plan=check backends=x2apic debug=late-wake", expect=FAILURE,
-                 checks=[contains(r"^not ok \d+ - x2apic: CPU 0 wakes CPU 3 from HLT after \d+ "
-                                  r"us idle, 5 times, none lost or late: CPU 3 woke late on "
-                                  r"wake 3: its handler ran \d+ us after the send",
-                                  r"^#   CPU 3 woke late on wake 3 of the retry"),
-                         lacks(r"lost wake"), final_status("FAILURE")]),
-        Scenario("debug=late-wake in single-halt: its record counts one late wake, the others none",
-                 smp="3", accel="tcg-single",
-                 append=f"plan=bench bench=single-halt backends=x2apic debug=late-wake {SMALL}",
-                 checks=[late_wakes({"none": 1, "ack-after-eoi": 0, "block": 0,
-                                     "vmexit-gap": 0}),
-                         contains(r"^single-halt +round-trip +none .*\[late-wakes=1, max \d+ us\]"),
-                         records_valid("env", "result", "end"), final_status("SUCCESS")]),
-        Scenario("debug=no-halt-mark: one re-halt wait runs out, counted on its record alone",
-                 smp="3", accel="tcg-single",
-                 append="plan=bench bench=single-halt backends=x2apic debug=no-halt-mark "
-                        f"deadline=2000 {SMALL}",
-                 checks=[rehalt_timeouts({"none": 1, "ack-after-eoi": 0, "block": 0,
-                                          "vmexit-gap": 0}),
-                         contains(r"^single-halt +round-trip +none .*\[rehalt-timeouts=1\]"),
-                         records_valid("env", "result", "end"), final_status("SUCCESS")]),
-        Scenario("debug=stale-tlb: a shootdown that does not flush leaves a stale TLB entry, FAILURE",
-                 smp="3", append="plan=check backends=x2apic debug=stale-tlb",
-                 expect=FAILURE,
-                 checks=[contains(r"^not ok \d+ - native: IPI shootdown over x2apic \(INVLPG a "
-                                  r"page, count, EOI\), 2 pages, CPU 0 -> CPUs \{1-2\}: CPU 1 "
-                                  r"still reached page 0's old frame after the flush",
-                                  r"^not ok \d+ - native: IPI shootdown over x2apic \(EOI, "
-                                  r"INVLPG a page, count\), 2 pages",
-                                  r"^not ok \d+ - native: IPI shootdown over x2apic \(CR3 "
-                                  r"reload, count, EOI\), CPU 0 -> CPUs \{1-2\}"),
-                         lacks(r"the TLB effect went unseen"), final_status("FAILURE")]),
-        Scenario("debug=nmi-as-fixed: Fixed IPIs in place of NMIs fail every NMI check",
-                 smp="4", append="plan=check backends=x2apic-nmi debug=nmi-as-fixed deadline=200",
-                 expect=FAILURE,
-                 checks=[contains(r"^not ok \d+ - x2apic-nmi: CPU 0 -> CPU 1, NMI: CPU 1 counted 1 "
-                                  r"but took 0 NMIs",
-                                  r"^not ok \d+ - x2apic-nmi: an NMI from CPU 0 to CPU 3 is taken "
-                                  r"through IF=0: CPU 3 did not take the NMI",
-                                  r"^not ok \d+ - x2apic-nmi: an NMI from CPU 0 to CPU 3 is taken "
-                                  r"through TPR 0xf0: CPU 3 did not take the NMI",
-                                  r"^not ok \d+ - x2apic-nmi: of two NMIs .*none was held"),
-                         final_status("FAILURE")]),
-        Scenario("debug=nested-nmi: an NMI inside the NMI handler is a FAILURE naming the CPU, "
-                 "not a crash",
-                 smp="2", append="plan=check backends=x2apic-nmi debug=nested-nmi deadline=200",
-                 expect=FAILURE,
-                 checks=[contains(r"^ipibench: FAILURE: nested NMI on CPU 1 \(APIC ID 1\): an NMI "
-                                  r"was delivered while this CPU was still in its NMI handler"),
-                         lacks(r"exception #"), final_status("FAILURE")]),
-        Scenario("swallow-ipi fails the NMI delivery checks as it fails the Fixed ones",
-                 smp="4", append="plan=check backends=x2apic-nmi,xapic-nmi deadline=200 debug=swallow-ipi "
-                                 "debug_cpu=2", expect=FAILURE,
-                 checks=[contains(r"^not ok \d+ - xapic-nmi: CPU 0 -> CPU 2, NMI: CPU 2 lost it"),
-                         final_status("FAILURE")]),
-        Scenario("double-ipi on an NMI backend: the duplicate is named",
-                 smp="2", append="plan=check backends=x2apic-nmi debug=double-ipi", expect=FAILURE,
-                 checks=[contains(r"^not ok \d+ - x2apic-nmi: .*CPU 1 counted it 2 times "
-                                  r"\(duplicate\)"), final_status("FAILURE")]),
-        Scenario("debug=slow-eoi: the EOI is inside ack-after-eoi's round trip, outside the default's",
-                 smp="2", accel="tcg-single",
-                 append="plan=bench bench=single backends=x2apic debug=slow-eoi iters=5 warmup=1",
-                 checks=[eoi_in_region, records_valid("env", "result", "end"),
-                         final_status("SUCCESS")]),
-        Scenario("debug=extra-exit adds a register read to each send and changes no result",
-                 smp="2", accel="tcg-single",
-                 append=f"plan=bench bench=send-cost,single backends=xapic,x2apic "
-                        f"debug=extra-exit {SMALL}",
-                 checks=[contains(r'"bench":"send-cost".*"backend":"x2apic".*"status":"SUCCESS"',
-                                  r'"bench":"single".*"backend":"xapic".*"status":"SUCCESS"'),
-                         records_valid("env", "result", "end"), final_status("SUCCESS")]),
-        Scenario("markers=1: every measured record carries its sampling's phase marker; "
-                 "a withheld one-way figure carries its sampling's",
-                 smp="2", accel="tcg-single",
-                 append=f"plan=bench bench=dry-run,self,single,broadcast markers=1 "
-                        f"debug=withhold-one-way {SMALL}",
-                 checks=[marked, withheld_marked, records_valid("env", "result", "end"),
-                         final_status("SKIP")]),
-        Scenario("an exception on an AP in the middle of a benchmark names CPU and benchmark",
-                 smp="3", accel="tcg-single", append="plan=bench bench=single debug=fault-ap-bench",
-                 expect=CRASH,
-                 checks=[contains(r"^CPU 2 \(APIC ID 2\): exception #UD",
-                                  r"^  during benchmark single on xapic"),
-                         final_status("CRASH")]),
-        Scenario("a forced deadline expiry is a FAILURE naming CPU and benchmark; the plan goes on",
-                 smp="3", accel="tcg-single",
-                 append="plan=bench bench=single backends=xapic,x2apic debug=expire-deadline",
-                 expect=FAILURE,
-                 checks=[contains(r"^bench: FAILURE: single on xapic: CPU 0 sent vector 0x40 to "
-                                  r"CPU 2 \(APIC ID 2\): not handled within 1000 us",
-                                  r'"bench":"single","metric":"round-trip".*"backend":"x2apic"'
-                                  r'.*"status":"SUCCESS"'),
-                         records_valid("env", "result", "end"), final_status("FAILURE")]),
-        Scenario("a forced deadline expiry with sender= an AP: the BSP answers late, FAILURE",
-                 smp="3", accel="tcg-single",
-                 append="plan=bench bench=single backends=xapic,x2apic debug=expire-deadline "
-                        "sender=2",
-                 expect=FAILURE,
-                 checks=[contains(r"^bench: FAILURE: single on xapic: CPU 2 sent vector 0x40 to "
-                                  r"CPU 0 \(APIC ID 0\): not handled within 1000 us",
-                                  r"^bench: harness cost \d+ cycles on CPU 2 ",
-                                  r'"bench":"single","metric":"round-trip".*"backend":"x2apic"'
-                                  r'.*"sender":2.*"status":"SUCCESS"'),
-                         records_valid("env", "result", "end"), final_status("FAILURE")]),
-        # Issue 12 item 3: a CPU that stops making progress (here spinning with IF=0 in
-        # a benchmark's measured iterations, no deadline of its own) is found by another
-        # CPU's watchdog tick, which takes its registers by NMI and ends the run ERROR.
-        Scenario("debug=stall on the BSP: an AP's watchdog names CPU 0, its phase and RIP, ERROR",
-                 smp="2", accel="tcg-single", timeout=60,
-                 append=f"plan=bench bench=broadcast backends=xapic deadline=200 debug=stall "
-                        f"debug_cpu=0 {SMALL}",
-                 expect=ERROR,
-                 checks=[stalled(0, 0, 200), watchdog_line,
-                         lacks(r'"record":"result".*"bench":"broadcast"'),
-                         final_status("ERROR")]),
-        Scenario("debug=stall on an AP: the watchdog names its CPU and APIC ID, phase and RIP",
-                 smp="6,sockets=2,cores=3", accel="tcg-single", timeout=60,
-                 append=f"plan=bench bench=broadcast backends=x2apic deadline=200 debug=stall "
-                        f"debug_cpu=4 {SMALL}",
-                 expect=ERROR,
-                 checks=[stalled(4, 5, 200), contains(r"^watchdog: CPU 4 .*backend x2apic, "
-                                                      r"benchmark broadcast on x2apic"),
-                         final_status("ERROR")]),
-        Scenario("debug=stall with one CPU: nobody could watch it, so it is not armed, ERROR",
-                 smp="1", append="plan=boot debug=stall", expect=ERROR,
-                 checks=[watchdog_line,
-                         contains(r"^debug: stall needs another CPU to watch CPU 0 \(1 online\): "
-                                  r"not armed"),
-                         final_status("ERROR")]),
-        Scenario("without a PIT the TSC is calibrated against the ACPI PM timer", smp="2",
-                 accel="tcg-single", append="plan=boot", qemu=["-machine", "pit=off"],
-                 checks=[contains(r"^tsc: \d+ kHz from ACPI PM timer calibration"),
-                         records_valid("env", "end"), final_status("SUCCESS")]),
-        Scenario("plan=boot runs no suite and no benchmark", smp="2", append="plan=boot",
-                 checks=[lacks(r"^check: ", r'^\{"record":"result"'),
-                         records_valid("env", "end"), final_status("SUCCESS")]),
-        Scenario("bench= and backends= select what runs", smp="2", accel="tcg-single",
-                 append="plan=bench bench=single backends=x2apic",
-                 checks=[contains(r'"bench":"single".*"backend":"x2apic"'),
-                         lacks(r'"bench":"broadcast"', r'"backend":"xapic"'),
-                         records_valid("env", "result", "end"), final_status("SUCCESS")]),
-        # -cpu max is AuthenticAMD under TCG; the Intel vendor takes the fenced x2APIC paths.
-        Scenario("the kvm-unit-tests view names self, single and single-halt figures",
-                 smp="2", accel="tcg-single", cpu="max,vendor=GenuineIntel",
-                 append="plan=bench bench=self,single,single-halt backends=xapic,x2apic",
-                 checks=[contains(r"^view: kvm-unit-tests x86/vmexit\.c names",
-                                  r"^test +xapic +x2apic$",
-                                  r"^self_ipi_sti_nop +\d+ +\d+$",
-                                  r"^x2apic_self_ipi_tpr_sti_hlt +- +\d+$",
-                                  r"^ipi_halt +\d+ +\d+$",
-                                  r"^note: ipi_halt here is CPU 0 -> CPU 1 \(vmexit\.c: CPU 0 -> "
-                                  r"CPU 1\); as in vmexit\.c, each iteration is the round trip "
-                                  r"and a 2000-cycle spin inside the timing",
-                                  r"^note: the self rows here end when the handler has run",
-                                  # The pass the ipi_halt row comes from: no gap, the
-                                  # spin inside the region.
-                                  r'"bench":"single-halt","metric":"round-trip",'
-                                  r'"variant":"vmexit-gap","backend":"xapic",.*'
-                                  r'next-send=after-2000-cycle-spin-in-region',
-                                  r"^note: on x2APIC every ICR write here, .*MFENCE;LFENCE "
-                                  r"\(SDM 11\.12\.3; Linux's rule for vendor GenuineIntel\)",
-                                  # Issue 20 item 8: vmexit.c's xAPIC self send, ICR2 then ICR.
-                                  r'"bench":"self","metric":"send-to-handler",'
-                                  r'"variant":"icr2-sti-nop","backend":"xapic",',
-                                  r"^note: the xAPIC self_ipi_\* cells are the icr2-\* passes",
-                                  r"^note: vmexit\.c times its loops with RDTSC accumulators "
-                                  r"inside them, .*tsc_ipi, .*tsc_eoi, ",
-                                  r'^\{"record":"kut","schema":1,"name":"self_ipi_sti_nop",'
-                                  r'"backend":"x2apic","mean_cycles":\d+\}$',
-                                  r'^\{"record":"kut","schema":1,"name":"ipi_halt",'
-                                  r'"backend":"xapic","mean_cycles":\d+\}$'),
-                         lacks(r"^ipi ",  # a spinning target is not vmexit.c's ipi
-                               r"^note: on x2APIC the ICR writes here are unfenced"),
-                         fence_words,
-                         records_valid("env", "result", "end"), final_status("SUCCESS")]),
-        Scenario("with halt_gap=0 the kvm-unit-tests view calls single-halt 'ipi', "
-                 "beside the vmexit-gap pass's ipi_halt",
-                 smp="2", accel="tcg-single",
-                 append="plan=bench bench=single-halt backends=x2apic halt_gap=0",
-                 checks=[contains(r"^ipi +\d+$", r"^ipi_halt +\d+$",
-                                  r"^note: on x2APIC the ICR writes here are unfenced, as Linux "
-                                  r"sends them on AMD and Hygon \(vendor AuthenticAMD\)"),
-                         lacks(r"^self_ipi", r"^note: on x2APIC every ICR write here"),
-                         fence_words,
-                         records_valid("env", "result", "end"), final_status("SUCCESS")]),
-        # Issue 15 item 6: INVLPG per page up to Linux's 33-page ceiling, CR3 only as its
-        # own variant, and the targets' loss beside the sender's time in every flush row.
-        # Issue 30 item 4: the same INVLPG shootdown in Linux's order (EOI, flush, count).
-        Scenario("flush: INVLPG per page to 33 pages, also after the EOI, labelled CR3 variants, "
-                 "targets' loss",
-                 smp="4", accel="tcg-single", append="plan=bench bench=flush backends=x2apic",
-                 checks=[contains(*[rf'"bench":"flush","metric":"{m}","variant":"native-{v}",'
-                                    rf'"backend":"x2apic",.*"targets":"{t}",.*"status":"SUCCESS"'
-                                    for v in ("invlpg-1p", "invlpg-8p", "invlpg-33p", "cr3-8p",
-                                              "cr3-33p", "invlpg-after-eoi-1p",
-                                              "invlpg-after-eoi-33p")
-                                    for m in ("shootdown", "target-loss")
-                                    for t in ("1", "1-2", "1-3")]),
-                         contains(r'"metric":"target-loss","variant":"undisturbed",'
-                                  r'"backend":"x2apic",.*"targets":"1-3",.*"status":"SUCCESS"',
-                                  r'"metric":"call","variant":"hv-flush","backend":"none",'
-                                  r'.*"status":"SKIP"'),
-                         lacks(r'"variant":"native-cr3-1p"', r'"bench":"flush".*"FAILURE"'),
-                         records_valid("env", "result", "end"), final_status("SKIP")]),
-        Scenario("deliberate fault on the BSP dumps registers and ends in CRASH",
-                 smp="2", append="plan=boot debug=fault-bsp", expect=CRASH,
-                 checks=[contains(r"^CPU 0 \(APIC ID 0\): exception #UD invalid opcode \(vector 6\)",
-                                  r"RIP [0-9a-f]{16}", r"CR2 [0-9a-f]{16}", r"RSP [0-9a-f]{16}"),
-                         final_status("CRASH")]),
-        Scenario("a triple fault resets the VM: no status, run.sh says so and exits 8",
-                 smp="2", append="plan=boot debug=triple-fault", expect=QEMU_EXIT,
-                 checks=[contains(r"^debug: empty IDT and #UD on the BSP: a triple fault"),
-                         lacks(r"^ipibench: status ", r"exception #")],
-                 stderr=[r"guest reset or powered off without a status.*\(QEMU exit 0\)"]),
-        Scenario("deliberate fault on an AP names that CPU and ends in CRASH",
-                 smp="6,sockets=2,cores=3", append="plan=boot debug=fault-ap", expect=CRASH,
-                 checks=[contains(r"^CPU 5 \(APIC ID 6\): exception #UD"), final_status("CRASH")]),
-        Scenario("an AP that never gets its SIPI is reported and left out",
-                 smp="4", append="plan=boot debug=skip-sipi debug_cpu=2 ap_timeout=200",
-                 expect=ERROR,
-                 checks=[contains(r"^smp: CPU 2 \(APIC ID 2\) did not come up within 200 ms"),
-                         contains(r"^smp: 3 of 4 CPUs online"), final_status("ERROR")]),
-        Scenario("unknown command-line key is rejected by name", append="itres=5",
-                 expect=BADCMD,
-                 checks=[contains(r"^ipibench: bad command line: unknown key 'itres' in 'itres=5'"),
-                         final_status("BAD-CMDLINE"), lacks(r"^smp: CPU 1")]),
-        Scenario("malformed number is rejected with the accepted range",
-                 append="ap_timeout=12x", expect=BADCMD,
-                 checks=[contains(r"bad number in 'ap_timeout=12x' \(accepted: 1\.\.60000"),
-                         final_status("BAD-CMDLINE")]),
-        Scenario("out-of-range number is rejected", append="ap_timeout=0", expect=BADCMD,
-                 checks=[contains(r"'ap_timeout=0'"), final_status("BAD-CMDLINE")]),
-        Scenario("two faults that share the idle loop's slot are rejected together",
-                 append="plan=boot debug=late-wake,no-halt-mark", expect=BADCMD,
-                 checks=[contains(r"^ipibench: bad command line: debug=late-wake and "
-                                  r"debug=no-halt-mark plant their faults in the same place"),
-                         final_status("BAD-CMDLINE")]),
-        Scenario("duplicate key is rejected", append="plan=boot plan=boot", expect=BADCMD,
-                 checks=[contains(r"duplicate key 'plan'"), final_status("BAD-CMDLINE")]),
-        # Issue 22 item 7: a CPU the machine lacks used to SKIP every benchmark and exit 0,
-        # a run that measured nothing it was asked for passing; now it is checked once
-        # the CPUs are up, before the plan.
-        Scenario("sender= beyond the online CPUs is rejected naming them", smp="4",
-                 accel="tcg-single", append=f"plan=bench sender=9 {SMALL}", expect=BADCMD,
-                 checks=[contains(r"^ipibench: bad command line: sender=9 names no CPU: "
-                                  r"CPUs 0-3 are online$"),
-                         lacks(r'^\{"record":"result"'), final_status("BAD-CMDLINE")]),
-        Scenario("target= beyond the online CPUs is rejected naming them", smp="2",
-                 accel="tcg-single", append=f"plan=bench target=99 {SMALL}", expect=BADCMD,
-                 checks=[contains(r"^ipibench: bad command line: target=99 names no CPU: "
-                                  r"CPUs 0-1 are online$"),
-                         lacks(r'^\{"record":"result"'), final_status("BAD-CMDLINE")]),
-        Scenario("debug_cpu= beyond the online CPUs is rejected naming them", smp="2",
-                 append="plan=boot debug=swallow-ipi debug_cpu=5", expect=BADCMD,
-                 checks=[contains(r"^ipibench: bad command line: debug_cpu=5 names no CPU: "
-                                  r"CPUs 0-1 are online$"),
-                         final_status("BAD-CMDLINE")]),
-        # skip-sipi's debug_cpu is a CPU the machine lists but that stays down by design:
-        # it is checked against the listed CPUs, not the online ones.
-        Scenario("skip-sipi may name the last listed CPU, which then is not online",
-                 smp="4", append="plan=boot debug=skip-sipi debug_cpu=3 ap_timeout=200",
-                 expect=ERROR,
-                 checks=[contains(r"^smp: 3 of 4 CPUs online"),
-                         lacks(r"bad command line"), final_status("ERROR")]),
-        Scenario("sender= a listed CPU that did not come up is rejected: CPUs 0-2 online",
-                 smp="4", append="plan=bench debug=skip-sipi debug_cpu=3 ap_timeout=200 sender=3",
-                 expect=BADCMD,
-                 checks=[contains(r"^ipibench: bad command line: sender=3 names no CPU: "
-                                  r"CPUs 0-2 are online \(3 of 4 listed\)$"),
-                         lacks(r'^\{"record":"result"'), final_status("BAD-CMDLINE")]),
-        Scenario("skip-sipi's debug_cpu= beyond the listed CPUs is rejected", smp="2",
-                 append="plan=boot debug=skip-sipi debug_cpu=2", expect=BADCMD,
-                 checks=[contains(r"^ipibench: bad command line: debug_cpu=2 names no CPU: "
-                                  r"the machine lists CPUs 0-1$"),
-                         final_status("BAD-CMDLINE")]),
-        Scenario("help=1 lists the keys and succeeds; every list of backends and debug keys "
-                 "matches the registries", append="help=1",
-                 checks=[contains(r"ap_timeout", r"debug"), registry_lists,
-                         final_status("SUCCESS")]),
-    ]
     return out
 
 
-def mptable_scenarios():
-    """Issue 14 item 3: CPUs from the Intel MP table when ACPI gives none. QEMU's pc
-    SeaBIOS builds both tables; debug=no-acpi makes the kernel ignore ACPI. SeaBIOS
-    lists only the first logical CPU of each package in its MP table, so the four
-    CPUs are four sockets here (tests/fixtures/mptable/README.md)."""
-    return [
-        Scenario("debug=no-acpi: 4 CPUs come up through SeaBIOS's MP table, the suite passes",
-                 smp="4,sockets=4", machine="pc", append="plan=check debug=no-acpi",
-                 checks=[cpus_online([0, 1, 2, 3]),
-                         contains(r"^debug: no-acpi: ACPI ignored, CPUs from the MP table$",
-                                  r"^mptable: 4 CPUs \(APIC IDs 0 1 2 3\)$",
-                                  r"^mptable: MP 1\.4 table at 0xf[0-9a-f]{4}: \d+ entries, "
-                                  r"0 disabled, 0 duplicates; local APIC at 0xfee00000$"),
-                         lacks(r"^acpi: ", r"^mptable: .*BP flag"),
-                         suite_passed, records_valid("env", "check", "end"),
-                         final_status("SKIP")]),
-    ]
-
-
+@check_factory
 def microvm_facts(acpi):
-    """Issue 14 items 1 and 2: microvm without an 8259, PIT or RTC, entered through PVH;
+    """microvm without an 8259, PIT or RTC, entered through PVH;
     CPUs from the MADT the start info's RSDP leads to, or (acpi=off) from the MP table;
     under TCG nothing gives the TSC frequency, and every figure says its ns are a guess."""
     def check(sc, log):
@@ -980,10 +677,10 @@ def microvm_facts(acpi):
 
 
 def microvm_scenarios():
-    """Issue 14 item 4: QEMU microvm as microVM monitors present a guest (pic=off, pit=off,
+    """QEMU microvm as microVM monitors present a guest (pic=off, pit=off,
     rtc=off; run.sh --machine microvm boots build/ipibench.elf through PVH), the default plan
-    at -smp 1, 2 and 4, with ACPI and with only the firmware's MP table (microvm-noacpi);
-    and PVH on q35 (run.sh --pvh), where the firmware has every legacy device."""
+    at -smp 1, 2 and 4, with ACPI and with only the firmware's MP table (microvm-noacpi).
+    PVH on q35 (run.sh --pvh) is in scenarios.cfg."""
     out = []
     for machine, acpi in (("microvm", True), ("microvm-noacpi", False)):
         for smp in ("1", "2", "4"):
@@ -994,25 +691,266 @@ def microvm_scenarios():
                 checks=[cpus_online(TOPOLOGIES[smp]), tsc_line, skew_line, suite_passed,
                         switch_sequence, watchdog_line, bench_results, microvm_facts(acpi),
                         records_valid("env", "check", "result", "end"), final_status("SKIP")]))
-    out.append(Scenario(
-        "q35 --pvh: build/ipibench.elf boots through its PVH entry, RSDP from the start info",
-        smp="4", machine="q35", pvh=True, append="plan=check",
-        checks=[cpus_online(TOPOLOGIES["4"]), suite_passed,
-                contains(r"^loader: pvh$", r"^cmdline: plan=check$",
-                         r"^pvh: start info version 1 at 0x[0-9a-f]+: [1-9]\d* memory map "
-                         r"entries, RSDP at 0x[0-9a-f]+",
-                         r"^acpi: RSDP at 0x[0-9a-f]+, from the loader$",
-                         r"^tsc: \d+ kHz from PIT calibration"),
-                lacks(r"^pic: no 8259", r"tsc-freq-guessed"),
-                records_valid("env", "check", "end"), final_status("SKIP")]))
-    # Multiboot puts the image path first and the parser skips it; PVH passes
-    # the arguments alone, so a bare first word must be refused, not skipped.
-    out.append(Scenario(
-        "--pvh: a bare first word on the command line is refused, not taken for an image path",
-        smp="2", machine="q35", pvh=True, append="help plan=boot", expect=BADCMD,
-        checks=[contains(r"^ipibench: bad command line: 'help' is not key=value"),
-                final_status("BAD-CMDLINE")]))
     return out
+
+
+# --- the hand-written scenarios: tests/boot/scenarios.cfg, whose header says its format
+
+SCENARIO_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenarios.cfg")
+# What ${NAME} in an append stands for.
+VARIABLES = {"SMALL": SMALL}
+EXIT_NAMES = {"OK": OK, "ERROR": ERROR, "FAILURE": FAILURE, "CRASH": CRASH, "BADCMD": BADCMD,
+              "TIMEOUT": TIMEOUT, "QEMU_EXIT": QEMU_EXIT}
+STATUS_WORDS = ("SUCCESS", "SKIP", "ERROR", "FAILURE", "CRASH", "BAD-CMDLINE")
+# The checks a scenario names in its checks = key.
+PLAIN_CHECKS = {f.__name__: f for f in (
+    suite_passed, tsc_line, skew_line, topology_line, switch_sequence, watchdog_line,
+    bench_results, xapic_before_x2apic, honest_records, fence_words, eoi_in_region,
+    registry_lists, marked, withheld_marked)}
+PLAIN_CHECKS["flush_rows"] = flush_rows
+
+
+class ScenarioFileError(Exception):
+    """scenarios.cfg is broken: the message names the file, the line, the scenario and the
+    key."""
+
+
+def _one_word(text):
+    words = text.split()
+    if len(words) != 1:
+        raise ValueError(f"one word expected, not {text!r}")
+    return words[0]
+
+
+def _lines(text):
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _regexes(text):
+    patterns = _lines(text)
+    if not patterns:
+        raise ValueError("no regex")
+    for p in patterns:
+        try:
+            re.compile(p)
+        except re.error as e:
+            raise ValueError(f"bad regex /{p}/: {e}") from None
+    return patterns
+
+
+def _yes_no(text):
+    word = _one_word(text)
+    if word not in ("yes", "no"):
+        raise ValueError(f"yes or no, not {word!r}")
+    return word == "yes"
+
+
+def _number(text):
+    word = _one_word(text)
+    if not word.isdigit():
+        raise ValueError(f"a number, not {word!r}")
+    return int(word)
+
+
+def _words(text, allowed=None):
+    words = text.split()
+    if not words:
+        raise ValueError("no value")
+    bad = [w for w in words if allowed is not None and w not in allowed]
+    if bad:
+        raise ValueError(f"unknown {', '.join(map(repr, bad))} (known: {', '.join(allowed)})")
+    return words
+
+
+def _append(text):
+    def variable(m):
+        if m.group(1) not in VARIABLES:
+            raise ValueError(f"unknown ${{{m.group(1)}}} (known: {', '.join(VARIABLES)})")
+        return VARIABLES[m.group(1)]
+    return re.sub(r"\$\{([^}]*)\}", variable, " ".join(_lines(text)))
+
+
+def _expect(text):
+    word = _one_word(text)
+    if word.isdigit():
+        return int(word)
+    if word not in EXIT_NAMES:
+        raise ValueError(f"unknown exit status {word!r} (known: {', '.join(EXIT_NAMES)}, "
+                         "or a number)")
+    return EXIT_NAMES[word]
+
+
+def _counts(text):
+    """VARIANT=N ... as a dict."""
+    out = {}
+    for word in _words(text):
+        variant, eq, n = word.partition("=")
+        if not eq or not variant or not n.isdigit() or variant in out:
+            raise ValueError(f"VARIANT=N words, each variant once, not {word!r}")
+        out[variant] = int(n)
+    return out
+
+
+def _named(text, **kinds):
+    """NAME=VALUE words, every name of kinds once, each value read by its kind."""
+    out = {}
+    for word in _words(text):
+        name, eq, value = word.partition("=")
+        if not eq or name not in kinds or name in out:
+            raise ValueError(f"{word!r}: expected {' '.join(n + '=...' for n in kinds)}, "
+                             "each once")
+        out[name] = kinds[name](value)
+    if set(out) != set(kinds):
+        raise ValueError(f"missing {', '.join(sorted(set(kinds) - set(out)))}=")
+    return out
+
+
+# Scenario's arguments: key -> reader of its value.
+BOOT_KEYS = {
+    "smp": _one_word, "machine": _one_word, "cpu": _one_word, "accel": _one_word,
+    "append": _append, "expect": _expect, "timeout": _number, "iso": _yes_no, "pvh": _yes_no,
+    "qemu": _words, "stderr": _regexes,
+}
+REQUIRED_KEYS = ("smp", "expect")  # and append unless iso = yes
+# Check keys: key -> the list of checks its value makes.
+CHECK_KEYS = {
+    "contains": lambda v: [contains(*_regexes(v))],
+    "lacks": lambda v: [lacks(*_regexes(v))],
+    "status": lambda v: [final_status(_words(_one_word(v), STATUS_WORDS)[0])],
+    "records": lambda v: [records_valid(*_words(v))],
+    "cpus_online": lambda v: [cpus_online([_number(w) for w in _words(v)])],
+    "checks": lambda v: [PLAIN_CHECKS[n] for n in _words(v, list(PLAIN_CHECKS))],
+    "late_wakes": lambda v: [late_wakes(_counts(v))],
+    "rehalt_timeouts": lambda v: [rehalt_timeouts(_counts(v))],
+    "sent_from": lambda v: [sent_from(**_named(v, sender=_number, halt_ran=_yes_no))],
+    "stalled": lambda v: [stalled(**_named(v, cpu=_number, apic_id=_number,
+                                           deadline_ms=_number))],
+    "microvm_facts": lambda v: [microvm_facts(**_named(v, acpi=_yes_no))],
+}
+
+
+def _place(lines, lineno=None, section=None, key=None):
+    """'LINE: [SECTION] KEY' for a message: the line of the section's key (or header),
+    or the section and the key above line lineno."""
+    header = re.compile(r"\[(.+)\]$")
+    if lineno is None:
+        for i, line in enumerate(lines, 1):
+            m = header.match(line.strip())
+            if m and m.group(1) == section:
+                lineno = i
+            elif m and lineno:
+                break
+            elif lineno and key and re.match(rf"{re.escape(key)}\s*=", line):
+                lineno = i
+                break
+    else:
+        for line in lines[:lineno - 1]:
+            m, k = header.match(line.strip()), re.match(r"([^\s=#][^=]*?)\s*=", line)
+            section, key = (m.group(1), None) if m else (section, k.group(1) if k else key)
+    return f"{lineno or '?'}: " + (f"[{section}]" if section else "before any [scenario]") \
+        + (f" {key}" if key else "")
+
+
+def load_scenarios(path=SCENARIO_FILE, text=None):
+    """The scenarios of the file at path (or of text, named path), in its order; a
+    ScenarioFileError naming file, line, scenario and key for anything it cannot take."""
+    parser = configparser.ConfigParser(
+        delimiters=("=",), comment_prefixes=("#",), inline_comment_prefixes=None,
+        strict=True, interpolation=None, default_section="\0 no defaults")
+    parser.optionxform = str  # keys are case-sensitive: a misspelt one is unknown
+    try:
+        if text is None:
+            with open(path) as f:
+                text = f.read()
+    except OSError as e:
+        raise ScenarioFileError(f"{path}: {e.strerror}") from None
+    path, lines = os.path.relpath(path), text.splitlines()  # as run from the repository
+    try:
+        parser.read_string(text, source=path)
+    except configparser.DuplicateSectionError as e:
+        raise ScenarioFileError(f"{path}:{e.lineno}: [{e.section}]: a second scenario of that "
+                                "name") from None
+    except configparser.DuplicateOptionError as e:
+        raise ScenarioFileError(f"{path}:{e.lineno}: [{e.section}] {e.option}: a second time "
+                                "(each key once; a value goes on on lines indented below its "
+                                "key)") from None
+    except configparser.MissingSectionHeaderError as e:
+        raise ScenarioFileError(f"{path}:{e.lineno}: before any [scenario]: {e.line.strip()!r}") \
+            from None
+    except configparser.ParsingError as e:
+        lineno = e.errors[0][0]
+        raise ScenarioFileError(f"{path}:{_place(lines, lineno)}: {lines[lineno - 1].strip()!r} "
+                                "is no [scenario], KEY = VALUE, # comment, or line of a value "
+                                "(indented below its key)") from None
+    except configparser.Error as e:
+        raise ScenarioFileError(f"{path}: {e}") from None
+    out = []
+    for name in parser.sections():
+        section = parser[name]
+        boot, checks = {}, []
+        for key, value in section.items():
+            try:
+                if key in BOOT_KEYS:
+                    boot[key] = BOOT_KEYS[key](value)
+                elif key in CHECK_KEYS:
+                    checks += CHECK_KEYS[key](value)
+                else:
+                    raise ValueError("unknown key (known: "
+                                     f"{', '.join(list(BOOT_KEYS) + list(CHECK_KEYS))})")
+            except ValueError as e:
+                raise ScenarioFileError(f"{path}:{_place(lines, None, name, key)}: {e}") \
+                    from None
+        required = REQUIRED_KEYS + (() if boot.get("iso") else ("append",))
+        missing = [k for k in required if k not in boot]
+        where = f"{path}:{_place(lines, None, name)}"
+        if missing:
+            raise ScenarioFileError(f"{where} {missing[0]}: missing (required: "
+                                    f"{', '.join(required)})")
+        if boot.get("iso") and "append" in boot:
+            raise ScenarioFileError(f"{path}:{_place(lines, None, name, 'append')}: the GRUB "
+                                    "ISO (iso = yes) boots with its own command line")
+        if not checks:
+            raise ScenarioFileError(f"{where}: no check key (one of {', '.join(CHECK_KEYS)})")
+        out.append(Scenario(name, checks=checks, **boot))
+    return out
+
+
+# Broken files the reader must refuse, and what its message must name.
+BROKEN_FILES = [
+    ("[s]\nsmp = 2\nappend = plan=boot\nexpect = OK\nstaus = SUCCESS\n", "[s] staus: unknown key"),
+    ("[s]\nsmp = 2\nappend = plan=boot\nexpect = OK\nchecks = suite_passed sute_passed\n",
+     "[s] checks: unknown 'sute_passed'"),
+    ("[s]\nsmp = 2\nappend = plan=boot\nstatus = SUCCESS\n", "[s] expect: missing"),
+    ("[s]\nsmp = 2\nappend = ${SMAL}\nexpect = OK\nstatus = SKIP\n", "[s] append: unknown ${SMAL}"),
+    ("[s]\nsmp = 2\nappend = plan=boot\nexpect = OK\nstatus = SKIP\nstatus = SUCCESS\n",
+     ":6: [s] status: a second time"),
+    ("[s]\nsmp = 2\nappend = plan=boot\nexpect = OK\nlacks =\n    (\n", "[s] lacks: bad regex"),
+    ("[s]\nsmp = 2\nappend = plan=boot\nexpect = OK\n", "[s]: no check key"),
+]
+
+
+def reader_self_test():
+    """Problems of the reader: a broken file it takes, or a message that does not say
+    where; a check name that scenarios.cfg's header does not document."""
+    problems = []
+    for text, want in BROKEN_FILES:
+        try:
+            load_scenarios("broken.cfg", text)
+            problems.append(f"took a broken file: {text!r}")
+        except ScenarioFileError as e:
+            if not str(e).startswith("broken.cfg:") or want not in str(e):
+                problems.append(f"message {str(e)!r} lacks {want!r}")
+    with open(SCENARIO_FILE) as f:
+        header = f.read().split("\n[", 1)[0]
+    problems += [f"{SCENARIO_FILE}'s header does not document {name}"
+                 for name in list(PLAIN_CHECKS) + list(BOOT_KEYS) + list(CHECK_KEYS)
+                 if not re.search(rf"\b{name}\b", header)]
+    return problems
+
+
+def all_scenarios():
+    """The generated shapes, then the hand-written scenarios of scenarios.cfg."""
+    return shape_matrix() + microvm_scenarios() + load_scenarios()
 
 
 def run(sc):
@@ -1036,8 +974,16 @@ def run(sc):
 
 def main():
     only = sys.argv[1] if len(sys.argv) > 1 else None
-    todo = [s for s in scenarios() + mptable_scenarios() + microvm_scenarios()
-            if not only or only in s.name]
+    problems = reader_self_test()
+    if problems:
+        print("not ok - boot: the reader of scenarios.cfg")
+        print("".join(f"#   {p}\n" for p in problems), end="")
+        return 1
+    try:
+        todo = [s for s in all_scenarios() if not only or only in s.name]
+    except ScenarioFileError as e:
+        print(f"not ok - boot: {e}")
+        return 1
     workers = max(1, min(len(todo), os.cpu_count() or 2))
     bad = 0
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:

@@ -16,7 +16,7 @@ Targets, each fed files it did not write:
            attribute to the records of a captured console log, the table; it
            must never raise (seeds: tests/fixtures/traces)
 
-Inputs are mutated seeds: the synthetic runs of tests/tools/synth.py (their
+Inputs are mutated seeds: the synthetic runs of tests/host/synth.py (their
 results.json and console.log), host/ipibench/presets.conf, and any files in
 tests/fuzz/corpus/TARGET/. Mutations: bit flips, interesting bytes, deleted,
 repeated and duplicated ranges, truncation, splices of two seeds, and for
@@ -44,7 +44,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "host"))
-sys.path.insert(0, os.path.join(ROOT, "tests", "tools"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
 
 from ipibench import report  # noqa: E402
 from ipibench.compare.correctness import correctness_failures  # noqa: E402
@@ -92,7 +92,7 @@ def on_alarm(signum, frame):
 
 
 def synth_seeds(target):
-    """results.json and console.log of synthetic runs (tests/tools/synth.py)."""
+    """results.json and console.log of synthetic runs (tests/host/synth.py)."""
     import synth
 
     def with_failure(i, recs):

@@ -20,7 +20,7 @@ deterministic; rerun this after changing a fixture and commit the result.
 
 The Python targets (results, console, presets) need no files here:
 tests/fuzz/fuzz_tools.py builds their seeds at run time from
-tests/tools/synth.py and host/ipibench/presets.conf."""
+tests/host/synth.py and host/ipibench/presets.conf."""
 import os
 import struct
 import sys

@@ -40,7 +40,7 @@ VALIDATE = [os.path.join(HERE, "..", "..", "run.sh"), "validate"]
 # runs beside the Hyper-V backends and proves the guest OS ID is switched off
 # and on again. hv-flush / hv-flush-xmm are the suite's checks of the four
 # flush hypercalls in their slow and XMM-fast forms (labels, not backends).
-# The NMI backends run wherever their Fixed twin does (issue 21), and
+# The NMI backends run wherever their Fixed twin does, and
 # x2apic-pv-eoi wherever x2APIC is (QEMU offers kvm-pv-eoi by default).
 # native is the suite's check of the native shootdown, over a Fixed backend
 # of the last group (under nested KVM its TLB effect goes unseen: the check

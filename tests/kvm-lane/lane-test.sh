@@ -157,7 +157,7 @@ jobs_file() {
 	local p bench="iters=3 warmup=1 budget=1" exits
 	# The traced frames first: they run while the three run.sh boots
 	# started beside this one (below) load both host CPUs, so the exit
-	# counts are judged on a busy host (issue 29 item 4). A halted target's
+	# counts are judged on a busy host. A halted target's
 	# HLT exit once went missing there, 0.90 to 0.94 an iteration, until
 	# single-halt waited for the target to be back in HLT (bench/point.c).
 	# exits, each backend on one preset: xAPIC, x2APIC and their NMI twins
@@ -448,7 +448,7 @@ rc=$early
 if part main; then
 	# The run.sh checks whose verdicts are exit counts and exit codes boot
 	# beside the one outer boot below, each an outer boot of its own: that
-	# boot keeps 1.3 of 2 host CPUs busy (issue 29 item 4: a busy host slows
+	# boot keeps 1.3 of 2 host CPUs busy (a busy host slows
 	# figures, it never fails them). What load does move is the exits the
 	# host makes on its own: stray interrupt exits (never judged), a
 	# watchdog tick in a longer window (deadline=20000 keeps it to one a
@@ -525,7 +525,7 @@ $(cat "$base"/exits-run/*/console.log 2>/dev/null | grep -v '^{' | tail -n 8 | s
 	# lane: matrix --exits of one preset at its own -smp, one boot, a plan
 	# subset; the boot's folder keeps the trace and the exits as run --exits
 	# does; then gate --exits of the matrix against itself must compare exit
-	# rows and pass. Issue 29 item 1: the base withholds its one-way figures
+	# rows and pass. The base withholds its one-way figures
 	# (debug=withhold-one-way, as a skewed TSC does), the candidate plants an
 	# exit (debug=extra-exit) and may measure them: gate --exits must say 20,
 	# whatever either side's timing let it report. Item 4: both booted beside
@@ -629,7 +629,7 @@ if part cli; then
 		34 $? "$out" \
 		"the lane's kvm_amd.avic: asked 1, got N: the CPU has no AVIC" \
 		"^ab: both sides ran with kvm_amd.avic=N: nothing to compare" || rc=1
-	# ab over kvm_amd.vnmi in the lane (issue 21), asked in the other order: TCG's
+	# ab over kvm_amd.vnmi in the lane, asked in the other order: TCG's
 	# SVM has no virtual NMI, so vnmi=1 (side A) must be refused by the module,
 	# with the reason; side B's 0 is then what A got: ab knows it without a boot
 	# and says there is nothing to compare (exit 34). One outer boot, and the

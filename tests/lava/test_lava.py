@@ -31,7 +31,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "host"))
-sys.path.insert(0, os.path.join(REPO, "tests", "tools"))
+sys.path.insert(0, os.path.join(REPO, "tests", "host"))
 
 GROUP = "lava"
 # A small plan with every headline figure on two backends.

@@ -73,7 +73,7 @@ TEST(hypercall_backends)
 		  "dest=physical send=hypercall self=hypercall");
 }
 
-/* NMI backends (issue 21): delivery=nmi, and the self and all words the ICR rules force. */
+/* NMI backends: delivery=nmi, and the self and all words the ICR rules force. */
 TEST(nmi_backends)
 {
 	CHECK_STR(text(IPI_F_WAIT_BEFORE | IPI_F_NMI, false, NULL),

@@ -76,7 +76,7 @@ TEST(result_mark)
 	CHECK(strstr(buf, "\"iterations\":3,\"mark\":7,") != NULL);
 }
 
-/* Whether some CPU had been in x2APIC mode: always stated, false or true (issue 20). */
+/* Whether some CPU had been in x2APIC mode: always stated, false or true. */
 TEST(result_after_x2apic)
 {
 	struct stats st = st3();

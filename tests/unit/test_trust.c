@@ -14,7 +14,7 @@ TEST(hardware_kvm_raises_nothing)
 	CHECK(trust_assess(&kvm_hw) == 0);
 }
 
-/* The PVM host of issue 12: RDTSC traps (measured: dry-run 15,236 cycles). */
+/* A PVM host (module kvm_pvm): RDTSC traps (measured: dry-run 15,236 cycles). */
 TEST(rdtsc_threshold_is_exclusive)
 {
 	struct trust_facts f = kvm_hw;

@@ -30,7 +30,7 @@ console.log keeps all of it and --verbose streams it.
   SKIP that ran nothing asked for exits 35 (ran_nothing), and the commands
   to try next, within 80 columns.
 
-Pure but for the clock and the writer it is handed; tests/tools/test_runner.py
+Pure but for the clock and the writer it is handed; tests/host/test_console.py
 holds its cases."""
 import re
 import textwrap

@@ -2,7 +2,7 @@
 """QEMU as run.sh drives it, in pure functions: the command line of a boot,
 the one table that turns QEMU's exit status into run.sh's exit code
 (docs/exit-codes.md), the version check and the results directory's label.
-tests/tools/test_runner.py holds their cases."""
+tests/host/test_qemu.py holds their cases."""
 import re
 
 # run.sh's exit codes (docs/exit-codes.md), from their one home.

@@ -102,7 +102,7 @@ class Env:
         self.prepared = environ.get("IPIBENCH_PREPARED") == "1"
         self.pin_any_accel = environ.get("IPIBENCH_PIN_ANY_ACCEL") == "1"
         self.presets = PRESETS
-        # Another lane.sh: the host tests' stand-in (tests/tools/test_runner.py).
+        # Another lane.sh: the host tests' stand-in (tests/host/test_boot_run.py).
         self.lane = environ.get("IPIBENCH_LANE") or LANE
         self.environ = environ
 

@@ -158,7 +158,7 @@ def save_run(directory, *, qemu=(), label="", accel="", status="", config="", pr
            "started": started, "seconds": seconds, "qemu_exit": qemu_exit,
            "status": status, "exit": exit, "console": "console.log", "pin": None,
            "perf_kvm": None, "module_param": module_param}
-    # Whether and how the vCPUs were pinned, in every run (issue 29): the
+    # Whether and how the vCPUs were pinned, in every run: the
     # map --pin (or ab's and matrix's default) saved, or why there is none;
     # a lane boot's, as the lane said it (pin).
     pin_file = os.path.join(directory, "pin.json")

@@ -65,7 +65,7 @@ def idle_states(cpuidle):
 
 def read_power(sysfs):
     """The host's power state, which moves figures on one host while no KVM
-    parameter changes (issue 29): cpuidle's driver, governor and cpu0's
+    parameter changes: cpuidle's driver, governor and cpu0's
     states, cpufreq's driver and governor (cpu0), boost and turbo, SMT, and
     the CPUs kept from the scheduler or the tick. Each None where its file
     is not there or not readable (cpufreq is absent in most VMs)."""

@@ -5,7 +5,7 @@ check_extras: whether --pin and --perf-kvm can work here (exit 29 if not).
 
 PausedStart: a boot started paused (-S) with a QMP socket; attach perf to
 QEMU while the guest has not run, pin (qmp_start), let it run; after QEMU
-ended, stop perf and keep its report. A later tracer (issue 11) attaches
+ended, stop perf and keep its report. The tracer of --exits attaches
 the same way.
 
 qmp_start: QEMU was started paused (-S) with a QMP socket. Ask it for the

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Exit accounting from a KVM ftrace capture (issue 11): what the hypervisor
+"""Exit accounting from a KVM ftrace capture (run.sh --exits): what the hypervisor
 did for each record of a run.
 
 Input: the text of the kernel's trace file (tracefs `trace`, or `trace-cmd
@@ -705,7 +705,7 @@ APICV_PARAMS = (("kvm_amd.avic", "AVIC", "kvm_amd"), ("kvm_intel.enable_apicv", 
 
 
 def apicv_line(kvm_params, trace):
-    """One line: what the module allows, and what this VM had (issue 11)."""
+    """One line: what the module allows, and what this VM had."""
     module = "module parameter not read"
     name = "APICv/AVIC"
     for key, what, mod in APICV_PARAMS:

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """`run.sh --exits` under `--accel kvm`: the host kernel's KVM events for one
-QEMU, through tracefs directly (issue 11; the lane does the same in its
+QEMU, through tracefs directly (the lane does the same in its
 outer VM, host/lane/lane.sh, where it also records the per-exit events
 only inside the marker windows: here the whole boot is traced).
 

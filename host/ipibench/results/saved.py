@@ -118,9 +118,9 @@ class SavedBoot:
 
 
 def pin_of(run):
-    """A run record's "pin" as {"state", "map", "why"}: results saved before
-    issue 29 hold the --pin map (a list: pinned) or null (not pinned); None
-    when the run record has no "pin" at all."""
+    """A run record's "pin" as {"state", "map", "why"}. Older results hold
+    the --pin map (a list: pinned) or null (not pinned); None when the run
+    record has no "pin" at all."""
     pin = run.get("pin", False) if isinstance(run, dict) else False
     if pin is False:
         return None
@@ -258,7 +258,7 @@ def instrumentation(cmdline, run):
 # iteration and after the last one, outside every region, with the target
 # spinning through the first wait so that KVM's polling window stays as the
 # warm-up left it (bench/point.c, point_host_edge); under -icount it moved
-# no median (issue 30's note).
+# no median.
 NEUTRAL_KEYS = ("plan", "backends", "bench", "help", "markers", "ap_timeout",
                 "debug_cpu", "matrix", "halt_poll_ns", "halt_poll_grow", "lava", "host_stats")
 

@@ -53,7 +53,7 @@ def check_histogram(h, samples, problems):
 
 
 def after_x2apic(rec, problems):
-    """A boolean where present; absent in logs of guests older than issue 20
+    """A boolean where present; absent in logs of guests older than the field
     (unknown, which compare says), so old baselines stay readable."""
     if "after_x2apic" in rec and not isinstance(rec["after_x2apic"], bool):
         problems.append(f"after_x2apic {rec['after_x2apic']!r} is not a boolean")

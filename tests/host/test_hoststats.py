@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""host/ipibench/kvmhost/hoststats.py (host reads of KVM's statistics, issue 30):
+"""host/ipibench/kvmhost/hoststats.py (host reads of KVM's statistics):
 the wake classification against hand-checked counter deltas, the lines of a
 real lane frame (tests/fixtures/host-reads: single-halt under real KVM on
 SVM nested in TCG, host_stats=1, default halt polling), and run.sh's

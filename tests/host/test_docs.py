@@ -41,12 +41,15 @@ import sys
 import tempfile
 import time
 
-from harness import REPO, Fail, check, run_cmd
+from harness import REPO, Fail, check, run_cmd, selected
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-DOCS = ["README.md", *sorted(glob.glob(os.path.join(REPO, "docs", "*.md"))),
+# docs/cli-reference.md is run.sh's --help, generated and checked apart
+# (tools/cli_reference.py --check): not examples.
+DOCS = ["README.md", *sorted(p for p in glob.glob(os.path.join(REPO, "docs", "*.md"))
+                             if not p.endswith("cli-reference.md")),
         "host/lane/README.md"]
 STARTS = re.compile(r"^(sudo )?(\./run\.sh|\./tests/run|tests/run|make|qemu-system-x86_64|lava-run"
                     r"|(tools|tests|host)/\S+\.(sh|py))(\s|$)")
@@ -378,7 +381,7 @@ COMMANDS = {
         in_lane(needles=(DONE,), judge=("hv-xmm",)),
     # One boot a side: the README's compare, gate and report over them run as
     # written (gate then says that no timing row could fail); how they judge
-    # several boots is test_compare's and test_tools', on synthetic sets.
+    # several boots is test_compare's and test_compare_cli's, on synthetic sets.
     "./run.sh matrix --presets xapic,x2apic --smp 4 --boots 5 --label before":
         shortened(then=matrix_then_after, **{"5": "1"}),
     "./run.sh compare --pair xapic=x2apic results/DATE-before/x2apic-smp4":
@@ -476,24 +479,31 @@ def canon(cmd):
 
 def main():
     known = {canon(k): v for k, v in COMMANDS.items()}
-    todo, bad = {}, 0
+    todo, bad, problems = {}, 0, []
     for where, cmd, kind in extract():
         if kind == "not a command":
-            print(f"not ok - docs: {where}: `{cmd}` in a sh block is not a command (mark the "
-                  "block as text, or teach this test the program)")
-            bad += 1
+            problems.append(f"not ok - docs: {where}: `{cmd}` in a sh block is not a command "
+                            "(mark the block as text, or teach this test the program)")
         elif canon(cmd) not in known:
-            print(f"not ok - docs: {where}: `{cmd}` has no entry in tests/tools/test_docs.py")
-            bad += 1
+            problems.append(f"not ok - docs: {where}: `{cmd}` has no entry in "
+                            "tests/host/test_docs.py")
         else:
             todo.setdefault(canon(cmd), where)  # shown twice, run once
     for key in known:
         if key not in todo:
-            print(f"not ok - docs: the entry `{key}` names an example no document shows any more")
-            bad += 1
+            problems.append(f"not ok - docs: the entry `{key}` names an example no document "
+                            "shows any more")
+    # --case TEXT runs the commands that hold TEXT, --list names them all
+    # (harness.selected); the documents and the table are checked only
+    # when every command runs.
+    chosen = selected(list(todo.items()))
+    if len(chosen) == len(todo):
+        for line in problems:
+            print(line)
+        bad += len(problems)
     ctx = Ctx(tempfile.mkdtemp(prefix="ipibench-docs-"))
     try:
-        for key, where in todo.items():  # in document order: the matrix before its compare
+        for key, where in chosen:  # in document order: the matrix before its compare
             t0 = time.monotonic()
             try:
                 skip = known[key](key, ctx)

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """What the host-tool test files share: a case registry per file, the
 failure a case raises, running a command and checking its exit and output,
-and the checks that a plot is a real SVG or PNG.
+and the checks that a plot is a real SVG or PNG. What is more than that
+(the context a case is handed, the stand-ins several files boot against)
+is fixtures.py's.
 
 Importing it puts host/ on sys.path, where run.sh finds the ipibench
 package (run.sh sets PYTHONPATH), so a test file imports harness before

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""host/ipibench/kvmhost/trace.py (exit accounting, issue 11) on traces captured in the
+"""host/ipibench/kvmhost/trace.py (exit accounting) on traces captured in the
 KVM lane (tests/fixtures/traces: real KVM on SVM without AVIC, nested in
 TCG, guest booted with markers=1; how they were taken is in that folder's
 README) and on small hand-written ones for the corners. The expected exits
@@ -160,7 +160,7 @@ def hand_written_corners(_=None):
 
 @case
 def a_figure_withheld_for_timing_keeps_its_samplings_exits(_=None):
-    """Issue 29 item 1: single's one-way figure withheld for TSC skew is a
+    """Single's one-way figure withheld for TSC skew is a
     SKIP with iterations 0, yet its sampling (mark 1) ran and was traced:
     it gets the exits of its round-trip sibling, so whether a row has exit
     data never depends on timing. A marked record of a sampling that no
@@ -240,7 +240,7 @@ SLOW_EOI = "plan=bench markers=1 debug=slow-eoi"  # the guest's, as in the lane'
 
 @case
 def region_marks_tell_an_eoi_inside_the_region_from_one_after(_=None):
-    """Issue 20: ack-after-eoi's EOI exit falls inside the sender's region, the
+    """ack-after-eoi's EOI exit falls inside the sender's region, the
     default's after it; the marks themselves open no window and are not counted."""
     log = ['{"record":"result","bench":"single","metric":"round-trip","variant":"ack-after-eoi",'
            '"backend":"x2apic","sender":0,"targets":"1","iterations":2,"mark":1}']
@@ -255,7 +255,7 @@ def region_marks_tell_an_eoi_inside_the_region_from_one_after(_=None):
                                kvm_trace.summary(trace))[0]
         check("inside the sender's region: " + ("1.00 msr (EOI)" if eoi_first else "none")
               in line, line)
-        # Issue 30 item 2: without debug=slow-eoi nothing orders the target's
+        # Without debug=slow-eoi nothing orders the target's
         # exits against the region-end mark, which trails RDTSCP by one exit.
         for cmdline in (None, "plan=bench debug=late-wake"):
             e = kvm_trace.attach(trace, kvm_trace.records(log), cmdline)[0]["exits"]
@@ -319,7 +319,7 @@ def _avic_trace(failure_id, target_exit):
 
 @case
 def an_nmi_send_on_avic_is_a_trap_and_its_iret_exit_is_judged(_=None):
-    """Issue 21: AVIC virtualizes only Fixed IPIs, so an NMI send exits as an
+    """AVIC virtualizes only Fixed IPIs, so an NMI send exits as an
     incomplete IPI with "invalid int type": KVM emulated the whole send, a
     trapped access, not a doorbell miss; the target's IRET exit (SVM without
     vNMI) is one of the send path's own."""
@@ -337,7 +337,7 @@ def an_nmi_send_on_avic_is_a_trap_and_its_iret_exit_is_judged(_=None):
 
 @case
 def halted_targets_wakes_are_counted_polled_or_blocked(_=None):
-    """Issue 20 item 3: kvm_vcpu_wakeup on a target thread inside a window says
+    """Kvm_vcpu_wakeup on a target thread inside a window says
     whether halt polling caught the IPI or the vCPU had blocked."""
     log = ['{"record":"result","bench":"single-halt","metric":"round-trip","variant":"block",'
            '"backend":"x2apic","sender":0,"targets":"1","iterations":2,"mark":1,'
@@ -349,7 +349,7 @@ def halted_targets_wakes_are_counted_polled_or_blocked(_=None):
     trace = kvm_trace.parse(lines)
     e = kvm_trace.attach(trace, kvm_trace.records(log))[0]["exits"]
     check(e.get("target_wakeups") == {"wait": 0.5, "poll": 0.5}, f"{e}")
-    # Issue 30 item 1: what happened, from the host's evidence: mixed, counted.
+    # What happened, from the host's evidence: mixed, counted.
     check(e.get("wake") == "mixed" and "0.50 without a block, 0.50 after one" in
           e.get("wake_why", ""), f"{e}")
     line = kvm_trace.table([{"backend": "x2apic", "bench": "single-halt", "metric": "round-trip",
@@ -359,7 +359,7 @@ def halted_targets_wakes_are_counted_polled_or_blocked(_=None):
 
 @case
 def the_wake_path_is_the_hosts_evidence_and_an_avic_miss_is_a_block(_=None):
-    """Issue 30 item 1: each halted-target record says how its wakes went,
+    """Each halted-target record says how its wakes went,
     from kvm_vcpu_wakeup: poll, block, mixed or unknown (none traced). On
     AVIC a send that exited "target not running" found IsRunning cleared by
     kvm_vcpu_block() before its first check, a block path even when the
@@ -385,7 +385,7 @@ def the_wake_path_is_the_hosts_evidence_and_an_avic_miss_is_a_block(_=None):
 
 @case
 def an_avic_miss_makes_a_block_of_its_own_iterations_wake_only(_=None):
-    """Issue 30 item 1: on AVIC each "target not running" send is paired with
+    """On AVIC each "target not running" send is paired with
     the target's wake in the same iteration, not counted against the
     window's totals, in either order. Four iterations: a miss then a
     waited=0 wake (a block: IsRunning was clear), no miss and a waited wake
@@ -562,7 +562,7 @@ def apic_accel_is_read_from_the_exits_not_the_inhibit_state(_=None):
     # A doorbell miss is no trap; the timer's MSR never is virtualized: yes.
     got = _verdict([ipi_miss, timer] * 4)
     check(got[0] == "yes" and "1.00 avic_incomplete_ipi per iteration" in got[1], f"{got[:2]}")
-    # Issue 30 item 2: the same miss to a target that was halted is the
+    # The same miss to a target that was halted is the
     # block path (yes). With kvm_amd.enable_ipiv=N read on the host (Zen
     # 1/2 on Linux 6.17+), KVM never sets IsRunning: no, halted or spinning.
     # Without the parameter, every send to a spinning target missing is

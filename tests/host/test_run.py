@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """End-to-end tests of run.sh's subcommands under QEMU TCG, and of its
-robustness (issue 8, host side): a matrix over the xapic and x2apic
+robustness: a matrix over the xapic and x2apic
 configurations x 2 boots, then compare, gate against itself and report on
 what it saved; Ctrl-C (SIGINT) during a boot; QEMU killed by a signal; two
 runs started at once; the bad-input exit codes. One TAP line per case,
@@ -377,7 +377,7 @@ def _(ctx):
 
 
 def console_once(out, err, recs):
-    """Issue 22's console: the build in one line; after the last progress line
+    """The console: the build in one line; after the last progress line
     one 80x50 screen; each condition said once; every SKIP with its reason;
     withheld one-way figures counted apart; the closing lines in words."""
     both = out + err
@@ -674,8 +674,8 @@ def _(ctx):
     res = os.path.join(ctx.tmp, "ab-results")
     small = ["--accel", "tcg-single", "--smp", "2", "--append",
              "plan=bench bench=send-cost backends=x2apic iters=5 warmup=1 budget=1"]
-    # avic=1 granted as N, as A's 0: the question ends there (issue 22 item
-    # 5): side B is not booted, nothing is compared, the refusal said once.
+    # avic=1 granted as N, as A's 0: the question ends there: side B is not
+    # booted, nothing is compared, the refusal said once.
     rc, out, err = expect(run("ab", "--module-param", "kvm_amd.avic=0,1", "--boots", "1",
                               *small, env=dict(env, IPIBENCH_RESULTS=res)), 34,
                           "asked 1, got N: the CPU has no AVIC", "put back to 0",
@@ -700,7 +700,7 @@ def _(ctx):
     check(open(avic).read().strip() == "0", "not put back after failing boots")
 
 
-# --- a configuration that needs KVM where KVM cannot run it (issue 15, item 10)
+# --- a configuration that needs KVM where KVM cannot run it
 
 
 def kvm_refusing_qemu(tmp):
@@ -761,7 +761,7 @@ def _(ctx):
                "--append", "plan=boot", "--label", "fb", env=env), 0, "exit 0")
 
 
-# --- every kind of host KVM (issue 29 item 5)
+# --- every kind of host KVM
 
 
 def kvm_kinds(tmp):
@@ -820,7 +820,7 @@ def _(ctx):
                       f"{kind}: {' '.join(args[:2])}: exit {res[0]}: {last_line(res)}")
         # A plain --accel kvm without a device: the same refusal. On PVM --pin
         # and --perf-kvm are refused as --exits is (a plain boot there runs,
-        # with a warning: test_runner.py and test_trust.py).
+        # with a warning: test_accel.py and test_trust.py).
         expect(run("--accel", "kvm", "--preset", "x2apic", "--no-save", env=kinds[0][1]), 31,
                "--accel kvm: KVM is not usable here: ")
         pvm = kinds[2][1]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""What run.sh adds to the guest's command line from the host (issue 20):
+"""What run.sh adds to the guest's command line from the host:
 KVM's halt-polling window, so that single-halt's records can say whether a
 gap aims at a poll wake or a blocked one."""
 import os

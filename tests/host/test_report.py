@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Host tests of run.sh report's plots (host/ipibench/report.py) on known
-synthetic inputs (tests/tools/synth.py): every series a figure claims is
+synthetic inputs (tests/host/synth.py): every series a figure claims is
 drawn and named, no two curves of a panel share a colour or a marker, tick
 labels have a fixed format and units and neither overlap nor leave the
 canvas (measured on the SVG text that gnuplot wrote), legends sit outside the
@@ -9,7 +9,10 @@ graphs, the A/B title names baseline and candidate apart, and the PNGs have
 the SVG's size. The kvm-unit-tests view draws a bar per backend and name with
 the median and min..max over boots that the results files hold, and --pair
 sets one backend against another through compare --pair's own comparison.
-One TAP line per case, "ok - report: ..."; problems follow on '#' lines."""
+And on the synthetic sets the other host test files share (fixtures.Sets):
+distributions, scaling and A/B plots as valid SVG and PNG, and the pages.
+One TAP line per case, "ok - report: ..." (on the shared sets "ok - tools:
+report: ..."); problems follow on '#' lines."""
 import html
 import json
 import math
@@ -20,16 +23,23 @@ import struct
 import sys
 import tempfile
 
-from harness import check, expect, Fail, IPIBENCH, png_ok, registry, run_cases, run_cmd, svg_ok
+from harness import (check, expect, Fail, png_ok, registry, run_cases, run_cmd, selected,
+                     svg_ok)
 import synth
+import fixtures
+from fixtures import TOOL, tool
+
+from ipibench.exit_codes import EX_MISSING
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 
 
-TOOL = IPIBENCH
 CASES, case = registry()
+# Cases on the synthetic sets the other host test files share (fixtures.Sets),
+# "ok - tools: report: ..."; they run with fixtures' Context.
+SET_CASES, set_case = registry()
 
 # Many curves, spread over several powers of two at large values: 18 self
 # curves and 9 broadcast series (3 target counts) per set.
@@ -60,10 +70,6 @@ TCG_ROWS = dict(synth.ROWS)
 # matrix=1 on 3 CPUs: a centre per ordered pair, told apart by sender and target.
 MATRIX = {b: {(snd, tgt): base + 300 * snd + 40 * tgt for snd in range(3) for tgt in range(3)
               if snd != tgt} for b, base in (("x2apic", 2000), ("xapic", 3500))}
-
-
-def tool(*args):
-    return run_cmd(TOOL + list(args))
 
 
 class Sets:
@@ -730,13 +736,52 @@ def _(s):
         check(png_ok(os.path.join(out, name + ".png")) is None, f"{name}.png: bad PNG")
 
 
+# --- on the shared synthetic sets (fixtures.Sets)
+
+
+def check_plots(out, names):
+    for name in names:
+        for ext, ok in (("svg", svg_ok), ("png", png_ok)):
+            p = os.path.join(out, f"{name}.{ext}")
+            check(os.path.isfile(p) and os.path.getsize(p) > 0, f"{p} missing or empty")
+            why = ok(p)
+            check(why is None, f"{p}: {why}")
+
+
+@set_case("report: distributions, scaling and A/B plots as valid SVG and PNG, and the pages")
+def _(s):
+    if not shutil.which("gnuplot"):
+        raise Fail("gnuplot missing (tools/deps.sh test installs gnuplot-nox)")
+    out = os.path.join(s.tmp, "report")
+    expect(tool("report", s.base, s.slow, "--out", out), 0, "plots")
+    names = ["dist-single-round-trip", "dist-broadcast-all-ack", "scaling-broadcast-all-ack", "ab"]
+    check_plots(out, names)
+    page = open(os.path.join(out, "index.html")).read()
+    for n in names:
+        check(f'src="{n}.svg"' in page, f"index.html does not show {n}")
+    check("<td>round-trip</td>" in page and "<td>slower</td>" in page,
+          "comparison table missing from the page")
+    md = open(os.path.join(out, "report.md")).read()
+    check("![" in md and "| single | round-trip |" in md, "report.md")
+    check(not [f for f in os.listdir(out) if f.startswith(".")], "temporaries left")
+    out1 = os.path.join(s.tmp, "report1")
+    expect(tool("report", s.base, "--out", out1), 0)
+    check(not os.path.exists(os.path.join(out1, "ab.svg")), "A/B plot without two inputs")
+    expect(tool("report", s.disjoint, s.base, "--out", os.path.join(s.tmp, "r3")), 0)
+    expect(tool("report", os.path.join(s.tmp, "nope")), EX_MISSING)
+
+
 def main():
-    tmp = tempfile.mkdtemp(prefix="ipibench-report-")
+    # --case picks among both lists of cases.
+    chosen = selected(CASES + SET_CASES)
     bad = 0
-    try:
-        bad = run_cases(CASES, "report", Sets(tmp))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    if any(c in CASES for c in chosen):
+        tmp = tempfile.mkdtemp(prefix="ipibench-report-")
+        try:
+            bad = run_cases([c for c in chosen if c in CASES], "report", Sets(tmp), select=False)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    bad += fixtures.run([c for c in chosen if c in SET_CASES], select=False)
     return 1 if bad else 0
 
 

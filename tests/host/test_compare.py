@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""compare's statistics where they are easy to get wrong (issue 16): tied
+"""compare's statistics where they are easy to get wrong: tied
 values, few boots, the exact test against a brute-force enumeration, and
 verdicts that never call a change significant with an interval spanning 0."""
 import itertools
@@ -8,7 +8,7 @@ import os
 import re
 import sys
 
-from harness import check, Fail, IPIBENCH, run_cases
+from harness import check, IPIBENCH, run_cases
 
 from ipibench.compare.model import Comparison, row_key, X2apicBoot
 from ipibench.exit_codes import EX_CORRECTNESS, EX_USAGE
@@ -255,7 +255,7 @@ def comparability_catches_what_changes_a_figure(_=None):
 
 @case
 def a_planted_fault_is_ignored_for_comparability_and_gate_names_what_it_compared(_=None):
-    """Issue 22 item 3: the README plants an exit with debug=extra-exit; gate
+    """The README plants an exit with debug=extra-exit; gate
     --exits on that candidate must fail the exits (20), not refuse the sides
     (30), say that it ignored debug=, and its last line count the exit rows
     and timing rows, and say when no timing row could have failed."""
@@ -352,7 +352,7 @@ def _exits_sets(tmp, specs):
 
 @case
 def a_planted_exit_gates_20_whether_or_not_a_figure_was_withheld_for_timing(_=None):
-    """Issue 29 item 1: the lane's base withheld single's one-way figures for
+    """The lane's base withheld single's one-way figures for
     TSC skew, the slower candidate measured them, so the one-way row had exit
     data on the candidate's side only and gate --exits said 30 (not
     comparable) for a planted extra exit. Now a withheld figure keeps its
@@ -417,7 +417,7 @@ def a_planted_exit_gates_20_whether_or_not_a_figure_was_withheld_for_timing(_=No
 
 @case
 def what_adds_work_to_the_timed_regions_keeps_timings_apart_not_exits(_=None):
-    """Issue 29 item 2: markers=1 (an OUT to QEMU after each iteration), the
+    """markers=1 (an OUT to QEMU after each iteration), the
     host's KVM trace (run.sh --exits) and perf kvm stat (--perf-kvm) each add
     work to every timed region. Timings across a difference in them are not
     comparable (gate 30, compare says why); exit rows still compare, so a
@@ -624,7 +624,7 @@ def xapic_rows_after_x2apic_on_avic_without_x2avic_are_marked_and_refused_by_the
 
 @case
 def xapic_mode_is_read_from_the_records_flags_not_a_list_of_names(_=None):
-    """Issue 30 item 2: which records wrote the ICR through the xAPIC MMIO
+    """Which records wrote the ICR through the xAPIC MMIO
     page (and so are emulation after an x2APIC switch on AVIC without
     x2AVIC) is read from each record's flags ("icr-wait=", lib/ipi_flags.c),
     not from a list of names that once left out xapic-nmi: hv-icr, in xAPIC
@@ -752,7 +752,6 @@ def a_condition_both_the_guest_and_the_host_warn_of_is_said_once(_=None):
     warn; boots word rdtsc-exits with their own costs: one line each."""
     import shutil
     import tempfile
-    import synth
     from harness import expect, run_cmd
     tmp = tempfile.mkdtemp()
     try:
@@ -849,7 +848,7 @@ def each_sides_apicv_or_avic_state_is_a_column_when_known(_=None):
         shutil.rmtree(tmp)
 
 
-# --- pinning and the host's power state: reported, never refused (issue 29)
+# --- pinning and the host's power state: reported, never refused
 
 
 def power(**over):

@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""kvmhost/pin_perf.py: --pin and --perf-kvm are KVM's only; --pin's CPU
+lists and perf kvm stat's report; the paused start against a stand-in QEMU
+that speaks QMP and a stand-in perf; ab and matrix pin the vCPUs by default
+under a stand-in KVM (fixtures.KVM_DRIVER), every boot's run.pin saying
+whether and why.
+One TAP line per case, "ok - tools: ..."; problems follow on '#' lines."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from harness import HOST, Fail, check, registry, run_cmd
+from fixtures import KVM_DRIVER, RUN, ab_console, ab_tree, main, qmp_stand_in, raises
+
+from ipibench.boot import qemu as Q
+from ipibench.exit_codes import EX_USAGE, ToolError
+from ipibench.kvmhost import pin_perf as K
+
+
+CASES, case = registry()
+
+
+@case("run.sh --pin and --perf-kvm: KVM only (exit 29), unless the tests' switch")
+def _(_s):
+    msg = raises(29, K.check_extras, "tcg-single", "", False)
+    check(msg.startswith("--pin needs KVM (accel is tcg-single): under TCG"), msg)
+    msg = raises(29, K.check_extras, "tcg", "1,2", True)
+    check(msg.startswith("--pin and --perf-kvm needs KVM (accel is tcg)"), msg)
+    check(K.check_extras("tcg", "", False, any_accel=True) is None, "IPIBENCH_PIN_ANY_ACCEL")
+    check(K.check_extras("kvm", "", False) is None and K.check_extras("tcg", None, False) is None,
+          "nothing asked")
+
+
+@case("--pin CPU lists and the perf kvm stat report parser")
+def _(s):
+    check(K.parse_cpu_list("2-5,8") == [2, 3, 4, 5, 8], "2-5,8")
+    check(K.parse_cpu_list("3,1") == [3, 1], "order kept")
+    for bad in ("x", "5-2", "1-"):
+        try:
+            K.parse_cpu_list(bad)
+            raise Fail(f"{bad!r} accepted")
+        except ToolError as e:
+            check(e.code == EX_USAGE, f"{bad}: code {e.code}")
+    text = """Analyze events for all VMs, all VCPUs:
+
+             VM-EXIT    Samples  Samples%     Time%    Min Time    Max Time         Avg time
+
+     MSR_WRITE      10364    44.64%     1.28%      0.45us     48.25us      1.23us ( +-   0.78% )
+           HLT       6063    26.12%    98.50%      0.66us  32446.31us    161.85us ( +-   6.69% )
+
+Total Samples:16427, Total events handled time:996226.68us.
+"""
+    ex = K.perf_parse(text)
+    check(len(ex) == 2 and ex[0] == {"reason": "MSR_WRITE", "samples": 10364, "samples_pct": 44.64,
+                                     "time_pct": 1.28, "min_us": 0.45, "max_us": 48.25,
+                                     "avg_us": 1.23}, f"{ex}")
+    check(ex[1]["reason"] == "HLT" and ex[1]["avg_us"] == 161.85, "HLT line")
+    # Lines that only look like the table are left out, never a ValueError.
+    odd = "  IO 12 1.2.3% 1% 1us 2us 3us\n  IO 12 1..% 1% 1us 2us 3us\n  IO 12 .5% 1% 1us 2us 3us\n"
+    check(K.perf_parse(odd) == [], f"malformed decimals parsed: {K.perf_parse(odd)}")
+
+
+FAKE_QMP_QEMU = qmp_stand_in(on_cont="sys.exit(65)")
+
+
+FAKE_PERF = """#!/bin/sh
+case "$3" in
+record) out=$5; trap 'echo data >"$out"; exit 0' TERM; while :; do sleep 0.1; done ;;
+report) [ -s "$5" ] || exit 1
+	echo '             VM-EXIT    Samples  Samples%     Time%    Min Time    Max Time         Avg time'
+	echo '     MSR_WRITE      10364    44.64%     1.28%      0.45us     48.25us      1.23us ( +-   0.78% )' ;;
+esac
+"""
+
+
+@case("run.sh --pin and --perf-kvm: paused start against a stand-in QEMU (QMP) and perf")
+def _(s):
+    d = os.path.join(s.tmp, "paused")
+    os.makedirs(os.path.join(d, "bin"))
+    os.makedirs(os.path.join(d, "save"))
+    for name, text in (("qemu", FAKE_QMP_QEMU), ("bin/perf", FAKE_PERF)):
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+        os.chmod(os.path.join(d, name), 0o755)
+    rt = tempfile.mkdtemp(dir=d)
+    cmd = Q.command_line(os.path.join(d, "qemu"), "kvm", "q35", "host", "1", "256M", "",
+                         runtime_dir=rt, pidfile=True)
+    old_path = os.environ["PATH"]
+    os.environ["PATH"] = os.path.join(d, "bin") + os.pathsep + old_path
+    try:
+        job = subprocess.Popen(cmd)
+        cpu = sorted(os.sched_getaffinity(0))[-1]
+        paused = K.PausedStart(rt, str(cpu), True, os.path.join(d, "save", "pin.json"))
+        code = paused.start(job)
+        rc = job.wait(timeout=20)
+        paused.stop(os.path.join(d, "save"))
+    finally:
+        os.environ["PATH"] = old_path
+    check(code == 0 and rc == 65, f"start {code}, the stand-in exited {rc}")
+    pins = json.load(open(os.path.join(d, "save", "pin.json")))
+    check(pins == [{"vcpu": 0, "thread_id": job.pid, "host_cpu": cpu}], f"{pins}")
+    report = open(os.path.join(d, "save", "perf-kvm.txt")).read()
+    check([x["reason"] for x in K.perf_parse(report)] == ["MSR_WRITE"], report)
+    check(sorted(os.listdir(os.path.join(d, "save"))) == ["perf-kvm.txt", "pin.json"],
+          f"{os.listdir(os.path.join(d, 'save'))}")
+
+
+# A QEMU that plays FAKE_CONSOLE back, at `cont` when started paused with QMP
+# (the pinning start), else at once.
+PIN_QEMU = qmp_stand_in(before="""\
+if args[:1] == ["--version"]:
+    print("QEMU emulator version 9.2.0 (stand-in)")
+    sys.exit(0)
+if "-S" not in args:  # not paused (a QMP socket for host reads, or none): runs at once
+    sys.stdout.write(open(os.environ["FAKE_CONSOLE"]).read())
+    sys.exit(65)""", on_cont="""\
+sys.stdout.write(open(os.environ["FAKE_CONSOLE"]).read())
+sys.exit(65)""")
+
+
+@case("run.sh ab and matrix pin the vCPUs by default under KVM, every boot's run.pin says so "
+      "(pinned, its map; or not pinned and why: too few host CPUs, --no-pin, TCG, a plain run)")
+def _(s):
+    d = os.path.join(s.tmp, "pin-default")
+    os.makedirs(d)
+    driver, qemu = os.path.join(d, "driver.py"), os.path.join(d, "qemu")
+    for path, text in ((driver, KVM_DRIVER), (qemu, PIN_QEMU)):
+        with open(path, "w") as f:
+            f.write(text)
+    os.chmod(qemu, 0o755)
+    cpus = sorted(os.sched_getaffinity(0))
+    # A software KVM (PVM): default pinning leaves it alone and says why.
+    pin, why = K.pin_plan(None, True, "kvm", 1, cpus, "this host's /dev/kvm is PVM")
+    check(pin is None and why.startswith("this host's /dev/kvm is PVM"), f"PVM: {pin!r} {why}")
+    env = dict(s.fake.env("", IPIBENCH_RESULTS=os.path.join(d, "results")), QEMU=qemu,
+               FAKE_CONSOLE=ab_console(s.tmp), **ab_tree(os.path.join(d, "root")))
+
+    made = []
+
+    def boots(*args, **more):
+        """The results.json of every boot a command under the stand-in KVM
+        saved (in its folder's order), and its stderr."""
+        made.append(f"l{len(made)}")
+        rc, out, err = run_cmd([sys.executable, driver, HOST, *args,
+                                "--label", made[-1]], dict(env, **more), 120)
+        check(rc == 0, f"{args}: exit {rc}: {err[-600:]}")
+        res = os.path.join(d, "results")
+        (root,) = [os.path.join(res, x) for x in os.listdir(res) if x.endswith(f"-{made[-1]}")]
+        docs = [json.load(open(os.path.join(top, "results.json")))
+                for top, _, files in sorted(os.walk(root)) if "results.json" in files]
+        check(docs, f"{args}: no boot saved: {err[-300:]}")
+        return docs, err
+
+    # matrix under KVM: pinned, before the guest ran, the map in every boot.
+    docs, _ = boots("matrix", "--accel", "kvm", "--presets", "x2apic", "--smp", "1",
+                    "--boots", "2")
+    for doc in docs:
+        pin = doc["run"].get("pin") or {}
+        check(len(docs) == 2 and pin.get("state") == "pinned" and
+              [(p["vcpu"], p["host_cpu"]) for p in pin["map"]] == [(0, cpus[0])] and
+              "by default under KVM" in pin["why"] and "-S" in doc["host"]["qemu_cmdline"],
+              f"matrix: {pin}")
+    # ab under KVM: both sides' boots pinned.
+    docs, _ = boots("ab", "--module-param", "kvm.halt_poll_ns=0,1000", "--boots", "1",
+                    "--accel", "kvm", "--smp", "1")
+    check(len(docs) == 2 and all(doc["run"]["pin"]["state"] == "pinned" for doc in docs),
+          f"ab: {[doc['run']['pin'] for doc in docs]}")
+    # More vCPUs than host CPUs: not pinned, said, and the boots still run.
+    many = str(len(cpus) + 1)
+    docs, err = boots("matrix", "--accel", "kvm", "--presets", "x2apic", "--smp", many,
+                      "--boots", "1")
+    why = f"{many} vCPUs, {len(cpus)} host CPUs to pin them to"
+    check(docs[0]["run"]["pin"]["state"] == "not pinned" and
+          docs[0]["run"]["pin"]["why"].startswith(why) and
+          f"run.sh: vCPUs not pinned: {why}" in err, f"{docs[0]['run']['pin']}: {err[-300:]}")
+    # --no-pin: not pinned, QEMU not even started paused.
+    for cmd in (["matrix", "--presets", "x2apic"], ["ab", "--module-param",
+                                                    "kvm.halt_poll_ns=0,1000"]):
+        docs, _ = boots(*cmd, "--accel", "kvm", "--smp", "1", "--boots", "1", "--no-pin")
+        check(all(doc["run"]["pin"] == {"state": "not pinned", "map": [], "why": "--no-pin"}
+                  and "-S" not in doc["host"]["qemu_cmdline"] for doc in docs),
+              f"{cmd[0]} --no-pin: {[doc['run']['pin'] for doc in docs]}")
+        rc, _, err = run_cmd([RUN, *cmd, "--no-pin", "--pin"], env, 30)
+        check(rc == 2 and "--pin and --no-pin: give one" in err, f"exit {rc}: {err}")
+    # A plain run under KVM is not pinned unless asked.
+    rc, _, err = run_cmd([sys.executable, driver, HOST, "--accel", "kvm",
+                          "--smp", "1", "--quiet"], env, 60)
+    saved = err.rsplit("results: ", 1)[-1].split()[0]
+    pin = json.load(open(os.path.join(saved, "results.json")))["run"]["pin"]
+    check(rc == 0 and pin["state"] == "not pinned" and pin["why"].startswith("not asked"),
+          f"exit {rc}: {pin}: {err[-300:]}")
+    # Under TCG nothing changes: not pinned, and why.
+    docs, err = boots("matrix", "--accel", "tcg", "--presets", "x2apic", "--boots", "1",
+                      QEMU=s.fake.qemu, FAKE_MODE="exit:65")
+    pin = docs[0]["run"]["pin"]
+    check(pin["state"] == "not pinned" and pin["why"].startswith("accel tcg:") and
+          "-S" not in docs[0]["host"]["qemu_cmdline"] and "not pinned" not in err,
+          f"{pin}: {err[-300:]}")
+    # A lane boot's: what the outer VM said of its inner vCPUs.
+    check(K.lane_pin("@@@ lane-info vcpu-pin vCPU:L1-CPU 0:0 1:1; housekeeping on L1 CPU 0: "
+                     "3 other threads\n") ==
+          {"state": "pinned", "map": [{"vcpu": 0, "host_cpu": 0}, {"vcpu": 1, "host_cpu": 1}],
+           "why": "by the lane: inner vCPU i on L1 CPU i, the outer VM's"}, "lane pinned")
+    check(K.lane_pin("@@@ lane-info vcpu-pin none: 4 vCPUs on 2 L1 CPUs, left to L1's "
+                     "scheduler\n")["state"] == "not pinned" and
+          K.lane_pin("")["state"] == "unknown", "lane not pinned, unknown")
+
+
+if __name__ == "__main__":
+    sys.exit(main(CASES))

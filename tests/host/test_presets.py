@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""presets.py and presets.conf: every configuration parses, an unknown or
+malformed one exits 26; the -cpu flags only KVM offers, and the presets
+`./run.sh list` says need KVM.
+One TAP line per case, "ok - tools: ..."; problems follow on '#' lines."""
+import os
+import sys
+
+from harness import call, check, expect, registry
+from fixtures import main, tool, write
+
+from ipibench.exit_codes import EX_PRESET
+from ipibench.presets import kvm_only_flags, load_presets, print_presets
+from ipibench.presets import PRESETS as PRESETS_CONF
+
+
+CASES, case = registry()
+
+
+@case("presets.conf: every configuration parses; unknown or malformed -> exit 26")
+def _(s):
+    p = load_presets(PRESETS_CONF)
+    for name in ("xapic", "x2apic", "hv", "hv-xmm", "hv-vapic", "kvm-pv"):
+        check(name in p, f"preset {name} missing")
+    check("x2apic=off" in p["xapic"]["cpu"] and "hv-xmm-input" in p["hv-xmm"]["cpu"], "flags")
+    expect(call(print_presets, PRESETS_CONF, "nope"), EX_PRESET,
+           "unknown configuration 'nope'", "xapic")
+    for text, msg in (("a | b | 2 | \n", "4 fields"), ("A | x | 2 | | d\n", "bad configuration"),
+                      ("a | x | two | | d\n", "not a vCPU count"),
+                      ("a | x | 2 | | d\na | y | 2 | | d\n", "defined twice")):
+        conf = write(os.path.join(s.tmp, "p", "presets.conf"), text)
+        expect(call(print_presets, conf), EX_PRESET, msg)
+    expect(call(print_presets, os.path.join(s.tmp, "nope.conf")), EX_PRESET, "cannot read")
+
+
+@case("the -cpu flags only KVM offers (hv-*, kvm-pv-* not turned off); the presets that need it")
+def _(s):
+    for cpu, want in (("host,hv-relaxed,hv-vpindex", "hv-relaxed,hv-vpindex"),
+                      ("max,kvm-pv-ipi=on", "kvm-pv-ipi=on"),
+                      ("host,+kvm-pv-unhalt", "kvm-pv-unhalt"),
+                      ("host,x2apic=on,kvm-pv-ipi=off", ""), ("max,-hv-ipi,hv-vapic=no", ""),
+                      ("max,-x2apic", ""), ("host", "")):
+        out = ",".join(kvm_only_flags(cpu))
+        check(out == want, f"kvm-only {cpu}: {out!r}, expected {want!r}")
+    _, out, _ = expect(tool("list"), 0)
+    needs, name = set(), None
+    for line in out.splitlines():
+        name = line.split()[0] if line[:1].strip() else name
+        if "needs KVM" in line:
+            needs.add(name)
+    check(needs == {"hv", "hv-xmm", "hv-xmm-4", "hv-vapic", "kvm-pv"},
+          f"listed as needing KVM: {sorted(needs)}")
+
+
+if __name__ == "__main__":
+    sys.exit(main(CASES))

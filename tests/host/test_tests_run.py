@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""tests/run, the one command CI runs (.ci/run), against stand-in groups
+(TESTS_RUN_FAKE_GROUPS): two groups at a time, one that must run alone
+alone but for a SCHED_IDLE companion, each printed whole with its counts,
+time and CPU time; --slowest; bad options exit 2.
+One TAP line per case, "ok - tools: ..."; problems follow on '#' lines."""
+import os
+import re
+import sys
+import textwrap
+
+from harness import REPO, check, registry, run_cmd
+from fixtures import main
+
+
+CASES, case = registry()
+
+
+@case("tests/run: groups two at a time, one that must run alone alone but for a SCHED_IDLE "
+      "companion, each printed whole with its counts, time and CPU time; --slowest; bad "
+      "options exit 2")
+def _(s):
+    fake = os.path.join(s.tmp, "groups.sh")
+    with open(fake, "w") as f:
+        f.write(textwrap.dedent("""\
+            all_groups=(fails slow quiet broken)
+            alone=slow
+            beside=quiet
+            group_slow() {
+                echo "$EPOCHREALTIME" >"$SPANS/slow.start"; sleep 1.2
+                echo "ok - slow: first"; echo "ok - slow: second (0.3 s)"
+                echo "$EPOCHREALTIME" >"$SPANS/slow.end"
+            }
+            group_fails() {
+                echo "$EPOCHREALTIME" >"$SPANS/fails.start"; sleep 0.5
+                echo "ok - fails: one"; echo "not ok - fails: two"; echo "#   why"
+                echo "$EPOCHREALTIME" >"$SPANS/fails.end"
+            }
+            group_quiet() {
+                echo "$EPOCHREALTIME" >"$SPANS/quiet.start"
+                chrt -p "$BASHPID" >"$SPANS/quiet.policy"
+                python3 -c 'import time
+            while time.process_time() < 0.8: pass'
+                echo "ok - quiet: skipped (0.1 s) # SKIP not here"
+            }
+            group_broken() { echo "$EPOCHREALTIME" >"$SPANS/broken.start"; echo "half a line"; return 3; }
+            """))
+    spans = os.path.join(s.tmp, "spans")
+    os.makedirs(spans, exist_ok=True)
+    rc, out, err = run_cmd([os.path.join(REPO, "tests", "run"), "--slowest", "3"],
+                           env={"TESTS_RUN_FAKE_GROUPS": fake, "SPANS": spans})
+    lines = out.splitlines()
+    span = {g: [float(open(os.path.join(spans, f"{g}.{e}")).read()) for e in ("start", "end")]
+            for g in ("slow", "fails")}
+    check(span["slow"][0] >= span["fails"][1],
+          f"the group that runs alone started before the one ahead of it ended: {span}")
+    at = {g: float(open(os.path.join(spans, f"{g}.start")).read()) for g in ("quiet", "broken")}
+    check(span["slow"][0] <= at["quiet"] <= span["slow"][1],
+          f"the companion did not start beside the group that runs alone: {span}, {at}")
+    check(at["broken"] >= span["slow"][1],
+          f"a group not in beside= started beside the one that runs alone: {span}, {at}")
+    policy = open(os.path.join(spans, "quiet.policy")).read()
+    check("SCHED_IDLE" in policy, f"the companion does not run under SCHED_IDLE: {policy!r}")
+    check(rc == 1, f"exit {rc}, expected 1 (a group failed):\n{out}{err}")
+    check(lines[-1] == "3 passed, 2 failed, 1 skipped", f"last line {lines[-1]!r}")
+    for g, counts in (("slow", "2 passed, 0 failed, 0 skipped"),
+                      ("fails", "1 passed, 1 failed, 0 skipped"),
+                      ("quiet", "0 passed, 0 failed, 1 skipped"),
+                      ("broken", "0 passed, 1 failed, 0 skipped")):
+        start = lines.index(f"# group {g}")
+        end = next(i for i, l in enumerate(lines) if l.startswith(f"# group {g}: "))
+        check(lines[end].startswith(f"# group {g}: {counts} in "), f"{lines[end]!r}")
+        # quiet burns 0.8 s of CPU in a child; slow only sleeps.
+        cpu = {"quiet": "1", "slow": "0"}.get(g)
+        check(cpu is None or lines[end].endswith(f" s ({cpu} s CPU)"), f"CPU time: {lines[end]!r}")
+        body = lines[start + 1:end]
+        check(all(f" {g}:" in l or l.startswith("#   ") or l == "half a line" for l in body),
+              f"group {g}'s output is not whole: {body}")
+    check("not ok - broken: exited 3 without a failing test" in lines, "broken group not failed")
+    i = lines.index("# slowest 3 tests (seconds):")
+    check(re.match(r"^# +1\.[0-9]  slow: ok - slow: first$", lines[i + 1])
+          and re.match(r"^# +0\.[5-9]  fails: ok - fails: one$", lines[i + 2])
+          and re.match(r"^# +0\.3  slow: ok - slow: second", lines[i + 3]),
+          f"slowest listing: {lines[i + 1:i + 4]}")
+    for bad in (["--jobs", "x"], ["--slowest"], ["--only", "nope"], ["--frobnicate"]):
+        rc, out, err = run_cmd([os.path.join(REPO, "tests", "run"), *bad],
+                               env={"TESTS_RUN_FAKE_GROUPS": fake})
+        check(rc == 2 and "tests/run: " in err, f"{bad}: exit {rc}, {err!r}")
+
+
+if __name__ == "__main__":
+    sys.exit(main(CASES))
