@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """docs/cli-reference.md: every subcommand's --help, generated from run.sh's
-one parser (host/ipibench/options.py, parser()), so the reference cannot
+one parser (host/ipibench/cli.py, parser()), so the reference cannot
 drift from the code. The guide around it is docs/host-tools.md.
 
 usage: tools/cli_reference.py [--check]
@@ -14,7 +14,7 @@ import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "host"))
-from ipibench import options  # noqa: E402
+from ipibench import cli  # noqa: E402
 
 OUT = os.path.join(REPO, "docs", "cli-reference.md")
 # argparse lays help out a little differently from one Python to the next
@@ -32,7 +32,7 @@ exit codes: [exit-codes.md](exit-codes.md).
 
 def helps():
     """(title, help text) of run.sh and of each subcommand, lava's own too."""
-    top = options.parser()
+    top = cli.parser()
     yield "./run.sh", top.format_help()
     for name, p in top.commands.items():
         yield f"./run.sh {name}", p.format_help()

@@ -1,23 +1,27 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """ipibench's host application: everything run.sh does, as `python3 -m ipibench`
-(run.sh puts host/ on PYTHONPATH). One folder a job:
+(run.sh puts host/ on PYTHONPATH). One folder a job, in layers, lowest first
+(tools/check_imports.py enforces them: a module imports from its own layer
+and those below):
 
-  cli.py, options.py  the command line: subcommands and their options
+  base         exit_codes.py (every exit code), jobs.py (child processes and
+               signals), write.py (files that appear whole), presets.py (the
+               named configurations, presets.conf), record_lines.py (the one
+               reader of the guest's record lines), command_line.py (what
+               every parser stands on)
+  kvmhost/     the KVM host: its facts, module parameters, the trace (tracefs
+               writes it, trace.py reads it), statistics, pinning and perf
+  results/     records checked against the schema, results files, a saved
+               boot, the statistics
+  compare/     the A/B model, correctness, compare and gate, their formats
+  readers      report.py (plots and a page), readers.py (compare, gate and
+               report on the command line), lab/ (LAVA)
   boot/        running a boot: QEMU's command line, the accelerator, the
-               console, one boot (run.py), the matrix and the A/B over a
-               KVM module parameter
-  kvmhost/     the KVM host: its facts, module parameters, trace (tracefs
-               and the trace's reader), statistics, pinning and perf
-  results/     the guest's records (one reader), results files, saved
-               boots, saving a run, the statistics
-  compare/     the A/B model, compare and gate, and their formats
-  report.py    plots and a page
-  lab/         the lab: LAVA jobs, and the kvm-in-tcg lane's runtime
-  presets.py   the named configurations (presets.conf)
-  jobs.py      child processes and signals; exit_codes.py, every exit code
+               console, one boot (run.py), saving it (save.py), the matrix,
+               the A/B over a KVM module parameter; options.py, their options
+  cli.py       the subcommands and run.sh's one parser; __main__.py
 
-Imports go downwards in that list's spirit: results/ and exit_codes.py import
-nothing above them, the command line imports everything."""
+The KVM lane's runtime, which --accel kvm-in-tcg runs, is host/lane/."""
 import os
 
 # The checkout this package runs from (host/ipibench/ -> the repository).

@@ -22,15 +22,28 @@ from ipibench.boot import run as B
 from ipibench.exit_codes import EX_DEPS, ToolError
 from ipibench.jobs import Jobs, say
 from ipibench.lab import lava
-from ipibench.options import parse_list, USAGE, USAGE_LIST, UsageError
+from ipibench import options
+from ipibench.options import parse_list, USAGE_LIST, UsageError
 from ipibench.presets import load_presets, print_presets
 from ipibench.results import records
 
 # The subcommands that read what runs saved: they run where run.sh was
-# called from, and need no jobs of their own.
+# called from, and need no jobs of their own. Each declares its arguments
+# in its own room (parser() puts them under run.sh's).
 READERS = {"compare": readers.main, "gate": readers.main, "report": readers.main,
            "validate": lambda argv: records.main(argv[1:]),
            "lava": lambda argv: lava.main(argv[1:])}
+
+
+def parser():
+    """run.sh's one parser: the subcommands that boot (options.parser()) and
+    the readers, validate and lava, added once."""
+    top = options.parser()
+    if "compare" not in top.commands:
+        top.commands.update(readers.add_readers(top.subcommands))
+        top.commands["validate"] = records.add_validate(top.subcommands)
+        top.commands["lava"] = lava.add_lava(top.subcommands)
+    return top
 
 
 def cmd_list(args, env):
@@ -93,7 +106,7 @@ def main(argv):
     if sub == "ab":
         return ab.run(argv[1:], env, jobs)
     if sub in ("-h", "--help", "help"):
-        sys.stdout.write(USAGE)
+        sys.stdout.write(parser().format_help())
         return 0
     return B.run(argv, env, jobs)
 

@@ -4,7 +4,6 @@ way (Parser) and the usage error of run.sh's own subcommands (UsageError,
 exit 2). Each room declares its subcommand's arguments; options.parser()
 puts them together into run.sh's one parser."""
 import argparse
-import re
 import textwrap
 
 from ipibench.exit_codes import EX_USAGE
@@ -36,8 +35,13 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 class Parser(argparse.ArgumentParser):
     """argparse laid out for HELP_WIDTH, with no abbreviations. With a prefix
     ("matrix: "), a parse error is a UsageError in run.sh's words and -h is
-    an option like the others (the reading stops there, see _prepared);
+    an option like the others (the reading stops there, see read_options);
     without one (the readers), argparse's own -h, message and exit 2."""
+
+    # Options whose value may be empty, or missing at the end (then ""), and
+    # options that also take their value as OPTION=VALUE (read_options).
+    lenient = frozenset()
+    joined = frozenset()
 
     def __init__(self, *args, prefix=None, **kw):
         kw.setdefault("formatter_class", HelpFormatter)
@@ -47,7 +51,51 @@ class Parser(argparse.ArgumentParser):
     def error(self, message):
         if self.prefix is None:
             super().error(message)
-        m = re.match(r"argument (--[\w-]+)(?:/[^:]*)?: expected one argument", message)
-        if m:
-            raise UsageError(f"{self.prefix}{m.group(1)} needs a value")
         raise UsageError(f"{self.prefix}{message}", self.format_help())
+
+
+def read_options(p, argv, ns, prefix="", stop_at_dashes=True, unknown_ok=False):
+    """Reads argv into ns with p's actions, as run.sh always read its
+    arguments: left to right; an option's value is the next argument,
+    whatever it looks like, and not an empty one (but for p.lenient); only
+    p.joined options take OPTION=VALUE; -h/--help ends the reading (the
+    rest is not looked at); with stop_at_dashes, -- ends it too. An unknown
+    argument is a UsageError at once, unless unknown_ok (ab hands them on to
+    each boot, in order). -> (help asked, what follows --, the unknown).
+
+    argparse declares the options and writes their help; it does not read
+    them, because it would not read them so: it joins abbreviations, drops
+    a value of --, refuses a value that starts with '-' and takes
+    OPTION=VALUE everywhere."""
+    table = p._option_string_actions  # noqa: SLF001 (argparse's index of its options)
+    unknown, i = [], 0
+    while i < len(argv):
+        a = argv[i]
+        name, eq, value = a.partition("=")
+        if a in ("-h", "--help"):
+            return True, [], unknown
+        if a == "--" and stop_at_dashes:
+            return False, list(argv[i + 1:]), unknown
+        if eq and name in p.joined:
+            action, a = table[name], name
+        elif a not in table:
+            if not unknown_ok:
+                raise UsageError(f"{prefix}unknown option '{a}'", p.format_help())
+            unknown.append(a)
+            i += 1
+            continue
+        else:
+            action = table[a]
+            if action.nargs == 0 or a in p.joined:
+                value = action.const
+            elif a in p.lenient:
+                value = argv[i + 1] if i + 1 < len(argv) else ""
+                i += 1
+            elif i + 1 < len(argv) and argv[i + 1]:
+                value = argv[i + 1]
+                i += 1
+            else:
+                raise UsageError(f"{prefix}{a} needs a value")
+        action(p, ns, value, a)
+        i += 1
+    return False, [], unknown

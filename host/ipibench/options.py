@@ -10,11 +10,8 @@ import argparse
 import os
 import re
 
-from ipibench import readers
 from ipibench.boot.qemu import MACHINES
-from ipibench.command_line import Parser, PROG, UsageError
-from ipibench.lab import lava
-from ipibench.results import records
+from ipibench.command_line import Parser, PROG, read_options, UsageError
 
 ACCELS = ("kvm", "tcg", "tcg-single", "kvm-in-tcg", "auto")
 
@@ -54,8 +51,8 @@ RUN_HELP = (
      "list): its -cpu flags, -smp and QEMU arguments"),
     ("--smp", "SPEC", "QEMU -smp value (default: the preset's, else 4), e.g. 8 or "
      "6,sockets=2,cores=3"),
-    ("--cpu", "MODEL[,F]", "QEMU -cpu value (default: host under KVM, max under TCG); the "
-     "base model a --preset's flags are appended to"),
+    ("--cpu", "MODEL[,F]", "QEMU -cpu value (default: host under KVM, max under TCG); with "
+     "--preset, the base model its flags are appended to"),
     ("--machine", "M", "pc, q35, microvm or microvm-noacpi (default q35). microvm is QEMU's "
      "microvm as microVM monitors present one: no 8259, PIT or RTC (pic=off,pit=off,rtc=off), "
      "booted through PVH (build/ipibench.elf); microvm-noacpi adds acpi=off: CPUs from the "
@@ -70,7 +67,7 @@ RUN_HELP = (
      "one thread, much faster here. kvm-in-tcg boots the preset (default x2apic) under real "
      "KVM nested inside a TCG VM, the KVM lane: for machines without /dev/kvm, to exercise "
      "the Hyper-V and KVM PV paths; timings are then doubly emulated"),
-    ("--allow-fallback", None, "with accel auto, run a preset or -cpu flags that need KVM "
+    ("--allow-fallback", None, "with --accel auto, run a preset or -cpu flags that need KVM "
      "(hv-*, kvm-pv-*) under TCG when KVM cannot: each backend they add SKIPs"),
     ("--timeout", "S", "seconds before the boot is killed (default 300)"),
     ("--iso", None, "boot the GRUB ISO (build/ipibench.iso) instead of -kernel"),
@@ -84,13 +81,13 @@ RUN_HELP = (
     ("--perf-kvm", None, "KVM only: record `perf kvm stat` during the boot and attach the "
      "VM-exit breakdown to the results"),
     ("--exits", None, "exit accounting: the guest marks each sampling (markers=1) and the "
-     "host traces KVM's events (accel kvm: this host's tracefs, as root; kvm-in-tcg: the "
+     "host traces KVM's events (--accel kvm: this host's tracefs, as root; kvm-in-tcg: the "
      "lane's outer VM); prints and saves exits per measured iteration for every record, "
      "sender and targets apart (docs/host-tools.md)"),
     ("--host-stats", None, "single-halt: the guest waits at each pass's edges while the host "
      "reads the target vCPU's KVM statistics (QMP query-stats), and each record says how its "
-     "halts ended (on by default under accel kvm, except microvm)"),
-    ("--no-host-stats", None, "no host reads, under accel kvm too"),
+     "halts ended (on by default under --accel kvm, except microvm)"),
+    ("--no-host-stats", None, "no host reads, under --accel kvm too"),
     ("--require-apicv", None, "exit 32 when APICv/AVIC was off in the module or inhibited "
      "for this VM while any record was measured (needs --exits)"),
     ("--module-param", "M.P=V", "kvm-in-tcg only: load the lane's KVM module M with P=V and "
@@ -131,8 +128,8 @@ def add_run(sub):
     for opt, meta, text in RUN_HELP:
         if opt == "--pin":
             p.add_argument("--pin", nargs="?", const="", metavar="=CPUS", help=text)
-        elif opt == "--append":  # may be empty or missing at the end: the guest's defaults
-            p.add_argument(opt, nargs="?", const="", metavar=meta, help=text)
+        elif opt == "--append":
+            p.add_argument(opt, metavar=meta, help=text)
         elif opt in RUN_VALUES:
             p.add_argument(opt, dest=RUN_VALUES[opt], metavar=meta, help=text)
         else:
@@ -141,6 +138,8 @@ def add_run(sub):
     p.add_argument("qemu_args", nargs="*", metavar="-- ARGS...",
                    help="everything after -- goes to QEMU as it is (e.g. -device ...)")
     add_help(p)
+    p.lenient = frozenset({"--append"})  # empty, or missing at the end: the guest's defaults
+    p.joined = frozenset({"--pin"})
     return p
 
 
@@ -169,58 +168,10 @@ class RunOptions:
         return self.console == "verbose"
 
 
-def _prepared(p, argv, prefix="", stop_at_dashes=True, unknown_ok=False):
-    """argv for argparse, read as run.sh always read it, left to right: each
-    value joined to its option (--smp=4), so argparse takes any value as one,
-    even one that starts with '-'; -h/--help ends the reading (the rest is
-    not looked at); with stop_at_dashes, -- ends it too and what follows is
-    returned apart. An unknown option is a UsageError at once, unless
-    unknown_ok (ab: it passes them on). An option that needs a value and
-    has none, or an empty one, is a UsageError too (argparse would take the
-    empty one). -> (args, help asked, after --)."""
-    table = p._option_string_actions  # noqa: SLF001 (argparse's own index of its options)
-    out, i = [], 0
-    while i < len(argv):
-        a = argv[i]
-        name, eq, _ = a.partition("=")
-        action = table.get(name if name.startswith("--") else a)
-        if a in ("-h", "--help"):
-            return out, True, []
-        if a == "--" and stop_at_dashes:
-            return out, False, list(argv[i + 1:])
-        if action is None or (eq and action.nargs == 0):
-            if not unknown_ok:
-                raise UsageError(f"{prefix}unknown option '{a}'", p.format_help())
-            out.append(a)
-        elif eq and action.nargs is None and not a.partition("=")[2]:
-            raise UsageError(f"{prefix}{name} needs a value")
-        elif eq or action.nargs == 0:
-            out.append(a)
-        elif action.nargs == "?":  # --append VALUE, --pin (=CPUS only)
-            if action.dest == "pin":
-                out.append(a + "=")
-            else:
-                out.append(f"{a}={argv[i + 1]}" if i + 1 < len(argv) else f"{a}=")
-                i += i + 1 < len(argv)
-        elif i + 1 < len(argv) and argv[i + 1]:
-            out.append(f"{a}={argv[i + 1]}")
-            i += 1
-        else:
-            raise UsageError(f"{prefix}{a} needs a value")
-        i += 1
-    return out, False, []
-
-
 def parse_run(argv, caller_dir):
     """`run`'s options -> RunOptions; paths are taken relative to caller_dir."""
-    p = parser().commands["run"]
-    args, asked_help, qemu = _prepared(p, argv)
-    ns = p.parse_args(args, namespace=argparse.Namespace(**{d: None for d in RUN_DESTS}))
     o = RunOptions()
-    for key, value in vars(ns).items():
-        if value is not None and key not in ("help", "qemu_args"):
-            setattr(o, key, value)
-    o.qemu_args = qemu
+    asked_help, o.qemu_args, _ = read_options(parser().commands["run"], argv, o)
     if asked_help:
         o.help = True
         return o
@@ -228,10 +179,6 @@ def parse_run(argv, caller_dir):
         o.results_dir = os.path.join(caller_dir, o.results_dir)
     check_run(o)
     return o
-
-
-RUN_DESTS = tuple(RUN_VALUES.values()) + tuple(d for d, _ in RUN_FLAGS.values()) + \
-    ("append", "pin")
 
 
 def check_run(o):
@@ -480,7 +427,7 @@ def add_matrix(sub):
                    "value; without, a list of digits and commas is counts and anything else "
                    "one -smp value. Topology keys: cpus, maxcpus, sockets, dies, modules, "
                    "cores, threads; their product must be maxcpus (default: the count). "
-                   "Folder: x2apic-smp8-s2c2t2. Not with accel kvm-in-tcg (the lane boots "
+                   "Folder: x2apic-smp8-s2c2t2. Not with --accel kvm-in-tcg (the lane boots "
                    "each preset's own)")
     p.add_argument("--boots", metavar="N", help="boots of each configuration (default 5; the "
                    "rank test needs 4 or more a side to reach p < 0.05)")
@@ -490,21 +437,22 @@ def add_matrix(sub):
     for opt in ("--accel", "--machine"):
         p.add_argument(opt, action=PassOn, metavar=meta[opt], help=PASSED)
     for opt in ("--append", "--memory", "--timeout"):
-        p.add_argument(opt, action=PassOn, dest="passed", nargs="?", const="",
-                       metavar=meta[opt], help=PASSED)
+        p.add_argument(opt, action=PassOn, dest="passed", metavar=meta[opt], help=PASSED)
     p.add_argument("--allow-fallback", action=PassOn, nargs=0, help=PASSED)
     p.add_argument("--pin", action=PassOn, dest="passed", nargs="?", const="",
                    metavar="=CPUS", help=PASSED)
     for opt in ("--perf-kvm", "--pvh", "--exits", "--require-apicv"):
         p.add_argument(opt, action=PassOn, dest="passed", nargs=0, help=PASSED)
     p.add_argument("--no-pin", dest="pin_default", action="store_const", const=None,
-                   help="leave the vCPUs to the host's scheduler: under accel kvm (or auto "
+                   help="leave the vCPUs to the host's scheduler: under --accel kvm (or auto "
                    "that chose it) every boot pins vCPU i to the i-th host CPU run.sh may "
                    "use, as --pin, when there are enough of them (else it says why not); "
                    "every boot's results.json says which (run.pin)")
     p.add_argument("--verbose", action="store_true",
                    help="stream every boot's whole console (default: one line per boot)")
     add_help(p)
+    p.lenient = frozenset({"--append", "--memory", "--timeout"})  # each boot's run judges them
+    p.joined = frozenset({"--pin"})
     return p
 
 
@@ -519,9 +467,8 @@ class MatrixOptions(argparse.Namespace):
 
 def parse_matrix(argv):
     """`matrix`'s options -> MatrixOptions (names and -smp values split)."""
-    p = parser().commands["matrix"]
-    args, asked_help, _ = _prepared(p, argv, "matrix: ", stop_at_dashes=False)
-    o = p.parse_args(args, namespace=MatrixOptions())
+    p, o = parser().commands["matrix"], MatrixOptions()
+    asked_help, _, _ = read_options(p, argv, o, "matrix: ", stop_at_dashes=False)
     if asked_help:
         o.help = True
         return o
@@ -593,9 +540,9 @@ class AbOptions(argparse.Namespace):
 
 def parse_ab(argv):
     """`ab`'s options -> AbOptions; the others (passed) go to each boot."""
-    p = parser().commands["ab"]
-    args, asked_help, _ = _prepared(p, argv, "ab: ", stop_at_dashes=False, unknown_ok=True)
-    o, o.passed = p.parse_known_args(args, namespace=AbOptions())
+    p, o = parser().commands["ab"], AbOptions()
+    asked_help, _, o.passed = read_options(p, argv, o, "ab: ", stop_at_dashes=False,
+                                           unknown_ok=True)
     if asked_help:
         o.help = True
         return o
@@ -633,25 +580,25 @@ each; exit codes: docs/exit-codes.md."""
 
 def parse_list(argv):
     """`list`'s options -> whether --names was given; None for --help."""
-    p = parser().commands["list"]
-    args, asked_help, _ = _prepared(p, argv, "list: ", stop_at_dashes=False)
-    return None if asked_help else p.parse_args(args).names
+    # Only the first argument is read, as it always was.
+    o = argparse.Namespace(names=False)
+    first = argv[:1] if argv and argv[0] else []
+    asked_help, _, _ = read_options(parser().commands["list"], first, o, "list: ")
+    return None if asked_help else o.names
 
 
 def parser():
-    """The one parser of run.sh, a subparser per subcommand: run, matrix, ab
-    and list declared here, the readers in readers.py, validate in
-    results/records.py, lava in lab/lava.py. Built once, on first use."""
+    """run.sh's parser, a subparser per subcommand, with the subcommands that
+    boot declared here (run, matrix, ab, list); cli.parser() adds the readers
+    of saved results, which sit below this layer. Built once, on first use."""
     global _PARSER
     if _PARSER is None:
         top = Parser(prog=PROG, prefix="", usage=f"{PROG} [SUBCOMMAND] [options]",
                      description=TOP_DESCRIPTION, epilog=TOP_EPILOG)
-        sub = top.add_subparsers(dest="cmd", metavar="SUBCOMMAND", parser_class=Parser)
-        top.commands = {"run": add_run(sub), "matrix": add_matrix(sub), "ab": add_ab(sub),
-                        "list": add_list(sub)}
-        top.commands.update(readers.add_readers(sub))
-        top.commands["validate"] = records.add_validate(sub)
-        top.commands["lava"] = lava.add_lava(sub)
+        top.subcommands = top.add_subparsers(dest="cmd", metavar="SUBCOMMAND",
+                                             parser_class=Parser)
+        top.commands = {"run": add_run(top.subcommands), "matrix": add_matrix(top.subcommands),
+                        "ab": add_ab(top.subcommands), "list": add_list(top.subcommands)}
         _PARSER = top
     return _PARSER
 
@@ -659,7 +606,6 @@ def parser():
 _PARSER = None
 
 
-# The help texts, generated from the parser.
-USAGE = parser().format_help()
+# The help texts of the subcommands that boot, generated from the parser.
 USAGE_RUN, USAGE_MATRIX, USAGE_AB, USAGE_LIST = (parser().commands[name].format_help()
                                                  for name in ("run", "matrix", "ab", "list"))

@@ -174,6 +174,30 @@ def _(_s):
           "8,sockets=2,cores=2,threads=2", "the -smp value goes to the boot whole")
 
 
+@case("run.sh reads its own options left to right: a value is the next argument whatever it "
+      "looks like (-- too), only --pin takes OPTION=VALUE, --pin never takes the next argument")
+def _(_s):
+    o = O.parse_matrix(["--presets", "x2apic", "--pin", "--timeout", "5", "--boots", "1"])
+    check(o.passed == ["--pin", "--timeout", "5"] and o.boots == "1", f"{vars(o)}")
+    o = O.parse_matrix(["--presets", "x", "--pin", "--exits", "--pin=1", "--label", "--"])
+    check(o.passed == ["--pin", "--exits", "--pin=1"] and o.label == "--", f"{vars(o)}")
+    check(O.parse_matrix(["--presets", "x", "--append"]).passed == ["--append", ""], "--append")
+    o = O.parse_run(["--smp", "--", "--append", "-x", "--pin=0-3", "--", "-device", "d"], "/")
+    check((o.smp, o.append, o.pin, o.qemu_args) == ("--", "-x", "0-3", ["-device", "d"]),
+          f"{vars(o)}")
+    check(O.parse_run(["--pin"], "/").pin == "", "--pin alone: the CPUs run.sh may use")
+    for argv, msg in ((["--pin", "0-3"], "unknown option '0-3'"),
+                      (["--smp=4"], "unknown option '--smp=4'"), (["--iso=1"], "unknown option")):
+        check(msg in raises(2, O.parse_run, argv, "/"), f"{argv}")
+    o = O.parse_ab(["--module-param", "k.p=0,1", "--append", "--label=x", "--", "--boots", "2"])
+    check(o.passed == ["--append", "--label=x", "--"] and o.boots == "2" and o.label == "ab",
+          f"{vars(o)}")
+    check("ab: --boots takes a count, not '--'" in
+          raises(2, O.parse_ab, ["--module-param", "k.p=0,1", "--boots", "--"]), "ab --boots --")
+    check(O.parse_list(["--names", "ignored"]) is True and O.parse_list([]) is False and
+          O.parse_list(["-h"]) is None, "list reads its first argument only")
+
+
 @case("run.sh --memory: QEMU's sizes, and below what the guest needs exit 2 with the minimum")
 def _(_s):
     for text, mib in (("256M", 256), ("1G", 1024), ("1.5g", 1536), ("2048K", 2), ("512", 512),

@@ -3,7 +3,9 @@
 against schema 1 with the checkers of results/validate.py, a console's
 records with their problems (parse_console), and a whole log for
 `./run.sh validate` (check_log). The lines are read by record_lines.py."""
-from ipibench.command_line import Parser
+import argparse
+
+from ipibench.command_line import Parser, read_options
 from ipibench.record_lines import record_lines
 from ipibench.results import validate
 
@@ -100,18 +102,25 @@ def add_validate(sub):
 def add_arguments(p):
     p.add_argument("--require", metavar="KIND[,KIND]", default="",
                    help="also fail unless each of these record kinds is there, valid")
-    p.add_argument("logs", nargs="+", metavar="LOG", help="a console log (console.log)")
+    p.add_argument("logs", nargs="*", metavar="LOG", help="a console log (console.log)")
+    p.lenient = frozenset({"--require"})
 
 
 def main(argv):
     """`./run.sh validate ARGS` -> its exit status: 0 every record is valid,
-    1 a record is invalid, 2 usage or an unreadable log."""
-    p = Parser(prog="./run.sh validate", description=VALIDATE_DESCRIPTION)
+    1 a record is invalid, 2 usage or an unreadable log. Read as it always
+    was: every argument but --require and its value is a log, whatever its
+    name; no log prints the help and is exit 2."""
+    p = Parser(prog="./run.sh validate", prefix="validate: ", description=VALIDATE_DESCRIPTION)
     add_arguments(p)
-    a = p.parse_args(argv)
+    a = argparse.Namespace(require="")
+    asked_help, _, logs = read_options(p, argv, a, stop_at_dashes=False, unknown_ok=True)
+    if asked_help or not logs:
+        print(p.format_help(), end="")
+        return 0 if asked_help else 2
     require = [k for k in a.require.split(",") if k]
     worst = 0
-    for path in a.logs:
+    for path in logs:
         r = check_log(path, require)
         worst = max(worst, 2 if r is None else (1 if r else 0))
     return worst
