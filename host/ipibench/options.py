@@ -183,31 +183,25 @@ def parse_run(argv, caller_dir):
 
 def check_run(o):
     if o.machine not in MACHINES:
-        raise UsageError(f"--machine takes pc, q35, microvm or microvm-noacpi, not "
-                         f"'{o.machine}'")
+        raise UsageError(f"--machine takes pc, q35, microvm or microvm-noacpi, not '{o.machine}'")
     if o.iso and o.pvh:
         raise UsageError("--iso boots the ISO's multiboot image; --pvh needs -kernel")
     if o.host_stats and o.machine.startswith("microvm"):
-        raise UsageError("--host-stats answers the guest on COM2, which microvm does not "
-                         "have: use --machine pc or q35")
+        raise UsageError("--host-stats answers the guest on COM2, which microvm does not have: use --machine pc or q35")
     if o.iso and o.machine.startswith("microvm"):
-        raise UsageError("--iso boots from a CD drive, which microvm has none of: "
-                         "--machine pc or q35")
+        raise UsageError("--iso boots from a CD drive, which microvm has none of: --machine pc or q35")
     if not _digits(o.timeout):
         raise UsageError(f"--timeout takes whole seconds, not '{o.timeout}'")
     if memory_mib(o.memory) is None:
-        raise UsageError(f"--memory takes a size as QEMU's -m does (256M, 1G, 1.5G; a plain "
-                         f"number is MiB), not '{o.memory}'")
+        raise UsageError(f"--memory takes a size as QEMU's -m does (256M, 1G, 1.5G; a plain number is MiB), not '{o.memory}'")
     if o.iso and o.append:
         raise UsageError("--iso boots with the ISO's own command line; --append needs -kernel")
     if o.module_param and o.accel != "kvm-in-tcg":
-        raise UsageError("--module-param sets the lane's KVM (--accel kvm-in-tcg); a host's "
-                         "KVM module is set by ./run.sh ab")
+        raise UsageError("--module-param sets the lane's KVM (--accel kvm-in-tcg); a host's KVM module is set by ./run.sh ab")
     if o.require_apicv and not o.exits:
         raise UsageError("--require-apicv reads the KVM trace: it needs --exits")
     if o.accel not in ACCELS:
-        raise UsageError("--accel takes kvm, tcg, tcg-single, kvm-in-tcg or auto, "
-                         f"not '{o.accel}'")
+        raise UsageError(f"--accel takes kvm, tcg, tcg-single, kvm-in-tcg or auto, not '{o.accel}'")
 
 
 # What the guest needs (measured under TCG with the default plan: the least
@@ -267,8 +261,7 @@ def check_memory(memory, smp):
     need = memory_minimum_mib(cpus)
     if mib is not None and mib < need:
         got = f"{mib:g} MiB" if mib >= 1 else f"{mib * 1024:g} KiB"
-        raise UsageError(f"--memory {memory} ({got}) is below what the guest needs at -smp "
-                         f"{smp}: {need} MiB (--memory {need}M or more; the default is 256M)")
+        raise UsageError(f"--memory {memory} ({got}) is below what the guest needs at -smp {smp}: {need} MiB (--memory {need}M or more; the default is 256M)")
 
 
 def split_list(text):
@@ -306,12 +299,10 @@ def smp_topology(spec):
         key, eq, value = field.partition("=")
         if not eq:
             if i > 0:
-                raise UsageError(f"{where}: '{field}' is not key=value (only the first field "
-                                 "may be a bare count; separate -smp values with ';')")
+                raise UsageError(f"{where}: '{field}' is not key=value (only the first field may be a bare count; separate -smp values with ';')")
             key, value = "cpus", field
         if key not in SMP_KEYS:
-            raise UsageError(f"{where}: unknown key '{key}' (x86 takes "
-                             f"{', '.join(SMP_KEYS)})")
+            raise UsageError(f"{where}: unknown key '{key}' (x86 takes {', '.join(SMP_KEYS)})")
         if key in got:
             raise UsageError(f"{where}: {key} given twice")
         if not _positive(value):
@@ -326,12 +317,9 @@ def smp_topology(spec):
     given = [f"{k} {got[k]}" for k, _ in SMP_TOPOLOGY if k in got]
     factors = " x ".join(given) + (f" = {product}" if len(given) > 1 else "")
     if full and product != maxcpus:
-        raise UsageError(f"{where}: {factors} CPUs, but maxcpus is {maxcpus} "
-                         "(QEMU needs the product of the topology to be maxcpus, which is "
-                         "the count unless maxcpus= says otherwise)")
+        raise UsageError(f"{where}: {factors} CPUs, but maxcpus is {maxcpus} (QEMU needs the product of the topology to be maxcpus, which is the count unless maxcpus= says otherwise)")
     if maxcpus % product:
-        raise UsageError(f"{where}: {factors} does not divide maxcpus {maxcpus} "
-                         f"(QEMU fills in the missing level as maxcpus / {product})")
+        raise UsageError(f"{where}: {factors} does not divide maxcpus {maxcpus} (QEMU fills in the missing level as maxcpus / {product})")
     if cpus > maxcpus:
         raise UsageError(f"{where}: {cpus} CPUs at boot, above maxcpus {maxcpus}")
     return dict(got, cpus=cpus, maxcpus=maxcpus)
@@ -369,8 +357,7 @@ def split_smp(text):
             raise UsageError(f"matrix: --smp '{text}': an empty -smp value between ';'")
         name = smp_folder(s)
         if name in seen:
-            raise UsageError(f"matrix: --smp '{text}': '{seen[name]}' and '{s}' are both "
-                             f"{name}")
+            raise UsageError(f"matrix: --smp '{text}': '{seen[name]}' and '{s}' are both {name}")
         seen[name] = s
     return items
 
@@ -481,8 +468,7 @@ def parse_matrix(argv):
     o.names = split_list(o.presets)
     o.counts = split_smp(o.smps) if o.smps else []
     if o.counts and o.accel == "kvm-in-tcg":
-        raise UsageError("matrix: --accel kvm-in-tcg boots each preset at its own -smp (the "
-                         "lane takes it from host/ipibench/presets.conf): drop --smp")
+        raise UsageError("matrix: --accel kvm-in-tcg boots each preset at its own -smp (the lane takes it from host/ipibench/presets.conf): drop --smp")
     return o
 
 

@@ -27,12 +27,10 @@ def load_presets(path):
         fields = [x.strip() for x in line.split("|")]
         where = f"{path}:{n}"
         if len(fields) != 5:
-            raise ToolError(EX_PRESET, f"{where}: {len(fields)} fields, expected 5 "
-                            "(name | cpu flags | smp | extra QEMU args | description)")
+            raise ToolError(EX_PRESET, f"{where}: {len(fields)} fields, expected 5 (name | cpu flags | smp | extra QEMU args | description)")
         name, cpu, smp, extra, desc = fields
         if not re.fullmatch(r"[a-z0-9-]+", name):
-            raise ToolError(EX_PRESET, f"{where}: bad configuration name {name!r} "
-                            "(lower-case letters, digits and '-')")
+            raise ToolError(EX_PRESET, f"{where}: bad configuration name {name!r} (lower-case letters, digits and '-')")
         if name in presets:
             raise ToolError(EX_PRESET, f"{where}: configuration {name!r} defined twice")
         # Four digits at most: no machine QEMU offers has 10000 vCPUs, and int()
@@ -69,8 +67,7 @@ def kvm_only_flags(cpu):
 
 def get_preset(presets, name, path=PRESETS):
     if name not in presets:
-        raise ToolError(EX_PRESET, f"unknown configuration {name!r} (in {path}: "
-                        f"{', '.join(presets) or 'none'}; './run.sh list' describes them)")
+        raise ToolError(EX_PRESET, f"unknown configuration {name!r} (in {path}: {', '.join(presets) or 'none'}; './run.sh list' describes them)")
     return presets[name]
 
 
@@ -93,6 +90,5 @@ def print_presets(path, name=None):
         if p["extra"]:
             print(f"{''.ljust(width)}  {' '.join(p['extra'])}")
         if kvm_only_flags(p["cpu"]):
-            print(f"{''.ljust(width)}  needs KVM (or --accel kvm-in-tcg): "
-                  f"{','.join(kvm_only_flags(p['cpu']))}")
+            print(f"{''.ljust(width)}  needs KVM (or --accel kvm-in-tcg): {','.join(kvm_only_flags(p['cpu']))}")
     return 0

@@ -1217,14 +1217,12 @@ def png_term_spec(term, w, h):
 def run_gnuplot(out, plots):
     gnuplot = shutil.which("gnuplot")
     if not gnuplot:
-        raise ToolError(EX_DEPS, "gnuplot is missing (Debian package gnuplot-nox; "
-                        "tools/deps.sh report installs it)")
+        raise ToolError(EX_DEPS, "gnuplot is missing (Debian package gnuplot-nox; tools/deps.sh report installs it)")
     listing = subprocess.run([gnuplot, "-e", "set terminal"], stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True).stdout
     png = png_terminal(listing)
     if png is None:
-        raise ToolError(EX_DEPS, "gnuplot lists neither the pngcairo nor the png "
-                        "terminal (Debian package gnuplot-nox has both)")
+        raise ToolError(EX_DEPS, "gnuplot lists neither the pngcairo nor the png terminal (Debian package gnuplot-nox has both)")
     script = ["set encoding utf8"]
     for p in plots:
         w, h = p.size
@@ -1335,9 +1333,7 @@ def pair_comparison(sets, pair, alpha, unit):
     """report --pair X=Y: compare --pair's comparison, backend X of the first
     set against backend Y of the last (the same set when there is one)."""
     if len(sets) > 2:
-        raise ToolError(EX_USAGE, f"--pair compares within one set or across "
-                        f"two, not {len(sets)} ({', '.join(n for n, _ in sets[:4])}"
-                        f"{', ...' if len(sets) > 4 else ''}): give one configuration folder")
+        raise ToolError(EX_USAGE, f"--pair compares within one set or across two, not {len(sets)} ({', '.join(n for n, _ in sets[:4])}{', ...' if len(sets) > 4 else ''}): give one configuration folder")
     (a_name, a_boots), (b_name, b_boots) = sets[0], sets[-1]
     cmp = Comparison(f"{a_name} [{pair[0]}]", a_boots, f"{b_name} [{pair[1]}]", b_boots,
                      alpha, unit, pair)

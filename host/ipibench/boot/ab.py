@@ -121,8 +121,7 @@ def run(argv, env, jobs):
                 break
             booted[side] += 1
             boot_dir = os.path.join(dirs[side], f"boot{booted[side]}")
-            say(f"run.sh: ab: [{pos}/{len(seq)}] side {side} ({name}={v}) boot {booted[side]}: "
-                f"{boot_dir}")
+            say(f"run.sh: ab: [{pos}/{len(seq)}] side {side} ({name}={v}) boot {booted[side]}: {boot_dir}")
             place = {"param": name, "side": side, "asked": v,
                      "got": held if host else None, "position": pos,
                      "of": len(seq), "side_boot": booted[side], "order": " ".join(seq)}
@@ -161,13 +160,10 @@ def run(argv, env, jobs):
     if first == EX_INTERRUPTED:
         return first
     if same:
-        print(f"ab: both sides {'ran' if same[1] else 'would run'} with {module}.{param}="
-              f"{same[0]}: nothing to compare (A asked {values[0]}, B asked {values[1]}"
-              f"{'' if same[1] else '; side B not booted'})")
+        print(f"ab: both sides {'ran' if same[1] else 'would run'} with {module}.{param}={same[0]}: nothing to compare (A asked {values[0]}, B asked {values[1]}{'' if same[1] else '; side B not booted'})")
         return first or EX_SAME_SIDES
     if not (booted["A"] and booted["B"]):
         return first
-    print(f"ab: {module}.{param}: B={values[1]} against A={values[0]} (order "
-          f"{' '.join(seq)})")
+    print(f"ab: {module}.{param}: B={values[1]} against A={values[0]} (order {' '.join(seq)})")
     rc = readers.main(["compare", dirs["A"], dirs["B"]])
     return first or (0 if rc in (0, EX_INCOMPARABLE) else rc)

@@ -102,10 +102,7 @@ def refuse_or_fall_back(model, why, preset, allow_fallback, kvm_present):
     if not preset:
         lane += " (the lane boots presets only: ./run.sh list)"
     raise ToolError(EX_NEEDS_KVM,
-                   f"{what} needs KVM, the only accelerator that offers {need}, but {why}. "
-                   "Under TCG every backend these add would SKIP and the run pass having "
-                   f"tested none of it: run it under real KVM nested in TCG with {lane}, or "
-                   "accept TCG knowingly with --allow-fallback (or --accel tcg)")
+                   f"{what} needs KVM, the only accelerator that offers {need}, but {why}. Under TCG every backend these add would SKIP and the run pass having tested none of it: run it under real KVM nested in TCG with {lane}, or accept TCG knowingly with --allow-fallback (or --accel tcg)")
 
 
 def extras_asked(o):
@@ -138,9 +135,7 @@ def choose(accel, cpu, preset, preset_cpu, machine, allow_fallback, kvm, extras=
         if accel != "kvm" and extras:
             # --exits, --pin and --perf-kvm read this host's KVM itself: they
             # ask for KVM as plainly as --accel kvm does.
-            raise ToolError(EX_NEEDS_KVM, f"{' and '.join(extras)} needs KVM, but {why}; "
-                            "the KVM lane runs real KVM nested in TCG on any host: "
-                            "--accel kvm-in-tcg")
+            raise ToolError(EX_NEEDS_KVM, f"{' and '.join(extras)} needs KVM, but {why}; the KVM lane runs real KVM nested in TCG on any host: --accel kvm-in-tcg")
         if accel != "kvm":
             notes = refuse_or_fall_back(model, why, preset, allow_fallback, usable)
             if usable and kvm.software() and notes:
@@ -150,22 +145,15 @@ def choose(accel, cpu, preset, preset_cpu, machine, allow_fallback, kvm, extras=
                 base = "max" + base[len("host"):]
     elif accel == "kvm":
         if not kvm.usable():
-            raise ToolError(EX_NEEDS_KVM, f"--accel kvm: KVM is not usable here: "
-                            f"{kvm.unusable()}; the KVM lane runs real KVM nested in TCG "
-                            "on any host: --accel kvm-in-tcg")
+            raise ToolError(EX_NEEDS_KVM, f"--accel kvm: KVM is not usable here: {kvm.unusable()}; the KVM lane runs real KVM nested in TCG on any host: --accel kvm-in-tcg")
         soft = kvm.software()
         if soft and extras:
-            raise ToolError(EX_NEEDS_KVM, f"--accel kvm with {' and '.join(extras)}: {soft}: "
-                            "exit counts and vCPU placement there measure that software "
-                            "path, never a hardware hypervisor's; plain --accel kvm still "
-                            "boots (its figures marked kvm-software), and the KVM lane "
-                            "runs real KVM: --accel kvm-in-tcg")
+            raise ToolError(EX_NEEDS_KVM, f"--accel kvm with {' and '.join(extras)}: {soft}: exit counts and vCPU placement there measure that software path, never a hardware hypervisor's; plain --accel kvm still boots (its figures marked kvm-software), and the KVM lane runs real KVM: --accel kvm-in-tcg")
         if soft:
             notes.append(f"run.sh: warning: {soft}: these figures measure that "
                          "path, not a hardware hypervisor's")
     elif accel not in ("tcg", "tcg-single", "kvm-in-tcg"):
-        raise ToolError(EX_USAGE, "--accel takes kvm, tcg, tcg-single, kvm-in-tcg or auto, "
-                       f"not '{accel}'")
+        raise ToolError(EX_USAGE, f"--accel takes kvm, tcg, tcg-single, kvm-in-tcg or auto, not '{accel}'")
     if not base:
         base = "host" if accel == "kvm" else "max"
     return accel, cpu_value(base, preset_cpu), notes

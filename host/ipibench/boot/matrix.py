@@ -135,11 +135,9 @@ def run(argv, env, jobs):
     if pair:
         # Within one configuration every backend ran on the same guest: the
         # backend-against-backend question is answered there.
-        say(f"matrix: backend against backend: ./run.sh compare --pair {pair[1]}={pair[2]} "
-            f"{mdir}/{pair[0]}")
+        say(f"matrix: backend against backend: ./run.sh compare --pair {pair[1]}={pair[2]} {mdir}/{pair[0]}")
     same_smp = [(x[2], y[2]) for i, x in enumerate(todo) for y in todo[i + 1:]
                 if smp_folder(x[1]) == smp_folder(y[1])]
     if same_smp:
-        say(f"matrix: configuration against configuration (same backends, same -smp): "
-            f"./run.sh compare {mdir}/{same_smp[0][0]} {mdir}/{same_smp[0][1]}")
+        say(f"matrix: configuration against configuration (same backends, same -smp): ./run.sh compare {mdir}/{same_smp[0][0]} {mdir}/{same_smp[0][1]}")
     return first_bad

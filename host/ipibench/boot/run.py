@@ -114,14 +114,10 @@ def exits_tracefs(env, accel):
     if accel == "kvm-in-tcg":
         return None
     if accel != "kvm" and not env.pin_any_accel:
-        raise ToolError(EX_UNAVAILABLE, "--exits traces KVM's events: use --accel kvm on a "
-                        "KVM host (tracefs, root) or --accel kvm-in-tcg (the lane), not "
-                        f"--accel {accel}")
+        raise ToolError(EX_UNAVAILABLE, f"--exits traces KVM's events: use --accel kvm on a KVM host (tracefs, root) or --accel kvm-in-tcg (the lane), not --accel {accel}")
     found = TF.tracefs(env.environ)
     if not found:
-        raise ToolError(EX_UNAVAILABLE, "--exits: no tracefs with KVM's events (mount -t "
-                        "tracefs nodev /sys/kernel/tracing, as root, with kvm loaded); or run "
-                        "it in the lane: --accel kvm-in-tcg")
+        raise ToolError(EX_UNAVAILABLE, "--exits: no tracefs with KVM's events (mount -t tracefs nodev /sys/kernel/tracing, as root, with kvm loaded); or run it in the lane: --accel kvm-in-tcg")
     return found
 
 
@@ -551,8 +547,7 @@ class Boot:
                 os.makedirs(os.path.dirname(o.results_dir.rstrip("/")) or "/", exist_ok=True)
                 os.mkdir(o.results_dir)
             except OSError:
-                raise ToolError(EX_SAVE, f"cannot create {o.results_dir} (it must not exist: "
-                                "results are never overwritten)")
+                raise ToolError(EX_SAVE, f"cannot create {o.results_dir} (it must not exist: results are never overwritten)")
             self.dir = o.results_dir
         else:
             self.dir = new_results_dir(self.env.results_root, self.label)
@@ -587,8 +582,7 @@ class Boot:
                     self.jobs.wait()
                     paused.stop(None)
                     self.jobs.check()  # a signal ended QEMU: the run was interrupted
-                    raise ToolError(code, "could not start the guest paused for --pin/--perf-kvm "
-                                    "(above)")
+                    raise ToolError(code, "could not start the guest paused for --pin/--perf-kvm (above)")
             self.rc = self.jobs.wait()
             self.seconds = elapsed(t0)
         finally:
@@ -625,8 +619,7 @@ class Boot:
         try:
             self.started = utc_now()
             t0 = time.monotonic_ns()
-            say(f"run.sh: KVM nested inside QEMU TCG (preset {self.preset}): timings are doubly "
-                "emulated, only behaviour counts")
+            say(f"run.sh: KVM nested inside QEMU TCG (preset {self.preset}): timings are doubly emulated, only behaviour counts")
             with open(os.path.join(out, "lane.txt"), "wb") as f:
                 lane_rc = self.jobs.run([self.env.lane, "--image", Q.kernel_image(o.machine, o.pvh),
                                          "--presets", self.preset, *self.lane_machine(),
@@ -693,8 +686,7 @@ class Boot:
                 state = (f"the guest had ended (status {status}) and the outer VM was still "
                          "sending its console or the trace" if status.isdigit() else
                          "the guest was still running")
-                say(f"run.sh: the KVM lane's outer VM ran past its bound, {self.bound} s "
-                    f"(--timeout and {LANE_SETUP_S} s for its boot and the trace): {state}")
+                say(f"run.sh: the KVM lane's outer VM ran past its bound, {self.bound} s (--timeout and {LANE_SETUP_S} s for its boot and the trace): {state}")
             else:
                 why = re.findall(r"^kvm-lane: error: (.*?)(?: \(see [^)]*\))?$", lane_txt, re.M)
                 if why:
@@ -731,8 +723,7 @@ class Boot:
                     shutil.copyfile(os.path.join(out, name), os.path.join(self.dir, name))
             say(f"run.sh: the lane's outer console is kept: {os.path.join(self.dir, 'outer.log')}")
             return False
-        say(f"run.sh: the lane's logs are kept in {out} ({', '.join(LANE_KEPT)}, "
-            f"{self.preset}.log)")
+        say(f"run.sh: the lane's logs are kept in {out} ({', '.join(LANE_KEPT)}, {self.preset}.log)")
         return True
 
     def show_exits(self, where="the lane's L1 KVM"):

@@ -175,9 +175,7 @@ def cmd_gate(a):
         for v in verdicts:
             if v.group == "environment" and not v.ok:
                 print(f"gate: FAIL: {v.name}: {v.message}", file=sys.stderr)
-        raise ToolError(EX_INCOMPARABLE, f"not comparable: {len(cmp.after_x2apic)} rows "
-                        "measured xAPIC emulation, not AVIC (AVIC without x2AVIC, after "
-                        "x2APIC mode; compare's after-x2apic warning says why)")
+        raise ToolError(EX_INCOMPARABLE, f"not comparable: {len(cmp.after_x2apic)} rows measured xAPIC emulation, not AVIC (AVIC without x2AVIC, after x2APIC mode; compare's after-x2apic warning says why)")
     exits_bad = [v for v in verdicts if v.group == "exits" and not v.ok]
     for v in slow + exits_bad:
         print(f"gate: FAIL: {v.name}: {v.message}", file=sys.stderr)
@@ -198,9 +196,7 @@ def cmd_gate(a):
         print(f"gate: regression: {gate_tally(cmp, verdicts, a.exits, slow, exits_bad)}",
               file=sys.stderr)
         return EX_REGRESSION
-    print(f"gate: pass: {gate_tally(cmp, verdicts, a.exits, slow, exits_bad)}; none "
-          f"significantly slower than the baseline by more than {threshold:g}%"
-          f"{', and no more exits per iteration' if a.exits else ''}", file=sys.stderr)
+    print(f"gate: pass: {gate_tally(cmp, verdicts, a.exits, slow, exits_bad)}; none significantly slower than the baseline by more than {threshold:g}%{', and no more exits per iteration' if a.exits else ''}", file=sys.stderr)
     return 0
 
 

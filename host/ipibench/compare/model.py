@@ -447,9 +447,7 @@ class Comparison:
                            if name == "targets" else (0, v))
             unknown = [v for v in values if v not in there]
             if unknown:
-                raise ToolError(EX_USAGE, f"--{name} {','.join(unknown)}: no row has "
-                                f"{'it' if len(unknown) == 1 else 'them'}; "
-                                f"the rows' {name} values: {', '.join(there)}")
+                raise ToolError(EX_USAGE, f"--{name} {','.join(unknown)}: no row has {'it' if len(unknown) == 1 else 'them'}; the rows' {name} values: {', '.join(there)}")
         self.rows = [r for r in self.rows
                      if all(str(r.key[ROW_FILTERS[n]]) in v for n, v in given.items())]
         if not self.rows:
@@ -465,6 +463,4 @@ class Comparison:
         def names(side):
             benches = sorted({k[0] for k in side.keys()})
             return ", ".join(benches) if benches else "no result records"
-        return ToolError(EX_NO_OVERLAP, f"nothing to compare: {self.sa.name} and {self.sb.name} "
-                         f"share no benchmark row ({self.sa.name}: {names(self.sa)}; "
-                         f"{self.sb.name}: {names(self.sb)})")
+        return ToolError(EX_NO_OVERLAP, f"nothing to compare: {self.sa.name} and {self.sb.name} share no benchmark row ({self.sa.name}: {names(self.sa)}; {self.sb.name}: {names(self.sb)})")

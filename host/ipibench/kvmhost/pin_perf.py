@@ -38,16 +38,13 @@ def check_extras(accel, pin, perf, any_accel=False):
     its tracepoints. any_accel: IPIBENCH_PIN_ANY_ACCEL, for the tests only."""
     if (pin is not None or perf) and accel != "kvm" and not any_accel:
         what = " and ".join(n for n, on in (("--pin", pin is not None), ("--perf-kvm", perf)) if on)
-        raise ToolError(EX_UNAVAILABLE, f"{what} needs KVM (accel is {accel}): under TCG "
-                        "vCPU threads emulate and their placement measures nothing; use "
-                        "--accel kvm on a host with /dev/kvm")
+        raise ToolError(EX_UNAVAILABLE, f"{what} needs KVM (accel is {accel}): under TCG vCPU threads emulate and their placement measures nothing; use --accel kvm on a host with /dev/kvm")
     if perf:
         if not shutil.which("perf"):
             raise ToolError(EX_UNAVAILABLE,
                             "--perf-kvm: perf is missing (Debian package linux-perf)")
         if not any(os.path.exists(f"{t}/events/kvm/kvm_exit") for t in TRACEFS):
-            raise ToolError(EX_UNAVAILABLE, "--perf-kvm: no kvm:kvm_exit tracepoint "
-                            "(tracefs not mounted, kvm not loaded, or not root)")
+            raise ToolError(EX_UNAVAILABLE, "--perf-kvm: no kvm:kvm_exit tracepoint (tracefs not mounted, kvm not loaded, or not root)")
 
 
 def pin_plan(asked, by_default, accel, vcpus, cpus, software=None):
@@ -147,11 +144,9 @@ class Qmp:
             except OSError as e:
                 self.sock.close()
                 if watch and not (watch() if callable(watch) else _alive(watch)):
-                    raise ToolError(EX_UNAVAILABLE, "QEMU ended before its QMP socket "
-                                    "answered (its own message is in the console log)")
+                    raise ToolError(EX_UNAVAILABLE, "QEMU ended before its QMP socket answered (its own message is in the console log)")
                 if time.monotonic() > deadline:
-                    raise ToolError(EX_UNAVAILABLE, f"--pin/--perf-kvm: no QMP socket at "
-                                    f"{path} after {wait:g} s ({e.strerror})")
+                    raise ToolError(EX_UNAVAILABLE, f"--pin/--perf-kvm: no QMP socket at {path} after {wait:g} s ({e.strerror})")
                 time.sleep(0.05)
         self.sock.settimeout(wait)
         self.buf = b""
@@ -285,20 +280,17 @@ def pin_vcpus(qmp, cpus):
     if not isinstance(vcpus, list) or not vcpus:
         raise ToolError(EX_UNAVAILABLE, "--pin: query-cpus-fast returned no vCPUs")
     if len(cpus) < len(vcpus):
-        raise ToolError(EX_UNAVAILABLE, f"--pin: {len(vcpus)} vCPUs but only "
-                        f"{len(cpus)} host CPUs to pin them to ({cpus})")
+        raise ToolError(EX_UNAVAILABLE, f"--pin: {len(vcpus)} vCPUs but only {len(cpus)} host CPUs to pin them to ({cpus})")
     pins = []
     for v in sorted(vcpus, key=lambda v: v.get("cpu-index", 0)):
         tid = v.get("thread-id")
         if not isinstance(tid, int):
-            raise ToolError(EX_UNAVAILABLE, f"--pin: vCPU {v.get('cpu-index')} has no "
-                            "thread id (is QEMU running vCPUs in threads?)")
+            raise ToolError(EX_UNAVAILABLE, f"--pin: vCPU {v.get('cpu-index')} has no thread id (is QEMU running vCPUs in threads?)")
         host = cpus[len(pins)]
         try:
             os.sched_setaffinity(tid, {host})
         except OSError as e:
-            raise ToolError(EX_UNAVAILABLE, f"--pin: cannot pin thread {tid} to CPU "
-                            f"{host}: {e.strerror}")
+            raise ToolError(EX_UNAVAILABLE, f"--pin: cannot pin thread {tid} to CPU {host}: {e.strerror}")
         pins.append({"vcpu": v.get("cpu-index"), "thread_id": tid, "host_cpu": host})
     return pins
 

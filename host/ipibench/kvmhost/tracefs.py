@@ -100,9 +100,7 @@ class HostTrace:
             say(f"run.sh: --exits: tracefs at {t}: {e.strerror} ({e.filename})")
             self.stop(None)
             return EX_UNAVAILABLE
-        say(f"run.sh: --exits: tracing {len(tids)} QEMU threads: {' '.join(self.enabled)}; "
-            f"not on this kernel: {' '.join(self.missing) or 'none'}; COM1 port exits "
-            "filtered out; the in-kernel PIT's thread: "
+        say(f"run.sh: --exits: tracing {len(tids)} QEMU threads: {' '.join(self.enabled)}; not on this kernel: {' '.join(self.missing) or 'none'}; COM1 port exits filtered out; the in-kernel PIT's thread: "
             + (f"kvm-pit/{qemu_pid} (tid {' '.join(self.pit)})" if self.pit else "none found"))
         return 0
 

@@ -469,8 +469,7 @@ def cmd_report(a):
     helpers = a.helpers
     dry = a.dry_run or (not helpers and shutil.which("lava-test-case") is None)
     if dry and not a.dry_run:
-        print("run.sh lava: no lava-test-case on PATH (not in a LAVA test shell): "
-              "printing the calls", file=sys.stderr)
+        print("run.sh lava: no lava-test-case on PATH (not in a LAVA test shell): printing the calls", file=sys.stderr)
     doc, console = load_dir(a.dir)
     if doc is None and not console:
         raise ToolError(EX_MISSING, f"{a.dir}: neither results.json nor console.log")
@@ -650,9 +649,7 @@ def cmd_import(a):
         return 0
     records, problems = parse_console(console)
     if not records:
-        raise ToolError(EX_MISSING, f"{a.log}: no ipibench records and no embedded "
-                        "results in this log (a LAVA job log: lava-run's output, or "
-                        "`lavacli jobs logs --raw`)")
+        raise ToolError(EX_MISSING, f"{a.log}: no ipibench records and no embedded results in this log (a LAVA job log: lava-run's output, or `lavacli jobs logs --raw`)")
     host = host_of(entries)
     host["warnings"] = [{"id": "tcg", "text": "QEMU TCG: every instruction emulated; only "
                          "behaviour counts"}] if str(host.get("accel", "")).startswith("tcg") \
@@ -664,8 +661,7 @@ def cmd_import(a):
            "problems": problems, "records": records}
     write_new(os.path.join(a.out, "console.log"), console)
     write_new(os.path.join(a.out, "results.json"), dump_results(doc))
-    print(f"run.sh lava: {a.out}/results.json: {len(records)} records from the guest's "
-          "console")
+    print(f"run.sh lava: {a.out}/results.json: {len(records)} records from the guest's console")
     return 0
 
 

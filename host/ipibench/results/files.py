@@ -41,8 +41,7 @@ def load_json(path):
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise ToolError(EX_MALFORMED, f"{path}: malformed or truncated results file: "
-                        f"{e.msg} at line {e.lineno} column {e.colno}")
+        raise ToolError(EX_MALFORMED, f"{path}: malformed or truncated results file: {e.msg} at line {e.lineno} column {e.colno}")
     except (ValueError, RecursionError) as e:
         raise ToolError(EX_MALFORMED, f"{path}: malformed results file: {json_limit(e)}")
 
@@ -52,9 +51,7 @@ def _check_records(path, records):
         if not isinstance(rec, dict):
             raise ToolError(EX_MALFORMED, f"{path}: record {i + 1} is not a JSON object")
         if rec.get("schema") != RECORD_SCHEMA:
-            raise ToolError(EX_SCHEMA, f"{path}: record {i + 1} ({rec.get('record')!r}) has "
-                            f"schema {rec.get('schema')!r}; these tools read schema "
-                            f"{RECORD_SCHEMA} only (docs/results.md)")
+            raise ToolError(EX_SCHEMA, f"{path}: record {i + 1} ({rec.get('record')!r}) has schema {rec.get('schema')!r}; these tools read schema {RECORD_SCHEMA} only (docs/results.md)")
         bad = record_problems(rec)
         if bad:
             raise ToolError(EX_MALFORMED, f"{path}: record {i + 1} ({rec.get('record')}): "
@@ -74,18 +71,15 @@ def _check_facts(path, doc):
     for part, key, kind in FACT_TYPES:
         v = doc[part].get(key)
         if v is not None and not isinstance(v, kind):
-            raise ToolError(EX_MALFORMED, f"{path}: '{part}.{key}' is {type(v).__name__}, "
-                            f"expected {kind.__name__}")
+            raise ToolError(EX_MALFORMED, f"{path}: '{part}.{key}' is {type(v).__name__}, expected {kind.__name__}")
 
 
 def load_results_file(path):
     doc = load_json(path)
     if not isinstance(doc, dict) or doc.get("format") != RESULTS_FORMAT:
-        raise ToolError(EX_MALFORMED, f"{path}: not an ipibench results file "
-                        f"(no \"format\": \"{RESULTS_FORMAT}\")")
+        raise ToolError(EX_MALFORMED, f"{path}: not an ipibench results file (no \"format\": \"{RESULTS_FORMAT}\")")
     if doc.get("version") != RESULTS_VERSION:
-        raise ToolError(EX_SCHEMA, f"{path}: results format version {doc.get('version')!r}; "
-                        f"these tools read version {RESULTS_VERSION}")
+        raise ToolError(EX_SCHEMA, f"{path}: results format version {doc.get('version')!r}; these tools read version {RESULTS_VERSION}")
     for key, kind in (("host", dict), ("run", dict), ("records", list), ("problems", list)):
         if not isinstance(doc.get(key), kind):
             raise ToolError(EX_MALFORMED, f"{path}: '{key}' missing or not a {kind.__name__}")
@@ -126,8 +120,7 @@ def find_results(path):
         return found
     log = os.path.join(path, "console.log")
     if os.path.isfile(log):
-        raise ToolError(EX_MISSING, f"{path}: the run saved no results.json (interrupted or "
-                        "failed before its end; console.log says why)")
+        raise ToolError(EX_MISSING, f"{path}: the run saved no results.json (interrupted or failed before its end; console.log says why)")
     raise ToolError(EX_MISSING, f"{path}: no results.json in it or below it")
 
 
