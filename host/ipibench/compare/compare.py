@@ -45,17 +45,27 @@ def emit(text, out):
 
 
 def cmd_compare(a):
-    pair = parse_pair(a.pair)
-    if a.b is None and not pair:
+    """`./run.sh compare`, its arguments as its parser read them."""
+    return compare_sets(a.a, a.b, parse_pair(a.pair), alpha=a.alpha, unit=a.unit,
+                        fmt=a.format, output=a.output,
+                        keep={name: getattr(a, name) for name in ROW_FILTERS})
+
+
+def compare_sets(a_path, b_path, pair=None, alpha=0.05, unit="cycles", fmt="text",
+                 output=None, keep=None):
+    """The comparison table of two result sets (or of one, with pair), written
+    to output (None: standard output); keep: {filter: "a,b"} of the rows to
+    keep (compare's --bench, --metric ...). 0, or a ToolError."""
+    if b_path is None and not pair:
         raise ToolError(EX_USAGE, "compare takes two result sets, or one with --pair X=Y")
-    cmp = make_comparison(a.a, a.b, a.alpha, a.unit, pair)
+    cmp = make_comparison(a_path, b_path, alpha, unit, pair)
     err = cmp.overlap_error()
     if err:
         raise err
-    cmp.keep_rows({name: [v for v in (getattr(a, name) or "").split(",") if v]
+    cmp.keep_rows({name: [v for v in ((keep or {}).get(name) or "").split(",") if v]
                    for name in ROW_FILTERS})
-    fmt = {"text": format_text, "markdown": format_markdown, "json": format_json}
-    emit(fmt[a.format](cmp), a.output)
+    formats = {"text": format_text, "markdown": format_markdown, "json": format_json}
+    emit(formats[fmt](cmp), output)
     if cmp.reasons:
         print("compare: NOT COMPARABLE: " + "; ".join(cmp.reasons), file=sys.stderr)
     if cmp.timing_reasons:
