@@ -6,7 +6,7 @@ its subcommands and where each lives (docs/host-tools.md):
   matrix         configurations x -smp values x N boots (boot/matrix.py)
   ab             A/B over a KVM module parameter (boot/ab.py)
   list           the named configurations (presets.py, presets.conf)
-  compare, gate, report  the readers of saved results (readers.py)
+  compare, gate, report, history  the readers of saved results (readers.py)
   validate       a console log's records against docs/results.md (results/records.py)
   lava           LAVA jobs and results (lab/lava.py)
 
@@ -31,6 +31,7 @@ from ipibench.results import records
 # called from, and need no jobs of their own. Each declares its arguments
 # in its own room (parser() puts them under run.sh's).
 READERS = {"compare": readers.main, "gate": readers.main, "report": readers.main,
+           "history": readers.main,
            "validate": lambda argv: records.main(argv[1:]),
            "lava": lambda argv: lava.main(argv[1:])}
 

@@ -17,7 +17,7 @@ EX_BUILD = 10         # the build failed
 EX_INTERRUPTED = 11   # Ctrl-C or another signal
 
 # The subcommands (compare, gate, report, ab, ...).
-EX_REGRESSION = 20    # gate: a figure or an exit row regressed
+EX_REGRESSION = 20    # gate, history: a figure or an exit row regressed
 EX_CORRECTNESS = 21   # gate: the candidate failed a correctness check
 EX_MISSING = 22       # a results file is missing
 EX_MALFORMED = 23     # a results file is malformed

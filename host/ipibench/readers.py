@@ -9,7 +9,9 @@ from ipibench.command_line import Parser, PROG
 from ipibench import report
 from ipibench.compare.compare import cmd_compare, parse_pair
 from ipibench.compare.gate import cmd_gate
+from ipibench.compare.history import cmd_history
 from ipibench.exit_codes import EX_INTERRUPTED, ToolError
+from ipibench.results.changepoints import ALPHA
 
 EXIT_TABLE = """exit status: 0 done; 2 usage; 20 regression; 21 correctness failure;
 22 results missing; 23 malformed or truncated; 24 unknown schema or format
@@ -93,7 +95,28 @@ def add_readers(sub):
     r.add_argument("--title", default="ipibench report")
     r.add_argument("--alpha", type=float, default=0.05)
     r.add_argument("--unit", choices=("cycles", "ns"), default="cycles")
-    return {"compare": c, "gate": g, "report": r}
+    h = sub.add_parser("history", prog="./run.sh history",
+                       help="change points over a series of runs: when a figure moved, and "
+                       "what changed on the host",
+                       description="Change points of every figure over a series of runs of "
+                       "one configuration\n(results folders; ordered by their start, grouped by "
+                       "host type): E-Divisive\nmeans for timings, every step beyond 0.05 for "
+                       "exits per iteration; each\nchange with its size, its interval and what "
+                       "differs in the host's facts\neither side (docs/host-tools.md, "
+                       "\"history\").",
+                       epilog="exit status: 0 no figure regressed at its last change; 2 usage; "
+                       "20 a figure's last change is a regression (slower beyond --threshold, "
+                       "or more exits); 22-24 as compare (docs/exit-codes.md).")
+    h.add_argument("runs", nargs="+", metavar="RUN", help="a results folder of the series")
+    h.add_argument("--threshold", default="5%",
+                   help="a slowdown beyond this at a figure's last change fails (5%%)")
+    h.add_argument("--alpha", type=float, default=ALPHA,
+                   help="the permutation test's level (0.01: a nightly verdict must not cry "
+                   "wolf)")
+    h.add_argument("--unit", choices=("cycles", "ns"), default="cycles")
+    h.add_argument("--tap", help="write TAP here ('-': standard output)")
+    h.add_argument("--junit", help="write JUnit XML here")
+    return {"compare": c, "gate": g, "report": r, "history": h}
 
 
 def parser():
@@ -103,7 +126,8 @@ def parser():
     return p
 
 
-COMMANDS = {"compare": cmd_compare, "gate": cmd_gate, "report": cmd_report}
+COMMANDS = {"compare": cmd_compare, "gate": cmd_gate, "report": cmd_report,
+            "history": cmd_history}
 
 
 def main(argv):

@@ -370,6 +370,8 @@ COMMANDS = {
     "sudo ./run.sh matrix --presets x2apic,kvm-pv --boots 1 --accel kvm --exits --label base "
     "--append bench=send-cost,single,self": kvm_host(31, NO_KVM),
     "./run.sh gate --exits --baseline BASE CANDIDATE": synopsis(["./run.sh", "gate", "--help"]),
+    "./run.sh history --tap history.tap nightly/epyc-7702/x2apic-smp4/*":
+        synopsis(["./run.sh", "history", "--help"]),
     "sudo ./run.sh --exits --accel kvm --preset x2apic":
         kvm_host(31, NO_KVM),
     "./run.sh --preset NAME": synopsis(["./run.sh", "run", "--help"]),

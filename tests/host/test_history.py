@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""./run.sh history (compare/history.py) on series of synthetic runs
+(tests/host/synth.py): a planted 10% step found at the run it starts, with
+the host fact that changed beside it, exit 20 and its TAP; noise only gives
+no change and exit 0; a step in exits per iteration is a change at once,
+within the tolerance it is none; fewer than two runs is a usage error.
+One TAP line per case, "ok - tools: ..."; problems follow on '#' lines."""
+import json
+import os
+import sys
+
+from harness import check, expect, registry
+import synth
+from fixtures import main, SLOW, SLOW_KEY, tool
+
+from ipibench.exit_codes import EX_REGRESSION, EX_USAGE
+
+CASES, case = registry()
+
+
+def edit_results(run, change):
+    """Rewrites run/boot1/results.json through change(doc) (results are never
+    overwritten in place: the test removes the file first)."""
+    path = os.path.join(run, "boot1", "results.json")
+    with open(path) as f:
+        doc = json.load(f)
+    change(doc)
+    os.unlink(path)
+    with open(path, "w") as f:
+        json.dump(doc, f)
+
+
+def series(root, n, step_at=None, kernel_at=None, exits=None):
+    """n runs of one boot each under root, SLOW's row 10% slower from run
+    step_at on, the host kernel 6.9.0 from kernel_at on, and SLOW's record
+    with exits[i] sender exits per iteration where exits is given."""
+    runs = []
+    for i in range(n):
+        run = os.path.join(root, f"run{i:02d}")
+        synth.make_set(run, boots=1, seed=100 + i, boot_noise=0.01,
+                       scale={SLOW_KEY: 1.10} if step_at is not None and i >= step_at else None)
+
+        def change(doc, i=i):
+            if kernel_at is not None and i >= kernel_at:
+                doc["host"]["kernel"] = "6.9.0"
+            for rec in doc["records"]:
+                if exits and rec.get("record") == "result" and \
+                        (rec["bench"], rec["metric"], rec["variant"], rec["backend"],
+                         rec["target_state"], rec["ntargets"]) == SLOW_KEY:
+                    rec["exits"] = {"sender": {"msr (ICR)": exits[i]}, "targets": {"msr (EOI)": 1.0}}
+        edit_results(run, change)
+        runs.append(run)
+    return runs
+
+
+@case("history: a planted 10% step is found at the run it starts, with the host's kernel that "
+      "changed there; its last change a regression: exit 20, TAP; noise alone: no change, exit 0")
+def _(s):
+    runs = series(os.path.join(s.tmp, "history-step"), 12, step_at=6, kernel_at=6)
+    tap = os.path.join(s.tmp, "history.tap")
+    _, out, _ = expect(tool("history", *runs, "--tap", tap), EX_REGRESSION)
+    lines = out.splitlines()
+    found = [i for i, line in enumerate(lines) if line.startswith(f"  {SLOW}: timing ")]
+    check(len(found) == 1 and lines[found[0]].endswith(f"from {runs[6]}") and
+          "(+" in lines[found[0]], f"the step at run 6: {out}")
+    check(lines[found[0] + 1].strip().startswith("host kernel: ") and
+          lines[found[0] + 1].endswith("-> 6.9.0"), f"the kernel beside it: {out}")
+    check(sum(line.startswith("  ") and ": timing " in line for line in lines) == 1,
+          f"one change, no other row moved: {out}")
+    check(lines[-1].startswith("history: 1 figures changed; 1 regressed beyond 5%"), lines[-1])
+    with open(tap) as f:
+        tap_lines = f.read().splitlines()
+    check(tap_lines[0] == "1..1" and tap_lines[1].startswith(f"not ok 1 - history: {SLOW}: "
+                                                             "regression"), f"{tap_lines}")
+    runs = series(os.path.join(s.tmp, "history-noise"), 12)
+    _, out, _ = expect(tool("history", *runs), 0)
+    check(out.splitlines()[-1] == "history: 0 figures changed; none regressed at its last change",
+          out)
+
+
+@case("history: a step in exits per iteration is a change the run it appears in, however few "
+      "runs; a wobble within the tolerance is none; one run is a usage error")
+def _(s):
+    runs = series(os.path.join(s.tmp, "history-exits"), 3, exits=[1.0, 1.02, 2.0])
+    _, out, _ = expect(tool("history", *runs), EX_REGRESSION)
+    check(f"  {SLOW}: exits 1.02 -> 2.00 exits per iteration from {runs[2]}" in out.splitlines(),
+          out)
+    check(sum(": exits " in line for line in out.splitlines()) == 1, f"one step only: {out}")
+    expect(tool("history", runs[0]), EX_USAGE, "at least two")
+
+
+if __name__ == "__main__":
+    sys.exit(main(CASES))
