@@ -9,9 +9,9 @@ For every figure of a group:
 
 - a timing row (a run's value: the median of its boots' p50s) gets its
   change points from E-Divisive means (results/changepoints.py);
-- exits per iteration (the sender's, median over a run's boots) need no
-  statistics: a step beyond kvmhost/trace.py's tolerance is a change the
-  run it appears in.
+- exits per iteration (the sender's and the targets', each the median over
+  a run's boots) need no statistics: a step beyond kvmhost/trace.py's
+  tolerance is a change in the run where it appears.
 
 Each change names the figure, the run it starts at, its size (the median of
 the runs after against the median of the runs before, each side up to the
@@ -55,13 +55,13 @@ class Change:
 
     def grew(self, threshold):
         """Slower beyond threshold (%), or more exits beyond the tolerance."""
-        if self.kind == "exits":
+        if self.kind != "timing":
             return self.after - self.before > kvm_trace.EXITS_TOLERANCE
         return self.before > 0 and 100 * (self.after / self.before - 1) > threshold
 
     def size(self):
-        if self.kind == "exits":
-            return f"{self.before:.2f} -> {self.after:.2f} exits per iteration"
+        if self.kind != "timing":
+            return f"{self.before:.2f} -> {self.after:.2f} per iteration"
         pct = 100 * (self.after / self.before - 1) if self.before else 0.0
         ci = f" [{self.ci[0]:+.1f}%, {self.ci[1]:+.1f}%]" if self.ci else ""
         return f"{self.before:g} -> {self.after:g} ({pct:+.1f}%{ci}, p {self.p:g})"
@@ -90,14 +90,18 @@ def timing_changes(runs, key, alpha):
 
 
 def exits_changes(runs, key):
-    """Every step of the sender's exits per iteration beyond the tolerance."""
-    series = []
-    for i, r in enumerate(runs):
-        ex = exits_median(r.side.exits.get(key, []))
-        if ex is not None:
-            series.append((i, ex[0]))
-    return [Change(key, "exits", i1, a, b) for (_, a), (i1, b) in zip(series, series[1:])
-            if abs(b - a) > kvm_trace.EXITS_TOLERANCE]
+    """Every step of the sender's or the targets' exits per iteration beyond
+    the tolerance, in the run where it appears."""
+    out = []
+    for side, name in ((0, "sender exits"), (1, "target exits")):
+        series = []
+        for i, r in enumerate(runs):
+            ex = exits_median(r.side.exits.get(key, []))
+            if ex is not None:
+                series.append((i, ex[side]))
+        out += [Change(key, name, i1, a, b) for (_, a), (i1, b) in zip(series, series[1:])
+                if abs(b - a) > kvm_trace.EXITS_TOLERANCE]
+    return out
 
 
 def facts_diff(before, after):
