@@ -110,6 +110,21 @@ HV_ONLY = [
 ]
 
 
+@case("run.sh where results cannot be kept: exit 28 saying why, naming IPIBENCH_RESULTS and "
+      "--no-save, before QEMU starts; --no-save then boots")
+def _(s):
+    f = s.fake
+    blocker = os.path.join(s.tmp, "a-file")
+    open(blocker, "w").close()
+    env = f.env("exit:65", IPIBENCH_RESULTS=os.path.join(blocker, "results"))
+    _, out, err = expect(run_cmd([RUN, "--accel", "tcg", "--append", "plan=boot"], env), 28,
+                         f"run.sh: cannot create {blocker}/results: Not a directory; "
+                         "IPIBENCH_RESULTS=DIR keeps them elsewhere, --no-save keeps nothing")
+    check("fake qemu: " not in out, f"QEMU started: {out}")
+    expect(run_cmd([RUN, "--accel", "tcg", "--no-save", "--append", "plan=boot"], env), 0,
+           "everything passed")
+
+
 @case("run.sh exit 35: a SKIP that measured and checked nothing asked for never passes")
 def _(s):
     f = s.fake

@@ -241,21 +241,28 @@ def load_preset(env, name):
     return get_preset(load_presets(env.presets), name, env.presets)
 
 
+# What to do when the results cannot be kept where they go, both of which work.
+ELSEWHERE = "IPIBENCH_RESULTS=DIR keeps them elsewhere, --no-save keeps nothing"
+
+
 def new_results_dir(root, label):
     """A new directory ROOT/<UTC date>-<label>[.N]: mkdir is atomic, so two
-    runs started in the same second still get one directory each."""
+    runs started in the same second still get one directory each. Any
+    failure but a name taken is a ToolError that says why, and what works."""
     try:
         os.makedirs(root, exist_ok=True)
-    except OSError:
-        raise ToolError(EX_SAVE, f"cannot create {root}")
+    except OSError as e:
+        raise ToolError(EX_SAVE, f"cannot create {root}: {e.strerror}; {ELSEWHERE}")
     base = f"{root}/{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{label}"
     for name in [base] + [f"{base}.{n}" for n in range(2, 1000)]:
         try:
             os.mkdir(name)
             return name
-        except OSError:
+        except FileExistsError:
             continue
-    raise ToolError(EX_SAVE, f"cannot create a new directory {base}.N")
+        except OSError as e:
+            raise ToolError(EX_SAVE, f"cannot create {name}: {e.strerror}; {ELSEWHERE}")
+    raise ToolError(EX_SAVE, f"cannot create a new directory {base}.N: 999 taken; {ELSEWHERE}")
 
 
 def read_text(path):
