@@ -4,6 +4,7 @@ way (Parser) and the usage error of run.sh's own subcommands (UsageError,
 exit 2). Each room declares its subcommand's arguments; options.parser()
 puts them together into run.sh's one parser."""
 import argparse
+import difflib
 import textwrap
 
 from ipibench.exit_codes import EX_USAGE
@@ -80,7 +81,10 @@ def read_options(p, argv, ns, prefix="", stop_at_dashes=True, unknown_ok=False):
             action, a = table[name], name
         elif a not in table:
             if not unknown_ok:
-                raise UsageError(f"{prefix}unknown option '{a}'", p.format_help())
+                near = difflib.get_close_matches(name, [o for o in table if o.startswith("--")], 1,
+                                                 0.8)
+                hint = f" (did you mean {near[0]}?)" if near and a.startswith("--") else ""
+                raise UsageError(f"{prefix}unknown option '{a}'{hint}", p.format_help())
             unknown.append(a)
             i += 1
             continue

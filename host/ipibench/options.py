@@ -182,6 +182,8 @@ def parse_run(argv, caller_dir):
 
 
 def check_run(o):
+    if o.smp:  # as matrix checks it: a value QEMU would refuse costs no boot
+        smp_topology(o.smp, "")
     if o.machine not in MACHINES:
         raise UsageError(f"--machine takes pc, q35, microvm or microvm-noacpi, not '{o.machine}'")
     if o.iso and o.pvh:
@@ -286,14 +288,14 @@ def _positive(text):
     return _count(text) and text[0] != "0"
 
 
-def smp_topology(spec):
+def smp_topology(spec, who="matrix: "):
     """One -smp value -> {key: int} with cpus and maxcpus filled in as QEMU
     fills them (maxcpus: given, else cpus, else the topology's product; cpus:
     given, else maxcpus); UsageError when QEMU would refuse it or it is not
     one value. The product of the topology keys given must be maxcpus when
     sockets, cores and threads are all given, else divide it (QEMU computes
     the missing one; dies and modules default to 1)."""
-    where = f"matrix: --smp '{spec}'"
+    where = f"{who}--smp '{spec}'"
     got = {}
     for i, field in enumerate(spec.split(",")):
         key, eq, value = field.partition("=")

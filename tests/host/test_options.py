@@ -175,16 +175,21 @@ def _(_s):
 
 
 @case("run.sh reads its own options left to right: a value is the next argument whatever it "
-      "looks like (-- too), only --pin takes OPTION=VALUE, --pin never takes the next argument")
+      "looks like (-- too), only --pin takes OPTION=VALUE, --pin never takes the next argument; "
+      "run checks --smp as matrix does, and names the option a near miss meant")
 def _(_s):
     o = O.parse_matrix(["--presets", "x2apic", "--pin", "--timeout", "5", "--boots", "1"])
     check(o.passed == ["--pin", "--timeout", "5"] and o.boots == "1", f"{vars(o)}")
     o = O.parse_matrix(["--presets", "x", "--pin", "--exits", "--pin=1", "--label", "--"])
     check(o.passed == ["--pin", "--exits", "--pin=1"] and o.label == "--", f"{vars(o)}")
     check(O.parse_matrix(["--presets", "x", "--append"]).passed == ["--append", ""], "--append")
-    o = O.parse_run(["--smp", "--", "--append", "-x", "--pin=0-3", "--", "-device", "d"], "/")
-    check((o.smp, o.append, o.pin, o.qemu_args) == ("--", "-x", "0-3", ["-device", "d"]),
+    o = O.parse_run(["--label", "--", "--append", "-x", "--pin=0-3", "--", "-device", "d"], "/")
+    check((o.label, o.append, o.pin, o.qemu_args) == ("--", "-x", "0-3", ["-device", "d"]),
           f"{vars(o)}")
+    # --smp is checked as matrix checks it; a near miss of an option is named.
+    check("--smp 'two': cpus takes a positive count, not 'two'" in
+          raises(2, O.parse_run, ["--smp", "two"], "/"), "run --smp two")
+    check("(did you mean --smp?)" in raises(2, O.parse_run, ["--smpp", "4"], "/"), "--smpp")
     check(O.parse_run(["--pin"], "/").pin == "", "--pin alone: the CPUs run.sh may use")
     for argv, msg in ((["--pin", "0-3"], "unknown option '0-3'"),
                       (["--smp=4"], "unknown option '--smp=4'"), (["--iso=1"], "unknown option")):
