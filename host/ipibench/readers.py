@@ -104,15 +104,18 @@ def add_readers(sub):
                        "exits per iteration; each\nchange with its size, its interval and what "
                        "differs in the host's facts\neither side (docs/host-tools.md, "
                        "\"history\").",
-                       epilog="exit status: 0 no figure regressed at its last change; 2 usage; "
-                       "20 a figure's last change is a regression (slower beyond --threshold, "
-                       "or more exits); 22-24 as compare (docs/exit-codes.md).")
+                       epilog="exit status: 0 no figure regressed; 2 usage; 20 a figure "
+                       "regressed within the window (slower beyond --threshold, or more "
+                       "exits); 22-24 as compare (docs/exit-codes.md).")
     h.add_argument("runs", nargs="+", metavar="RUN", help="a results folder of the series")
     h.add_argument("--threshold", default="5%",
-                   help="a slowdown beyond this at a figure's last change fails (5%%)")
+                   help="a slowdown beyond this within the window fails (5%%)")
     h.add_argument("--alpha", type=float, default=ALPHA,
                    help="the permutation test's level (0.01: a nightly verdict must not cry "
                    "wolf)")
+    h.add_argument("--window", type=int, default=10, metavar="N",
+                   help="judge the changes of the newest N runs: the level now against the "
+                   "level before the earliest of them (10)")
     h.add_argument("--unit", choices=("cycles", "ns"), default="cycles")
     h.add_argument("--tap", help="write TAP here ('-': standard output)")
     h.add_argument("--junit", help="write JUnit XML here")

@@ -4,7 +4,9 @@
 (tests/host/synth.py): a planted 10% step found at the run it starts, with
 the host fact that changed beside it, exit 20 and its TAP; noise only gives
 no change and exit 0; a step in exits per iteration is a change at once,
-within the tolerance it is none; fewer than two runs is a usage error.
+within the tolerance it is none; fewer than two runs is a usage error; two
+steps under the threshold add up within the window; an exit change after a
+slowdown does not hide it; runs with and without a start are refused.
 One TAP line per case, "ok - tools: ..."; problems follow on '#' lines."""
 import json
 import os
@@ -31,17 +33,22 @@ def edit_results(run, change):
         json.dump(doc, f)
 
 
-def series(root, n, step_at=None, kernel_at=None, exits=None):
+def series(root, n, step_at=None, kernel_at=None, exits=None, factor=None, started=True):
     """n runs of one boot each under root, SLOW's row 10% slower from run
-    step_at on, the host kernel 6.9.0 from kernel_at on, and SLOW's record
-    with exits[i] sender exits per iteration (the targets' 1.00) where exits is given."""
+    step_at on (or factor(i) times as slow), the host kernel 6.9.0 from
+    kernel_at on, SLOW's record with exits[i] sender exits per iteration (the
+    targets' 1.00) where exits is given, and run.started dropped where
+    started(i) is false."""
     runs = []
     for i in range(n):
         run = os.path.join(root, f"run{i:02d}")
+        f = factor(i) if factor else 1.10 if step_at is not None and i >= step_at else 1.0
         synth.make_set(run, boots=1, seed=100 + i, boot_noise=0.01,
-                       scale={SLOW_KEY: 1.10} if step_at is not None and i >= step_at else None)
+                       scale={SLOW_KEY: f} if f != 1.0 else None)
 
         def change(doc, i=i):
+            if started is not True and not started(i):
+                del doc["run"]["started"]
             if kernel_at is not None and i >= kernel_at:
                 doc["host"]["kernel"] = "6.9.0"
             for rec in doc["records"]:
@@ -68,14 +75,15 @@ def _(s):
           lines[found[0] + 1].endswith("-> 6.9.0"), f"the kernel beside it: {out}")
     check(sum(line.startswith("  ") and ": timing " in line for line in lines) == 1,
           f"one change, no other row moved: {out}")
-    check(lines[-1].startswith("history: 1 figures changed; 1 regressed beyond 5%"), lines[-1])
+    check(lines[-1].startswith("history: 1 figures changed in the last 10 runs; 1 regressed "
+                               "beyond 5%"), lines[-1])
     with open(tap) as f:
         tap_lines = f.read().splitlines()
     check(tap_lines[0] == "1..1" and tap_lines[1].startswith(f"not ok 1 - history: {SLOW}: "
                                                              "regression"), f"{tap_lines}")
     runs = series(os.path.join(s.tmp, "history-noise"), 12)
     _, out, _ = expect(tool("history", *runs), 0)
-    check(out.splitlines()[-1] == "history: 0 figures changed; none regressed at its last change",
+    check(out.splitlines()[-1] == "history: 0 figures changed in the last 10 runs; none regressed",
           out)
 
 
@@ -89,6 +97,24 @@ def _(s):
     check(sum(" exits " in line for line in out.splitlines()) == 1,
           f"one step only, none on the targets' side (1.00 throughout): {out}")
     expect(tool("history", runs[0]), EX_USAGE, "at least two")
+
+
+@case("history: two steps under the threshold add up within the window; a timing regression "
+      "is not hidden by a later exit change; runs some with a start and some without are refused")
+def _(s):
+    runs = series(os.path.join(s.tmp, "history-two"), 18,
+                  factor=lambda i: 1.0 if i < 6 else 1.04 if i < 12 else 1.08)
+    _, out, _ = expect(tool("history", "--window", "14", *runs), EX_REGRESSION)
+    check(sum(": timing " in line for line in out.splitlines()) == 2 and
+          out.splitlines()[-1].startswith("history: 1 figures changed in the last 14 runs; 1 "
+                                           "regressed"), f"two 4% steps, 8% in all: {out}")
+    runs = series(os.path.join(s.tmp, "history-hidden"), 12, step_at=6,
+                  exits=[1.0] * 9 + [0.5] * 3)
+    _, out, _ = expect(tool("history", *runs), EX_REGRESSION)
+    check(": sender exits 1.00 -> 0.50 per iteration" in out and "regressed beyond 5%" in out,
+          f"fewer exits after the slowdown still fail it: {out}")
+    runs = series(os.path.join(s.tmp, "history-nostart"), 3, started=lambda i: i != 1)
+    expect(tool("history", *runs), EX_USAGE, "1 of 3 runs have no run.started")
 
 
 if __name__ == "__main__":

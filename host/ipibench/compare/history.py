@@ -15,20 +15,25 @@ For every figure of a group:
 
 Each change names the figure, the run it starts at, its size (the median of
 the runs after against the median of the runs before, each side up to the
-next change, with a bootstrap interval over the runs) and what differs in
-the host's facts between the run before and the run after (kernel, KVM
-parameters, power state, pinning: SavedBoot.reported_facts). A figure whose
-last change made it slower than --threshold (exits: more, beyond the
-tolerance) is a regression: exit 20, with TAP and JUnit as gate writes
+neighbouring change; a timing change with a bootstrap interval over the
+runs) and what differs in the host's facts between the run before and the
+run after: what may differ (kernel, KVM parameters, power state, pinning)
+and what makes figures incomparable (CPU count, accelerator, -cpu, the
+guest's command line, instrumentation). Each kind of a figure's changes
+(timing, sender exits, target exits) is judged over the newest --window
+runs: the level now against the level before the earliest change among
+them, so that two steps under the threshold add up and a step that noise
+split in two counts whole. Slower beyond --threshold (exits: more, beyond
+the tolerance) is a regression: exit 20, with TAP and JUnit as gate writes
 them. The verdict depends on the values alone, never on timing or load:
-the permutation tests are seeded by position."""
+each permutation test is seeded by its segment's values."""
 import sys
 
 from ipibench.compare.gate import parse_threshold, Verdict, write_junit, write_tap
 from ipibench.compare.model import exits_median, row_name, row_order, Side
 from ipibench.exit_codes import EX_REGRESSION, EX_USAGE, ToolError
 from ipibench.kvmhost import trace as kvm_trace
-from ipibench.results.changepoints import change_points, MIN_SIZE
+from ipibench.results.changepoints import change_points, MIN_SIZE, PERMUTATIONS
 from ipibench.results.files import load_set
 from ipibench.results.stats import bootstrap_change_ci, median
 from ipibench.write import replace_file
@@ -40,10 +45,20 @@ class Run:
     def __init__(self, path, unit):
         self.path = path.rstrip("/") or path
         self.boots = load_set(path)
-        self.started = min(str(b.run.get("started") or "") for b in self.boots)
+        configs = sorted({b.config() for b in self.boots})
+        if len(configs) > 1:
+            raise ToolError(EX_USAGE, f"{self.path} holds {len(configs)} configurations "
+                            f"({', '.join(configs[:4])}): a run of a history is one, give its "
+                            "folder")
+        starts = [str(b.run["started"]) for b in self.boots if b.run.get("started")]
+        self.started = min(starts) if starts else None
         self.host_type = str(self.boots[0].host.get("cpu_model") or "an unknown host")
         self.side = Side(self.path, self.boots, unit)
-        self.facts = self.boots[0].reported_facts()
+        # What a reader must see beside a change: what may differ (the host's
+        # kernel, parameters, power) and what makes figures incomparable
+        # (CPU count, accelerator, -cpu, guest command line, instrumentation).
+        first = self.boots[0]
+        self.facts = {**first.reported_facts(), **first.facts(), **first.timing_facts()}
 
 
 class Change:
@@ -68,8 +83,17 @@ class Change:
 
 
 def load_runs(paths, unit):
-    """The runs in time order."""
+    """The runs in time order (run.started), or in the order given when no
+    run has a start (a LAVA import of the qemu device type has none); some
+    with and some without is refused, as no order would be right."""
     runs = [Run(p, unit) for p in paths]
+    missing = [r.path for r in runs if r.started is None]
+    if missing and len(missing) < len(runs):
+        raise ToolError(EX_USAGE, f"{len(missing)} of {len(runs)} runs have no run.started "
+                        f"({', '.join(missing[:3])}{' ...' if len(missing) > 3 else ''}): "
+                        "their place in time is unknown; give runs that all have one, or none")
+    if missing:
+        return runs
     return [runs[i] for i in sorted(range(len(runs)), key=lambda i: (runs[i].started, i))]
 
 
@@ -132,22 +156,47 @@ def figure_changes(runs, alpha):
     return out
 
 
-def report(runs, changes, threshold):
-    """The text: a line a change (the host facts that moved below it), the
-    verdict last; and the verdicts, one per figure that changed."""
-    lines = [f"history: {len(runs)} runs on {runs[0].host_type}, {runs[0].started or '?'} to "
-             f"{runs[-1].started or '?'}"]
+def judge(runs, figure, kind, window, threshold):
+    """One kind of a figure's changes (timing, sender exits, target exits)
+    judged over the newest `window` runs: the level now (after its last
+    change) against the level before the earliest change in the window, so
+    that two steps under the threshold add up, and a step that noise split
+    in two counts whole. None when no change of the kind is in the window:
+    an older one is the level the runs since have confirmed."""
+    own = [c for c in figure if c.kind == kind]
+    recent = [c for c in own if c.at >= len(runs) - window]
+    if not recent:
+        return None
+    since = Change(own[-1].key, kind, recent[0].at, recent[0].before, own[-1].after)
+    bad = since.grew(threshold)
+    if kind == "timing":
+        pct = 100 * (since.after / since.before - 1) if since.before else 0.0
+        words = f"{since.before:g} -> {since.after:g} ({pct:+.1f}%)"
+    else:
+        words = f"{since.before:.2f} -> {since.after:.2f} per iteration"
+    return bad, f"{'regression' if bad else 'no regression'}: {kind} {words} since " \
+        f"{runs[recent[0].at].path}"
+
+
+def report(runs, changes, threshold, window, name=""):
+    """The text: a line a change (the host facts that moved below it); and
+    the verdicts, one per figure and kind with a change in the window."""
+    span = f"{runs[0].started} to {runs[-1].started}" if runs[0].started else "in the order given"
+    lines = [f"history: {len(runs)} runs on {runs[0].host_type}, {span}"]
+    if len(runs) < 2 * MIN_SIZE:
+        lines.append(f"history: {len(runs)} runs cannot show a timing change ({MIN_SIZE} a side "
+                     "at least): only exit steps are looked for")
     verdicts = []
     for key, figure in changes.items():
         for c in figure:
             run = runs[c.at]
             lines.append(f"  {row_name(key)}: {c.kind} {c.size()} from {run.path}")
             lines += [f"      {d}" for d in facts_diff(runs[c.at - 1].facts, run.facts)]
-        last = figure[-1]
-        bad = last.grew(threshold)
-        verdicts.append(Verdict("history", row_name(key), not bad,
-                                f"{'regression' if bad else 'last change'}: {last.kind} "
-                                f"{last.size()} from {runs[last.at].path}"))
+        for kind in ("timing", "sender exits", "target exits"):
+            got = judge(runs, figure, kind, window, threshold)
+            if got:
+                check = row_name(key) + ("" if kind == "timing" else f" {kind}") + name
+                verdicts.append(Verdict("history", check, not got[0], got[1]))
     return lines, verdicts
 
 
@@ -156,21 +205,31 @@ def cmd_history(a):
     threshold = parse_threshold(a.threshold)
     if len(a.runs) < 2:
         raise ToolError(EX_USAGE, "history takes the runs of a series, at least two")
-    all_verdicts = []
-    for runs in host_types(load_runs(a.runs, a.unit)).values():
-        lines, verdicts = report(runs, figure_changes(runs, a.alpha), threshold)
-        print("\n".join(lines))
+    if not 1 / (1 + PERMUTATIONS) < a.alpha < 1:
+        raise ToolError(EX_USAGE, f"--alpha takes a level above 1/{1 + PERMUTATIONS} (what "
+                        f"{PERMUTATIONS} permutations can reach) and below 1, not {a.alpha:g}")
+    if a.window < 1:
+        raise ToolError(EX_USAGE, f"--window takes a count of runs, not {a.window}")
+    groups = host_types(load_runs(a.runs, a.unit))
+    text, all_verdicts = [], []
+    for host, runs in groups.items():
+        lines, verdicts = report(runs, figure_changes(runs, a.alpha), threshold, a.window,
+                                 f" on {host}" if len(groups) > 1 else "")
+        text += lines
         all_verdicts += verdicts
     bad = [v for v in all_verdicts if not v.ok]
-    if a.tap == "-":
-        sys.stdout.write(write_tap(all_verdicts))
-    elif a.tap:
-        replace_file(a.tap, write_tap(all_verdicts))
-    if a.junit:
-        replace_file(a.junit, write_junit(all_verdicts, "ipibench history"))
-    print(f"history: {len(all_verdicts)} figures changed; "
-          + (f"{len(bad)} regressed beyond {threshold:g}% at their last change: "
-             + ", ".join(v.name for v in bad[:5]) + (" ..." if len(bad) > 5 else "")
-             if bad else "none regressed at its last change"))
+    text.append(f"history: {len(all_verdicts)} figures changed in the last {a.window} runs; "
+                + (f"{len(bad)} regressed beyond {threshold:g}%: "
+                   + ", ".join(v.name for v in bad[:5]) + (" ..." if len(bad) > 5 else "")
+                   if bad else "none regressed"))
+    # As gate: '-' puts TAP or JUnit alone on standard output.
+    if "-" not in (a.tap, a.junit):
+        print("\n".join(text))
+    for out, write in ((a.tap, write_tap), (a.junit,
+                                             lambda v: write_junit(v, "ipibench history"))):
+        if out == "-":
+            sys.stdout.write(write(all_verdicts))
+        elif out:
+            replace_file(out, write(all_verdicts))
     return EX_REGRESSION if bad else 0
 
