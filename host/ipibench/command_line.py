@@ -35,9 +35,9 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 class Parser(argparse.ArgumentParser):
     """argparse laid out for HELP_WIDTH, with no abbreviations. With a prefix
-    ("matrix: "), a parse error is a UsageError in run.sh's words and -h is
-    an option like the others (the reading stops there, see read_options);
-    without one (the readers), argparse's own -h, message and exit 2."""
+    ("matrix: "), run.sh's own reading applies (read_options: its messages
+    start with the prefix, and -h is an option like the others); without one
+    (the readers), argparse reads, with its own -h, message and exit 2."""
 
     # Options whose value may be empty, or missing at the end (then ""), and
     # options that also take their value as OPTION=VALUE (read_options).
@@ -49,26 +49,23 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, add_help=prefix is None, allow_abbrev=False, **kw)
         self.prefix = prefix
 
-    def error(self, message):
-        if self.prefix is None:
-            super().error(message)
-        raise UsageError(f"{self.prefix}{message}", self.format_help())
 
-
-def read_options(p, argv, ns, prefix="", stop_at_dashes=True, unknown_ok=False):
+def read_options(p, argv, ns, stop_at_dashes=True, unknown_ok=False):
     """Reads argv into ns with p's actions, as run.sh always read its
     arguments: left to right; an option's value is the next argument,
     whatever it looks like, and not an empty one (but for p.lenient); only
     p.joined options take OPTION=VALUE; -h/--help ends the reading (the
     rest is not looked at); with stop_at_dashes, -- ends it too. An unknown
     argument is a UsageError at once, unless unknown_ok (ab hands them on to
-    each boot, in order). -> (help asked, what follows --, the unknown).
+    each boot, in order). Messages start with p.prefix. -> (help asked,
+    what follows --, the unknown).
 
     argparse declares the options and writes their help; it does not read
     them, because it would not read them so: it joins abbreviations, drops
     a value of --, refuses a value that starts with '-' and takes
     OPTION=VALUE everywhere."""
     table = p._option_string_actions  # noqa: SLF001 (argparse's index of its options)
+    prefix = p.prefix or ""
     unknown, i = [], 0
     while i < len(argv):
         a = argv[i]

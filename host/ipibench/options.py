@@ -454,17 +454,22 @@ class MatrixOptions(argparse.Namespace):
                          names=[], counts=[])
 
 
+def check_pin(o, prefix):
+    """matrix's and ab's --no-pin against a --pin they pass on to each boot."""
+    if o.pin_default is None and any(a == "--pin" or a.startswith("--pin=") for a in o.passed):
+        raise UsageError(f"{prefix}--pin and --no-pin: give one")
+
+
 def parse_matrix(argv):
     """`matrix`'s options -> MatrixOptions (names and -smp values split)."""
     p, o = parser().commands["matrix"], MatrixOptions()
-    asked_help, _, _ = read_options(p, argv, o, "matrix: ", stop_at_dashes=False)
+    asked_help, _, _ = read_options(p, argv, o, stop_at_dashes=False)
     if asked_help:
         o.help = True
         return o
     if not o.presets:
         raise UsageError("matrix: --presets is required", p.format_help())
-    if o.pin_default is None and any(a == "--pin" or a.startswith("--pin=") for a in o.passed):
-        raise UsageError("matrix: --pin and --no-pin: give one")
+    check_pin(o, "matrix: ")
     if not _count(o.boots):
         raise UsageError(f"matrix: --boots takes a positive count, not '{o.boots}'")
     o.names = split_list(o.presets)
@@ -529,15 +534,13 @@ class AbOptions(argparse.Namespace):
 def parse_ab(argv):
     """`ab`'s options -> AbOptions; the others (passed) go to each boot."""
     p, o = parser().commands["ab"], AbOptions()
-    asked_help, _, o.passed = read_options(p, argv, o, "ab: ", stop_at_dashes=False,
-                                           unknown_ok=True)
+    asked_help, _, o.passed = read_options(p, argv, o, stop_at_dashes=False, unknown_ok=True)
     if asked_help:
         o.help = True
         return o
     if not o.spec:
         raise UsageError("ab: --module-param MODULE.PARAM=A,B is required", p.format_help())
-    if o.pin_default is None and any(a == "--pin" or a.startswith("--pin=") for a in o.passed):
-        raise UsageError("ab: --pin and --no-pin: give one")
+    check_pin(o, "ab: ")
     if not o.boots.isdigit() or int(o.boots) < 1:
         raise UsageError(f"ab: --boots takes a count, not '{o.boots}'")
     return o
@@ -571,7 +574,7 @@ def parse_list(argv):
     # Only the first argument is read, as it always was.
     o = argparse.Namespace(names=False)
     first = argv[:1] if argv and argv[0] else []
-    asked_help, _, _ = read_options(parser().commands["list"], first, o, "list: ")
+    asked_help, _, _ = read_options(parser().commands["list"], first, o)
     return None if asked_help else o.names
 
 

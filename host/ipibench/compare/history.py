@@ -116,15 +116,13 @@ def timing_changes(runs, key, alpha):
 def exits_changes(runs, key):
     """Every step of the sender's or the targets' exits per iteration beyond
     the tolerance, in the run where it appears."""
+    medians = [(i, exits_median(r.side.exits.get(key, []))) for i, r in enumerate(runs)]
+    medians = [(i, ex) for i, ex in medians if ex is not None]
     out = []
     for side, name in ((0, "sender exits"), (1, "target exits")):
-        series = []
-        for i, r in enumerate(runs):
-            ex = exits_median(r.side.exits.get(key, []))
-            if ex is not None:
-                series.append((i, ex[side]))
-        out += [Change(key, name, i1, a, b) for (_, a), (i1, b) in zip(series, series[1:])
-                if abs(b - a) > kvm_trace.EXITS_TOLERANCE]
+        out += [Change(key, name, i1, a[side], b[side])
+                for (_, a), (i1, b) in zip(medians, medians[1:])
+                if abs(b[side] - a[side]) > kvm_trace.EXITS_TOLERANCE]
     return out
 
 
