@@ -48,6 +48,9 @@ def add_readers(sub):
     c.add_argument("--output", "-o", help="write here instead of standard output")
     c.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     c.add_argument("--unit", choices=("cycles", "ns"), default="cycles")
+    c.add_argument("--all", action="store_true",
+                   help="also list the rows without a figure on either side (by default "
+                        "one line counts them)")
     for name, what in (("bench", "benchmarks (single,self)"), ("metric", "metrics (one-way)"),
                        ("variant", "variants (sti-nop)"),
                        ("backend", "backends (x2apic; with --pair: X=Y)"),

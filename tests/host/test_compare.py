@@ -802,9 +802,60 @@ def a_boots_cell_tells_a_missing_row_from_one_without_a_figure(_=None):
             check(cells.get(("single", "one-way")) == "4/-" and
                   cells.get(("send-cost", "send")) == "4/0" and
                   cells.get(("single", "round-trip")) == "4/4", f"{fmt}: {cells}")
-            tail = out.rstrip().splitlines()[-1]
-            check(tail.startswith("boots: A/B") and "-: the side has no such row" in tail,
-                  f"{fmt}: legend {tail!r}")
+            tail = [l for l in out.rstrip().splitlines() if l][-2:]
+            check(tail[0].startswith("boots: A/B") and "-: the side has no such row" in tail[0],
+                  f"{fmt}: legend {tail[0]!r}")
+            check(tail[1].strip("*") == "compare: 7 rows: 4 no significant change, 1 too few "
+                  "distinct values, 1 no data, 1 only in A", f"{fmt}: verdict {tail[1]!r}")
+    finally:
+        shutil.rmtree(tmp)
+
+
+@case
+def rows_without_a_figure_on_either_side_are_counted_not_listed(_=None):
+    """A row both sides skipped (a Hyper-V backend under TCG) is one count
+    under the table and in the verdict line, in text and markdown; --all
+    lists it, JSON keeps it; gate's markdown table ends with its verdict."""
+    import json
+    import shutil
+    import tempfile
+    import synth
+    from harness import call, expect
+    from ipibench import readers
+    tmp = tempfile.mkdtemp()
+    send = ("send-cost", "send", "none", "x2apic", "spin", 1)
+
+    def skip(i, recs):
+        for j, r in enumerate(recs):
+            if r.get("record") == "result" and row_key(r) == send:
+                recs[j] = synth.result(send, status="SKIP")
+    def listed(out):
+        return any(l.replace("|", " ").split()[:4] == ["send-cost", "send", "none", "x2apic"]
+                   for l in out.splitlines())
+    try:
+        a, b = two_sets(tmp, a={"mutate": skip}, b={"mutate": skip})
+        for fmt in ("text", "markdown"):
+            rc, out, _ = expect(call(readers.main, ["compare", a, b, "--format", fmt]), 0)
+            check(not listed(out), f"{fmt}: the skipped row is listed")
+            check("1 rows without a figure on either side are not listed (A: SKIP; B: SKIP)"
+                  in out, f"{fmt}: no count line: {out[-600:]}")
+            last = out.rstrip().splitlines()[-1].strip("*")
+            check(last.startswith("compare: ") and last.endswith(
+                "; 1 without a figure on either side, not listed (--all lists them)")
+                and " rows: " in last and "no significant change" in last, f"{fmt}: {last!r}")
+            rc, out, _ = expect(call(readers.main, ["compare", a, b, "--format", fmt, "--all"]), 0)
+            check(listed(out) and "not listed" not in out, f"{fmt} --all: {out[-600:]}")
+        rc, out, _ = expect(call(readers.main, ["compare", a, b, "--format", "json"]), 0)
+        doc = json.loads(out)
+        check(any(r["row"] == "send-cost/send/none/x2apic/spin/n1" for r in doc["rows"]) and
+              doc["verdict"].startswith("compare: "), "json drops the row or the verdict")
+        rc, out, err = expect(call(readers.main, ["gate", "--baseline", a, b, "--format",
+                                                  "markdown"]), 0)
+        gate_line = err.strip().splitlines()[-1]
+        check(gate_line.startswith("gate: pass: ") and
+              out.rstrip().splitlines()[-1] == f"**{gate_line}**", f"gate: {out[-300:]!r}")
+        rc, out, err = expect(call(readers.main, ["gate", "--baseline", a, b]), 0)
+        check("gate: pass" not in out, "gate's text table repeats the verdict on stdout")
     finally:
         shutil.rmtree(tmp)
 

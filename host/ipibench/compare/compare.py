@@ -3,7 +3,7 @@
 --pair) as one table."""
 import sys
 
-from ipibench.compare.formats import format_json, format_markdown, format_text
+from ipibench.compare.formats import compare_verdict, format_json, format_markdown, format_text
 from ipibench.compare.model import Comparison, ROW_FILTERS
 from ipibench.exit_codes import EX_USAGE, ToolError
 from ipibench.results.files import load_set
@@ -48,14 +48,15 @@ def cmd_compare(a):
     """`./run.sh compare`, its arguments as its parser read them."""
     return compare_sets(a.a, a.b, parse_pair(a.pair), alpha=a.alpha, unit=a.unit,
                         fmt=a.format, output=a.output,
-                        keep={name: getattr(a, name) for name in ROW_FILTERS})
+                        keep={name: getattr(a, name) for name in ROW_FILTERS}, every=a.all)
 
 
 def compare_sets(a_path, b_path, pair=None, alpha=0.05, unit="cycles", fmt="text",
-                 output=None, keep=None):
+                 output=None, keep=None, every=False):
     """The comparison table of two result sets (or of one, with pair), written
-    to output (None: standard output); keep: {filter: "a,b"} of the rows to
-    keep (compare's --bench, --metric ...). 0, or a ToolError."""
+    to output (None: standard output), its verdict line last; keep: {filter:
+    "a,b"} of the rows to keep (compare's --bench, --metric ...); every: list
+    the rows without a figure on either side too. 0, or a ToolError."""
     if b_path is None and not pair:
         raise ToolError(EX_USAGE, "compare takes two result sets, or one with --pair X=Y")
     cmp = make_comparison(a_path, b_path, alpha, unit, pair)
@@ -65,7 +66,7 @@ def compare_sets(a_path, b_path, pair=None, alpha=0.05, unit="cycles", fmt="text
     cmp.keep_rows({name: [v for v in ((keep or {}).get(name) or "").split(",") if v]
                    for name in ROW_FILTERS})
     formats = {"text": format_text, "markdown": format_markdown, "json": format_json}
-    emit(formats[fmt](cmp), output)
+    emit(formats[fmt](cmp, every, closing=compare_verdict(cmp, every)), output)
     if cmp.reasons:
         print("compare: NOT COMPARABLE: " + "; ".join(cmp.reasons), file=sys.stderr)
     if cmp.timing_reasons:

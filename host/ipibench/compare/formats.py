@@ -66,9 +66,62 @@ def has_exits(cmp):
     return any(r.a_exits or r.b_exits for r in cmp.rows)
 
 
-def table_rows(cmp):
+def is_empty(row):
+    """Neither side gave the row a figure or an exit count: both skipped it
+    (or failed), as every Hyper-V row of a TCG run does. Such rows are
+    counted under the table, not listed (compare --all lists them)."""
+    return not row.a_vals and not row.b_vals and not row.a_exits and not row.b_exits
+
+
+def listed_rows(cmp, every=False):
+    return list(cmp.rows) if every else [r for r in cmp.rows if not is_empty(r)]
+
+
+def unlisted_line(cmp, every=False):
+    """The one line that stands for the rows the table leaves out, with the
+    statuses that left them without a figure: '107 rows without a figure on
+    either side are not listed (A: SKIP; B: SKIP)'."""
+    empty = [] if every else [r for r in cmp.rows if is_empty(r)]
+    if not empty:
+        return None
+    statuses = []
+    for tag, side in (("A", cmp.sa), ("B", cmp.sb)):
+        seen = sorted({s for r in empty for s in side.statuses.get(r.key, ())})
+        statuses.append(f"{tag}: {','.join(seen) if seen else 'no such rows'}")
+    return (f"{len(empty)} rows without a figure on either side are not listed "
+            f"({'; '.join(statuses)})")
+
+
+VERDICT_ORDER = ("slower", "faster", "inconclusive", "same median, distributions differ",
+                 "no significant change", "no change", "too few boots",
+                 "too few distinct values", "not comparable", "no data", "only in A",
+                 "only in B")
+
+
+def compare_verdict(cmp, every=False):
+    """compare's closing line: how many listed rows got each verdict, and the
+    rows left out. A CI keys on it: 'slower' is what a gate fails on."""
+    rows = listed_rows(cmp, every)
+    counts = {}
+    for r in rows:
+        counts[r.verdict] = counts.get(r.verdict, 0) + 1
+    order = sorted(counts, key=lambda v: (VERDICT_ORDER.index(v)
+                                          if v in VERDICT_ORDER else len(VERDICT_ORDER), v))
+    text = f"compare: {len(rows)} rows: " + (
+        ", ".join(f"{counts[v]} {v}" for v in order) if rows else "none")
+    empty = 0 if every else sum(is_empty(r) for r in cmp.rows)
+    if empty:
+        text += f"; {empty} without a figure on either side, not listed (--all lists them)"
+    if cmp.reasons:
+        text += "; NOT COMPARABLE"
+    elif cmp.timing_reasons:
+        text += "; TIMINGS NOT COMPARABLE"
+    return text
+
+
+def table_rows(cmp, every=False):
     out = []
-    for r in cmp.rows:
+    for r in listed_rows(cmp, every):
         bench, metric, variant, backend, state, ntargets = r.key
         verdict = r.verdict
         if r.significant and r.emulated:
@@ -116,9 +169,11 @@ def warning_lines(cmp):
             for wid, (text, sides) in seen.items()] + cmp.after_x2apic_lines()
 
 
-def format_text(cmp):
+def format_text(cmp, every=False, closing=None):
+    """every: list the rows without a figure on either side too; closing: a
+    last line (compare's verdict)."""
     head = table_head(cmp)
-    rows = [head] + table_rows(cmp)
+    rows = [head] + table_rows(cmp, every)
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(head))]
     lines = [f"A: {cmp.sa.name} ({len(cmp.sa.boots)} boots)",
              f"B: {cmp.sb.name} ({len(cmp.sb.boots)} boots)",
@@ -139,11 +194,14 @@ def format_text(cmp):
     lines.append("")
     for r in rows:
         lines.append("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
+    unlisted = unlisted_line(cmp, every)
+    lines += [unlisted] if unlisted else []
     lines += [""] + legend(cmp)
+    lines += ["", closing] if closing else []
     return "\n".join(lines) + "\n"
 
 
-def format_markdown(cmp):
+def format_markdown(cmp, every=False, closing=None):
     lines = [f"**A**: `{cmp.sa.name}` ({len(cmp.sa.boots)} boots), "
              f"**B**: `{cmp.sb.name}` ({len(cmp.sb.boots)} boots); medians of per-boot p50 "
              f"({cmp.unit}), Mann-Whitney U at alpha {cmp.alpha}.", ""]
@@ -156,13 +214,18 @@ def format_markdown(cmp):
     head = table_head(cmp)
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "---|" * len(head))
-    for r in table_rows(cmp):
+    for r in table_rows(cmp, every):
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
+    unlisted = unlisted_line(cmp, every)
+    lines += ["", unlisted] if unlisted else []
     lines += [""] + legend(cmp)
+    lines += ["", f"**{closing}**"] if closing else []
     return "\n".join(lines) + "\n"
 
 
-def format_json(cmp):
+def format_json(cmp, every=True, closing=None):
+    """Every row, whatever every says: a program filters for itself; closing
+    is kept as "verdict"."""
     rows = [{"row": r.name, **dict(zip(ROW_FIELDS, r.key)), "a": r.a, "b": r.b,
              "a_boots": r.a_vals, "b_boots": r.b_vals, "change_pct": r.change, "p": r.p,
              "ci_pct": list(r.ci) if r.ci else None, "test": r.method,
@@ -177,5 +240,6 @@ def format_json(cmp):
                        "differs": cmp.reported, "ignored": cmp.ignored,
                        "after_x2apic": cmp.after_x2apic_lines(),
                        "apicv": cmp.apicv,
+                       "verdict": closing,
                        "rows": rows},
                       indent=1) + "\n"

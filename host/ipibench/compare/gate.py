@@ -154,8 +154,27 @@ def cmd_gate(a):
         emit(write_tap(verdicts), a.tap)
     if a.junit:
         emit(write_junit(verdicts, "ipibench gate"), a.junit)
-    if a.tap != "-" and a.junit != "-":
+    table = a.tap != "-" and a.junit != "-"
+    if table:
         sys.stdout.write(format_markdown(cmp) if a.format == "markdown" else format_text(cmp))
+    # The verdict goes to stderr, as every tool's; a Markdown table (what a
+    # CI appends to its job summary) also ends with it, so the summary holds
+    # the verdict and not just the table.
+    summary = table and a.format == "markdown"
+    try:
+        code, line = judge_gate(a, cmp, verdicts, threshold, err)
+    except ToolError as e:
+        if summary:
+            print(f"\n**gate: exit {e.code}: {e.message}**", flush=True)
+        raise
+    if summary:
+        print(f"\n**{line}**", flush=True)
+    return code
+
+
+def judge_gate(a, cmp, verdicts, threshold, err):
+    """gate's verdict, its reasons on stderr: (exit code, last line), or a
+    ToolError for a comparison that cannot be judged."""
     for w in cmp.ignored:
         print(f"gate: ignored for comparability: {w}", file=sys.stderr)
     bad_base = [p for b in cmp.sa.boots for p in correctness_failures(b)]
@@ -166,7 +185,7 @@ def cmd_gate(a):
     for v in wrong:
         print(f"gate: FAIL: correctness: {v.name}: {v.message}", file=sys.stderr)
     if wrong:
-        return EX_CORRECTNESS
+        return EX_CORRECTNESS, f"gate: FAIL: {len(wrong)} candidate boots not correct"
     if err:
         raise err
     if cmp.reasons:
@@ -183,21 +202,22 @@ def cmd_gate(a):
         if v.group == "exits" and v.message.startswith(ONE_SIDE_EXITS):
             print(f"gate: listed: {v.name}: {v.message}", file=sys.stderr)
     more = [v for v in exits_bad if not v.message.startswith(EXITS_INCOMPARABLE)]
+    tally = gate_tally(cmp, verdicts, a.exits, slow, exits_bad)
     if more:
-        print(f"gate: regression: {gate_tally(cmp, verdicts, a.exits, slow, exits_bad)}",
-              file=sys.stderr)
-        return EX_REGRESSION
+        return EX_REGRESSION, say(f"gate: regression: {tally}")
     if cmp.timing_reasons:
         raise ToolError(EX_INCOMPARABLE, "timings not comparable: "
                         + "; ".join(cmp.timing_reasons))
     if exits_bad:
         raise ToolError(EX_INCOMPARABLE, "exits not comparable: " + exits_bad[0].message)
     if slow:
-        print(f"gate: regression: {gate_tally(cmp, verdicts, a.exits, slow, exits_bad)}",
-              file=sys.stderr)
-        return EX_REGRESSION
-    print(f"gate: pass: {gate_tally(cmp, verdicts, a.exits, slow, exits_bad)}; none significantly slower than the baseline by more than {threshold:g}%{', and no more exits per iteration' if a.exits else ''}", file=sys.stderr)
-    return 0
+        return EX_REGRESSION, say(f"gate: regression: {tally}")
+    return 0, say(f"gate: pass: {tally}; none significantly slower than the baseline by more than {threshold:g}%{', and no more exits per iteration' if a.exits else ''}")
+
+
+def say(line):
+    print(line, file=sys.stderr)
+    return line
 
 
 def gate_tally(cmp, verdicts, exits, slow, exits_bad):
