@@ -17,9 +17,11 @@ Each change names the figure, the run it starts at, its size (the median of
 the runs after against the median of the runs before, each side up to the
 neighbouring change; a timing change with a bootstrap interval over the
 runs) and what differs in the host's facts between the run before and the
-run after: what may differ (kernel, KVM parameters, power state, pinning)
-and what makes figures incomparable (CPU count, accelerator, -cpu, the
-guest's command line, instrumentation). Each kind of a figure's changes
+run after: what may differ (kernel, KVM parameters, power state, pinning).
+What makes figures incomparable (CPU count, accelerator, -cpu, the guest's
+command line; for timings, instrumentation too) splits the series: changes
+are sought within each stretch of comparable runs, and only the newest is
+judged, as gate refuses (exit 30) what differs there. Each kind of a figure's changes
 (timing, sender exits, target exits) is judged over the newest --window
 runs: the level now against the level before the earliest change among
 them, so that two steps under the threshold add up and a step that noise
@@ -59,14 +61,65 @@ class Run:
         # (CPU count, accelerator, -cpu, guest command line, instrumentation).
         first = self.boots[0]
         self.facts = {**first.reported_facts(), **first.facts(), **first.timing_facts()}
+        # What gate refuses to compare across (exit 30): exits need facts()
+        # alike, timings timing_facts() too. A series is judged only within
+        # a stretch of runs alike in these.
+        self.era = {"exits": first.facts(), "timing": {**first.facts(), **first.timing_facts()}}
+        self.trace_gap = trace_gaps(self.boots)
+
+
+def trace_gaps(boots):
+    """Why a run's exits cannot be trusted whole, as gate --exits says it: a
+    boot whose trace lost events or was cut short (an exit storm overflows
+    the ring buffer, so the rows a regression touched are the likeliest to
+    lack exits); None when every trace is whole."""
+    for boot in boots:
+        ex = boot.run.get("exits") if isinstance(boot.run, dict) else None
+        if isinstance(ex, dict) and (ex.get("lost") or ex.get("cut")):
+            return (f"{ex['lost']} events lost" if ex.get("lost") else "cut short") + \
+                f" ({boot.path})"
+    return None
+
+
+def eras(runs, kind):
+    """The first index of each stretch of runs whose figures of this kind
+    ('timing' or 'exits') are comparable, with what changed at it: [(index,
+    ['name: a -> b', ...])], the first (0, [])."""
+    out = [(0, [])]
+    for i in range(1, len(runs)):
+        diff = facts_diff(runs[i - 1].era[kind], runs[i].era[kind])
+        if diff:
+            out.append((i, diff))
+    return out
+
+
+def era_of(runs, kind, i):
+    """(start, end) of the stretch of comparable runs that holds run i,
+    worked out once per series (mark_eras)."""
+    return runs[i].stretch[kind]
+
+
+def mark_eras(runs):
+    """Sets each run's stretch: {kind: (start, end)} for timing and exits."""
+    for r in runs:
+        r.stretch = {}
+    for kind in ("timing", "exits"):
+        starts = [e for e, _ in eras(runs, kind)] + [len(runs)]
+        for a, b in zip(starts, starts[1:]):
+            for r in runs[a:b]:
+                r.stretch[kind] = (a, b)
+    return runs
 
 
 class Change:
     """A figure's change at run `at` (an index into the series' runs)."""
 
-    def __init__(self, key, kind, at, before, after, p=None, ci=None):
+    def __init__(self, key, kind, at, before, after, p=None, ci=None, prev=None):
+        """prev: the last run before `at` that has the figure (its facts are
+        the ones to set beside the change)."""
         self.key, self.kind, self.at, self.p, self.ci = key, kind, at, p, ci
         self.before, self.after = before, after
+        self.prev = at - 1 if prev is None else prev
 
     def grew(self, threshold):
         """Slower beyond threshold (%), or more exits beyond the tolerance."""
@@ -98,31 +151,42 @@ def load_runs(paths, unit):
 
 
 def timing_changes(runs, key, alpha):
-    """The change points of a timing row over the runs that have it."""
-    series = [(i, median(r.side.values[key])) for i, r in enumerate(runs) if r.side.values.get(key)]
-    if len(series) < 2 * MIN_SIZE:
-        return []
-    values = [v for _, v in series]
-    points = change_points(values, alpha=alpha)
-    edges = [0] + [i for i, _ in points] + [len(values)]
+    """The change points of a timing row over the runs that have it, sought
+    within each stretch of comparable runs apart: a step where the CPU
+    count or the -cpu changed is not a regression but another series."""
     out = []
-    for n, (i, p) in enumerate(points):
-        before, after = values[edges[n]:i], values[i:edges[n + 2]]
-        out.append(Change(key, "timing", series[i][0], median(before), median(after), p,
-                          bootstrap_change_ci(before, after, seed=i)))
+    for start, end in sorted({r.stretch["timing"] for r in runs}):
+        series = [(i, median(runs[i].side.values[key])) for i in range(start, end)
+                  if runs[i].side.values.get(key)]
+        if len(series) < 2 * MIN_SIZE:
+            continue
+        values = [v for _, v in series]
+        points = change_points(values, alpha=alpha)
+        edges = [0] + [i for i, _ in points] + [len(values)]
+        for n, (i, p) in enumerate(points):
+            before, after = values[edges[n]:i], values[i:edges[n + 2]]
+            out.append(Change(key, "timing", series[i][0], median(before), median(after), p,
+                              bootstrap_change_ci(before, after, seed=i), series[i - 1][0]))
     return out
 
 
 def exits_changes(runs, key):
     """Every step of the sender's or the targets' exits per iteration beyond
-    the tolerance, in the run where it appears."""
-    medians = [(i, exits_median(r.side.exits.get(key, []))) for i, r in enumerate(runs)]
-    medians = [(i, ex) for i, ex in medians if ex is not None]
+    the tolerance from the level at the last step (so a slow drift of 0.04 a
+    night adds up), in the run where it appears; within a stretch of
+    comparable runs, and never from a run whose trace lost events."""
     out = []
     for side, name in ((0, "sender exits"), (1, "target exits")):
-        out += [Change(key, name, i1, a[side], b[side])
-                for (_, a), (i1, b) in zip(medians, medians[1:])
-                if abs(b[side] - a[side]) > kvm_trace.EXITS_TOLERANCE]
+        level = None
+        for i, r in enumerate(runs):
+            ex = exits_median(r.side.exits.get(key, [])) if not r.trace_gap else None
+            if ex is None:
+                continue
+            if level is None or era_of(runs, "exits", level[0])[1] <= i:
+                level = (i, ex[side])
+            elif abs(ex[side] - level[1]) > kvm_trace.EXITS_TOLERANCE:
+                out.append(Change(key, name, i, level[1], ex[side], prev=level[0]))
+                level = (i, ex[side])
     return out
 
 
@@ -137,7 +201,7 @@ def host_types(runs):
     out = {}
     for r in runs:
         out.setdefault(r.host_type, []).append(r)
-    return out
+    return {host: mark_eras(group) for host, group in out.items()}
 
 
 def figure_changes(runs, alpha):
@@ -161,7 +225,8 @@ def judge(runs, figure, kind, window, threshold):
     that two steps under the threshold add up, and a step that noise split
     in two counts whole. None when no change of the kind is in the window:
     an older one is the level the runs since have confirmed."""
-    own = [c for c in figure if c.kind == kind]
+    start = era_of(runs, "timing" if kind == "timing" else "exits", len(runs) - 1)[0]
+    own = [c for c in figure if c.kind == kind and c.at >= start]
     recent = [c for c in own if c.at >= len(runs) - window]
     if not recent:
         return None
@@ -184,12 +249,22 @@ def report(runs, changes, threshold, window, name=""):
     if len(runs) < 2 * MIN_SIZE:
         lines.append(f"history: {len(runs)} runs cannot show a timing change ({MIN_SIZE} a side "
                      "at least): only exit steps are looked for")
+    for kind, what in (("exits", "figures"), ("timing", "timings")):
+        for i, diff in eras(runs, kind)[1:]:
+            if kind == "timing" and any(i == j for j, _ in eras(runs, "exits")):
+                continue
+            lines.append(f"history: {what} not comparable across {runs[i].path} (the series "
+                         "is judged within each side of it, the verdict after it): "
+                         + "; ".join(diff))
+    for run in runs:
+        if run.trace_gap:
+            lines.append(f"history: exits of {run.path} left out: its trace {run.trace_gap}")
     verdicts = []
     for key, figure in changes.items():
         for c in figure:
             run = runs[c.at]
             lines.append(f"  {row_name(key)}: {c.kind} {c.size()} from {run.path}")
-            lines += [f"      {d}" for d in facts_diff(runs[c.at - 1].facts, run.facts)]
+            lines += [f"      {d}" for d in facts_diff(runs[c.prev].facts, run.facts)]
         for kind in ("timing", "sender exits", "target exits"):
             got = judge(runs, figure, kind, window, threshold)
             if got:
