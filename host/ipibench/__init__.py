@@ -12,8 +12,9 @@ and those below):
   kvmhost/     the KVM host: its facts, module parameters, the trace (tracefs
                writes it, trace.py reads it), statistics, pinning and perf
   results/     records checked against the schema, results files, a saved
-               boot, the statistics
-  compare/     the A/B model, correctness, compare and gate, their formats
+               boot, the statistics, change points, a history's store
+  compare/     the A/B model, correctness, compare and gate, their formats,
+               history (change points over a series of runs)
   readers      report.py (plots and a page), readers.py (compare, gate and
                report on the command line), lab/ (LAVA)
   boot/        running a boot: QEMU's command line, the accelerator, the

@@ -109,8 +109,17 @@ def add_readers(sub):
                        "\"history\").",
                        epilog="exit status: 0 no figure regressed; 2 usage; 20 a figure "
                        "regressed within the window (slower beyond --threshold, or more "
-                       "exits); 22-24 as compare (docs/exit-codes.md).")
-    h.add_argument("runs", nargs="+", metavar="RUN", help="a results folder of the series")
+                       "exits); 22-24 as compare; 28 --store or --summary cannot be "
+                       "written (docs/exit-codes.md).")
+    h.add_argument("runs", nargs="+", metavar="RUN", help="a results folder of the series "
+                   "(with --store: a results folder to add to the store: a run, a matrix, a "
+                   "lab import)")
+    h.add_argument("--store", metavar="ROOT",
+                   help="first copy each configuration of each RUN into ROOT/HOST/"
+                   "CONFIGURATION/START, then judge every series it added to")
+    h.add_argument("--summary", metavar="FILE",
+                   help="append the verdict as Markdown (a line a series, each regression) "
+                   "to FILE, e.g. $GITHUB_STEP_SUMMARY")
     h.add_argument("--threshold", default="5%",
                    help="a slowdown beyond this within the window fails (5%%)")
     h.add_argument("--alpha", type=float, default=ALPHA,

@@ -152,15 +152,17 @@ def argv_of(cmd, ctx):
         words = words[1:]
     filled = []
     for w in words:
-        for label in ("before", "after", "matrix"):
+        for label in ("before", "after", "matrix", "nightly-exits", "nightly"):
             stem = f"results/DATE-{label}"
-            if w.startswith(stem):
+            if w == stem or w.startswith(stem + "/"):
                 # The docs' DATE-matrix names a matrix saved with the default
                 # label; the test's one such matrix is the README's 'before'.
                 got = ctx.date_dir("before" if label == "matrix" else label)
                 w = got + w[len(stem):]
+                break
         # The docs' scratch folders: the test's own, so two runs never share one.
-        filled.append(ctx.tmp + w[len("/tmp"):] if w.startswith(("/tmp/lane", "/tmp/lava"))
+        filled.append(ctx.tmp + w[len("/tmp"):]
+                      if w.startswith(("/tmp/lane", "/tmp/lava", "/tmp/nightly"))
                       else FILL.get(w, w))
     return filled
 
@@ -331,6 +333,43 @@ def matrix_then_after(cmd, ctx, subst):
         ctx)
 
 
+def two_nights(cmd, ctx):
+    """The nightly loop's matrix, shortened (one boot, the send cost only),
+    run twice: two nights. The first night's folder is renamed DATE-nightly-0,
+    so that DATE-nightly names the second."""
+    argv = [{"5": "1"}.get(w, w) for w in argv_of(cmd, ctx)]
+    argv += ["--append", "plan=bench bench=send-cost"]
+    for night in (1, 2):
+        rc, out, err = run_cmd(argv, env=ctx.env, timeout=900)
+        check(rc == 0, f"night {night}: `{shlex.join(argv)}` exited {rc}:\n"
+              + "\n".join((out + err).strip().split("\n")[-12:]))
+        if night == 1:
+            first = ctx.date_dir("nightly")
+            os.rename(first, first + "-0")
+
+
+def stored_nights(cmd, ctx):
+    """history --store of the two nights, in their order: the first is
+    stored and judged by nothing, the second judged as a series of two;
+    both verdicts are appended to the summary."""
+    argv = argv_of(cmd, ctx)
+    nights = sorted(glob.glob(os.path.join(ctx.results, "*-nightly-0")))
+    check(len(nights) == 1, f"the first night: {nights}")
+    first = [nights[0] if w == ctx.date_dir("nightly") else w for w in argv]
+    run(first, ctx, needles=(r"nothing to judge yet$",))
+    run(argv, ctx, needles=(r"^history: 2 runs on ", r"none regressed$"))
+    summary = argv[argv.index("--summary") + 1]
+    text = open(summary).read()
+    check(text.count("**history: ") == 2, f"{summary}: {text}")
+
+
+def after_exits_matrix(cmd, ctx):
+    """Needs the exits matrix above, which needs a KVM host."""
+    if not glob.glob(os.path.join(ctx.results, "*-nightly-exits")):
+        return "SKIP needs the exits matrix above, which needs a KVM host"
+    run(argv_of(cmd, ctx), ctx, codes=(0,))
+
+
 # run.sh's words for a boot that ended with exit 0 (docs/host-tools.md, "What run.sh prints").
 DONE = r"^run\.sh: done, .* \(guest status (SUCCESS|SKIP), exit 0\)$"
 DONE_SUCCESS = r"^run\.sh: done, everything passed \(guest status SUCCESS, exit 0\)$"
@@ -428,6 +467,14 @@ COMMANDS = {
     "./run.sh ab --module-param MODULE.PARAM=A,B [--boots N] [run options]":
         synopsis(["./run.sh", "ab", "--help"]),
     "./run.sh report --pair xapic=x2apic results/DATE-matrix/x2apic-smp4": as_written(),
+    # The nightly loop: two nights under TCG (the exits night needs a KVM host).
+    "./run.sh matrix --presets x2apic --boots 5 --label nightly": two_nights,
+    "./run.sh history --store /tmp/nightly results/DATE-nightly --summary /tmp/nightly.md":
+        stored_nights,
+    "sudo ./run.sh matrix --exits --accel kvm --presets x2apic --boots 1 --label nightly-exits "
+    "--append 'plan=bench bench=send-cost,single,self'": kvm_host(31, NO_KVM),
+    "./run.sh history --store /tmp/nightly results/DATE-nightly-exits --summary "
+    "/tmp/nightly.md": after_exits_matrix,
     "tools/deps.sh build": as_written(),
     "tools/deps.sh report": as_written(),
     # docs/lab.md

@@ -29,6 +29,7 @@ CASES, case = registry()
 
 
 WORKFLOW = os.path.join(REPO, ".github", "workflows", "example.yml")
+NIGHTLY = os.path.join(REPO, ".github", "workflows", "nightly.yml")
 
 
 def workflow_job(text, job):
@@ -78,7 +79,7 @@ def run_sh_commands(script, env):
     for line in script.replace("\\\n", " ").splitlines():
         if "./run.sh " not in line:
             continue
-        line = line.split(" || ", 1)[0].split(" >>", 1)[0]
+        line = line.split(" || ", 1)[0].split(" >", 1)[0]
         line = re.sub(r"\$\{?([A-Z_]+)\}?", lambda m: env.get(m.group(1), m.group(1)), line)
         words = shlex.split(line)
         words = words[words.index("./run.sh") + 1:]
@@ -120,6 +121,66 @@ def _(_s):
           f"base and candidate booted alike: {matrices}")
     a = readers.parser().parse_args(["gate"] + gates[0])
     check(a.exits and a.baseline and a.tap and a.junit, f"{gates[0]}")
+
+
+@case("the nightly workflow: on self-hosted runners, a timing matrix and an exits matrix, both "
+      "filed and judged by history --store with its verdict in the job summary; its gate step "
+      "gates each night just stored against the night before it, and says so in the summary")
+def _(s):
+    import tempfile
+    text = open(NIGHTLY).read()
+    check("  schedule:\n" in text.split("\njobs:\n")[0], "not scheduled")
+    job = workflow_job(text, "nightly")
+    check(any("runs-on: [self-hosted," in line for line in job), "not on a self-hosted runner")
+    env = job_env(job)
+    scripts = job_scripts(job)
+    for script in scripts:
+        p = subprocess.run(["bash", "-n"], input=re.sub(r"\$\{\{[^}]*\}\}", "x", script),
+                           text=True, capture_output=True)
+        check(p.returncode == 0, f"bash -n: {p.stderr}: {script}")
+    cmds = [c for script in scripts for c in run_sh_commands(script, env)]
+    matrices = [O.parse_matrix(args) for sub, args in cmds if sub == "matrix"]
+    runs = [O.parse_run(M.boot_argv("x", "2", "c", "/d", False, o.passed), "/")
+            for o in matrices]
+    check([r.exits for r in runs] == [False, True] and all(r.accel == "kvm" for r in runs),
+          "not a timing matrix then an exits matrix under KVM")
+    check(int(matrices[0].boots) >= MIN_BOOTS, f"{matrices[0].boots} timing boots a night")
+    history = [readers.parser().parse_args(["history"] + args) for sub, args in cmds
+               if sub == "history"]
+    check(len(history) == 1 and history[0].store == "/var/lib/ipibench/history" and
+          history[0].runs == ["TIMING", "EXITS"] and
+          history[0].summary == "GITHUB_STEP_SUMMARY", f"{cmds}")
+    # The gate step, run with a stand-in run.sh over a history of two
+    # nights of one series and the first night of another.
+    gate_step = next(sc for sc in scripts if "./run.sh gate" in sc)
+    tmp = tempfile.mkdtemp(dir=s.tmp)
+    hist = os.path.join(tmp, "history")
+    for night in ("a/x2apic-smp2/2026-01-01T030000Z", "a/x2apic-smp2/2026-01-02T030000Z",
+                  "a/x2apic-smp2-exits/2026-01-02T031000Z"):
+        os.makedirs(os.path.join(hist, night))
+    os.makedirs(os.path.join(tmp, "verdicts"))
+    with open(os.path.join(tmp, "verdicts", "history.txt"), "w") as f:
+        f.write(f"history: stored t as {hist}/a/x2apic-smp2/2026-01-02T030000Z\n"
+                f"history: stored e as {hist}/a/x2apic-smp2-exits/2026-01-02T031000Z\n")
+    with open(os.path.join(tmp, "run.sh"), "w") as f:
+        f.write("#!/bin/sh\necho \"$*\" >> calls.txt\necho table\necho '**gate: pass: x**'\n")
+    os.chmod(os.path.join(tmp, "run.sh"), 0o755)
+    summary = os.path.join(tmp, "summary.md")
+    p = subprocess.run(["bash", "-c", gate_step], cwd=tmp, text=True, capture_output=True,
+                       env=dict(os.environ, HISTORY=hist, GITHUB_STEP_SUMMARY=summary,
+                                THRESHOLD="5%", MATRIX_STATUS="0", HISTORY_STATUS="0"))
+    calls = open(os.path.join(tmp, "calls.txt")).read().splitlines()
+    check(p.returncode == 0 and calls == [
+        f"gate --baseline {hist}/a/x2apic-smp2/2026-01-01T030000Z --threshold 5% --tap "
+        "verdicts/a_x2apic-smp2.tap --junit verdicts/a_x2apic-smp2.xml --format markdown "
+        f"{hist}/a/x2apic-smp2/2026-01-02T030000Z"],
+        f"exit {p.returncode} {p.stderr}; calls {calls}")
+    check(open(summary).read() == "- `a_x2apic-smp2`: **gate: pass: x**\n",
+          f"summary {open(summary).read()!r}")
+    p = subprocess.run(["bash", "-c", gate_step], cwd=tmp, text=True, capture_output=True,
+                       env=dict(os.environ, HISTORY=hist, GITHUB_STEP_SUMMARY=summary,
+                                THRESHOLD="5%", MATRIX_STATUS="0", HISTORY_STATUS="20"))
+    check(p.returncode == 20, f"history's 20 is the step's exit: {p.returncode}")
 
 
 if __name__ == "__main__":

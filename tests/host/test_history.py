@@ -148,5 +148,55 @@ def _(s):
           f"the lost-events run's exits are left out: {out}")
 
 
+@case("history --store: each night filed as HOST/CONFIGURATION/START, the first one judged "
+      "by nothing, an exit step on night 4 a regression with its Markdown summary appended; a "
+      "night stored twice counts once, another run of its second is START.2; a traced run "
+      "makes a series of its own")
+def _(s):
+    def night(i, doc):
+        doc["run"]["started"] = f"2026-01-{i + 1:02d}T03:00:00Z"
+        if i == 4:
+            doc["run"]["exits"] = {"lost": 0, "events": 100}
+    runs = series(os.path.join(s.tmp, "store-nights"), 5, exits=[1.0, 1.0, 1.0, 2.0, 2.0],
+                  edit=night)
+    root, summary = os.path.join(s.tmp, "store-root"), os.path.join(s.tmp, "summary.md")
+    _, out, _ = expect(tool("history", "--store", root, runs[0]), 0)
+    series_dir = os.path.join(root, "intel-r-xeon-r-processor", "run00")
+    first = os.path.join(series_dir, "2026-01-01T030000Z")
+    check(os.path.isfile(os.path.join(first, "boot1", "results.json")) and
+          f"history: stored {runs[0]} as {first}" in out and "nothing to judge yet" in out,
+          f"night 1 stored at {first}: {out} {os.listdir(root)}")
+    # Each synthetic run is its own configuration (its folder's name): file
+    # them all as one series, as a nightly job's one configuration would be.
+    for r in runs:
+        edit_results(r, lambda doc: doc["run"].update(config="x2apic-smp2"))
+    root = os.path.join(s.tmp, "store-root2")
+    for i in range(3):
+        expect(tool("history", "--store", root, runs[i], "--summary", summary), 0)
+    _, out, _ = expect(tool("history", "--store", root, runs[3], "--summary", summary),
+                       EX_REGRESSION)
+    check(f"  {SLOW}: sender exits 1.00 -> 2.00 per iteration from " in out and
+          "history: intel-r-xeon-r-processor/x2apic-smp2:" in out, f"night 4: {out}")
+    with open(summary) as f:
+        md = f.read()
+    check(md.count("**history: ") == 4 and "- regression: `" in md and
+          md.rstrip().splitlines()[-1].startswith("- regression: "), f"summary: {md}")
+    _, out, _ = expect(tool("history", "--store", root, runs[3]), EX_REGRESSION)
+    check("is in " in out and "already: not stored again" in out and
+          len(os.listdir(os.path.join(root, "intel-r-xeon-r-processor", "x2apic-smp2"))) == 4,
+          f"night 4 twice: {out}")
+    _, out, _ = expect(tool("history", "--store", root, runs[4]), 0)
+    check(os.path.isdir(os.path.join(root, "intel-r-xeon-r-processor", "x2apic-smp2-exits")),
+          f"the traced run's own series: {out}")
+
+    def same_second(i, doc):
+        doc["run"].update(started="2026-01-01T03:00:00Z", config="x2apic-smp2")
+    other = series(os.path.join(s.tmp, "store-same-second"), 1, edit=same_second)
+    _, out, _ = tool("history", "--store", root, other[0])
+    check(os.path.isdir(os.path.join(root, "intel-r-xeon-r-processor", "x2apic-smp2",
+                                     "2026-01-01T030000Z.2")),
+          f"another run of the same second is stored beside it: {out}")
+
+
 if __name__ == "__main__":
     sys.exit(main(CASES))

@@ -559,7 +559,40 @@ deadline: $(grep -o 'deadline=[0-9]*' "$cdir/x2apic-smp2/boot1/console.log" 2>/d
 		out=$(./run.sh gate --exits --baseline "$mdir" "$cdir" 2>&1)
 		expect_run "run.sh gate --exits: a planted exit against a base that withheld its one-way figures is a regression (20)" \
 			20 $? "$out" "^gate: regression: .* exit rows compared ([1-9][0-9]* with more exits)" \
-			"single/one-way/.*more exits per iteration than the baseline"
+			"single/one-way/.*more exits per iteration than the baseline" || return 1
+		nightly_test "$mdir" "$cdir"
+	}
+	# The nightly loop (docs/host-tools.md, "The nightly loop") over the two
+	# matrices as two nights of one series: history --store files each as
+	# HOST/x2apic-smp2-exits/START; the first is judged by nothing, the
+	# planted exit is a step in the second: exit 20, in the summary too. The
+	# two booted side by side, so either may have started first: the
+	# candidate's copy starts a day after the base, as the next night would.
+	nightly_test() {
+		local out store="$base/nightly" next="$base/nightly-next"
+		rm -rf "$store" "$next" "$base/nightly.md"
+		cp -r "$2" "$next"
+		python3 - "$1" "$next" <<-'EOF' || return 1
+			import glob, json, sys, datetime
+			start = json.load(open(glob.glob(sys.argv[1] + "/*/*/results.json")[0]))["run"]["started"]
+			day = datetime.datetime.strptime(start, "%Y-%m-%dT%H:%M:%SZ") + datetime.timedelta(days=1)
+			for path in glob.glob(sys.argv[2] + "/*/*/results.json"):
+			    doc = json.load(open(path))
+			    doc["run"]["started"] = day.strftime("%Y-%m-%dT%H:%M:%SZ")
+			    json.dump(doc, open(path, "w"))
+		EOF
+		out=$(./run.sh history --store "$store" "$1" --summary "$base/nightly.md" 2>&1)
+		expect_run "run.sh history --store of the lane's exits matrix: the first night of its series" \
+			0 $? "$out" "^history: stored .* as $store/[^/]*/x2apic-smp2-exits/" \
+			"^history: [^/]*/x2apic-smp2-exits: 1 run, the first of its series" || return 1
+		out=$(./run.sh history --store "$store" "$next" --summary "$base/nightly.md" 2>&1)
+		expect_run "run.sh history --store: the next night's planted exit is a step, a regression (20)" \
+			20 $? "$out" \
+			"^  single/one-way/none/x2apic/spin/n1: sender exits [0-9.]* -> [0-9.]* per iteration from $store/" \
+			"^history: [0-9]* figures changed in the last 10 runs; [1-9][0-9]* regressed" || return 1
+		out=$(cat "$base/nightly.md")
+		expect_run "run.sh history --summary: both nights' verdicts, the regression named" \
+			0 0 "$out" "^\*\*history: 0 figures changed" "^- regression: .single/one-way/"
 	}
 	matrix_exits_test || rc=1
 	# ab over kvm.halt_poll_ns in the lane: with polling off every halted wake

@@ -29,14 +29,16 @@ split in two counts whole. Slower beyond --threshold (exits: more, beyond
 the tolerance) is a regression: exit 20, with TAP and JUnit as gate writes
 them. The verdict depends on the values alone, never on timing or load:
 each permutation test is seeded by its segment's values."""
+import os
 import sys
 
 from ipibench.compare.gate import parse_threshold, Verdict, write_junit, write_tap
 from ipibench.compare.model import exits_median, row_name, row_order, Side
-from ipibench.exit_codes import EX_REGRESSION, EX_USAGE, ToolError
+from ipibench.exit_codes import EX_REGRESSION, EX_SAVE, EX_USAGE, ToolError
 from ipibench.kvmhost import trace as kvm_trace
 from ipibench.results.changepoints import change_points, MIN_SIZE, PERMUTATIONS
 from ipibench.results.files import load_set
+from ipibench.results.store import host_type, series_runs, store
 from ipibench.results.stats import bootstrap_change_ci, median
 from ipibench.write import replace_file
 
@@ -54,7 +56,7 @@ class Run:
                             "folder")
         starts = [str(b.run["started"]) for b in self.boots if b.run.get("started")]
         self.started = min(starts) if starts else None
-        self.host_type = str(self.boots[0].host.get("cpu_model") or "an unknown host")
+        self.host_type = host_type(self.boots[0])
         self.side = Side(self.path, self.boots, unit)
         # What a reader must see beside a change: what may differ (the host's
         # kernel, parameters, power) and what makes figures incomparable
@@ -276,33 +278,88 @@ def report(runs, changes, threshold, window, name=""):
 def cmd_history(a):
     """`./run.sh history`, its arguments as its parser read them."""
     threshold = parse_threshold(a.threshold)
-    if len(a.runs) < 2:
-        raise ToolError(EX_USAGE, "history takes the runs of a series, at least two")
+    if len(a.runs) < 2 and not a.store:
+        raise ToolError(EX_USAGE, "history takes the runs of a series, at least two (or "
+                        "--store ROOT and the runs to add to it)")
     if not 1 / (1 + PERMUTATIONS) < a.alpha < 1:
         raise ToolError(EX_USAGE, f"--alpha takes a level above 1/{1 + PERMUTATIONS} (what "
                         f"{PERMUTATIONS} permutations can reach) and below 1, not {a.alpha:g}")
     if a.window < 1:
         raise ToolError(EX_USAGE, f"--window takes a count of runs, not {a.window}")
-    groups = host_types(load_runs(a.runs, a.unit))
-    text, all_verdicts = [], []
-    for host, runs in groups.items():
-        lines, verdicts = report(runs, figure_changes(runs, a.alpha), threshold, a.window,
-                                 f" on {host}" if len(groups) > 1 else "")
-        text += lines
-        all_verdicts += verdicts
-    bad = [v for v in all_verdicts if not v.ok]
-    text.append(f"history: {len(all_verdicts)} figures changed in the last {a.window} runs; "
-                + (f"{len(bad)} regressed beyond {threshold:g}%: "
-                   + ", ".join(v.name for v in bad[:5]) + (" ..." if len(bad) > 5 else "")
-                   if bad else "none regressed"))
+    if a.store:
+        text, verdicts, tallies = [], [], []
+        for series in stored_series(a.store, a.runs, text):
+            runs = series_runs(series)
+            name = os.path.relpath(series, a.store)
+            if len(runs) < 2:
+                text.append(f"history: {name}: 1 run, the first of its series: nothing to "
+                            "judge yet")
+                tallies.append((name, "the first run of its series"))
+                continue
+            lines, got = judge_runs(runs, a, threshold, f" in {name}")
+            text += [f"history: {name}:"] + lines
+            verdicts += got
+            tallies.append((name, tally(got, a.window, threshold)))
+    else:
+        text, verdicts = judge_runs(a.runs, a, threshold)
+        tallies = []
+    text.append("history: " + tally(verdicts, a.window, threshold))
     # As gate: '-' puts TAP or JUnit alone on standard output.
     if "-" not in (a.tap, a.junit):
         print("\n".join(text))
     for out, write in ((a.tap, write_tap), (a.junit,
                                              lambda v: write_junit(v, "ipibench history"))):
         if out == "-":
-            sys.stdout.write(write(all_verdicts))
+            sys.stdout.write(write(verdicts))
         elif out:
-            replace_file(out, write(all_verdicts))
-    return EX_REGRESSION if bad else 0
+            replace_file(out, write(verdicts))
+    if a.summary:
+        append_summary(a.summary, text[-1], tallies, verdicts)
+    return EX_REGRESSION if any(not v.ok for v in verdicts) else 0
 
+
+def stored_series(root, paths, text):
+    """--store: files each results folder under root (results/store.py) and
+    says where; the series folders it added to, in the order first met."""
+    out = []
+    for path in paths:
+        for series, where in store(root, path):
+            text.append(f"history: stored {path} as {where}" if where else
+                        f"history: {path} is in {series} already: not stored again")
+            if series not in out:
+                out.append(series)
+    return out
+
+
+def judge_runs(paths, a, threshold, where=""):
+    """The lines and verdicts of one series of runs (grouped by host type)."""
+    groups = host_types(load_runs(paths, a.unit))
+    text, all_verdicts = [], []
+    for host, runs in groups.items():
+        lines, verdicts = report(runs, figure_changes(runs, a.alpha), threshold, a.window,
+                                 f" on {host}" * (len(groups) > 1) + where)
+        text += lines
+        all_verdicts += verdicts
+    return text, all_verdicts
+
+
+def tally(verdicts, window, threshold):
+    bad = [v for v in verdicts if not v.ok]
+    return (f"{len(verdicts)} figures changed in the last {window} runs; "
+            + (f"{len(bad)} regressed beyond {threshold:g}%: "
+               + ", ".join(v.name for v in bad[:5]) + (" ..." if len(bad) > 5 else "")
+               if bad else "none regressed"))
+
+
+def append_summary(path, last, tallies, verdicts):
+    """The verdict as Markdown, appended to path ($GITHUB_STEP_SUMMARY is
+    one file every step of a job appends to): the last line in bold, a line
+    a series, and each regression."""
+    lines = [f"**{last}**", ""]
+    lines += [f"- `{name}`: {what}" for name, what in tallies]
+    lines += [f"- regression: `{v.name}`: {v.message}" for v in verdicts if not v.ok]
+    try:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write("\n".join(lines).rstrip() + "\n\n")
+    except OSError as e:
+        raise ToolError(EX_SAVE, f"cannot append to {path}: {e.strerror}")
