@@ -488,8 +488,10 @@ COMMANDS = {
         as_written(),
     "sudo lava-run --job-id ipibench-a --output-dir /tmp/lava/out --device /tmp/lava/device.yaml "
     "/tmp/lava/job.yaml 2> /tmp/lava/a.log": lava_run,
+    # A second after ipibench-a at least: the nightly store below files each
+    # log's import by its start, to the second, and these two stand for two nights.
     "sudo lava-run --job-id ipibench-b --output-dir /tmp/lava/out --device /tmp/lava/device.yaml "
-    "/tmp/lava/job.yaml 2> /tmp/lava/b.log": lava_run,
+    "/tmp/lava/job.yaml 2> /tmp/lava/b.log": lambda cmd, ctx: time.sleep(1) or lava_run(cmd, ctx),
     "./run.sh lava import /tmp/lava/a.log /tmp/lava/a":
         after_lava("/tmp/lava/a.log", needles=(r"records from the guest's console$",)),
     "./run.sh lava import /tmp/lava/b.log /tmp/lava/b": after_lava("/tmp/lava/b.log"),
@@ -503,6 +505,23 @@ COMMANDS = {
         as_written(needles=(r"^lava-test-case ipibench_status --result pass$",
                             r"^lava-test-case x2apic_send_cost_p50_cycles --result pass "
                             r"--measurement \d+ --units cycles$")),
+    # docs/lab.md: nightly, into a history (lava-run's two logs stand for two nights).
+    "./run.sh history --store ROOT DIR": synopsis(["./run.sh", "history", "--help"]),
+    "./run.sh lava job --kernel-url https://storage.example.org/ipibench/BUILD/ipibench.elf32 "
+    "--preset x2apic --tags epyc-7702 --output /tmp/lava/nightly-x2apic.yaml": as_written(),
+    "./run.sh lava dut-test --repo https://git.example.org/ipibench.git --preset x2apic "
+    "--boots 5 --exits --output /tmp/lava/nightly-dut-test.yaml": as_written(),
+    "./run.sh lava import /tmp/lava/a.log /tmp/lava/night-1 --host-type epyc-7702":
+        after_lava("/tmp/lava/a.log", needles=(r"records from the guest's console$",)),
+    "./run.sh history --store /tmp/lava/history /tmp/lava/night-1":
+        after_lava("/tmp/lava/a.log", needles=(r"^history: .*night-1 as .*epyc-7702/"
+                                               r"tcg-single-q35-smp2/",
+                                               r"nothing to judge yet$")),
+    "./run.sh lava import /tmp/lava/b.log /tmp/lava/night-2 --host-type epyc-7702":
+        after_lava("/tmp/lava/b.log"),
+    "./run.sh history --store /tmp/lava/history /tmp/lava/night-2":
+        after_lava("/tmp/lava/a.log", "/tmp/lava/b.log",
+                   needles=(r"^history: 2 runs on epyc-7702", r"none regressed$")),
     "tests/run --only lava": the_suite(["tests/run", "--list"], "^lava$"),
     "tools/deps.sh test": as_written(),
     # docs/results.md

@@ -13,6 +13,7 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -21,9 +22,12 @@ import synth
 
 from ipibench.boot import console as C
 from ipibench.compare.model import row_key
+from ipibench.boot.qemu import default_label
+from ipibench.boot.run import utc_now
 from ipibench.exit_codes import EX_PRESET, EX_SAVE, ToolError
+from ipibench.kvmhost.trace import TRACE_FILE as KVM_TRACE_FILE
 from ipibench.lab import lava as L
-from ipibench.results.files import load_results_file
+from ipibench.results.files import load_results_file, load_set, split_by_config
 from ipibench.boot.save import save_run
 from ipibench.results.saved import figure_cmdline
 
@@ -66,15 +70,19 @@ def records(tsc_guessed=False):
     return recs
 
 
-def results_dir(tmp, name, console_lines, recs, status="SUCCESS"):
-    """A run.sh results directory, saved by run.sh's own save (boot/save.py)."""
+def results_dir(tmp, name, console_lines, recs, status="SUCCESS", label=None, trace=None,
+                started="2026-01-01T00:00:00Z"):
+    """A run.sh results directory, saved by run.sh's own save (boot/save.py);
+    trace: a KVM trace to save beside it, as run.sh --exits does."""
     d = os.path.join(tmp, name)
     os.makedirs(d)
     with open(os.path.join(d, "console.log"), "w") as f:
         f.write("\n".join(console_lines) + "\n" + synth.console(recs, status))
-    rc, _, err = call(save_run, d, label=name, accel="kvm", status=status, qemu_exit=65,
+    if trace:
+        shutil.copyfile(trace, os.path.join(d, KVM_TRACE_FILE))
+    rc, _, err = call(save_run, d, label=label or name, accel="kvm", status=status, qemu_exit=65,
                       qemu_version="QEMU emulator version 9.2.0",
-                      started="2026-01-01T00:00:00Z", seconds=1, qemu=["qemu-system-x86_64"])
+                      started=started, seconds=1, qemu=["qemu-system-x86_64"])
     check(rc == 0, f"save exited {rc}: {err}")
     return d
 
@@ -140,6 +148,29 @@ def _(_):
               f"{EXAMPLE_URL} --preset x2apic` writes")
 
 
+@case("job --tags: the job's top-level tags, each once, and its metadata; a non-slug refused")
+def _(tmp):
+    out = os.path.join(tmp, "job.yaml")
+    rc, _ = quiet(L.main, ["job", "--kernel-url", EXAMPLE_URL, "--preset", "x2apic", "--tags",
+                           "epyc-7702,zen_2,epyc-7702", "--output", out])
+    check(rc == 0, f"job exited {rc}")
+    with open(out) as f:
+        job = f.read()
+    top = re.search(r"^tags:\n((?:- .*\n)+)", job, re.M)
+    check(top and [json.loads(t) for t in re.findall(r"^- (.*)$", top.group(1), re.M)] ==
+          ["epyc-7702", "zen_2"], f"tags: {top and top.group(0)}")
+    meta = re.search(r"^metadata:\n((?:  .*\n)+)", job, re.M)
+    check(meta and '  ipibench.tags: "epyc-7702,zen_2"\n' in meta.group(1), "metadata")
+    check("\ntags:" not in L.job_text(EXAMPLE_URL) and "ipibench.tags" not in
+          L.job_text(EXAMPLE_URL), "tags without --tags")
+    for bad in ("epyc 7702", "a,,b", ""):
+        try:
+            rc, _ = quiet(L.main, ["job", "--kernel-url", EXAMPLE_URL, "--tags", bad])
+        except SystemExit as e:
+            rc = e.code
+        check(rc == 2, f"--tags {bad!r} exited {rc}")
+
+
 @case("device: the job's memory, no_kvm and extra_options fill tests/lava/qemu.yaml")
 def _(_):
     job = L.job_text(EXAMPLE_URL, accel="tcg", memory=384)
@@ -166,6 +197,98 @@ def _(_):
             if line.strip() and not line.lstrip().startswith("#") and not \
                     re.match(r"  ([A-Z_]+): |  - \S+://", line):
                 check("        " + line + "\n" in text, f"lost {line!r}")
+
+
+def inline_definition(text):
+    """(params, run steps) of the definition dut-test wrote inline, read from
+    the shape it writes: `NAME: value` params, one step a line, a quoted
+    step as a YAML single-quoted scalar."""
+    params = dict((m.group(1), json.loads(m.group(2)) if m.group(2).startswith('"') else
+                   m.group(2)) for m in re.finditer(r"^          ([A-Z_]+): (.*)$", text, re.M))
+    block = text[text.index("\n        run:\n"):]
+    steps = []
+    for m in re.finditer(r"^          - (.*)$", block, re.M):
+        step = m.group(1)
+        steps.append(step[1:-1].replace("''", "'") if step.startswith("'") else step)
+    return params, steps
+
+
+# Stand-ins for the DUT's run.sh and lava-test-case: each call a line of
+# its words in $CALLS. A boot saves its results directory and exits as the
+# guest's verdict (boot2: a failing guest); --exits is refused before
+# anything is saved, as on a host without tracefs; report needs the folder.
+STUB_RUN = r"""#!/bin/sh
+printf '%s|' run.sh "$@" >> "$CALLS"; echo >> "$CALLS"
+if [ "$1" = lava ]; then [ -d "$3" ] || exit 66; exit 0; fi
+prev=
+for a; do
+    [ "$a" = --exits ] && exit 29
+    [ "$prev" = --results-dir ] && dir=$a
+    prev=$a
+done
+mkdir -p "$dir"
+case "$dir" in */boot2) exit 1;; esac
+"""
+STUB_CASE = """#!/bin/sh
+printf '%s|' lava-test-case "$@" >> "$CALLS"; echo >> "$CALLS"
+"""
+
+
+@case("dut-test --boots 3 --exits: three boots alike, one traced; each reported, a failing one too")
+def _(tmp):
+    out = os.path.join(tmp, "dut-test.yaml")
+    rc, _ = quiet(L.main, ["dut-test", "--repo", "https://git.example.org/ipibench.git",
+                           "--boots", "3", "--exits", "--ab-boots", "4", "--output", out])
+    check(rc == 0, f"dut-test exited {rc}")
+    with open(out) as f:
+        params, steps = inline_definition(f.read())
+    check((params["BOOTS"], params["EXITS"], params["AB_BOOTS"]) == ("3", "1", "4"),
+          f"params {params}")
+    default, _ = inline_definition(L.dut_test_text("https://x.org/i.git"))
+    check((default["BOOTS"], default["EXITS"], default["AB_BOOTS"]) == ("5", "0", "3"),
+          f"defaults {default}")
+    # The run steps as the test shell runs them: params first, under set -e.
+    os.makedirs(os.path.join(tmp, "ipibench"))
+    os.makedirs(os.path.join(tmp, "bin"))
+    for path, text in ((os.path.join(tmp, "ipibench", "run.sh"), STUB_RUN),
+                       (os.path.join(tmp, "bin", "lava-test-case"), STUB_CASE)):
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o755)
+    script = "set -e\n" + "".join(f"{k}={shlex.quote(v)}\n" for k, v in params.items()) + \
+        "".join(s + "\n" for s in steps) + "echo steps-done\n"
+    calls = os.path.join(tmp, "calls")
+    p = subprocess.run(["/bin/sh", "-c", script], cwd=tmp, capture_output=True, text=True,
+                       env=dict(os.environ, CALLS=calls, PATH=os.path.join(tmp, "bin") + ":" +
+                                os.environ["PATH"]), timeout=30)
+    check(p.returncode == 0 and "steps-done" in p.stdout,
+          f"the steps ended early (exit {p.returncode}): {p.stderr[-300:]}")
+    with open(calls) as f:
+        got = [line.split("|")[:-1] for line in f.read().splitlines()]
+    boots = [c for c in got if c[:2] != ["run.sh", "lava"] and c[0] == "run.sh"]
+    where = [c[c.index("--results-dir") + 1] for c in boots]
+    check(where == ["results/lava/boot1", "results/lava/boot2", "results/lava/boot3",
+                    "results/lava/exits"], f"boots {where}")
+    # One configuration: the same options, so run.sh gives each the same label.
+    alike = [[w for w in c if not w.startswith("results/lava/")] for c in boots]
+    check(alike[0] == alike[1] == alike[2] and "--label" not in alike[0] and
+          alike[3] == alike[0] + ["--exits"], f"the boots' options differ: {alike}")
+    reports = [(c[3], c[c.index("--prefix") + 1], c[c.index("--name") + 1]) for c in got
+               if c[:3] == ["run.sh", "lava", "report"]]
+    check(reports == [("results/lava/boot1", "", "x2apic-boot1"),
+                      ("results/lava/boot2", "boot2_", "x2apic-boot2"),
+                      ("results/lava/boot3", "boot3_", "x2apic-boot3"),
+                      ("results/lava/exits", "exits_", "x2apic-exits")], f"reports {reports}")
+    check([c for c in got if c[0] == "lava-test-case"] ==
+          [["lava-test-case", "exits_results", "--result", "fail"]],
+          f"the refused boot's case: {got}")
+    check(not any("ab" in c for c in got), "ab ran without MODULE_PARAM")
+    for bad in (["--boots", "0"], ["--ab-boots", "x"]):
+        try:
+            rc, _ = quiet(L.main, ["dut-test", "--repo", "u", *bad])
+        except SystemExit as e:
+            rc = e.code
+        check(rc == 2, f"dut-test {' '.join(bad)} exited {rc}")
 
 
 def lava_lines(recs):
@@ -297,6 +420,99 @@ def _(tmp):
         check(rc == 0, f"import exited {rc}")
         with open(os.path.join(tmp, f"imp-{name}", "results.json")) as f:
             check(f.read() == saved, f"{name}: the imported results.json differs")
+
+
+def entry(dt, lvl, msg):
+    return json.dumps({"dt": dt, "lvl": lvl, "msg": msg})
+
+
+@case("import: run.started at the log's first time, as run.sh writes it; --host-type; "
+      "run.sh's label")
+def _(tmp):
+    recs = records()
+    console = "\n".join(lava_lines(recs)) + "\n" + synth.console(recs)
+    boot = "/usr/bin/qemu-system-x86_64 -nographic -m 256 -accel kvm -cpu host,x2apic=on " \
+           "-smp 4 -machine q35 -kernel /tmp/k/ipibench.elf32 -append lava=1"
+    body = [entry("2026-03-04T05:06:09.5", "info", "Boot command: " + boot)] + \
+        target_lines(console)
+    got = {}
+    # lava-run's dt (UTC without a zone, a first entry without a time) and one with a zone.
+    for name, first in (("plain", [entry("x", "info", "no time"),
+                                   entry("2026-03-04T05:06:07.891011", "info", "start")]),
+                        ("zoned", [entry("2026-03-04T07:06:07+02:00", "info", "start")])):
+        log = os.path.join(tmp, f"{name}.log")
+        with open(log, "w") as f:
+            f.write("\n".join(first + body) + "\n")
+        rc, _ = quiet(L.main, ["import", log, os.path.join(tmp, name), "--preset", "x2apic",
+                               "--host-type", "epyc-7702"])
+        check(rc == 0, f"import {name} exited {rc}")
+        got[name] = load_results_file(os.path.join(tmp, name, "results.json"))
+    for name, b in got.items():
+        check(b.run.get("started") == "2026-03-04T05:06:07Z", f"{name}: started "
+              f"{b.run.get('started')}")
+        check(b.host.get("host_type") == "epyc-7702", f"{name}: host {b.host}")
+        check(b.config() == default_label("x2apic", "kvm", "q35", "4"), f"{name}: {b.config()}")
+    check(re.sub(r"\d", "0", utc_now()) == re.sub(r"\d", "0", got["plain"].run["started"]),
+          "not run.sh's format")
+    # A console without LAVA's entries has no time: no start; --label wins.
+    plain = os.path.join(tmp, "console.log")
+    with open(plain, "w") as f:
+        f.write(console)
+    rc, _ = quiet(L.main, ["import", plain, os.path.join(tmp, "bare"), "--label", "mine"])
+    b = load_results_file(os.path.join(tmp, "bare", "results.json"))
+    check(rc == 0 and "started" not in b.run and b.config() == "mine" and
+          "host_type" not in b.host, f"bare: {b.run}")
+    # A DUT's results keep their own start; --host-type is added, nothing else changes.
+    d = results_dir(tmp, "dut", lava_lines(recs), recs, started="2026-02-02T02:02:02Z")
+    _, out = report_calls(d)
+    log = os.path.join(tmp, "dut.log")
+    with open(log, "w") as f:
+        f.write("\n".join([entry("2026-03-04T05:06:07", "info", "start")] + target_lines(out))
+                + "\n")
+    rc, _ = quiet(L.main, ["import", log, os.path.join(tmp, "imp-dut"), "--host-type", "gen"])
+    check(rc == 0, f"import of the DUT's log exited {rc}")
+    saved, imported = (load_results_file(os.path.join(p, "results.json"))
+                       for p in (d, os.path.join(tmp, "imp-dut")))
+    check(imported.run == saved.run and imported.run["started"] == "2026-02-02T02:02:02Z",
+          f"run {imported.run.get('started')}")
+    check(imported.host == dict(saved.host, host_type="gen") and
+          imported.records == saved.records, "the DUT's results changed")
+
+
+@case("import of a DUT's log of 3 boots and a traced one: one configuration, the traced boot apart")
+def _(tmp):
+    recs = records()
+    label = default_label("x2apic", "kvm", "q35", "2")  # what run.sh gives each boot
+    trace = os.path.join(REPO, "tests", "fixtures", "traces", "svm-apic.trace")
+    log = []
+    for name in ("boot1", "boot2", "boot3", "exits"):
+        d = results_dir(tmp, name, lava_lines(recs), recs, label=label,
+                        trace=trace if name == "exits" else None,
+                        started=f"2026-01-01T00:0{len(log)}:00Z")
+        rc, out = quiet(L.main, ["report", d, "--dry-run", "--name", f"x2apic-{name}",
+                                 "--prefix", "" if name == "boot1" else name + "_"])
+        check(rc == 0 and out.count(L.EMBED_BEGIN) == 1, f"report {name} exited {rc}")
+        log.append(out)
+    path = os.path.join(tmp, "job.log")
+    with open(path, "w") as f:
+        f.write("\n".join(target_lines("".join(log))) + "\n")
+    out = os.path.join(tmp, "imported")
+    rc, _ = quiet(L.main, ["import", path, out])
+    check(rc == 0, f"import exited {rc}")
+    check(sorted(os.listdir(out)) == ["x2apic-boot1", "x2apic-boot2", "x2apic-boot3",
+                                      "x2apic-exits"], f"folders {os.listdir(out)}")
+    boots = load_set(out)
+    check(list(split_by_config(boots)) == [label], f"configurations {split_by_config(boots)}")
+    # What history's store reads to keep the traced boot apart: run.exits.
+    traced = [os.path.basename(os.path.dirname(b.path)) for b in boots if b.run.get("exits")]
+    check(traced == ["x2apic-exits"], f"traced boots {traced}")
+    root = os.path.join(tmp, "store")
+    rc, text, err = run_cmd(IPIBENCH + ["history", "--store", root, out])
+    check(rc == 0, f"history --store exited {rc}: {(text + err)[-400:]}")
+    series = {os.path.relpath(os.path.join(dp, d), root).split(os.sep)[1]: len(os.listdir(
+        os.path.join(dp, d))) for dp, ds, _ in os.walk(root) for d in ds
+        if dp.count(os.sep) - root.count(os.sep) == 2}
+    check(series == {label: 3, label + "-exits": 1}, f"stored series {series}")
 
 
 @case("report --upload: the results directory PUT as a .tar.gz, named by lava-test-reference")

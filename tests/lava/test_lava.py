@@ -13,10 +13,12 @@
 - the test definition lava/ipibench-kvm-host.yaml's install and run steps,
   written out as the dispatcher writes them and run by its own
   lava-test-runner with the helpers of lava_dispatcher/lava_test_shell, on
-  a TCG run: the result files lava-test-case leaves, the signals, and the
-  results.json that the log carries back.
+  two TCG boots and a traced one that run.sh refuses under TCG: the result
+  files lava-test-case leaves, the second boot's prefixed ids, the refused
+  boot's failed case with the steps going on, the signals, and the
+  results.json of each boot that the log carries back as one configuration.
 
-One boot a case, at -smp 2 under TCG. The dispatcher's own modules are
+One boot a case (the test definition's: two), at -smp 2 under TCG. The dispatcher's own modules are
 Python 3 packages of the system (lava-dispatcher, with python3-yaml, its
 dependency, used here to read what it writes): when the `python3` running
 this lacks them, the test runs itself again with lava-run's interpreter."""
@@ -147,6 +149,10 @@ def compare_values(path, unit):
 @case("guest job: a LAVA case per check with its verdict and whole name; the figures are "
       "run.sh's summary's and compare's")
 def _(ctx):
+    # --tags: LAVA's job schema takes the job with its tags list.
+    from lava_common.schemas import validate
+    validate(yaml.safe_load(L.job_text("file://" + IMAGE, preset="x2apic",
+                                       tags=["epyc-7702", "zen2"])))
     rc, entries, log, job = lava_run(ctx, PLAN, "guest")
     check(rc == 0 and job_verdict(entries) == "pass",
           f"lava-run exited {rc}, job {job_verdict(entries)}: see {log}")
@@ -261,16 +267,20 @@ def test_scripts(testdef, params, runner, name):
     return install, run
 
 
-@case("test definition: its steps under lava-test-runner with LAVA's helpers, on a TCG run")
+@case("test definition: its steps under lava-test-runner with LAVA's helpers: two TCG "
+      "boots, a refused traced one")
 def _(ctx):
     from lava_common.schemas import validate_action
     from lava_common.schemas.test.testdef import validate as validate_testdef
     with open(os.path.join(REPO, "lava", "ipibench-kvm-host.yaml")) as f:
         validate_testdef(yaml.safe_load(f))
     # The job's test action as dut-test writes it, checked against LAVA's job schema.
+    # Two boots, and the traced one, which run.sh refuses under TCG (exit
+    # 29, nothing saved): the steps go on, and LAVA records its results as a fail.
     action = yaml.safe_load(L.dut_test_text(
         "https://example.org/ipibench.git", preset="x2apic", accel="tcg-single",
-        append="backends=x2apic bench=self,send-cost,single,broadcast budget=20"))[0]["test"]
+        append="backends=x2apic bench=self,send-cost,single,broadcast budget=20", boots=2,
+        exits=True))[0]["test"]
     validate_action("test.definition", 0, action, strict=True)
     definition = action["definitions"][0]
     testdef = definition["repository"]
@@ -321,7 +331,7 @@ def _(ctx):
     signals = L.re.findall(r"^<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=(\S+) RESULT=([a-z]+)", out, L.re.M)
     check(len(signals) == len(got) and all(got[c]["result"] == r for c, r in signals),
           f"{len(signals)} TESTCASE signals for {len(got)} result folders")
-    saved = os.path.join(runner, clone, testdef["params"]["RESULTS"], "run")
+    saved = os.path.join(runner, clone, testdef["params"]["RESULTS"], "boot1")
     boot = load_results_file(os.path.join(saved, "results.json"))
     with open(os.path.join(saved, "console.log")) as f:
         console = f.read()
@@ -350,12 +360,27 @@ def _(ctx):
     check("<LAVA_SIGNAL_TESTSET START host>" in out and
           f"<LAVA_SIGNAL_TESTREFERENCE host_cpu_model pass {ref}>" in out,
           f"no host facts for {model!r}")
-    # The log carries results.json back, as it was saved.
+    # The second boot: the same cases, each id after boot2_.
+    again = {d[len("boot2_"):]: v["result"] for d, v in got.items() if d.startswith("boot2_")}
+    check(set(again) == {d for d in got if not d.startswith(("boot2_", "exits_"))} and
+          again.get(L.STATUS_CASE) == "pass", f"boot 2: {len(again)} cases, "
+          f"ipibench_status {again.get(L.STATUS_CASE)}")
+    check(got.get("exits_results", {}).get("result") == "fail" and
+          "ipibench: run.sh exited 29 (exits)" in out, f"the refused traced boot: "
+          f"{got.get('exits_results')}")
+    # The log carries each boot's results.json back, as it was saved: one configuration.
     imp = os.path.join(ctx.tmp, "dut-imported")
-    import_log(os.path.join(ctx.tmp, "dut.log"), imp)
-    with open(os.path.join(imp, "results.json")) as a, \
-            open(os.path.join(saved, "results.json")) as b:
-        check(a.read() == b.read(), "the imported results.json differs from the saved one")
+    with contextlib.redirect_stdout(io.StringIO()):
+        check(L.main(["import", os.path.join(ctx.tmp, "dut.log"), imp]) == 0, "import")
+    check(sorted(os.listdir(imp)) == ["x2apic-boot1", "x2apic-boot2"], f"{os.listdir(imp)}")
+    for n in (1, 2):
+        with open(os.path.join(imp, f"x2apic-boot{n}", "results.json")) as a, \
+                open(os.path.join(os.path.dirname(saved), f"boot{n}", "results.json")) as b:
+            check(a.read() == b.read(), f"the imported results.json of boot {n} differs from "
+                  "the saved one")
+    configs = {load_results_file(os.path.join(imp, d, "results.json")).config()
+               for d in os.listdir(imp)}
+    check(len(configs) == 1, f"the boots' configurations: {configs}")
 
 
 def main():

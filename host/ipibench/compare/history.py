@@ -139,7 +139,7 @@ class Change:
 
 def load_runs(paths, unit):
     """The runs in time order (run.started), or in the order given when no
-    run has a start (a LAVA import of the qemu device type has none); some
+    run has a start (a lab import made before imports kept one); some
     with and some without is refused, as no order would be right."""
     runs = [Run(p, unit) for p in paths]
     missing = [r.path for r in runs if r.started is None]

@@ -15,13 +15,17 @@ the host side, in Python's standard library only.
           and results.json for `import` (embedded in the log, or uploaded
           and named with lava-test-reference)
   import  a LAVA job's log back into a results directory that `./run.sh
-          compare` reads: the guest's console from a qemu-device job, or the
-          results.json a DUT job embedded
+          compare` and `./run.sh history` read: the guest's console from a
+          qemu-device job (started at the log's first entry, on the host
+          type the lab names), or the results.json of each boot a DUT job
+          embedded
 
 Case ids are what LAVA keeps: lower-case [a-z0-9] runs joined by '_' (its
 monitor and lava-test-case store ids as given, but its pages and queries
 expect slugs; the monitor makes one of whatever it captures)."""
+import argparse
 import base64
+import datetime
 import gzip
 import io
 import json
@@ -80,9 +84,10 @@ def result_of(status):
 
 
 def job_text(kernel_url, preset=None, accel="kvm", cpu=None, smp=None, machine="q35",
-             memory=256, append="", name=None, minutes=30):
+             memory=256, append="", name=None, minutes=30, tags=()):
     """The job's YAML. cpu: the base model (host under KVM, max under TCG);
-    a preset adds its flags, -smp and QEMU arguments (host/ipibench/presets.conf)."""
+    a preset adds its flags, -smp and QEMU arguments (host/ipibench/presets.conf).
+    tags: device tags, all of which the device that runs the job must have."""
     flags, preset_smp, extra = "", 2, []
     if preset:
         p = get_preset(load_presets(PRESETS), preset)
@@ -117,11 +122,17 @@ def job_text(kernel_url, preset=None, accel="kvm", cpu=None, smp=None, machine="
         f"    lava-test-monitor: {{minutes: {minutes}}}",
         "priority: medium",
         "visibility: public",
+    ] + ([
+        "# LAVA schedules the job only on a device that has every one of these",
+        "# tags: the lab tags each device with its CPU generation.",
+        "tags:",
+    ] + [f"- {q(t)}" for t in tags] if tags else []) + [
         "metadata:",
         f"  ipibench.preset: {q(preset or '')}",
         f"  ipibench.accel: {q(accel)}",
         f"  ipibench.smp: {q(smp)}",
         f"  ipibench.cmdline: {q(cmdline)}",
+    ] + ([f"  ipibench.tags: {q(','.join(tags))}"] if tags else []) + [
         "context:",
         "  arch: x86_64",
         "  # The qemu device type adds -cpu host -enable-kvm unless told not to:",
@@ -176,7 +187,7 @@ def write_out(text, path):
 
 def cmd_job(a):
     write_out(job_text(kernel_url(a.kernel_url), a.preset, a.accel, a.cpu, a.smp, a.machine,
-                       a.memory, a.append, a.name, a.minutes), a.output)
+                       a.memory, a.append, a.name, a.minutes, a.tags), a.output)
     return 0
 
 
@@ -186,17 +197,19 @@ TESTDEF = os.path.join(REPO, "lava", "ipibench-kvm-host.yaml")
 
 
 def dut_test_text(repo, revision="", preset="x2apic", accel="kvm", append="",
-                  module_param="", boots=3, upload="", minutes=60, testdef=TESTDEF):
+                  module_param="", boots=5, upload="", minutes=60, testdef=TESTDEF,
+                  exits=False, ab_boots=3):
     """A job's `test` action that runs lava/ipibench-kvm-host.yaml on the DUT,
     inline: the file itself as the repository, with the clone's URL and the
     run's choices as its params (LAVA's schema gives an inline definition
-    no job parameters)."""
+    no job parameters). boots: the preset's boots; exits: one more, traced
+    (run.sh --exits); ab_boots: ab's boots a side."""
     with open(testdef, encoding="utf-8") as f:
         lines = [line for line in f.read().splitlines()
                  if line.strip() and not line.lstrip().startswith("#")]
     values = {"IPIBENCH_REVISION": revision, "PRESET": preset, "ACCEL": accel,
-              "APPEND": append, "MODULE_PARAM": module_param, "AB_BOOTS": boots,
-              "UPLOAD": upload}
+              "APPEND": append, "BOOTS": boots, "EXITS": 1 if exits else 0,
+              "MODULE_PARAM": module_param, "AB_BOOTS": ab_boots, "UPLOAD": upload}
     body, block = [], None
     for line in lines:
         if not line.startswith(" "):
@@ -222,7 +235,8 @@ def dut_test_text(repo, revision="", preset="x2apic", accel="kvm", append="",
 
 def cmd_dut_test(a):
     write_out(dut_test_text(a.repo, a.revision, a.preset, a.accel, a.append, a.module_param,
-                            a.boots, a.upload, a.minutes), a.output)
+                            a.boots, a.upload, a.minutes, exits=a.exits, ab_boots=a.ab_boots),
+              a.output)
     return 0
 
 
@@ -625,6 +639,47 @@ def host_of(entries):
     return host
 
 
+def started_of(entries):
+    """run.started of a job's log: the time of its first entry that has one
+    (`dt`, which lava-run and a server write in UTC, ISO 8601 without a
+    zone), written as run.sh writes a boot's start (boot/run.py, utc_now),
+    so that history orders imported jobs as it orders runs; None without."""
+    for e in entries:
+        try:
+            t = datetime.datetime.fromisoformat(str(e.get("dt")))
+        except ValueError:
+            continue
+        if t.tzinfo is not None:
+            t = t.astimezone(datetime.timezone.utc)
+        return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return None
+
+
+def label_of(preset, host):
+    """The label run.sh gives a boot of the same configuration (boot/qemu.py,
+    default_label: preset, accel, machine, -smp), read from the job's QEMU
+    command line: the same every night, so a series of imports is one
+    configuration; None when the log names no accelerator."""
+    argv = host.get("qemu_cmdline") or []
+    if not host.get("accel"):
+        return None
+    value = {w: argv[i + 1] for i, w in enumerate(argv[:-1]) if w in ("-machine", "-M", "-smp")}
+    machine = (value.get("-machine") or value.get("-M") or "pc").split(",")[0]
+    label = f"{preset + '-' if preset else ''}{host['accel']}-{machine}-smp{value.get('-smp', '1')}"
+    label = re.sub(r"[^A-Za-z0-9_.-]", "_", label)
+    return label[1:] if label.startswith(".") else label
+
+
+def with_host_type(data, host_type):
+    """A DUT's results.json with host.host_type set (import --host-type)."""
+    try:
+        doc = json.loads(data)
+        doc["host"]["host_type"] = host_type
+        return dump_results(doc)
+    except (ValueError, TypeError, KeyError):
+        raise ToolError(EX_MALFORMED, "an embedded results.json is not a results document")
+
+
 def cmd_import(a):
     try:
         with open(a.log, encoding="utf-8", errors="replace") as f:
@@ -639,30 +694,57 @@ def cmd_import(a):
         os.makedirs(a.out, exist_ok=True)
     except OSError as e:
         raise ToolError(EX_SAVE, f"cannot create {a.out}: {e.strerror}")
-    label = a.label or os.path.basename(os.path.abspath(a.out))
     if blobs:
+        # Each as the DUT saved it, run.started and all: one folder a boot.
         for name, data in blobs.items():
             where = a.out if len(blobs) == 1 else os.path.join(a.out, re.sub(r"[^\w.-]", "_", name))
             os.makedirs(where, exist_ok=True)
-            write_new(os.path.join(where, "results.json"), data.decode("utf-8"))
+            text = data.decode("utf-8")
+            write_new(os.path.join(where, "results.json"),
+                      with_host_type(text, a.host_type) if a.host_type else text)
             print(f"run.sh lava: {where}/results.json: the DUT's results ({name})")
         return 0
     records, problems = parse_console(console)
     if not records:
         raise ToolError(EX_MISSING, f"{a.log}: no ipibench records and no embedded results in this log (a LAVA job log: lava-run's output, or `lavacli jobs logs --raw`)")
     host = host_of(entries)
+    if a.host_type:
+        host["host_type"] = a.host_type
+    label = a.label or label_of(a.preset, host) or os.path.basename(os.path.abspath(a.out))
     host["warnings"] = [{"id": "tcg", "text": "QEMU TCG: every instruction emulated; only "
                          "behaviour counts"}] if str(host.get("accel", "")).startswith("tcg") \
         else []
     m = re.findall(r"^ipibench: status (\S+)", console, re.M)
     run = {"label": label, "config": label, "preset": a.preset, "status": m[-1] if m else None,
            "console": "console.log", "source": "lava", "lava_job": a.job}
+    started = started_of(entries)
+    if started:
+        run["started"] = started
     doc = {"format": RESULTS_FORMAT, "version": RESULTS_VERSION, "host": host, "run": run,
            "problems": problems, "records": records}
     write_new(os.path.join(a.out, "console.log"), console)
     write_new(os.path.join(a.out, "results.json"), dump_results(doc))
     print(f"run.sh lava: {a.out}/results.json: {len(records)} records from the guest's console")
     return 0
+
+
+def count(text):
+    """An option's count of boots: a whole number, at least 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"takes a count of boots (1 or more), not '{text}'")
+    return int(text)
+
+
+def tag_list(text):
+    """--tags: LAVA's tags are slugs (letters, digits, '_' and '-'), given
+    comma-separated; each once, in the order given."""
+    tags = []
+    for t in (t.strip() for t in text.split(",")):
+        if not re.fullmatch(r"[A-Za-z0-9_-]+", t):
+            raise argparse.ArgumentTypeError(f"takes device tags, TAG[,TAG...], each of letters, digits, '_' and '-': not '{t}'")
+        if t not in tags:
+            tags.append(t)
+    return tags
 
 
 def add_lava(sub):
@@ -690,6 +772,9 @@ def add_arguments(p):
                    "(lava=1 is always there), e.g. 'plan=check'")
     j.add_argument("--name", help="job_name")
     j.add_argument("--minutes", type=int, default=30, help="the test action's timeout")
+    j.add_argument("--tags", metavar="TAG[,TAG...]", type=tag_list, default=[],
+                   help="device tags (the job's tags:, also in its metadata): LAVA runs the job "
+                   "only on a device that has them all, e.g. the CPU generation's")
     j.add_argument("--output", "-o", help="write here instead of standard output")
     t = sub.add_parser("dut-test", help="the test action of a job on a KVM host (the DUT): "
                        "lava/ipibench-kvm-host.yaml inline")
@@ -701,7 +786,13 @@ def add_arguments(p):
     t.add_argument("--append", default="", help="more of the guest's command line")
     t.add_argument("--module-param", default="", help="MODULE.PARAM=A,B: also ./run.sh ab "
                    "over it (root on the DUT)")
-    t.add_argument("--boots", type=int, default=3, help="ab's boots a side")
+    t.add_argument("--boots", metavar="N", type=count, default=5, help="boots of the preset, "
+                   "one configuration for compare and history (default 5)")
+    t.add_argument("--exits", action="store_true", help="one more boot with run.sh --exits "
+                   "(root on the DUT, KVM's tracepoints in tracefs): instrumented timings, a "
+                   "series of its own in history")
+    t.add_argument("--ab-boots", metavar="N", type=count, default=3,
+                   help="ab's boots a side (default 3)")
     t.add_argument("--upload", default="", help="a URL that takes a PUT of the results "
                    "directory (.tar.gz)")
     t.add_argument("--minutes", type=int, default=60)
@@ -731,9 +822,13 @@ def add_arguments(p):
     i = sub.add_parser("import", help="a LAVA job log into a results directory")
     i.add_argument("log", help="lava-run's output, or `lavacli jobs logs --raw ID`")
     i.add_argument("out", help="the results directory to write (run.sh compare reads it)")
-    i.add_argument("--label")
+    i.add_argument("--label", help="run.label and run.config (default: run.sh's label of "
+                   "the job's preset, accel, machine and -smp, else the folder's name)")
     i.add_argument("--preset", help="the preset the job ran (kept in run.preset)")
     i.add_argument("--job", help="the LAVA job id, kept in run.lava_job")
+    i.add_argument("--host-type", metavar="NAME", help="the device's CPU generation (e.g. its "
+                   "tag), kept in host.host_type: history groups runs by it where the log "
+                   "has no CPU model (the qemu device type)")
 
 
 COMMANDS = {"job": cmd_job, "dut-test": cmd_dut_test, "device": cmd_device,
