@@ -7,7 +7,8 @@
 # QEMU's multiboot loader refuses a 64-bit ELF and also elf32-x86-64) and
 # build/ipibench.elf (ELF64, for PVH loaders, gdb and objdump).
 #
-#   make            both kernel images: build/ipibench.elf32 (multiboot) and build/ipibench.elf (PVH)
+#   make            both kernel images: build/ipibench.elf32 (multiboot) and build/ipibench.elf (PVH),
+#                   and build/guest-keys.json, the guest's command-line keys
 #   make iso        bootable GRUB ISO (build/ipibench.iso)
 #   make unit       host unit tests of lib/ (sanitizers on)
 #   make test       every test (tests/run): unit, boot, lint, KVM lane when possible
@@ -82,7 +83,7 @@ KOBJS := $(patsubst %.c,$(B)/%.o,$(KERNEL_SRCS) $(IPI_SRCS) $(HARNESS_SRCS) $(SU
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/host/%,$(wildcard tests/unit/test_*.c))
 
 .PHONY: all iso unit unit_build test lint check-kvm bench bench-boot clean deps fuzz fuzz_build
-all: $(B)/ipibench.elf32 $(B)/ipibench.elf
+all: $(B)/ipibench.elf32 $(B)/ipibench.elf $(B)/guest-keys.json
 
 $(B)/ipibench.linked.elf: $(KOBJS) linker.ld
 	$(call say,LD,$@)
@@ -106,6 +107,13 @@ $(B)/ipibench.elf32: $(B)/ipibench.linked.elf
 	$(Q)$(OBJCOPY) -O elf32-i386 $< $@.tmp
 	@grub-file --is-x86-multiboot $@.tmp || { echo "$@: no multiboot header in the first 8 KiB" >&2; exit 1; }
 	@mv $@.tmp $@
+
+# The guest's command-line keys, for run.sh to check --append against
+# before it boots: read from the linked image's option groups (and the
+# layouts from the headers), so the list cannot drift from the C source.
+$(B)/guest-keys.json: $(B)/ipibench.linked.elf tools/guest_keys.py
+	$(call say,GEN,$@)
+	$(Q)python3 tools/guest_keys.py --cc "$(CC)" $< $@
 
 $(B)/%.o: %.c | $(B)/asm-offsets.inc
 	@mkdir -p $(@D)

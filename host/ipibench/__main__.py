@@ -1,7 +1,54 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """`python3 -m ipibench`: what run.sh execs (docs/host-tools.md)."""
+import os
 import sys
 
 from ipibench.cli import main
 
-sys.exit(main(sys.argv[1:]))
+
+class Unread:
+    """Standard output or error, which the reader may leave (`| head -1`).
+    A write or flush that finds it gone (BrokenPipeError) points the stream
+    at /dev/null, as the recipe of Python's signal module documentation
+    does, and the command goes on: a boot still saves its results, and
+    every subcommand still exits with its own code (docs/exit-codes.md),
+    with no traceback."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._gone()
+            return len(text)
+
+    def flush(self):
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._gone()
+            self._stream.flush()  # what was kept for the pipe, into /dev/null
+
+    def _gone(self):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, self._stream.fileno())
+        os.close(devnull)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+# None where the file descriptor was closed (>&-): print() then writes nothing.
+if sys.stdout is not None:
+    sys.stdout = Unread(sys.stdout)
+if sys.stderr is not None:
+    sys.stderr = Unread(sys.stderr)
+try:
+    code = main(sys.argv[1:])
+except BrokenPipeError:
+    # A write that went around the streams above (none does): end quietly.
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    code = 0
+sys.exit(code)

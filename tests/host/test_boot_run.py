@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """boot/run.py, `./run.sh` booting once, end to end against a stand-in QEMU
 (fixtures.Fake, a shell script): make's output as one line, statuses
-decoded, the console streamed, the results saved; exit 35 for a SKIP that
-ran nothing asked for; TCG said once; timeout -k and a second signal; the
+decoded, the console streamed, the results saved; --append held against
+the guest's keys before QEMU starts; exit 35 for a SKIP that ran nothing
+asked for; TCG said once; timeout -k and a second signal; the
 timeouts of --accel kvm-in-tcg against a stand-in lane.sh.
 One TAP line per case, "ok - tools: ..."; problems follow on '#' lines."""
 import json
@@ -18,6 +19,7 @@ import synth
 from fixtures import HV, RUN, main, rec, res
 
 from ipibench.boot import console as C
+from ipibench.boot import guest_keys as GK
 from ipibench.boot import qemu as Q
 from ipibench.boot import run as B
 from ipibench.exit_codes import EX_NOTHING_RAN
@@ -123,6 +125,32 @@ def _(s):
     check("fake qemu: " not in out, f"QEMU started: {out}")
     expect(run_cmd([RUN, "--accel", "tcg", "--no-save", "--append", "plan=boot"], env), 0,
            "everything passed")
+
+
+@case("run.sh --append against the guest's keys (build/guest-keys.json): a typo key or choice "
+      "exits 2 naming what it meant, before QEMU starts (a matrix: before its first boot); a "
+      "good line boots, and so does any with IPIBENCH_GUEST_KEYS empty")
+def _(s):
+    f = s.fake
+    check(os.path.isfile(GK.KEYS_FILE), f"no {GK.KEYS_FILE}: make writes it")
+    for line, said in (("plna=check", "unknown key 'plna' in 'plna=check' (did you mean plan?)"),
+                       ("plan=chek", "'plan=chek': unknown choice 'chek' (did you mean check?; "
+                                     "accepted: default, boot, check, bench)")):
+        _, out, _ = expect(f.run("exit:65", "--no-save", "--append", line), 2,
+                           f"run.sh: --append: {said}")
+        check("fake qemu: " not in out, f"QEMU started: {out}")
+    root = os.path.join(s.tmp, "typo-matrix")
+    _, out, _ = expect(run_cmd([RUN, "matrix", "--presets", "x2apic", "--boots", "1", "--accel",
+                                "tcg", "--append", "plan=bench bench=singel"],
+                               f.env("exit:65", IPIBENCH_RESULTS=root)), 2,
+                       "run.sh: --append: 'bench=singel': unknown item 'singel' (did you mean "
+                       "single?; accepted: ")
+    check("fake qemu: " not in out and not os.path.exists(root), f"a boot or a folder: {out}")
+    expect(f.run("exit:65", "--no-save", "--quiet", "--append", "plan=check bench=single "
+                 "iters=1k lava=on"), 0, "everything passed")
+    # IPIBENCH_GUEST_KEYS empty: no check, the guest's own parser decides.
+    expect(run_cmd([RUN, "--accel", "tcg", "--no-save", "--quiet", "--append", "plna=check"],
+                   f.env("exit:75", IPIBENCH_GUEST_KEYS="")), 6, "BAD-CMDLINE (QEMU exit 75)")
 
 
 @case("run.sh exit 35: a SKIP that measured and checked nothing asked for never passes")

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""One boot, `./run.sh [run]`: dependencies and build (prepare), the
-accelerator (boot/accel.py), the QEMU command line (boot/qemu.py), a new
-results directory and its console.log, QEMU under `timeout -k` with the
-console followed (or the KVM lane for --accel kvm-in-tcg), the status
+"""One boot, `./run.sh [run]`: dependencies and build (prepare), --append
+against the guest's keys (boot/guest_keys.py), the accelerator
+(boot/accel.py), the QEMU command line (boot/qemu.py), a new results
+directory and its console.log, QEMU under `timeout -k` with the console
+followed (or the KVM lane for --accel kvm-in-tcg), the status
 decoded, results.json and summary.txt saved (boot/save.py). What is
 printed of the console: boot/console.py (progress and summary), the whole
 of it with --verbose, nothing with --quiet. Exit codes: docs/exit-codes.md;
@@ -21,6 +22,7 @@ import time
 from ipibench.boot import console as C
 from ipibench.boot import qemu as Q
 from ipibench.boot.accel import choose, extras_asked, HostKvm
+from ipibench.boot.guest_keys import check_append, KEYS_FILE
 from ipibench.boot.save import save_run
 from ipibench.exit_codes import (EX_APICV_INHIBITED, EX_BUILD, EX_DEPS, EX_INTERRUPTED,
                                  EX_NOTHING_RAN, EX_OK, EX_QEMU_OLD, EX_SAVE, EX_TIMEOUT,
@@ -104,6 +106,10 @@ class Env:
         self.presets = PRESETS
         # Another lane.sh: the host tests' stand-in (tests/host/test_boot_run.py).
         self.lane = environ.get("IPIBENCH_LANE") or LANE
+        # The guest's keys that --append is checked against: the build's, or
+        # another file; empty, none (the boot tests of the guest's own parser).
+        keys = environ.get("IPIBENCH_GUEST_KEYS", KEYS_FILE)
+        self.guest_keys = os.path.join(caller_dir, keys) if keys else ""
         self.environ = environ
 
 
@@ -126,7 +132,9 @@ def check_host(env, o, preset, preset_cpu):
     options o on this host before QEMU starts, as the boot itself finds it:
     ToolError 31 (KVM asked for or needed and not usable here), 2 or 29.
     matrix asks it of every preset, ab of its configuration, before the
-    first boot (ab: before the module is touched). The accelerator."""
+    first boot (ab: before the module is touched); a key of --append the
+    guest would refuse comes first (2). The accelerator."""
+    check_append(o.append, env.guest_keys)
     accel, _, _ = choose(o.accel, o.cpu, preset, preset_cpu, o.machine, o.allow_fallback,
                          HostKvm(env.qemu, env.environ), extras_asked(o))
     K.check_extras(accel, o.pin, o.perf_kvm, env.pin_any_accel)
@@ -421,6 +429,8 @@ class Boot:
             raise ToolError(e.code, e.message)
         if not self.prepared:
             prepare(self.env, self.jobs)
+        # Against the keys of the guest just built: a typo costs no boot.
+        check_append(o.append, self.env.guest_keys)
         self.accel, self.cpu, notes = choose(o.accel, o.cpu, self.preset, self.preset_cpu,
                                              o.machine, o.allow_fallback,
                                              HostKvm(self.env.qemu, self.env.environ),
