@@ -15,8 +15,9 @@ and those below):
                boot, the statistics, change points, a history's store
   compare/     the A/B model, correctness, compare and gate, their formats,
                history (change points over a series of runs)
-  readers      report.py (plots and a page), readers.py (compare, gate and
-               report on the command line), lab/ (LAVA)
+  readers      report.py (plots and a page), history_plot.py (history's
+               figures over the runs), readers.py (compare, gate, report and
+               history on the command line), lab/ (LAVA)
   boot/        running a boot: QEMU's command line, the accelerator, the
                console, one boot (run.py), saving it (save.py), the matrix,
                the A/B over a KVM module parameter; options.py, their options

@@ -9,7 +9,7 @@ from ipibench.command_line import Parser, PROG
 from ipibench import report
 from ipibench.compare.compare import cmd_compare, parse_pair
 from ipibench.compare.gate import cmd_gate
-from ipibench.compare.history import cmd_history
+from ipibench.history_plot import cmd_history_report
 from ipibench.exit_codes import EX_INTERRUPTED, ToolError
 from ipibench.results.changepoints import ALPHA
 
@@ -94,7 +94,8 @@ def add_readers(sub):
                         "(candidate), as compare --pair: within one set, or the first "
                         "input's X against the second's Y")
     r.add_argument("--out", "-o", help="folder for the page and plots (default: "
-                   "FIRST/report, or report/ beside a file)")
+                   "RESULTS/reports/NAMES: the results root, as run.sh saves under it, and "
+                   "the inputs' folder names)")
     r.add_argument("--title", default="ipibench report")
     r.add_argument("--alpha", type=float, default=0.05)
     r.add_argument("--unit", choices=("cycles", "ns"), default="cycles")
@@ -131,6 +132,11 @@ def add_readers(sub):
     h.add_argument("--unit", choices=("cycles", "ns"), default="cycles")
     h.add_argument("--tap", help="write TAP here ('-': standard output)")
     h.add_argument("--junit", help="write JUnit XML here")
+    h.add_argument("--report", metavar="DIR",
+                   help="also draw each row that changed over the runs, its change points "
+                   "marked, on a page (index.html, report.md) that lists the changes (gnuplot)")
+    h.add_argument("--report-all", action="store_true",
+                   help="with --report: draw every row, not only those that changed")
     return {"compare": c, "gate": g, "report": r, "history": h}
 
 
@@ -142,7 +148,7 @@ def parser():
 
 
 COMMANDS = {"compare": cmd_compare, "gate": cmd_gate, "report": cmd_report,
-            "history": cmd_history}
+            "history": cmd_history_report}
 
 
 def main(argv):

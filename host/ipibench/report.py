@@ -22,20 +22,27 @@ them beside the tables (index.html, report.md). docs/host-tools.md, "report".
   X=Y, backend X's rows (baseline) against backend Y's (candidate), through
   the same comparison compare --pair prints.
 
-Every figure's title says what ran: the accelerator with the trust warnings
-of its records ("TCG: emulated, behaviour only") and the guest's CPUs (with
-sockets, cores and threads where -smp named them). Labels are words, not
-record fields. Every curve is drawn: a figure with more than PANEL_MAX
-curves becomes small multiples (one panel per backend, or per configuration
-and backend), no two curves of a panel share a colour or a marker, and
-curves that coincide are drawn dashed over the one they hide and named in
-the title. Tick values are chosen here (1-2-5 steps on the log axes) and
+With two inputs, or --pair, a comparison's baseline and candidate curves
+share a panel, a scale and a colour: the candidate dashed with open marks
+(Roles); heatmaps, which cannot be drawn as one, sit side by side.
+
+A title has two lines at most (split_title): what the figure is, then what
+ran, or in a comparison which side is which; the rest is the caption under
+the figure on the page. Every figure says what ran: the accelerator with the
+trust warnings of its records ("TCG: emulated, behaviour only") and the
+guest's CPUs (with sockets, cores and threads where -smp named them). Labels
+are words, not record fields. Every curve is drawn: a figure with more
+than PANEL_MAX curves becomes small multiples (one panel per backend, or
+per configuration and backend), no two curves of a panel share a colour or
+a marker (but a baseline and its candidate), and curves that coincide are
+drawn dashed over the one they hide and named in the caption. Tick values are chosen here (1-2-5 steps on the log axes) and
 printed with a fixed format, the scale and unit in the axis label; legends
 sit outside the graphs. Plots are written under temporary names and renamed
 once gnuplot succeeded.
 """
 import bisect
 import datetime
+import hashlib
 import html
 import math
 import os
@@ -43,6 +50,7 @@ import re
 import shutil
 import subprocess
 
+from ipibench import REPO
 from ipibench.compare.formats import format_markdown, legend, table_head, table_rows
 from ipibench.compare.model import Comparison, row_key, row_order, Side
 from ipibench.exit_codes import EX_DEPS, EX_NO_OVERLAP, EX_USAGE, ToolError
@@ -74,6 +82,7 @@ TAIL_SHARE = 1.0               # % of samples: the x axis ends where every
 COINCIDE = 0.01                # scaling curves within 1% of the y axis coincide
 COINCIDE_CDF = 2.0             # CDFs within 2 points of % everywhere coincide
 TITLE_CHAR_PX = 6.5            # a title glyph's width, for wrapping titles
+TITLE_ROWS = 2                 # rows of a title; the rest goes under the figure
 FONT_SVG, FONT_PNG = 11, 10
 
 
@@ -105,13 +114,32 @@ def wrap(lines, width_px):
     return out
 
 
+def split_title(lines, width_px):
+    """(title rows, caption lines): the first lines that fit in TITLE_ROWS
+    rows of width_px, in their order, and the rest whole, for the caption
+    under the figure. A long title hides the plot it names; the page has
+    room to say the rest. A first line too long for the rows is cut, and
+    the caption repeats it whole."""
+    rows = wrap(lines[:1], width_px)
+    rest = []
+    if len(rows) > TITLE_ROWS:
+        rows, rest = rows[:TITLE_ROWS - 1] + [rows[TITLE_ROWS - 1] + " ..."], lines[:1]
+    i = 1
+    while i < len(lines) and len(rows) + len(wrap([lines[i]], width_px)) <= TITLE_ROWS:
+        rows += wrap([lines[i]], width_px)
+        i += 1
+    return rows, rest + list(lines[i:])
+
+
 class Plot:
     """lines: gnuplot commands that draw the whole figure on a fresh terminal
-    of size (width, height) pixels; run once for SVG and once for PNG."""
+    of size (width, height) pixels; run once for SVG and once for PNG.
+    caption: the figure in a sentence (alt text); notes: the lines of its
+    title that did not fit in it, shown under it on the page."""
 
-    def __init__(self, name, title, lines, caption, size):
+    def __init__(self, name, title, lines, caption, size, notes=()):
         self.name, self.title, self.lines, self.caption = name, title, lines, caption
-        self.size = size
+        self.size, self.notes = size, list(notes)
 
 
 def load_sets(inputs):
@@ -358,12 +386,34 @@ def set_context(boots):
     return line + "; guest " + " / ".join(guests or ["not recorded"])
 
 
+class Context(dict):
+    """{set name: what ran, in words (set_context)}; boots: {set name: its
+    boots}, for the line that says what ran over several sets at once."""
+
+    def __init__(self, names, sets):
+        super().__init__((n, set_context(b)) for n, (_, b) in zip(names, sets))
+        self.boots = {n: b for n, (_, b) in zip(names, sets)}
+
+
 def context_lines(names, context):
     """The figure's lines on what ran: one when its sets agree, else one per set."""
     texts = list(dict.fromkeys(context[n] for n in names if n in context))
     if len(texts) == 1:
         return texts
     return [f"{n}: {context[n]}" for n in dict.fromkeys(names) if n in context]
+
+
+def context_title(names, context):
+    """(one line on what ran, the lines for the caption): when the sets
+    differ, the line names every accelerator, warning and guest of them all
+    (no warning is left to the caption), and the caption says which set is
+    which."""
+    lines = context_lines(names, context)
+    if len(lines) < 2:
+        return lines, []
+    boots = getattr(context, "boots", {})
+    every = [b for n in dict.fromkeys(names) for b in boots.get(n, [])]
+    return ([set_context(every)] if every else []), lines
 
 
 # --- curves, panels and their styles
@@ -378,43 +428,135 @@ def curve(set_name, key, points, kind="line", n=None):
             "points": points, "kind": kind, "n": n}
 
 
+ROLE_RANK = {"baseline": 0, "candidate": 1}
+# The marks of a comparison: a baseline's filled, its candidate's the open
+# one of the same shape (circle, square, triangles, diamond, pentagon).
+FILLED = (7, 5, 9, 11, 13, 15)
+OPEN = (6, 4, 8, 10, 12, 14)
+ROLE_DASH = {"candidate": 2}   # the candidate's curve is dashed, the baseline's solid
+
+
+class Roles:
+    """The two sides of a comparison: the first set (baseline) and the last
+    (candidate), or with --pair X=Y backend X of the first set and backend Y
+    of the last. A baseline curve and its candidate (the same fields but
+    those) are drawn on one panel, in one colour, the candidate dashed with
+    open marks, so that a reader compares them on one scale."""
+
+    def __init__(self, names, pair=None):
+        self.base, self.cand, self.pair = names[0], names[-1], pair
+
+    def role(self, f):
+        if not self.pair:
+            return {self.base: "baseline", self.cand: "candidate"}.get(f["set"])
+        if f["set"] == self.base and f["backend"] == self.pair[0]:
+            return "baseline"
+        if f["set"] == self.cand and f["backend"] == self.pair[1]:
+            return "candidate"
+        return None
+
+    def partner(self, f):
+        """What a baseline curve shares with its candidate."""
+        drop = ("set", "backend") if self.pair else ("set",)
+        return tuple(f[k] for k in FIELDS if k not in drop)
+
+    def side(self, role):
+        if not self.pair:
+            return self.base if role == "baseline" else self.cand
+        x, y = self.pair
+        return f"{x} of {self.base}" if role == "baseline" else f"{y} of {self.cand}"
+
+    def line(self):
+        """The figure's line that tells the sides apart."""
+        return (f"baseline: {self.side('baseline')} (solid, filled marks); "
+                f"candidate: {self.side('candidate')} (dashed, open marks)")
+
+
+def pair_up(curves, roles):
+    """Each curve's role and partner key (none without a comparison), and
+    the curves reordered so that a candidate follows its baseline."""
+    first = {}
+    for i, c in enumerate(curves):
+        c["role"] = roles.role(c["f"]) if roles else None
+        c["pair"] = roles.partner(c["f"]) if c["role"] else ("alone", i)
+        first.setdefault(c["pair"], i)
+    curves.sort(key=lambda c: (first[c["pair"]], ROLE_RANK.get(c["role"], 2)))
+    return curves
+
+
+def group_by(curves, by):
+    groups = {}
+    for c in curves:
+        groups.setdefault(tuple(c["f"][k] for k in by), []).append(c)
+    return groups
+
+
+def splits_pairs(groups):
+    """Whether a baseline and its candidate would land on different panels."""
+    home = {}
+    for values, cs in groups.items():
+        for c in cs:
+            if home.setdefault(c.get("pair"), values) != values:
+                return True
+    return False
+
+
+def cut(cs, count):
+    """cs in count pieces of about even size, never between a baseline and
+    its candidate."""
+    units = []
+    for c in cs:
+        if units and units[-1][-1].get("pair") == c.get("pair"):
+            units[-1].append(c)
+        else:
+            units.append([c])
+    size = -(-len(cs) // count)
+    if any(len(u) > 1 for u in units):    # whole pairs: an even size
+        size = min(PANEL_MAX, size + size % 2)
+    pieces = [[]]
+    for unit in units:
+        if pieces[-1] and len(pieces[-1]) + len(unit) > size:
+            pieces.append([])
+        pieces[-1] += unit
+    return pieces
+
+
 def panels_of(curves):
     """(fields, [(panel title, [curve])]): one panel when the curves fit in
     one, else small multiples by the fields that give the fewest panels of at
     most PANEL_MAX curves (by backend, by variant, ...); if none does, by
-    configuration and backend, each panel cut in even pieces."""
+    configuration and backend, each panel cut in even pieces. A comparison's
+    baseline and candidate curves always share a panel."""
     best = None
-    for by in ((), ("backend",), ("variant",), ("set",), ("set", "backend"),
-               ("set", "variant"), ("backend", "variant")):
-        groups = {}
-        for c in curves:
-            groups.setdefault(tuple(c["f"][k] for k in by), []).append(c)
+    options = ((), ("backend",), ("variant",), ("set",), ("set", "backend"),
+               ("set", "variant"), ("backend", "variant"))
+    for by in options:
+        groups = group_by(curves, by)
+        if splits_pairs(groups):
+            continue
         if max(len(g) for g in groups.values()) <= PANEL_MAX and \
                 (best is None or len(groups) < len(best[1])):
             best = (by, groups)
     if best is None:
-        by = ("set", "backend")
-        groups = {}
-        for c in curves:
-            groups.setdefault(tuple(c["f"][k] for k in by), []).append(c)
-        best = (by, groups)
+        whole = [by for by in options if not splits_pairs(group_by(curves, by))]
+        by = ("set", "backend") if ("set", "backend") in whole else whole[-1]
+        best = (by, group_by(curves, by))
     by, groups = best
     panels = []
     for values, cs in groups.items():
         title = ", ".join(w for w in (field_words(k, v) or ("plain" if k == "variant" else "")
                                       for k, v in zip(by, values)) if w)
-        count = -(-len(cs) // PANEL_MAX)
-        size = -(-len(cs) // count)
-        for j in range(count):
-            more = f" ({j + 1} of {count})" if count > 1 else ""
-            panels.append((title + more, cs[j * size:(j + 1) * size]))
+        pieces = cut(cs, -(-len(cs) // PANEL_MAX))
+        for j, piece in enumerate(pieces):
+            more = f" ({j + 1} of {len(pieces)})" if len(pieces) > 1 else ""
+            panels.append((title + more, piece))
     return by, panels
 
 
 def label_curves(curves, by):
     """Each curve's legend title in words: the fields that vary in the figure
-    and are not the panel's; returns the words for the fields common to every
-    curve."""
+    and are not the panel's (in a comparison, its role instead of its set);
+    returns the words for the fields common to every curve."""
     same = [k for k in FIELDS if len({c["f"][k] for c in curves}) == 1]
     shown = [k for k in FIELDS if k not in same and k not in by]
 
@@ -422,20 +564,37 @@ def label_curves(curves, by):
         return ", ".join(w for w in (field_words(k, c["f"][k], c.get("n"), True) for k in keys)
                          if w)
     for c in curves:
-        c["label"] = words(c, shown) or words(c, FIELDS)
+        if c.get("role"):
+            # In a comparison the role says which set.
+            rest = [k for k in FIELDS if k != "set"]
+            series = words(c, [k for k in shown if k != "set"]) or words(c, rest)
+            c["label"] = ", ".join(w for w in (series, c["role"]) if w)
+        else:
+            c["label"] = words(c, shown) or words(c, FIELDS)
     return [w for w in (field_words(k, curves[0]["f"][k], curves[0].get("n")) for k in same)
             if w]
 
 
 def style_curves(panels):
     """A colour and a marker per curve, never shared within a panel; the same
-    legend title keeps its style across panels when the palette allows."""
-    labels = list(dict.fromkeys(c["label"] for _, cs in panels for c in cs))
-    shared = len(labels) <= len(PALETTE)
+    legend title keeps its style across panels when the palette allows. In
+    a comparison a baseline and its candidate share a colour and a shape:
+    the candidate's marks are open and its line dashed."""
+    compare = any(c.get("role") for _, cs in panels for c in cs)
+    key = "pair" if compare else "label"
+    labels = list(dict.fromkeys(c[key] for _, cs in panels for c in cs))
+    shared = len(labels) <= (len(FILLED) if compare else len(PALETTE))
     for _, cs in panels:
+        mine = list(dict.fromkeys(c[key] for c in cs))
         for i, c in enumerate(cs):
-            n = labels.index(c["label"]) if shared else i
-            c["colour"], c["pt"] = PALETTE[n], MARKERS[n]
+            n = labels.index(c[key]) if shared else mine.index(c[key]) if compare else i
+            c["colour"] = PALETTE[n % len(PALETTE)]
+            if compare:
+                c["pt"] = (OPEN if c.get("role") == "candidate" else FILLED)[n % len(FILLED)]
+                if c.get("role") in ROLE_DASH:
+                    c["dash"] = ROLE_DASH[c["role"]]
+            else:
+                c["pt"] = MARKERS[n]
 
 
 def interp(points, x):
@@ -477,11 +636,15 @@ def mark_coinciding(panels):
                    for p in c["points"] for v in p[1:]), default=1.0)
         groups = []
         for c in drawn:
-            home = next((g for g in groups if coincide(g[0], c, top)), None)
+            # A candidate on its baseline is no change, not a hidden curve:
+            # only curves of one side are looked at; a candidate is dashed already.
+            home = next((g for g in groups if g[0].get("role") == c.get("role") and
+                         coincide(g[0], c, top)), None)
             if home is None:
                 groups.append([c])
             else:
-                c["dash"] = DASHES[min(len(home) - 1, len(DASHES) - 1)]
+                dashes = DASHES[1:] if c.get("role") else DASHES
+                c["dash"] = dashes[min(len(home) - 1, len(dashes) - 1)]
                 home.append(c)
         said = [" = ".join(c["label"] for c in g) for g in groups if len(g) > 1]
         if said:
@@ -566,7 +729,8 @@ def curve_clauses(name, c, blocks):
 
 def figure(name, title_lines, panels, data_dir, common, per_panel=None):
     """Plot of panels [(title, [curve])]: the data file, the multiplot
-    commands and the canvas size; common: settings shared by every panel."""
+    commands, the canvas size and the title lines left for the caption;
+    common: settings shared by every panel."""
     blocks, plots = [], []
     for ptitle, cs in panels:
         clauses = [cl for c in cs for cl in curve_clauses(name, c, blocks)]
@@ -576,17 +740,19 @@ def figure(name, title_lines, panels, data_dir, common, per_panel=None):
     cols = 1 if len(panels) == 1 else 2
     rows = -(-len(panels) // cols)
     width = 960 if cols == 1 else cols * PANEL_W
-    title_lines = wrap(title_lines, width - 20)
+    title_lines, notes = split_title(title_lines, width - 20)
     height = (540 if rows == 1 and cols == 1 else rows * PANEL_H) + 18 * len(title_lines)
     lines = common + ["set key below height 1", "set grid",
                       f"set multiplot layout {rows},{cols} title {gp_lines(title_lines)}"] + \
         plots + ["unset multiplot"]
-    return lines, (width, height)
+    return lines, (width, height), notes
 
 
-def figure_title(head, curves, by, npanels, context, markers=0):
-    """[head, what the curves are, what ran (context lines)]; markers: how
-    many of the curves are series of one point, drawn as markers."""
+def figure_title(head, curves, by, npanels, context, markers=0, roles=None):
+    """The figure's lines, most telling first (the title keeps them until it
+    is full, the caption the rest): head, which side of a comparison is
+    which, what ran, what the curves are; markers: how many of the curves
+    are series of one point, drawn as markers."""
     common = label_curves(curves, by)
     lines = len(curves) - markers
     line = f"{lines} curve" + ("" if lines == 1 else "s")
@@ -596,7 +762,9 @@ def figure_title(head, curves, by, npanels, context, markers=0):
         line += f", and {markers} series of one target count as markers in their backend's colour"
     if common:
         line += "; every curve: " + ", ".join(common)
-    return [head, line] + context
+    said, detail = context_title([c["f"]["set"] for c in curves], context)
+    sides = [roles.line()] if roles and any(c.get("role") for c in curves) else []
+    return [head] + sides + said + [line] + detail
 
 
 # --- the plots
@@ -693,7 +861,7 @@ def env_cpus(boots):
     return max((c for c in counts if isinstance(c, int)), default=None)
 
 
-def dist_plots(sets, names, data_dir, unit, context):
+def dist_plots(sets, names, data_dir, unit, context, roles=None):
     plots = []
     data = [dist_data(boots, unit) for _, boots in sets]
     cpus = max((c for c in (env_cpus(b) for _, b in sets) if c), default=None)
@@ -717,14 +885,14 @@ def dist_plots(sets, names, data_dir, unit, context):
         lo, hi, tail = dist_range(curves, 100.0 - TAIL_SHARE)
         div, axis_unit = axis_scale(hi, unit)
         name = slug("dist", bench, metric)
-        by, panels = panels_of(curves)
+        by, panels = panels_of(pair_up(curves, roles))
         label_curves(curves, by)
         style_curves(panels)
         head = metric_head(bench, metric)
         where = targets_words(bench, nmax, cpus)
         title = figure_title(f"{head}{', ' + where if where else ''}: latency distribution "
                              "(empirical CDF, pooled over boots)", curves, by, len(panels),
-                             context_lines([c["f"]["set"] for c in curves], context))
+                             context, roles=roles)
         for c in curves:
             if c["kind"] == "point":
                 c["label"] += f": every sample {num(c['value'] / div)} {axis_unit}"
@@ -747,10 +915,10 @@ def dist_plots(sets, names, data_dir, unit, context):
                   f"set xlabel {gp_str(axis_unit + ', log scale')}",
                   "set ylabel '% of samples at or below'", "set yrange [0:102]",
                   "set ytics 0,20,100", "set format y '%g'"]
-        lines, size = figure(name, title, panels, data_dir, common)
+        lines, size, notes = figure(name, title, panels, data_dir, common)
         cap = (f"{head}: empirical CDF of every sample, {len(curves)} curve"
                f"{'' if len(curves) == 1 else 's'}; {context_lines(names, context)[0]}")
-        plots.append(Plot(name, f"{bench} {metric}: distribution", lines, cap, size))
+        plots.append(Plot(name, f"{bench} {metric}: distribution", lines, cap, size, notes))
     return plots
 
 
@@ -777,12 +945,13 @@ def place_markers(singles, panels):
     """Each series of one point as a marker on every panel that holds a curve
     of its configuration, backend and target state (in that curve's colour),
     one marker shape per such series, named once per panel in the legend."""
-    kinds = list(dict.fromkeys((m["f"]["variant"], m["f"]["state"], m["points"][0][0])
-                               for m in singles))
+    def kind_of(m):
+        # A comparison's two sides get two shapes: their colours are one.
+        return m["f"]["variant"], m["f"]["state"], m["points"][0][0], m.get("role")
+    kinds = list(dict.fromkeys(kind_of(m) for m in singles))
     homeless = []
     for m in singles:
-        kind = kinds.index((m["f"]["variant"], m["f"]["state"], m["points"][0][0]))
-        m["pt"] = MARKER_ALT[kind % len(MARKER_ALT)]
+        m["pt"] = MARKER_ALT[kinds.index(kind_of(m)) % len(MARKER_ALT)]
         placed = False
         for _, cs in panels:
             twin = next((c for c in cs if c["kind"] != "marker" and
@@ -804,11 +973,20 @@ def place_markers(singles, panels):
                 seen.append(c["pt"])
                 v, s, n = c["f"]["variant"], c["f"]["state"], c["points"][0][0]
                 words = variant_words(v) or state_words(s)
+                role = f", {c['role']}" if c.get("role") else ""
                 cs.append({"kind": "legend", "pt": c["pt"], "f": c["f"],
-                           "label": f"{words or 'one point'} ({n:g} targets only)"})
+                           "label": f"{words or 'one point'} ({n:g} targets only){role}"})
 
 
-def scaling_plots(sides, names, data_dir, unit, context):
+def shared_y(curves):
+    """One y range for every panel of a comparison, from 0 to above the
+    highest point or error bar: panels of their own ranges would make a
+    reader compare heights on two scales."""
+    top = max((v for c in curves for p in c["points"] for v in p[1:]), default=1.0)
+    return f"[0:{top * 1.05:.6g}]"
+
+
+def scaling_plots(sides, names, data_dir, unit, context, roles=None):
     plots = []
     groups = {}
     for side, sname in zip(sides, names):
@@ -831,6 +1009,7 @@ def scaling_plots(sides, names, data_dir, unit, context):
                 points = [p[:2] for p in points]
             curves.append(curve(s[0], (None, None) + s[1:] + (None,), points,
                                 "err" if spread > 1 else "line"))
+        pair_up(curves, roles)
         multi = [c for c in curves if len(c["points"]) > 1] or curves
         singles = [c for c in curves if c not in multi]
         name = slug("scaling", bench, metric)
@@ -839,9 +1018,7 @@ def scaling_plots(sides, names, data_dir, unit, context):
         style_curves(panels)
         head = metric_head(bench, metric)
         title = figure_title(f"{head}: median p50 against the number of targets",
-                             curves, by, len(panels),
-                             context_lines([c["f"]["set"] for c in curves], context),
-                             len(singles))
+                             curves, by, len(panels), context, len(singles), roles)
         same = mark_coinciding(panels)
         if spread > 1:
             shift = dodge(panels)
@@ -856,11 +1033,12 @@ def scaling_plots(sides, names, data_dir, unit, context):
                   f"set ylabel {gp_str('median p50, ' + axis_unit)}",
                   f"set xrange [{min(counts) - 0.3}:{max(counts) + 0.3}]",
                   gp_tics("x", int_ticks(min(counts), max(counts))),
-                  "set yrange [0:*]", "set format y '%g'"]
-        lines, size = figure(name, title, panels, data_dir, common)
+                  f"set yrange {shared_y(curves) if roles else '[0:*]'}", "set format y '%g'"]
+        lines, size, notes = figure(name, title, panels, data_dir, common)
         plots.append(Plot(name, f"{bench} {metric}: scaling", lines,
                           f"{head}: median p50 against the number of targets, "
-                          f"{len(curves)} curves; {context_lines(names, context)[0]}", size))
+                          f"{len(curves)} curves; {context_lines(names, context)[0]}", size,
+                          notes))
     return plots
 
 
@@ -893,7 +1071,25 @@ def matrix_cells(boots, unit):
     return out
 
 
-def matrix_plots(sets, names, data_dir, unit, context):
+def matrix_order(panels, roles):
+    """The heatmaps of a comparison in pairs, a row each: the baseline's on
+    the left, its candidate's on the right (None: a gap where a side lacks
+    it; two heatmaps cannot be drawn as one), each panel with its role; the
+    others after them."""
+    if roles is None:
+        return [p + (None,) for p in panels]
+    pairs, rest = {}, []
+    for p in panels:
+        role = roles.role({"set": p[0], "backend": p[1]})
+        if role is None:
+            rest.append(p + (None,))
+            continue
+        two = pairs.setdefault(None if roles.pair else p[1], [None, None])
+        two[ROLE_RANK[role]] = p + (role,)
+    return [p for two in pairs.values() for p in two] + rest
+
+
+def matrix_plots(sets, names, data_dir, unit, context, roles=None):
     """A heatmap per configuration and backend: row = sender, column =
     target, each cell the median over boots of that pair's round-trip p50,
     '-' on the diagonal (a CPU does not send to itself)."""
@@ -912,7 +1108,12 @@ def matrix_plots(sets, names, data_dir, unit, context):
         lo, hi = lo * 0.99, hi * 1.01 + 1e-9
     several = len({p[0] for p in panels}) > 1
     blocks, cmds, widest = [], [], 0.0
-    for sname, backend, n, pairs, _, per_socket in panels:
+    slots = matrix_order(panels, roles)
+    for slot in slots:
+        if slot is None:
+            cmds.append("set multiplot next")
+            continue
+        sname, backend, n, pairs, _, per_socket, role = slot
         rows = []
         for s in range(n):
             for t in range(n):
@@ -934,28 +1135,34 @@ def matrix_plots(sets, names, data_dir, unit, context):
                      "lw 2.5 lc rgb 'black'",
                      f"set arrow from -0.5,{edge - 0.5} to {n - 0.5},{edge - 0.5} nohead front "
                      "lw 2.5 lc rgb 'black'"]
-        cmds += [f"set title {gp_str(f'{sname}: {backend}' if several else backend)}",
+        ptitle = f"{sname}: {backend}" if several else backend
+        if role:
+            ptitle = f"{backend}, {role}" + (f" ({sname})" if several else "")
+        cmds += [f"set title {gp_str(ptitle)}",
                  f"set xrange [-0.5:{n - 0.5}]", f"set yrange [{n - 0.5}:-0.5]",
                  gp_tics("x", ticks), gp_tics("y", ticks),
                  f"plot {src} using 1:2:3 with image notitle, "
                  f"{src} using 1:2:4 with labels font ',{9 if n > 6 else 10}' notitle"]
     replace_file(os.path.join(data_dir, "matrix.dat"), "\n\n\n".join(blocks) + "\n")
     boots = max(p[4] for p in panels)
-    cols = 1 if len(panels) == 1 else 2
-    rows = -(-len(panels) // cols)
+    cols = 1 if len(slots) == 1 else 2
+    rows = -(-len(slots) // cols)
     side = 640 if cols == 1 else 520
     width = cols * side
-    title = [metric_head(*MATRIX_ROW[:2]) + ", matrix=1: every sender/target pair",
-             "row = sender CPU, column = target CPU; cell: the pair's p50" +
-             (f", median over {boots} boots" if boots > 1 else "") +
-             "; '-': a CPU does not send to itself; one colour scale for all"] + \
-        context_lines([p[0] for p in panels], context)
+    said, detail = context_title([p[0] for p in panels], context)
+    sides = [f"left: the baseline, {roles.side('baseline')}; right: the candidate, "
+             f"{roles.side('candidate')}"] \
+        if roles and any(s and s[6] for s in slots) else []
+    title = [metric_head(*MATRIX_ROW[:2]) + ", matrix=1: every sender/target pair"] + sides + \
+        said + ["row = sender CPU, column = target CPU; cell: the pair's p50" +
+                (f", median over {boots} boots" if boots > 1 else "") +
+                "; '-': a CPU does not send to itself; one colour scale for all"] + detail
     if boots > 1:
         title.append(f"spread over boots: a pair's p50 varied by at most {100 * widest:.1f}% "
                      "(max/min)")
     if any(p[5] for p in panels):
         title.append("black lines: socket boundaries (QEMU numbers CPUs socket by socket)")
-    title = wrap(title, width - 20)
+    title, notes = split_title(title, width - 20)
     height = rows * (side - 40) + 18 * len(title)
     lines = ["set key off", "set size ratio -1", "set tics scale 0",
              f"set xlabel {gp_str('target CPU; cells: round-trip p50, ' + axis_unit)}",
@@ -969,7 +1176,7 @@ def matrix_plots(sets, names, data_dir, unit, context):
     cap = (f"matrix=1: round-trip p50 of every sender/target pair, {len(panels)} "
            f"heatmap{'' if len(panels) == 1 else 's'}; {context_lines(names, context)[0]}")
     return [Plot("matrix", "single round trip, every pair (matrix=1)", lines, cap,
-                 (width, height))]
+                 (width, height), notes)]
 
 
 # --- the kvm-unit-tests view (docs/results.md, "kut")
@@ -1090,8 +1297,11 @@ def kut_view(sets, names, data_dir, unit, context=None):
         plots_cmds += [f"set title {gp_str(ptitle)}"] + \
             kut_panel("kut", knames, series, div, blocks)
     replace_file(os.path.join(data_dir, "kut.dat"), "\n\n\n".join(blocks) + "\n")
-    title = kut_title(views) + context_lines([v["name"] for v in views], context or {})
-    lines, size = kut_canvas(title, panels, plots_cmds, axis_unit)
+    said, detail = context_title([v["name"] for v in views], context or {})
+    head, sub = kut_title(views)
+    # Which set is which comes first in a comparison; else what ran.
+    title = [head, sub] + said + detail if len(views) == 2 else [head] + said + [sub] + detail
+    lines, size, title_notes = kut_canvas(title, panels, plots_cmds, axis_unit)
     tables = [(ptitle, ["x86/vmexit.c name"] + [s["label"] for s in series],
                [[k] + [kut_cell(s["values"].get(k)) for s in series] for k in knames])
               for ptitle, knames, series in panels]
@@ -1100,7 +1310,7 @@ def kut_view(sets, names, data_dir, unit, context=None):
                                     if len(views) == 2 else "") +
            ", median over boots, min..max over boots as error bars; " +
            "; ".join(context_lines([v["name"] for v in views], context or {})))
-    return [Plot("kut", "kvm-unit-tests view", lines, cap, size)], tables, notes
+    return [Plot("kut", "kvm-unit-tests view", lines, cap, size, title_notes)], tables, notes
 
 
 def kut_title(views):
@@ -1127,12 +1337,12 @@ def kut_panel_height(names, series, width):
 
 
 def kut_canvas(title, panels, plots_cmds, axis_unit):
-    """(commands, size): the panels in one or two columns, each tall enough
-    for its bars and legend rows."""
+    """(commands, size, the title lines left for the caption): the panels in
+    one or two columns, each tall enough for its bars and legend rows."""
     cols = 1 if len(panels) == 1 else 2
     rows = -(-len(panels) // cols)
     width = 1024 if cols == 1 else cols * PANEL_W
-    title = wrap(title, width - 20)
+    title, notes = split_title(title, width - 20)
     height = max(kut_panel_height(n, s, width // cols) for _, n, s in panels) * rows + \
         18 * len(title)
     lines = ["set style fill solid 0.85 border -1", "set grid xtics", "set ytics nomirror scale 0",
@@ -1141,7 +1351,7 @@ def kut_canvas(title, panels, plots_cmds, axis_unit):
              "set key below horizontal height 1",
              f"set multiplot layout {rows},{cols} title {gp_lines(title)}"] + \
         plots_cmds + ["unset multiplot"]
-    return lines, (width, height)
+    return lines, (width, height), notes
 
 
 def bar_plot(cmp, data_dir, names, context=None):
@@ -1171,30 +1381,33 @@ def bar_plot(cmp, data_dir, names, context=None):
         what = f"{x} (baseline) vs {y} (candidate)"
     else:
         title = [f"A/B: change of each row's p50 ({cmp.unit}), candidate B against baseline A"
-                 + largest, f"baseline A: {a} ({len(cmp.sa.boots)} boots)",
+                 + largest, f"baseline A: {a} ({len(cmp.sa.boots)} boots); "
                  f"candidate B: {b} ({len(cmp.sb.boots)} boots)"]
         xlabel = f"change of B against A, % of A ({cmp.unit} p50)"
         what = f"baseline A {a}, candidate B {b}"
     longest = max(len(r.name) for r in rows)
-    # The title centres over the bars, right of the names' margin.
-    title = wrap(title + context_lines(list(dict.fromkeys(names)), context or {}),
-                 max(400, 1004 - 7 * (longest + 3)))
+    said, detail = context_title(list(dict.fromkeys(names)), context or {})
+    # The title centres over the canvas (a multiplot's), not over the bars
+    # right of the names' margin: two rows of the canvas's width hold more.
+    title, notes = split_title(title + said + detail, 1004)
     lines = ["set style fill solid 0.7 border -1", f"set lmargin {longest + 3}",
              "set grid xtics", "set yzeroaxis lt -1", "set ytics nomirror scale 0",
              f"set yrange [-0.6:{len(rows) - 0.4}]", "set format x '%+g%%'",
              f"set xlabel {gp_str(xlabel)}",
-             "set key below horizontal height 1", f"set title {gp_lines(title)}",
+             "set key below horizontal height 1",
+             f"set multiplot layout 1,1 title {gp_lines(title)}",
              "plot 'data/ab.dat' using 3:1:(($3<0)?$3:0):(($3<0)?0:$3):($1-0.35):($1+0.35):6"
              ":ytic(2) with boxxyerror lc rgb variable notitle, "
              "'' using 3:1:4:5 with xerrorbars lc rgb 'black' pt -1 title '95% CI', "
              f"NaN with boxes lc rgb '#{COLOURS['slower'][2:]}' title 'slower (significant)', "
              f"NaN with boxes lc rgb '#{COLOURS['faster'][2:]}' title 'faster (significant)', "
-             f"NaN with boxes lc rgb '#{COLOURS['other'][2:]}' title 'not significant'"]
+             f"NaN with boxes lc rgb '#{COLOURS['other'][2:]}' title 'not significant'",
+             "unset multiplot"]
     return [Plot("ab", "A/B comparison" + (f": {what}" if cmp.pair else ""), lines,
                  f"change of each compared row, {what}, with its bootstrap 95% confidence "
                  "interval; " + "; ".join(context_lines(list(dict.fromkeys(names)),
                                                         context or {})),
-                 (1024, 154 + 18 * len(title) + BAR_PX * len(rows)))]
+                 (1024, 154 + 18 * len(title) + BAR_PX * len(rows)), notes)]
 
 
 def png_terminal(listing):
@@ -1214,10 +1427,17 @@ def png_term_spec(term, w, h):
     return f"png size {w},{h} truecolor noenhanced font 'sans,{FONT_PNG}' background '#ffffff'"
 
 
-def run_gnuplot(out, plots):
+def gnuplot_path():
+    """gnuplot's path, or exit 9 (a missing dependency) saying how to get it:
+    a reader that draws asks it before its work, not after."""
     gnuplot = shutil.which("gnuplot")
     if not gnuplot:
         raise ToolError(EX_DEPS, "gnuplot is missing (Debian package gnuplot-nox; tools/deps.sh report installs it)")
+    return gnuplot
+
+
+def run_gnuplot(out, plots):
+    gnuplot = gnuplot_path()
     listing = subprocess.run([gnuplot, "-e", "set terminal"], stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True).stdout
     png = png_terminal(listing)
@@ -1278,6 +1498,25 @@ KUT_CAPTION = ("x86/vmexit.c names, mean {unit} per iteration: the median over b
                "min..max over boots in brackets; '-': that backend has no such figure")
 
 
+FIGURE_CSS = ("figure{margin:1em 0}img{max-width:100%}"
+              "figcaption{font-size:90%;color:#333;margin-top:4px}")
+
+
+def figure_html(p):
+    """A plot on the page: its SVG, and under it the caption: the lines its
+    title had no room for, and a link to the PNG."""
+    e = html.escape
+    said = "".join(f"{e(n)}<br>" for n in p.notes)
+    return [f'<figure id="{p.name}"><img src="{p.name}.svg" alt="{e(p.caption)}">',
+            f'<figcaption>{said}(<a href="{p.name}.png">PNG</a>)</figcaption></figure>']
+
+
+def figure_markdown(p):
+    """A plot in report.md: its PNG, and the caption's lines as a list under it."""
+    return [f"![{p.caption}]({p.name}.png)", ""] + \
+        [f"- {n}" for n in p.notes] + ([""] if p.notes else [])
+
+
 def page_html(title, sets, cmp, plots, notes, kut_tables=(), unit="cycles"):
     e = html.escape
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -1299,11 +1538,10 @@ def page_html(title, sets, cmp, plots, notes, kut_tables=(), unit="cycles"):
         for ktitle, head, rows in kut_tables:
             body += ([f"<h3>{e(ktitle)}</h3>"] if ktitle else []) + html_table(head, rows)
     for p in plots:
-        body += [f"<h2>{e(p.title)}</h2>", f'<p><img src="{p.name}.svg" alt="{e(p.caption)}">'
-                 f'<br>{e(p.caption)} (<a href="{p.name}.png">PNG</a>)</p>']
+        body += [f"<h2>{e(p.title)}</h2>"] + figure_html(p)
     style = ("body{font-family:sans-serif;max-width:1100px;margin:auto}"
              "table{border-collapse:collapse;font-size:90%}"
-             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}")
+             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}" + FIGURE_CSS)
     return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
             f"<title>{e(title)}</title><style>{style}</style></head><body>\n"
             + "\n".join(body) + "\n</body></html>\n")
@@ -1319,14 +1557,53 @@ def page_markdown(title, sets, cmp, plots, notes, kut_tables=(), unit="cycles"):
         for ktitle, head, rows in kut_tables:
             lines += ([f"### {ktitle}", ""] if ktitle else []) + md_table(head, rows) + [""]
     for p in plots:
-        lines += [f"## {p.title}", "", f"![{p.caption}]({p.name}.png)", ""]
+        lines += [f"## {p.title}", ""] + figure_markdown(p)
     return "\n".join(lines) + "\n"
 
 
-def default_out(first):
-    if os.path.isdir(first):
-        return os.path.join(first, "report")
-    return os.path.join(os.path.dirname(os.path.abspath(first)), "report")
+NAME_MAX = 100                 # characters of a default report folder's name
+
+
+def report_name(inputs, pair=None):
+    """The default folder's name, from the inputs' trailing folder names (two
+    at least, as many as tell them apart): 'DATE-before-x2apic-smp4-vs-DATE-
+    after-x2apic-smp4'; a long one is cut, a digest of it keeps it apart."""
+    paths = [os.path.abspath(p) for p in inputs]
+    parts = [[x for x in (os.path.dirname(p) if os.path.isfile(p) else p).split(os.sep) if x]
+             for p in paths]
+    short = []
+    for k in range(2, max(len(p) for p in parts) + 2):
+        short = ["-".join(p[-k:]) for p in parts]
+        if len(set(short)) == len(short):
+            break
+    name = ("-vs-" if len(short) == 2 else "-and-").join(short)
+    if pair:
+        name += f"-{pair[0]}-vs-{pair[1]}"
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "report"
+    if len(name) > NAME_MAX:
+        digest = hashlib.sha1(name.encode()).hexdigest()[:8]
+        name = name[:NAME_MAX - 9].rstrip("-.") + "-" + digest
+    return name
+
+
+def within(path, folder):
+    path, folder = os.path.realpath(path), os.path.realpath(folder)
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def default_out(inputs, pair=None, environ=None):
+    """RESULTS/reports/NAME: under the results root (IPIBENCH_RESULTS, else
+    the checkout's results/, where run.sh saves), never in an input's folder:
+    that holds what a run saved, and a comparison's report belongs to both
+    sides, not to the first. Running it again replaces it. Usage (exit 2)
+    when that folder lies within an input."""
+    environ = os.environ if environ is None else environ
+    root = os.path.abspath(environ.get("IPIBENCH_RESULTS") or os.path.join(REPO, "results"))
+    out = os.path.join(root, "reports", report_name(inputs, pair))
+    inside = [i for i in inputs if os.path.isdir(i) and within(out, i)]
+    if inside:
+        raise ToolError(EX_USAGE, f"the default folder {out} lies within the input {inside[0]}: give --out DIR")
+    return out
 
 
 def pair_comparison(sets, pair, alpha, unit):
@@ -1359,14 +1636,16 @@ def report(a):
         if err:
             notes.append(err.message)
             cmp = None
-    out = a.out or default_out(a.inputs[0])
+    out = a.out or default_out(a.inputs, pair)
     data = os.path.join(out, "data")
     os.makedirs(data, exist_ok=True)
     names = display_names([s.name for s in sides])
-    context = {n: set_context(boots) for n, (_, boots) in zip(names, sets)}
-    plots = dist_plots(sets, names, data, a.unit, context) + \
-        scaling_plots(sides, names, data, a.unit, context) + \
-        matrix_plots(sets, names, data, a.unit, context)
+    context = Context(names, sets)
+    # Before and after on one panel and one scale: the comparison's sides.
+    roles = Roles(names, pair) if cmp is not None else None
+    plots = dist_plots(sets, names, data, a.unit, context, roles) + \
+        scaling_plots(sides, names, data, a.unit, context, roles) + \
+        matrix_plots(sets, names, data, a.unit, context, roles)
     if not any(p.name.startswith("scaling") for p in plots):
         notes.append("no scaling curve: no benchmark was measured at more than one target count")
     kut_plots, kut_tables, kut_notes = kut_view(sets, names, data, a.unit, context)

@@ -27,9 +27,10 @@ from harness import (check, expect, Fail, png_ok, registry, run_cases, run_cmd, 
                      svg_ok)
 import synth
 import fixtures
-from fixtures import TOOL, tool
+from fixtures import SLOW, SLOW_KEY, TOOL, tool
+from test_history import series
 
-from ipibench.exit_codes import EX_MISSING
+from ipibench.exit_codes import EX_MISSING, EX_REGRESSION
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -114,10 +115,18 @@ class Sets:
                                     seed=17, rows=SHORT, boot_noise=0.01, sample_noise=0.02)
         self.out_short = os.path.join(tmp, "short-report")
         self.res_short = tool("report", self.short, "--out", self.out_short)
+        # The matrix again, 20% slower: before and after as heatmaps.
+        self.mat2 = synth.make_set(os.path.join(tmp, "matrix2", "x2apic-smp3"), boots=2,
+                                   seed=18, cpus=3, rows={("send-cost", "send", "none",
+                                                           "x2apic", "spin", 1): 300},
+                                   matrix={b: {k: v * 1.2 for k, v in cells.items()}
+                                           for b, cells in MATRIX.items()})
+        self.out_mat2 = os.path.join(tmp, "matrix-ab")
+        self.res_mat2 = tool("report", self.mat, self.mat2, "--out", self.out_mat2)
         self.reports = ((self.out, self.res), (self.out1, self.res1),
                         (self.out_pair, self.res_pair), (self.out_ns, self.res_ns),
                         (self.out_tcg, self.res_tcg), (self.out_mat, self.res_mat),
-                        (self.out_short, self.res_short))
+                        (self.out_short, self.res_short), (self.out_mat2, self.res_mat2))
 
 
 # --- reading what the tool wrote
@@ -304,22 +313,57 @@ def _(s):
     check("first 12" not in page, "index.html still notes dropped curves")
 
 
-@case("no two curves of a panel share a colour or a marker, no two bars a colour")
-def _(s):
-    need(s, s.res)
-    for name, lines in figures(s.out).items():
-        if name == "ab":
+# gnuplot's filled point types and the open one of the same shape.
+OPEN_OF = {7: 6, 5: 4, 9: 8, 11: 10, 13: 12, 15: 14}
+
+
+def panel_styles(name, plot_line):
+    """[(legend title, colour, marker or None for a bar, dashed)] of a panel."""
+    out = []
+    for title, c in titled(plot_line):
+        lc, pt = re.search(r"lc rgb '([^']+)'", c), re.search(r"\bpt (\d+)", c)
+        bar = "boxxyerror" in c
+        check(lc and (pt or bar), f"{name}: {title!r} without lc rgb or pt")
+        out.append((title, lc.group(1), None if bar else int(pt.group(1)), " dt " in c))
+    return out
+
+
+def check_compare_colours(name, styles):
+    """In a comparison a colour is one baseline's and its candidate's: the
+    same words, filled and open marks of one shape, the candidate dashed."""
+    by_colour = {}
+    for st in styles:
+        by_colour.setdefault(st[1], []).append(st)
+    for colour, group in by_colour.items():
+        if len(group) == 1:
             continue
-        for p in (ln for ln in lines if ln.startswith("plot ")):
-            # A bar (the kvm-unit-tests view) has no marker: its colour tells it apart.
-            styles = [(re.search(r"lc rgb '([^']+)'", c), re.search(r"\bpt (\d+)", c),
-                       "boxxyerror" in c) for _, c in titled(p)]
-            check(all(lc and (pt or bar) for lc, pt, bar in styles),
-                  f"{name}: a curve without lc rgb or pt")
-            colours = [lc.group(1) for lc, _, _ in styles]
-            markers = [pt.group(1) for _, pt, bar in styles if not bar]
-            check(len(set(colours)) == len(colours), f"{name}: colours repeat: {colours}")
-            check(len(set(markers)) == len(markers), f"{name}: markers repeat: {markers}")
+        check(len(group) == 2, f"{name}: {len(group)} curves in {colour}: {group}")
+        (bt, _, bpt, bdash), (ct, _, cpt, cdash) = group
+        check(bt.endswith(", baseline") and ct == bt[:-len("baseline")] + "candidate",
+              f"{name}: {colour} is shared by {bt!r} and {ct!r}, not a baseline and its candidate")
+        check(OPEN_OF.get(bpt) == cpt and cdash and not bdash,
+              f"{name}: {bt!r} (pt {bpt}) and {ct!r} (pt {cpt}, dashed {cdash}) are not filled "
+              "and open marks of one shape, the candidate dashed")
+
+
+@case("no two curves of a panel share a colour or a marker, no two bars a colour; in a "
+      "comparison only a baseline and its candidate share one, told apart by marks and dashes")
+def _(s):
+    for out, res, compare in ((s.out, s.res, True), (s.out_short, s.res_short, False),
+                              (s.out1, s.res1, False)):
+        need(s, res)
+        for name, lines in figures(out).items():
+            if name == "ab":
+                continue
+            for p in (ln for ln in lines if ln.startswith("plot ")):
+                styles = panel_styles(name, p)
+                colours = [st[1] for st in styles]
+                markers = [st[2] for st in styles if st[2] is not None]
+                check(len(set(markers)) == len(markers), f"{name}: markers repeat: {markers}")
+                if compare and not name.startswith("kut"):
+                    check_compare_colours(name, styles)
+                else:
+                    check(len(set(colours)) == len(colours), f"{name}: colours repeat: {colours}")
 
 
 @case("ticks in a fixed format, scale and unit in the axis label, no exponent")
@@ -530,6 +574,20 @@ def title_text(lines):
     return re.sub(r"\s+", " ", text.replace("\\n", " "))
 
 
+def caption(out, name):
+    """The lines under a figure on the page (index.html's figcaption), as words."""
+    page = open(os.path.join(out, "index.html")).read()
+    m = re.search(r'<figure id="' + re.escape(name) + r'">.*?<figcaption>(.*?)</figcaption>',
+                  page, re.S)
+    check(m, f"index.html has no figure {name} with a caption")
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", m.group(1)))).strip()
+
+
+def said(out, name):
+    """What a figure says of itself: its titles, then the caption under it."""
+    return title_text(figures(out)[name]) + " " + caption(out, name)
+
+
 def report_module():
     from ipibench import report
     return report
@@ -618,9 +676,9 @@ def _(s):
             med = vals[len(vals) // 2]
             check(abs(float(z) - med) < 1e-6 and label == str(med),
                   f"{backend} {snd}->{t}: drawn {z} ({label}), the boots' median p50 is {med}")
-    text = title_text(lines)
+    text = said(s.out_mat, "matrix")
     check("row = sender CPU, column = target CPU" in text and "median over 3 boots" in text,
-          f"matrix title lacks what a row, a column and a cell are: {text}")
+          f"matrix title and caption lack what a row, a column and a cell are: {text}")
 
 
 @case("every figure's title carries the accelerator, its trust warnings and the guest "
@@ -643,7 +701,7 @@ def _(s):
         check(not re.search(r"\bspin\b|\ball \S+ (spin|self)\b", text),
               f"{name}: jargon in the title: {text}")
     scaling = figures(s.out)["scaling-broadcast-all-ack"]
-    words = title_text(scaling) + " " + " ".join(
+    words = said(s.out, "scaling-broadcast-all-ack") + " " + " ".join(
         t for p in scaling if p.startswith("plot ") for t, _ in titled(p))
     for want in ("unicast loop", "set send", "shorthand", "spinning targets"):
         check(want in words, f"scaling-broadcast-all-ack: no {want!r} in {words[:300]}")
@@ -672,7 +730,7 @@ def _(s):
         check([r[0] for r in block_rows(blocks, c)] == [3.0], f"marker not at 3 targets: {c}")
     check(any(t == "shorthand (3 targets only)" for p in plots for t, _ in titled(p)),
           "the markers are not named in the legend")
-    text = title_text(lines)
+    text = said(s.out_short, "scaling-broadcast-all-ack")
     check(re.search(r"coincide.*x2apic, unicast loop = x2apic-nmi, unicast loop", text),
           f"the coinciding x2apic and x2apic-nmi curves are not said to: {text}")
     nmi = [c for p in plots for t, c in titled(p) if t.startswith("x2apic-nmi")]
@@ -701,7 +759,8 @@ def _(s):
             vals = per[(backend, variant, round(x))]
             check(abs(lo - min(vals)) < 1e-6 and abs(hi - max(vals)) < 1e-6,
                   f"{title} at {round(x)}: bars {lo}..{hi}, the boots' p50 {sorted(vals)}")
-    check("min..max of the boots' p50" in title_text(lines), "the error bars are not said")
+    check("min..max of the boots' p50" in said(s.out_short, "scaling-broadcast-all-ack"),
+          "the error bars are not said")
     dist = figures(s.out_short)["dist-broadcast-all-ack"]
     check(any("filledcurves" in c for p in dist if p.startswith("plot ") for c in clauses(p)),
           "no band of the boots' spread on the CDFs")
@@ -734,6 +793,117 @@ def _(s):
           "without pngcairo the plain png terminal is not used")
     for name in figures(out):
         check(png_ok(os.path.join(out, name + ".png")) is None, f"{name}.png: bad PNG")
+
+
+def panels(lines):
+    """[(panel title, plot line)] of a figure's panels."""
+    out, ptitle = [], None
+    for ln in lines:
+        m = re.match(r'set title "(.*)"$', ln)
+        if m:
+            ptitle = m.group(1)
+        elif ln.startswith("plot "):
+            out.append((ptitle, ln))
+    return out
+
+
+@case("before and after: each baseline curve on its candidate's panel, the scaling panels on "
+      "one y scale, the heatmaps side by side on one colour scale; one set keeps its own")
+def _(s):
+    need(s, s.res)
+    figs = figures(s.out)
+    for name in ("dist-self-send-to-handler", "dist-broadcast-all-ack",
+                 "scaling-broadcast-all-ack"):
+        for ptitle, p in panels(figs[name]):
+            check(not re.search(r"before|after", ptitle or ""),
+                  f"{name}: a panel of one side: {ptitle!r}")
+            titles = [t for t, _ in titled(p)]
+            for t in titles:
+                role = t.rsplit(", ", 1)[-1]
+                check(role in ("baseline", "candidate"), f"{name}: {t!r} names no side")
+                other = t[:-len(role)] + ("candidate" if role == "baseline" else "baseline")
+                check(other in titles, f"{name}: {t!r} without {other!r} on its panel")
+        text = title_text(figs[name])
+        check("baseline: before/x2apic-smp4" in text and "candidate: after/x2apic-smp4" in text,
+              f"{name}: the title does not name the sides: {text}")
+    scaling = figs["scaling-broadcast-all-ack"]
+    ranges = [ln for ln in scaling if ln.startswith("set yrange")]
+    top = max(v for b in data_blocks(s.out, "scaling-broadcast-all-ack") for row in
+              b.splitlines() if row.strip() for v in map(float, row.split()[1:]))
+    m = re.fullmatch(r"set yrange \[0:([\d.]+)\]", ranges[0])
+    check(len(ranges) == 1 and m and float(m.group(1)) >= top and len(panels(scaling)) > 1,
+          f"scaling: {ranges} for {len(panels(scaling))} panels, highest value {top}")
+    check("set yrange [0:*]" in figures(s.out_short)["scaling-broadcast-all-ack"],
+          "one set's scaling panels lost their own y range")
+    check("set multiplot layout 1,1" in "\n".join(figs["kut"]),
+          "kut: before and after on more than one panel")
+    need(s, s.res_mat2)
+    lines = figures(s.out_mat2)["matrix"]
+    got = [t for t, _ in panels(lines)]
+    want = [f"{b}, {role} ({side}/x2apic-smp3)" for b in ("x2apic", "xapic")
+            for role, side in (("baseline", "matrix"), ("candidate", "matrix2"))]
+    check(got == want and "set multiplot layout 2,2" in "\n".join(lines),
+          f"heatmaps {got}, expected {want} in two columns")
+    check(sum(ln.startswith("set cbrange") for ln in lines) == 1, "more than one colour scale")
+
+
+def title_rows(lines):
+    """The rows of a figure's own title (its multiplot title)."""
+    m = re.search(r'^set multiplot layout \S+ title "(.*)"$', "\n".join(lines), re.M)
+    check(m, "no figure title")
+    return m.group(1).split("\\n")
+
+
+@case("titles: at most two lines on every figure; the caption under it holds the rest, on "
+      "the page and in report.md")
+def _(s):
+    m = report_module()
+    check(m.split_title(["head", "x " * 150, "short"], 960) == (["head"], ["x " * 150, "short"]),
+          f"a line that does not fit, and those after it: {m.split_title(['head', 'x ' * 150, 'short'], 960)}")
+    check(m.split_title(["head", "two", "three"], 960) == (["head", "two"], ["three"]),
+          "three short lines")
+    rows, rest = m.split_title(["y" * 400, "two"], 960)
+    check(len(rows) == 2 and rows[1].endswith(" ...") and rest == ["y" * 400, "two"],
+          f"a head too long for two rows: {rows} {rest}")
+    for out, res in s.reports:
+        need(s, res)
+        for name, lines in figures(out).items():
+            rows = title_rows(lines)
+            check(len(rows) <= 2, f"{os.path.basename(out)}/{name}: {len(rows)} title rows: {rows}")
+    for name, lines in figures(s.out).items():
+        cap = caption(s.out, name)
+        # A comparison's second line names the sides: what ran goes under it.
+        check("guest 4 CPUs" in cap and "guest 4 CPUs" not in title_text(lines),
+              f"{name}: what ran is not in the caption alone: {cap}")
+    md = open(os.path.join(s.out, "report.md")).read()
+    check(re.search(r"\(dist-self-send-to-handler\.png\)\n\n(- .*\n)*- shaded: the range", md),
+          "report.md: no caption list under the distribution")
+
+
+@case("by default a report goes to RESULTS/reports/NAMES, never into an input's folder")
+def _(s):
+    m = report_module()
+    name = m.report_name(["r/DATE-before/x2apic-smp4", "r/DATE-after/x2apic-smp4"])
+    check(name == "DATE-before-x2apic-smp4-vs-DATE-after-x2apic-smp4", name)
+    check(m.report_name(["r/DATE-matrix/x2apic-smp4"], ("xapic", "x2apic")) ==
+          "DATE-matrix-x2apic-smp4-xapic-vs-x2apic", "one input with --pair")
+    check(m.report_name(["a/same/x", "b/same/x"]) == "a-same-x-vs-b-same-x", "shared names")
+    longs = [m.report_name([f"r/{c * 80}/x", "r/y"]) for c in "pq"]
+    check(all(len(n) <= m.NAME_MAX for n in longs) and longs[0] != longs[1], f"long: {longs}")
+    res = os.path.join(s.tmp, "results-root")
+    check(m.default_out(["r/a", "r/b"], environ={"IPIBENCH_RESULTS": res}) ==
+          os.path.join(res, "reports", "r-a-vs-r-b"), "not under IPIBENCH_RESULTS")
+    try:
+        m.default_out([s.tmp], environ={"IPIBENCH_RESULTS": res})
+        raise Fail("a default folder within an input is taken")
+    except m.ToolError as e:
+        check(e.code == 2 and "--out" in e.message, e.message)
+    before = sorted(os.path.join(d, f) for d, _, fs in os.walk(s.small) for f in fs)
+    expect(tool("report", s.small, env={"IPIBENCH_RESULTS": res}), 0, "plots")
+    out = os.path.join(res, "reports", m.report_name([s.small]))
+    check(os.path.isfile(os.path.join(out, "index.html")), f"no page in {out}")
+    after = sorted(os.path.join(d, f) for d, _, fs in os.walk(s.small) for f in fs)
+    check(before == after, f"the input's folder changed: {sorted(set(after) - set(before))[:3]}")
 
 
 # --- on the shared synthetic sets (fixtures.Sets)
@@ -769,6 +939,119 @@ def _(s):
     check(not os.path.exists(os.path.join(out1, "ab.svg")), "A/B plot without two inputs")
     expect(tool("report", s.disjoint, s.base, "--out", os.path.join(s.tmp, "r3")), 0)
     expect(tool("report", os.path.join(s.tmp, "nope")), EX_MISSING)
+
+
+# --- history --report (host/ipibench/history_plot.py), on test_history's series
+
+
+HISTORY_FIG = "history-" + SLOW.replace("/", "-")
+
+
+def panel_commands(lines):
+    """[[commands]] of a history figure's panels: each starts at 'unset arrow'."""
+    out = []
+    for ln in lines:
+        if ln == "unset arrow":
+            out.append([])
+        elif out:
+            out[-1].append(ln)
+    return out
+
+
+def arrows(commands):
+    """[(x, colour)] of a panel's vertical lines."""
+    return [(float(m.group(1)), m.group(2)) for m in
+            (re.match(r"set arrow from ([\d.]+),graph 0 .* lc rgb '([^']+)'", c)
+             for c in commands) if m]
+
+
+def slow_p50s(runs):
+    """SLOW's p50 in each run of one boot, as its results.json holds it."""
+    out = []
+    for run in runs:
+        recs = results_records(run)[0]
+        out.append(next(r["cycles"]["p50"] for r in recs if
+                        (r["bench"], r["metric"], r["variant"], r["backend"], r["target_state"],
+                         r["ntargets"]) == SLOW_KEY))
+    return out
+
+
+@set_case("history --report: the row that changed drawn over the runs, the run's values and "
+          "levels as the results hold them, each change a red line where it starts; the page "
+          "lists the changes and links the figure; --report-all draws every row")
+def _(s):
+    if not shutil.which("gnuplot"):
+        raise Fail("gnuplot missing (tools/deps.sh test installs gnuplot-nox)")
+    runs = series(os.path.join(s.tmp, "history-plot"), 12, step_at=6, kernel_at=6,
+                  exits=[1.0] * 9 + [2.0] * 3)
+    out = os.path.join(s.tmp, "history-report")
+    expect(tool("history", *runs, "--report", out), EX_REGRESSION,
+           f"history: 1 figures (SVG and PNG) and {out}/index.html")
+    figs = figures(out)
+    check(list(figs) == [HISTORY_FIG], f"figures {sorted(figs)}, expected {HISTORY_FIG} alone")
+    check_plots(out, [HISTORY_FIG])
+    timing, exits = panel_commands(figs[HISTORY_FIG])
+    red = "#" + report_module().COLOURS["slower"][2:]
+    check(arrows(timing) == [(6.5, red)] and arrows(exits) == [(9.5, red)],
+          f"change lines: timing {arrows(timing)}, exits {arrows(exits)}; expected red at 6.5 "
+          "(run06 the first slower) and 9.5 (run09 the first with 2 exits)")
+    blocks = data_blocks(out, HISTORY_FIG)
+    plot = next(c for c in timing if c.startswith("plot "))
+    values = block_rows(blocks, next(c for c in clauses(plot) if "yerrorlines" in c))
+    p50 = slow_p50s(runs)
+    check([r[0] for r in values] == list(range(1, 13)) and
+          all(abs(r[1] - v) < 1e-6 for r, v in zip(values, p50)),
+          f"drawn {values}, the runs' p50 {p50}")
+    levels = block_rows(blocks, next(c for c in clauses(plot) if "histeps" in c))
+    lo, hi = sorted(p50[:6]), sorted(p50[6:])
+    want = [(lo[2] + lo[3]) / 2] * 6 + [(hi[2] + hi[3]) / 2] * 6
+    check(all(abs(r[1] - w) < 1e-6 for r, w in zip(levels, want)) and len(levels) == 12,
+          f"levels {[r[1] for r in levels]}, the medians either side {want[0]}, {want[-1]}")
+    check(len(title_rows(figs[HISTORY_FIG])) <= 2, "history title of more than two rows")
+    bad = geometry_problems(os.path.join(out, HISTORY_FIG + ".svg"))
+    check(not bad, f"{HISTORY_FIG}.svg: " + "; ".join(bad[:4]))
+    cap = caption(out, HISTORY_FIG)
+    check("timing" in cap and f"from {runs[6]}; on the host: host kernel:" in cap and
+          "sender exits 1.00 -> 2.00 per iteration" in cap, f"caption: {cap}")
+    page = open(os.path.join(out, "index.html")).read()
+    check(f"<td>{SLOW}</td><td>timing</td>" in page and f"<td>{runs[6]}</td>" in page and
+          f'href="{HISTORY_FIG}.svg"' in page, "index.html: no change listed or figure linked")
+    md = open(os.path.join(out, "report.md")).read()
+    check(f"| {SLOW} | sender exits |" in md and f"]({HISTORY_FIG}.png)" in md,
+          "report.md: no change listed or figure linked")
+    every = os.path.join(s.tmp, "history-report-all")
+    expect(tool("history", *runs, "--report", every, "--report-all"), EX_REGRESSION)
+    check(len(figures(every)) == len(synth.ROWS),
+          f"--report-all: {len(figures(every))} figures, {len(synth.ROWS)} rows")
+
+
+@set_case("history --report: no gnuplot is exit 9 before any run is read; --report-all alone "
+          "is exit 2; with --store, each series the runs were filed in")
+def _(s):
+    fake = os.path.join(s.tmp, "no-gnuplot")
+    os.makedirs(fake, exist_ok=True)
+    for tool_name in ("bash", "python3", "dirname"):
+        os.symlink(shutil.which(tool_name), os.path.join(fake, tool_name))
+    out = os.path.join(s.tmp, "history-nognuplot")
+    expect(tool("history", "no-such-run-1", "no-such-run-2", "--report", out,
+                env={"PATH": fake}), 9, "gnuplot is missing")
+    check(not os.path.exists(out), "a page without gnuplot")
+    expect(tool("history", s.base, s.same, "--report-all"), 2, "--report-all")
+    if not shutil.which("gnuplot"):
+        raise Fail("gnuplot missing (tools/deps.sh test installs gnuplot-nox)")
+
+    def night(i, doc):
+        doc["run"].update(started=f"2026-01-{i + 1:02d}T03:00:00Z", config="x2apic-smp2")
+    runs = series(os.path.join(s.tmp, "history-plot-nights"), 4, exits=[1.0, 1.0, 2.0, 2.0],
+                  edit=night)
+    root, out = os.path.join(s.tmp, "history-plot-store"), os.path.join(s.tmp, "store-report")
+    expect(tool("history", "--store", root, *runs, "--report", out), EX_REGRESSION)
+    figs = figures(out)
+    check(list(figs) == [HISTORY_FIG], f"figures {sorted(figs)}")
+    check([a for p in panel_commands(figs[HISTORY_FIG]) for a in arrows(p)] ==
+          [(2.5, "#" + report_module().COLOURS["slower"][2:])], "the exit step of night 3")
+    check("<h2>intel-r-xeon-r-processor/x2apic-smp2</h2>" in
+          open(os.path.join(out, "index.html")).read(), "the series is not named on the page")
 
 
 def main():

@@ -179,7 +179,7 @@ def exits_changes(runs, key):
     comparable runs, and never from a run whose trace lost events."""
     out = []
     for side, name in ((0, "sender exits"), (1, "target exits")):
-        level = None
+        level, last = None, None
         for i, r in enumerate(runs):
             ex = exits_median(r.side.exits.get(key, [])) if not r.trace_gap else None
             if ex is None:
@@ -187,8 +187,10 @@ def exits_changes(runs, key):
             if level is None or era_of(runs, "exits", level[0])[1] <= i:
                 level = (i, ex[side])
             elif abs(ex[side] - level[1]) > kvm_trace.EXITS_TOLERANCE:
-                out.append(Change(key, name, i, level[1], ex[side], prev=level[0]))
+                # The facts beside it: the last run before it with exits.
+                out.append(Change(key, name, i, level[1], ex[side], prev=last))
                 level = (i, ex[side])
+            last = i
     return out
 
 
