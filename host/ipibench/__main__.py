@@ -16,6 +16,7 @@ class Unread:
 
     def __init__(self, stream):
         self._stream = stream
+        self.gone = False
 
     def write(self, text):
         try:
@@ -32,6 +33,7 @@ class Unread:
             self._stream.flush()  # what was kept for the pipe, into /dev/null
 
     def _gone(self):
+        self.gone = True
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, self._stream.fileno())
         os.close(devnull)
@@ -48,7 +50,10 @@ if sys.stderr is not None:
 try:
     code = main(sys.argv[1:])
 except BrokenPipeError:
-    # A write that went around the streams above (none does): end quietly.
-    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    # Only a reader that left ends quietly: a broken pipe of anything else
+    # (QEMU's QMP socket of a QEMU that died) is a failure, with its
+    # traceback, never a quiet 0.
+    if not any(getattr(s, "gone", False) for s in (sys.stdout, sys.stderr)):
+        raise
     code = 0
 sys.exit(code)

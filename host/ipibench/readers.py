@@ -111,7 +111,8 @@ def add_readers(sub):
                        epilog="exit status: 0 no figure regressed; 2 usage; 20 a figure "
                        "regressed within the window (slower beyond --threshold, or more "
                        "exits); 22-24 as compare; 28 --store or --summary cannot be "
-                       "written (docs/exit-codes.md).")
+                       "written; 30 the newest run cannot be judged (it starts a new "
+                       "series, or its trace lost events) (docs/exit-codes.md).")
     h.add_argument("runs", nargs="+", metavar="RUN", help="a results folder of the series "
                    "(with --store: a results folder to add to the store: a run, a matrix, a "
                    "lab import)")

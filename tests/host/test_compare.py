@@ -848,7 +848,17 @@ def rows_without_a_figure_on_either_side_are_counted_not_listed(_=None):
         rc, out, _ = expect(call(readers.main, ["compare", a, b, "--format", "json"]), 0)
         doc = json.loads(out)
         check(any(r["row"] == "send-cost/send/none/x2apic/spin/n1" for r in doc["rows"]) and
-              doc["verdict"].startswith("compare: "), "json drops the row or the verdict")
+              doc["verdict"].startswith("compare: ") and "not listed" not in doc["verdict"],
+              f"json drops the row or says it did: {doc['verdict']}")
+
+        def fail(i, recs):
+            for j, r in enumerate(recs):
+                if r.get("record") == "result" and row_key(r) == send:
+                    recs[j] = synth.result(send, status="FAILURE")
+        c = os.path.join(tmp, "c")
+        synth.make_set(c, boots=4, seed=3, samples=20, mutate=fail)
+        rc, out, _ = expect(call(readers.main, ["compare", a, c]), 0)
+        check(listed(out) and "not listed" not in out, f"a FAILURE is hidden: {out[-600:]}")
         rc, out, err = expect(call(readers.main, ["gate", "--baseline", a, b, "--format",
                                                   "markdown"]), 0)
         gate_line = err.strip().splitlines()[-1]

@@ -181,6 +181,17 @@ def _(s):
                        env=dict(os.environ, HISTORY=hist, GITHUB_STEP_SUMMARY=summary,
                                 THRESHOLD="5%", MATRIX_STATUS="0", HISTORY_STATUS="20"))
     check(p.returncode == 20, f"history's 20 is the step's exit: {p.returncode}")
+    # A gate that stops before its table: its exit code in the summary and
+    # as the step's.
+    with open(os.path.join(tmp, "run.sh"), "w") as f:
+        f.write("#!/bin/sh\necho 'gate: cannot read' >&2\nexit 22\n")
+    open(summary, "w").close()
+    p = subprocess.run(["bash", "-c", gate_step], cwd=tmp, text=True, capture_output=True,
+                       env=dict(os.environ, HISTORY=hist, GITHUB_STEP_SUMMARY=summary,
+                                THRESHOLD="5%", MATRIX_STATUS="0", HISTORY_STATUS="0"))
+    check(p.returncode == 22 and open(summary).read() ==
+          "- `a_x2apic-smp2`: gate exited 22 (docs/exit-codes.md)\n",
+          f"exit {p.returncode}, summary {open(summary).read()!r}")
 
 
 if __name__ == "__main__":

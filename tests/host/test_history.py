@@ -142,10 +142,65 @@ def _(s):
         if i == 2:
             doc["run"]["exits"] = {"lost": 7}
     runs = series(os.path.join(s.tmp, "history-lost"), 3, exits=[1.0, 1.0, 2.0], edit=lost)
-    _, out, _ = expect(tool("history", *runs), 0)
-    check(" exits " not in out.replace("exits of", "") and
-          f"history: exits of {runs[2]} left out: its trace 7 events lost" in out,
-          f"the lost-events run's exits are left out: {out}")
+    _, out, _ = expect(tool("history", *runs), 30)
+    check(" exits 1.00" not in out and
+          f"history: exits of {runs[2]} left out: its trace 7 events lost" in out and
+          out.splitlines()[-1].startswith("history: 0 figures changed in the last 10 runs; none "
+                                          "regressed; not judged: ") and
+          out.splitlines()[-1].endswith(" exits"),
+          f"the lost-events run's exits are left out, and the newest run not judged (30): {out}")
+
+
+@case("history: a new warning with a step is judged, not split off; a step back up after a step "
+      "down is judged alone (exits and timing); a newest run that starts a new series is 30; a "
+      "run mixing traced and plain boots is refused; --store goes on past a series it cannot read")
+def _(s):
+    def rdtsc(i, doc):
+        if i >= 8:
+            doc["host"]["warnings"] = [{"id": "rdtsc-exits", "text": "RDTSC exits"}]
+    runs = series(os.path.join(s.tmp, "history-warn"), 12, step_at=8, edit=rdtsc)
+    _, out, _ = expect(tool("history", *runs), EX_REGRESSION)
+    check(f"  {SLOW}: timing " in out and "warning set: " in out and "not comparable" not in out,
+          f"the step with its warning: {out}")
+    runs = series(os.path.join(s.tmp, "history-back"), 6, exits=[1.0, 1.0, 1.0, 0.5, 0.5, 1.0])
+    _, out, _ = expect(tool("history", *runs), EX_REGRESSION)
+    check("regressed" in out.splitlines()[-1], f"exits back up after a step down: {out}")
+    runs = series(os.path.join(s.tmp, "history-vee"), 24,
+                  factor=lambda i: 1.0 if i < 8 else 0.9 if i < 16 else 1.04)
+    _, out, _ = expect(tool("history", "--window", "20", *runs), EX_REGRESSION)
+    check(sum(": timing " in line for line in out.splitlines()) == 2,
+          f"100 -> 90 -> 104: the last step, +15%, alone: {out}")
+
+    def preset(i, doc):
+        doc["run"]["preset"] = "x2apic" if i < 3 else "x2apic-big"
+    runs = series(os.path.join(s.tmp, "history-newest"), 4, edit=preset)
+    _, out, _ = expect(tool("history", *runs), 30)
+    check(f"not comparable: {runs[3]} starts a new series: preset: x2apic -> x2apic-big" in out,
+          f"the newest run starts a new series: {out}")
+
+    def traced(i, doc):
+        doc["run"]["exits"] = {"lost": 0}
+    mixed = series(os.path.join(s.tmp, "history-mixed"), 2, edit=lambda i, d: i and traced(i, d))
+    both = os.path.join(s.tmp, "history-mixed", "both")
+    os.makedirs(both)
+    for i, r in enumerate(mixed):
+        os.rename(os.path.join(r, "boot1"), os.path.join(both, f"boot{i + 1}"))
+    for boot in ("boot1", "boot2"):
+        path = os.path.join(both, boot, "results.json")
+        with open(path) as f:
+            doc = json.load(f)
+        doc["run"]["config"] = "run00"
+        os.unlink(path)
+        with open(path, "w") as f:
+            json.dump(doc, f)
+    expect(tool("history", both, runs[0]), EX_USAGE, "holds boots of different configurations or "
+           "instrumentation")
+    root = os.path.join(s.tmp, "history-store-bad")
+    expect(tool("history", "--store", root, runs[0]), 0)
+    _, out, _ = expect(tool("history", "--store", root, os.path.join(s.tmp, "nowhere"),
+                            runs[1]), 22)
+    check("not stored: " in out and f"history: stored {runs[1]} as " in out,
+          f"a missing folder is an error; the next is still stored and judged: {out}")
 
 
 @case("history --store: each night filed as HOST/CONFIGURATION/START, the first one judged "
@@ -182,9 +237,11 @@ def _(s):
     check(md.count("**history: ") == 4 and "- regression: `" in md and
           md.rstrip().splitlines()[-1].startswith("- regression: "), f"summary: {md}")
     _, out, _ = expect(tool("history", "--store", root, runs[3]), EX_REGRESSION)
+    nights = os.path.join(root, "intel-r-xeon-r-processor", "x2apic-smp2")
     check("is in " in out and "already: not stored again" in out and
-          len(os.listdir(os.path.join(root, "intel-r-xeon-r-processor", "x2apic-smp2"))) == 4,
-          f"night 4 twice: {out}")
+          sorted(os.listdir(nights)) == [".series"] + [f"2026-01-0{i}T030000Z"
+                                                       for i in range(1, 5)],
+          f"night 4 twice: {out} {os.listdir(nights)}")
     _, out, _ = expect(tool("history", "--store", root, runs[4]), 0)
     check(os.path.isdir(os.path.join(root, "intel-r-xeon-r-processor", "x2apic-smp2-exits")),
           f"the traced run's own series: {out}")
@@ -192,10 +249,22 @@ def _(s):
     def same_second(i, doc):
         doc["run"].update(started="2026-01-01T03:00:00Z", config="x2apic-smp2")
     other = series(os.path.join(s.tmp, "store-same-second"), 1, edit=same_second)
+    # A copy a killed store left half-done is thrown away, not in the way.
+    os.makedirs(os.path.join(nights, "2026-01-01T030000Z.2.partial", "junk"))
     _, out, _ = tool("history", "--store", root, other[0])
-    check(os.path.isdir(os.path.join(root, "intel-r-xeon-r-processor", "x2apic-smp2",
-                                     "2026-01-01T030000Z.2")),
+    check(os.path.isdir(os.path.join(nights, "2026-01-01T030000Z.2")) and
+          not os.path.exists(os.path.join(nights, "2026-01-01T030000Z.2.partial")),
           f"another run of the same second is stored beside it: {out}")
+
+    def no_start(i, doc):
+        doc["run"].update(config="x2apic-smp2", started="")
+    other = series(os.path.join(s.tmp, "store-no-start"), 1, edit=no_start)
+    expect(tool("history", "--store", root, other[0]), 2, "has no run.started")
+
+    def folded(i, doc):
+        doc["run"].update(config="X2APIC_smp2", started="2026-02-01T03:00:00Z")
+    other = series(os.path.join(s.tmp, "store-folded"), 1, edit=folded)
+    expect(tool("history", "--store", root, other[0]), 2, "their names fold to one folder")
 
 
 if __name__ == "__main__":

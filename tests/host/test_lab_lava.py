@@ -240,6 +240,13 @@ def _(tmp):
     rc, _ = quiet(L.main, ["dut-test", "--repo", "https://git.example.org/ipibench.git",
                            "--boots", "3", "--exits", "--ab-boots", "4", "--output", out])
     check(rc == 0, f"dut-test exited {rc}")
+    # --boots was ab's: with --module-param and no --ab-boots, a note says so.
+    with contextlib.redirect_stdout(io.StringIO()), \
+            contextlib.redirect_stderr(io.StringIO()) as err:
+        L.main(["dut-test", "--repo", "https://x.org/i.git", "--module-param",
+                "kvm_amd.avic=0,1", "--boots", "4", "--output", os.path.join(tmp, "ab.yaml")])
+    check("--boots 4 counts the preset's boots; ab's boots a side are --ab-boots (3)"
+          in err.getvalue(), f"no note: {err.getvalue()!r}")
     with open(out) as f:
         params, steps = inline_definition(f.read())
     check((params["BOOTS"], params["EXITS"], params["AB_BOOTS"]) == ("3", "1", "4"),

@@ -108,6 +108,18 @@ def _(s):
           f"{os.listdir(os.path.join(d, 'save'))}")
 
 
+@case("QMP: a QEMU that died after its greeting is exit 29 with QMP's words, not a broken pipe "
+      "that run.sh's quiet end for a closed output would take for its reader leaving")
+def _(_s):
+    class DeadSocket:
+        def sendall(self, data):
+            raise BrokenPipeError(32, "Broken pipe")
+    qmp = K.Qmp.__new__(K.Qmp)
+    qmp.sock, qmp.buf = DeadSocket(), b""
+    msg = raises(29, qmp.execute, "cont")
+    check(msg.startswith("QMP cont: ") and "Broken pipe" in msg, msg)
+
+
 # A QEMU that plays FAKE_CONSOLE back, at `cont` when started paused with QMP
 # (the pinning start), else at once.
 PIN_QEMU = qmp_stand_in(before="""\

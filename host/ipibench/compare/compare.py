@@ -66,7 +66,8 @@ def compare_sets(a_path, b_path, pair=None, alpha=0.05, unit="cycles", fmt="text
     cmp.keep_rows({name: [v for v in ((keep or {}).get(name) or "").split(",") if v]
                    for name in ROW_FILTERS})
     formats = {"text": format_text, "markdown": format_markdown, "json": format_json}
-    emit(formats[fmt](cmp, every, closing=compare_verdict(cmp, every)), output)
+    # JSON lists every row: its verdict line says so.
+    emit(formats[fmt](cmp, every, closing=compare_verdict(cmp, every or fmt == "json")), output)
     if cmp.reasons:
         print("compare: NOT COMPARABLE: " + "; ".join(cmp.reasons), file=sys.stderr)
     if cmp.timing_reasons:

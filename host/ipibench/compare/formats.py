@@ -66,22 +66,25 @@ def has_exits(cmp):
     return any(r.a_exits or r.b_exits for r in cmp.rows)
 
 
-def is_empty(row):
-    """Neither side gave the row a figure or an exit count: both skipped it
-    (or failed), as every Hyper-V row of a TCG run does. Such rows are
-    counted under the table, not listed (compare --all lists them)."""
-    return not row.a_vals and not row.b_vals and not row.a_exits and not row.b_exits
+def is_empty(row, cmp):
+    """Neither side gave the row a figure or an exit count, and every record
+    of it on either side SKIPped, as every Hyper-V row of a TCG run does.
+    Such rows are counted under the table, not listed (compare --all lists
+    them); a row with an ERROR or a FAILURE is always listed."""
+    statuses = cmp.sa.statuses.get(row.key, set()) | cmp.sb.statuses.get(row.key, set())
+    return not row.a_vals and not row.b_vals and not row.a_exits and not row.b_exits \
+        and statuses <= {"SKIP"}
 
 
 def listed_rows(cmp, every=False):
-    return list(cmp.rows) if every else [r for r in cmp.rows if not is_empty(r)]
+    return list(cmp.rows) if every else [r for r in cmp.rows if not is_empty(r, cmp)]
 
 
 def unlisted_line(cmp, every=False):
     """The one line that stands for the rows the table leaves out, with the
     statuses that left them without a figure: '107 rows without a figure on
     either side are not listed (A: SKIP; B: SKIP)'."""
-    empty = [] if every else [r for r in cmp.rows if is_empty(r)]
+    empty = [] if every else [r for r in cmp.rows if is_empty(r, cmp)]
     if not empty:
         return None
     statuses = []
@@ -100,7 +103,8 @@ VERDICT_ORDER = ("slower", "faster", "inconclusive", "same median, distributions
 
 def compare_verdict(cmp, every=False):
     """compare's closing line: how many listed rows got each verdict, and the
-    rows left out. A CI keys on it: 'slower' is what a gate fails on."""
+    rows left out. A CI keys on it ('slower' beyond gate's threshold is
+    what gate fails on)."""
     rows = listed_rows(cmp, every)
     counts = {}
     for r in rows:
@@ -109,7 +113,7 @@ def compare_verdict(cmp, every=False):
                                           if v in VERDICT_ORDER else len(VERDICT_ORDER), v))
     text = f"compare: {len(rows)} rows: " + (
         ", ".join(f"{counts[v]} {v}" for v in order) if rows else "none")
-    empty = 0 if every else sum(is_empty(r) for r in cmp.rows)
+    empty = 0 if every else sum(is_empty(r, cmp) for r in cmp.rows)
     if empty:
         text += f"; {empty} without a figure on either side, not listed (--all lists them)"
     if cmp.reasons:

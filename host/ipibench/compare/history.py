@@ -34,7 +34,7 @@ import sys
 
 from ipibench.compare.gate import parse_threshold, Verdict, write_junit, write_tap
 from ipibench.compare.model import exits_median, row_name, row_order, Side
-from ipibench.exit_codes import EX_REGRESSION, EX_SAVE, EX_USAGE, ToolError
+from ipibench.exit_codes import EX_INCOMPARABLE, EX_REGRESSION, EX_SAVE, EX_USAGE, ToolError
 from ipibench.kvmhost import trace as kvm_trace
 from ipibench.results.changepoints import change_points, MIN_SIZE, PERMUTATIONS
 from ipibench.results.files import load_set
@@ -63,11 +63,25 @@ class Run:
         # (CPU count, accelerator, -cpu, guest command line, instrumentation).
         first = self.boots[0]
         self.facts = {**first.reported_facts(), **first.facts(), **first.timing_facts()}
-        # What gate refuses to compare across (exit 30): exits need facts()
-        # alike, timings timing_facts() too. A series is judged only within
-        # a stretch of runs alike in these.
-        self.era = {"exits": first.facts(), "timing": {**first.facts(), **first.timing_facts()}}
+        # What gate refuses to compare across (exit 30): exits need the
+        # configuration alike, timings the instrumentation too. A series is
+        # judged only within a stretch of runs alike in these.
+        self.era = {"exits": configuration(first),
+                    "timing": {**configuration(first), **first.timing_facts()}}
+        mixed = [b.path for b in self.boots if configuration(b) != self.era["exits"]
+                 or b.timing_facts() != first.timing_facts()]
+        if mixed:
+            raise ToolError(EX_USAGE, f"{self.path} holds boots of different configurations or instrumentation ({first.path} and {mixed[0]}): a run of a history is one; history --store files them apart")
         self.trace_gap = trace_gaps(self.boots)
+
+
+def configuration(boot):
+    """What splits a series: what the user chose (CPU count, TSC source,
+    accelerator, -cpu, machine, preset, the guest's command line). The
+    warning set, which gate also refuses across, is left out: it follows
+    what the host did (a KVM that starts trapping RDTSC), which is the very
+    change a history is for, so it is shown beside a change, not a split."""
+    return {k: v for k, v in boot.facts().items() if k != "warning set"}
 
 
 def trace_gaps(boots):
@@ -224,17 +238,23 @@ def figure_changes(runs, alpha):
 
 def judge(runs, figure, kind, window, threshold):
     """One kind of a figure's changes (timing, sender exits, target exits)
-    judged over the newest `window` runs: the level now (after its last
-    change) against the level before the earliest change in the window, so
-    that two steps under the threshold add up, and a step that noise split
-    in two counts whole. None when no change of the kind is in the window:
-    an older one is the level the runs since have confirmed."""
+    judged over the newest `window` runs: its latest change, together with
+    the changes in the window just before it that moved the same way, so
+    that two steps under the threshold add up and a step that noise split
+    in two counts whole, while a step back up after a step down is judged
+    on its own. None when no change of the kind is in the window: an older
+    one is the level the runs since have confirmed."""
     start = era_of(runs, "timing" if kind == "timing" else "exits", len(runs) - 1)[0]
-    own = [c for c in figure if c.kind == kind and c.at >= start]
-    recent = [c for c in own if c.at >= len(runs) - window]
+    recent = [c for c in figure if c.kind == kind and c.at >= max(start, len(runs) - window)]
     if not recent:
         return None
-    since = Change(own[-1].key, kind, recent[0].at, recent[0].before, own[-1].after)
+    last = recent[-1]
+    first = last
+    for c in reversed(recent[:-1]):
+        if (c.after > c.before) != (last.after > last.before):
+            break
+        first = c
+    since = Change(last.key, kind, first.at, first.before, last.after)
     bad = since.grew(threshold)
     if kind == "timing":
         pct = 100 * (since.after / since.before - 1) if since.before else 0.0
@@ -242,7 +262,26 @@ def judge(runs, figure, kind, window, threshold):
     else:
         words = f"{since.before:.2f} -> {since.after:.2f} per iteration"
     return bad, f"{'regression' if bad else 'no regression'}: {kind} {words} since " \
-        f"{runs[recent[0].at].path}"
+        f"{runs[first.at].path}"
+
+
+def not_comparable(runs, name=""):
+    """What keeps the newest run from being judged, as gate would refuse it
+    (exit 30): its configuration or instrumentation differs from the run
+    before it (the series starts again there), or its trace lost events."""
+    out, last = [], len(runs) - 1
+    for kind, what in (("exits", "configuration"), ("timing", "instrumentation")):
+        if last > 0 and runs[last].stretch[kind][0] == last:
+            diff = facts_diff(runs[last - 1].era[kind], runs[last].era[kind])
+            out.append(Verdict("environment", f"{what}{name}", False,
+                               f"not comparable: {runs[last].path} starts a new series: "
+                               + "; ".join(diff)))
+            break
+    if runs[last].trace_gap and any(r.side.exits for r in runs):
+        out.append(Verdict("environment", f"exits{name}", False,
+                           f"not comparable: the exits of {runs[last].path} are not judged: its "
+                           f"trace {runs[last].trace_gap}"))
+    return out
 
 
 def report(runs, changes, threshold, window, name=""):
@@ -274,7 +313,9 @@ def report(runs, changes, threshold, window, name=""):
             if got:
                 check = row_name(key) + ("" if kind == "timing" else f" {kind}") + name
                 verdicts.append(Verdict("history", check, not got[0], got[1]))
-    return lines, verdicts
+    refused = not_comparable(runs, name)
+    lines += [f"history: {v.message}" for v in refused]
+    return lines, verdicts + refused
 
 
 def cmd_history(a):
@@ -288,9 +329,10 @@ def cmd_history(a):
                         f"{PERMUTATIONS} permutations can reach) and below 1, not {a.alpha:g}")
     if a.window < 1:
         raise ToolError(EX_USAGE, f"--window takes a count of runs, not {a.window}")
+    errors = []
     if a.store:
         text, verdicts, tallies = [], [], []
-        for series in stored_series(a.store, a.runs, text):
+        for series in stored_series(a.store, a.runs, text, errors):
             runs = series_runs(series)
             name = os.path.relpath(series, a.store)
             if len(runs) < 2:
@@ -298,13 +340,22 @@ def cmd_history(a):
                             "judge yet")
                 tallies.append((name, "the first run of its series"))
                 continue
-            lines, got = judge_runs(runs, a, threshold, f" in {name}")
+            try:
+                lines, got = judge_runs(runs, a, threshold, f" in {name}")
+            except ToolError as e:
+                # One series that cannot be read must not hide the others'
+                # verdicts, nor the summary: it is a failed check of its own.
+                text.append(f"history: {name}: cannot judge: {e.message}")
+                errors.append((e.code, Verdict("error", name, False, e.message)))
+                tallies.append((name, f"cannot judge: {e.message}"))
+                continue
             text += [f"history: {name}:"] + lines
             verdicts += got
             tallies.append((name, tally(got, a.window, threshold)))
     else:
         text, verdicts = judge_runs(a.runs, a, threshold)
         tallies = []
+    verdicts += [v for _, v in errors]
     text.append("history: " + tally(verdicts, a.window, threshold))
     # As gate: '-' puts TAP or JUnit alone on standard output.
     if "-" not in (a.tap, a.junit):
@@ -317,15 +368,29 @@ def cmd_history(a):
             replace_file(out, write(verdicts))
     if a.summary:
         append_summary(a.summary, text[-1], tallies, verdicts)
-    return EX_REGRESSION if any(not v.ok for v in verdicts) else 0
+    # As gate: a regression is 20 whatever else; then what could not be
+    # read; then what could not be compared (30).
+    if any(v.group == "history" and not v.ok for v in verdicts):
+        return EX_REGRESSION
+    if errors:
+        return errors[0][0]
+    return EX_INCOMPARABLE if any(not v.ok for v in verdicts) else 0
 
 
-def stored_series(root, paths, text):
+def stored_series(root, paths, text, errors):
     """--store: files each results folder under root (results/store.py) and
-    says where; the series folders it added to, in the order first met."""
+    says where; the series folders it added to, in the order first met. A
+    folder that cannot be stored is an error of its own (errors: (code,
+    Verdict)); the others are still stored and judged."""
     out = []
     for path in paths:
-        for series, where in store(root, path):
+        try:
+            stored = store(root, path)
+        except ToolError as e:
+            text.append(f"history: {path}: not stored: {e.message}")
+            errors.append((e.code, Verdict("error", path, False, f"not stored: {e.message}")))
+            continue
+        for series, where in stored:
             text.append(f"history: stored {path} as {where}" if where else
                         f"history: {path} is in {series} already: not stored again")
             if series not in out:
@@ -346,11 +411,17 @@ def judge_runs(paths, a, threshold, where=""):
 
 
 def tally(verdicts, window, threshold):
-    bad = [v for v in verdicts if not v.ok]
-    return (f"{len(verdicts)} figures changed in the last {window} runs; "
-            + (f"{len(bad)} regressed beyond {threshold:g}%: "
-               + ", ".join(v.name for v in bad[:5]) + (" ..." if len(bad) > 5 else "")
-               if bad else "none regressed"))
+    """history's last line: the figures that changed, those that regressed,
+    and what could not be judged."""
+    def names(vs):
+        return ", ".join(v.name for v in vs[:5]) + (" ..." if len(vs) > 5 else "")
+    changed = [v for v in verdicts if v.group == "history"]
+    bad = [v for v in changed if not v.ok]
+    text = (f"{len(changed)} figures changed in the last {window} runs; "
+            + (f"{len(bad)} regressed beyond {threshold:g}%: {names(bad)}" if bad
+               else "none regressed"))
+    other = [v for v in verdicts if v.group != "history" and not v.ok]
+    return text + (f"; not judged: {names(other)}" if other else "")
 
 
 def append_summary(path, last, tallies, verdicts):
@@ -359,7 +430,8 @@ def append_summary(path, last, tallies, verdicts):
     a series, and each regression."""
     lines = [f"**{last}**", ""]
     lines += [f"- `{name}`: {what}" for name, what in tallies]
-    lines += [f"- regression: `{v.name}`: {v.message}" for v in verdicts if not v.ok]
+    lines += [f"- {'regression' if v.group == 'history' else 'not judged'}: `{v.name}`: "
+              f"{v.message}" for v in verdicts if not v.ok]
     try:
         with open(path, "a", encoding="utf-8") as f:
             f.write("\n".join(lines).rstrip() + "\n\n")

@@ -169,7 +169,10 @@ class Qmp:
 
     def execute(self, command, **arguments):
         msg = {"execute": command, **({"arguments": arguments} if arguments else {})}
-        self.sock.sendall(json.dumps(msg).encode() + b"\n")
+        try:
+            self.sock.sendall(json.dumps(msg).encode() + b"\n")
+        except OSError as e:  # QEMU died after its greeting (BrokenPipeError)
+            raise ToolError(EX_UNAVAILABLE, f"QMP {command}: {e}")
         while True:
             msg = self.read()
             if "event" in msg:

@@ -234,6 +234,11 @@ def dut_test_text(repo, revision="", preset="x2apic", accel="kvm", append="",
 
 
 def cmd_dut_test(a):
+    if a.module_param and "--boots" in getattr(a, "given", ()) and \
+            "--ab-boots" not in getattr(a, "given", ()):
+        # --boots was ab's boots a side until the preset's boot count took
+        # the name: an old command line would now quietly change meaning.
+        print(f"lava dut-test: note: --boots {a.boots} counts the preset's boots; ab's boots a side are --ab-boots ({a.ab_boots})", file=sys.stderr)
     write_out(dut_test_text(a.repo, a.revision, a.preset, a.accel, a.append, a.module_param,
                             a.boots, a.upload, a.minutes, exits=a.exits, ab_boots=a.ab_boots),
               a.output)
@@ -840,6 +845,7 @@ def main(argv):
     p = Parser(prog="./run.sh lava", description=__doc__.split("\n\n")[0])
     add_arguments(p)
     a = p.parse_args(argv)
+    a.given = {w.split("=", 1)[0] for w in argv if w.startswith("--")}
     try:
         return COMMANDS[a.cmd](a)
     except ToolError as e:

@@ -70,12 +70,15 @@ class SavedBoot:
 
     def reported_facts(self):
         """What may legitimately differ (an A/B over a module parameter does) but
-        a reader must see: the host kernel, its CPU flags and KVM parameters,
-        its power state and command line, and whether the vCPUs were pinned."""
+        a reader must see: the guest's build and QEMU's version (a nightly
+        job that updates either must not read as a host change), the host
+        kernel, its CPU flags and KVM parameters, its power state and command
+        line, and whether the vCPUs were pinned."""
         kvm = self.host.get("kvm_params") if isinstance(self.host.get("kvm_params"),
                                                         dict) else {}
         flags = self.host.get("cpu_flags")
-        out = {"host kernel": self.host.get("kernel"),
+        out = {"ipibench": self.env.get("version"), "QEMU": self.host.get("qemu_version"),
+               "host kernel": self.host.get("kernel"),
                "host CPU flags": " ".join(map(str, flags)) if isinstance(flags, list) else None}
         out.update({k: v for k, v in kvm.items()})
         out.update({f"host {k}": v for k, v in power_facts(self.host)})

@@ -10,9 +10,9 @@ children (docs/host-tools.md, "The nightly loop").
   label), with `-exits` when its boots were traced (run.sh --exits): their
   timings are instrumented, so they make a series of their own.
 - START is the run's earliest run.started, made safe for a file name, so a
-  listing of the series is in time order. A run without one (a LAVA import
-  of the qemu device type before imports kept it) takes the time it is
-  stored.
+  listing of the series is in time order. A run without one is refused, as
+  is one whose host type is unknown. Each series folder keeps the names it
+  was made for (.series), so two that fold to one folder name never mix.
 
 The boots are copied, never moved: the store is what a nightly job keeps,
 the results folder is what it ran. A run already in the store (the same
@@ -22,9 +22,8 @@ START.2."""
 import os
 import re
 import shutil
-import time
 
-from ipibench.exit_codes import EX_SAVE, ToolError
+from ipibench.exit_codes import EX_SAVE, EX_USAGE, ToolError
 from ipibench.results.files import load_set
 
 
@@ -44,11 +43,35 @@ def series_name(boot):
     return os.path.join(slug(host_type(boot)), slug(config))
 
 
-def start_stamp(boots, now=None):
-    """The earliest run.started of the boots, as a folder name."""
+def start_stamp(boots, path):
+    """The earliest run.started of the boots, as a folder name. A run with
+    no start is refused: history orders a series by run.started, and a
+    series some of whose runs have none cannot be ordered at all."""
     starts = sorted(str(b.run["started"]) for b in boots if b.run.get("started"))
-    when = starts[0] if starts else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
-    return re.sub(r"[^0-9A-Za-z.-]+", "-", when.replace(":", "")).strip("-")
+    if len(starts) < len(boots):
+        raise ToolError(EX_USAGE, f"{path}: a boot has no run.started ({next(b.path for b in boots if not b.run.get('started'))}): its place in a history is unknown; import lab logs with ./run.sh lava import, which keeps the log's first time")
+    return re.sub(r"[^0-9A-Za-z.-]+", "-", starts[0].replace(":", "")).strip("-")
+
+
+SERIES_MARK = ".series"  # a series folder's own names, before slug() folded them
+
+
+def claim(series, boot):
+    """Writes or checks the series folder's mark: the host type and the
+    configuration it holds, as the boots name them, so that two names that
+    fold to one folder never share a series."""
+    own = f"host type: {host_type(boot)}\nconfiguration: {boot.config()}" \
+          f"{' (traced)' if boot.run.get('exits') else ''}\n"
+    mark = os.path.join(series, SERIES_MARK)
+    if os.path.exists(mark):
+        with open(mark, encoding="utf-8") as f:
+            there = f.read()
+        if there != own:
+            raise ToolError(EX_USAGE, f"{series} holds another series ({there.strip()}) than {boot.path} ({own.strip()}): their names fold to one folder")
+        return
+    os.makedirs(series, exist_ok=True)
+    with open(mark, "w", encoding="utf-8") as f:
+        f.write(own)
 
 
 def boot_folder(boot):
@@ -88,17 +111,26 @@ def store(root, path):
     [(series folder, stored folder or None when it was there already)]."""
     groups = {}
     for b in load_set(path):
+        if not (b.host.get("cpu_model") or b.host.get("host_type")):
+            raise ToolError(EX_USAGE, f"{b.path}: no host type (host.cpu_model): runs of unknown hosts would share one series; import lab logs with ./run.sh lava import --host-type NAME")
         groups.setdefault(series_name(b), []).append(b)
     out = []
     for name, boots in groups.items():
         series = os.path.join(root, name)
-        where = free_name(os.path.join(series, start_stamp(boots)), boots)
+        stamp = start_stamp(boots, path)
+        try:
+            claim(series, boots[0])
+        except OSError as e:
+            raise ToolError(EX_SAVE, f"cannot store {path} under {series}: {e.strerror or e}")
+        where = free_name(os.path.join(series, stamp), boots)
         if where is None:
             out.append((series, None))
             continue
         taken = set()
         try:
-            os.makedirs(where + ".partial", exist_ok=True)
+            # A copy an earlier store left half-done (killed) is thrown away.
+            shutil.rmtree(where + ".partial", ignore_errors=True)
+            os.makedirs(where + ".partial")
             for b in boots:
                 src = boot_folder(b)
                 name = os.path.basename(src.rstrip("/")) or "boot"
