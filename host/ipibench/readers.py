@@ -129,7 +129,7 @@ def add_readers(sub):
                    "wolf)")
     h.add_argument("--window", type=int, default=10, metavar="N",
                    help="judge the changes of the newest N runs: the level now against the "
-                   "level before the earliest of them (10)")
+                   "lowest level they saw (10)")
     h.add_argument("--unit", choices=("cycles", "ns"), default="cycles")
     h.add_argument("--tap", help="write TAP here ('-': standard output)")
     h.add_argument("--junit", help="write JUnit XML here")

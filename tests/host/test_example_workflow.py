@@ -192,6 +192,11 @@ def _(s):
     check(p.returncode == 22 and open(summary).read() ==
           "- `a_x2apic-smp2`: gate exited 22 (docs/exit-codes.md)\n",
           f"exit {p.returncode}, summary {open(summary).read()!r}")
+    # history's regression outranks a gate that could not compare.
+    p = subprocess.run(["bash", "-c", gate_step], cwd=tmp, text=True, capture_output=True,
+                       env=dict(os.environ, HISTORY=hist, GITHUB_STEP_SUMMARY=summary,
+                                THRESHOLD="5%", MATRIX_STATUS="0", HISTORY_STATUS="20"))
+    check(p.returncode == 20, f"20 and a gate's 22: exit {p.returncode}")
 
 
 if __name__ == "__main__":

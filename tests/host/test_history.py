@@ -151,9 +151,11 @@ def _(s):
           f"the lost-events run's exits are left out, and the newest run not judged (30): {out}")
 
 
-@case("history: a new warning with a step is judged, not split off; a step back up after a step "
-      "down is judged alone (exits and timing); a newest run that starts a new series is 30; a "
-      "run mixing traced and plain boots is refused; --store goes on past a series it cannot read")
+@case("history: a new warning with a step is judged, not split off; the level now against the "
+      "lowest the window saw (a step back up, a half recovery; not one odd night); a newest run "
+      "that starts a new series is 30; a run mixing traced and plain boots is refused; --store "
+      "refuses one name for two configurations before it copies, and goes on past a series it "
+      "cannot read")
 def _(s):
     def rdtsc(i, doc):
         if i >= 8:
@@ -162,9 +164,13 @@ def _(s):
     _, out, _ = expect(tool("history", *runs), EX_REGRESSION)
     check(f"  {SLOW}: timing " in out and "warning set: " in out and "not comparable" not in out,
           f"the step with its warning: {out}")
-    runs = series(os.path.join(s.tmp, "history-back"), 6, exits=[1.0, 1.0, 1.0, 0.5, 0.5, 1.0])
-    _, out, _ = expect(tool("history", *runs), EX_REGRESSION)
-    check("regressed" in out.splitlines()[-1], f"exits back up after a step down: {out}")
+    for name, exits, code in (("back", [1.0, 1.0, 1.0, 0.5, 0.5, 1.0], EX_REGRESSION),
+                              ("half-back", [1.0, 1.0, 2.0, 2.0, 1.9, 1.9], EX_REGRESSION),
+                              ("odd-night", [1.0, 1.0, 1.0, 0.94, 1.0, 1.0, 1.0], 0)):
+        runs = series(os.path.join(s.tmp, f"history-{name}"), len(exits), exits=exits)
+        _, out, _ = expect(tool("history", *runs), code)
+        check(("none regressed" not in out.splitlines()[-1]) == bool(code),
+              f"exits {exits}: {out}")
     runs = series(os.path.join(s.tmp, "history-vee"), 24,
                   factor=lambda i: 1.0 if i < 8 else 0.9 if i < 16 else 1.04)
     _, out, _ = expect(tool("history", "--window", "20", *runs), EX_REGRESSION)
@@ -195,6 +201,19 @@ def _(s):
             json.dump(doc, f)
     expect(tool("history", both, runs[0]), EX_USAGE, "holds boots of different configurations or "
            "instrumentation")
+    # Two boots under one configuration name that are not one configuration:
+    # refused before anything is copied.
+    def other_preset(i, doc):
+        doc["run"].update(config="run00", preset="x2apic" if i == 0 else "xapic")
+    two = series(os.path.join(s.tmp, "history-two-presets"), 2, edit=other_preset)
+    one = os.path.join(s.tmp, "history-two-presets", "one")
+    for i, r in enumerate(two):
+        os.renames(os.path.join(r, "boot1"), os.path.join(one, f"boot{i + 1}"))
+    root = os.path.join(s.tmp, "history-store-alike")
+    expect(tool("history", "--store", root, one), 2, "share the configuration name 'run00' but "
+           "not the configuration")
+    check(not os.path.exists(root) or not any(files for _, _, files in os.walk(root)),
+          "something was stored")
     root = os.path.join(s.tmp, "history-store-bad")
     expect(tool("history", "--store", root, runs[0]), 0)
     _, out, _ = expect(tool("history", "--store", root, os.path.join(s.tmp, "nowhere"),

@@ -21,13 +21,14 @@ run after: what may differ (kernel, KVM parameters, power state, pinning).
 What makes figures incomparable (CPU count, accelerator, -cpu, the guest's
 command line; for timings, instrumentation too) splits the series: changes
 are sought within each stretch of comparable runs, and only the newest is
-judged, as gate refuses (exit 30) what differs there. Each kind of a figure's changes
-(timing, sender exits, target exits) is judged over the newest --window
-runs: the level now against the level before the earliest change among
-them, so that two steps under the threshold add up and a step that noise
-split in two counts whole. Slower beyond --threshold (exits: more, beyond
-the tolerance) is a regression: exit 20, with TAP and JUnit as gate writes
-them. The verdict depends on the values alone, never on timing or load:
+judged, as gate refuses (exit 30) what differs there. Each kind of a
+figure's changes (timing, sender exits, target exits) is judged over the
+newest --window runs: the level now against the lowest level the window
+saw (judge()), so that two steps under the threshold add up, a step that
+noise split in two counts whole, and a step back after an improvement or
+a half recovery after a rise is measured from the bottom. Slower beyond
+--threshold (exits: more, beyond the tolerance) is a regression: exit 20,
+with TAP and JUnit as gate writes them. The verdict depends on the values alone, never on timing or load:
 each permutation test is seeded by its segment's values."""
 import os
 import sys
@@ -66,22 +67,13 @@ class Run:
         # What gate refuses to compare across (exit 30): exits need the
         # configuration alike, timings the instrumentation too. A series is
         # judged only within a stretch of runs alike in these.
-        self.era = {"exits": configuration(first),
-                    "timing": {**configuration(first), **first.timing_facts()}}
-        mixed = [b.path for b in self.boots if configuration(b) != self.era["exits"]
+        self.era = {"exits": first.configuration(),
+                    "timing": {**first.configuration(), **first.timing_facts()}}
+        mixed = [b.path for b in self.boots if b.configuration() != self.era["exits"]
                  or b.timing_facts() != first.timing_facts()]
         if mixed:
-            raise ToolError(EX_USAGE, f"{self.path} holds boots of different configurations or instrumentation ({first.path} and {mixed[0]}): a run of a history is one; history --store files them apart")
+            raise ToolError(EX_USAGE, f"{self.path} holds boots of different configurations or instrumentation ({first.path} and {mixed[0]}): a run of a history is one")
         self.trace_gap = trace_gaps(self.boots)
-
-
-def configuration(boot):
-    """What splits a series: what the user chose (CPU count, TSC source,
-    accelerator, -cpu, machine, preset, the guest's command line). The
-    warning set, which gate also refuses across, is left out: it follows
-    what the host did (a KVM that starts trapping RDTSC), which is the very
-    change a history is for, so it is shown beside a change, not a split."""
-    return {k: v for k, v in boot.facts().items() if k != "warning set"}
 
 
 def trace_gaps(boots):
@@ -238,31 +230,34 @@ def figure_changes(runs, alpha):
 
 def judge(runs, figure, kind, window, threshold):
     """One kind of a figure's changes (timing, sender exits, target exits)
-    judged over the newest `window` runs: its latest change, together with
-    the changes in the window just before it that moved the same way, so
-    that two steps under the threshold add up and a step that noise split
-    in two counts whole, while a step back up after a step down is judged
-    on its own. None when no change of the kind is in the window: an older
-    one is the level the runs since have confirmed."""
+    judged over the newest `window` runs: the level now against the lowest
+    level the window saw, that before its first change or one between its
+    changes that held at least two runs. So two steps under the threshold
+    add up, a step that noise split in two counts whole, a step back up
+    after a step down is measured from the bottom (100, 90, 104: +15.6%),
+    and a rise that half recovered still counts (1.0, 2.0, 1.9); one odd
+    night of exits, gone the next, is no level to be judged from. None when
+    no change of the kind is in the window: an older one is the level the
+    runs since have confirmed."""
     start = era_of(runs, "timing" if kind == "timing" else "exits", len(runs) - 1)[0]
     recent = [c for c in figure if c.kind == kind and c.at >= max(start, len(runs) - window)]
     if not recent:
         return None
-    last = recent[-1]
-    first = last
-    for c in reversed(recent[:-1]):
-        if (c.after > c.before) != (last.after > last.before):
-            break
-        first = c
-    since = Change(last.key, kind, first.at, first.before, last.after)
+    # (level, first run it held): before the window's first change, then
+    # each one between changes that held two runs or more.
+    levels = [(recent[0].before, recent[0].prev)]
+    levels += [(c.after, c.at) for c, nxt in zip(recent, recent[1:]) if nxt.at - c.at >= 2]
+    low, since_at = min(levels, key=lambda lv: lv[0])
+    now = recent[-1].after
+    since = Change(recent[-1].key, kind, since_at, low, now)
     bad = since.grew(threshold)
     if kind == "timing":
-        pct = 100 * (since.after / since.before - 1) if since.before else 0.0
-        words = f"{since.before:g} -> {since.after:g} ({pct:+.1f}%)"
+        pct = 100 * (now / low - 1) if low else 0.0
+        words = f"{low:g} -> {now:g} ({pct:+.1f}%)"
     else:
-        words = f"{since.before:.2f} -> {since.after:.2f} per iteration"
-    return bad, f"{'regression' if bad else 'no regression'}: {kind} {words} since " \
-        f"{runs[first.at].path}"
+        words = f"{low:.2f} -> {now:.2f} per iteration"
+    return bad, f"{'regression' if bad else 'no regression'}: {kind} {words} from the level " \
+        f"of {runs[since_at].path}"
 
 
 def not_comparable(runs, name=""):

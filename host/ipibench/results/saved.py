@@ -43,6 +43,15 @@ class SavedBoot:
                 "warning set": None if warned is None else
                 " ".join(sorted(warned)) or "none"}
 
+    def configuration(self):
+        """What splits a history's series: what the user chose (CPU count,
+        TSC source, accelerator, -cpu, machine, preset, the guest's command
+        line), facts() less the warning set. The warning set, which gate
+        also refuses across, follows what the host did (a KVM that starts
+        trapping RDTSC), the very change a history is for: it is shown
+        beside a change, not a split."""
+        return {k: v for k, v in self.facts().items() if k != "warning set"}
+
     def timing_facts(self):
         """What must also match for two boots' timings (not their exit counts)
         to be comparable: the work added around or inside every timed region

@@ -56,22 +56,32 @@ def start_stamp(boots, path):
 SERIES_MARK = ".series"  # a series folder's own names, before slug() folded them
 
 
-def claim(series, boot):
-    """Writes or checks the series folder's mark: the host type and the
-    configuration it holds, as the boots name them, so that two names that
-    fold to one folder never share a series."""
-    own = f"host type: {host_type(boot)}\nconfiguration: {boot.config()}" \
-          f"{' (traced)' if boot.run.get('exits') else ''}\n"
+def mark_of(boot):
+    """The series mark's text: the host type and the configuration a series
+    holds, as its boots name them."""
+    return f"host type: {host_type(boot)}\nconfiguration: {boot.config()}" \
+           f"{' (traced)' if boot.run.get('exits') else ''}\n"
+
+
+def check_claim(series, boot):
+    """Refuses a boot whose series folder was made for other names (two
+    names that fold to one folder never share a series)."""
     mark = os.path.join(series, SERIES_MARK)
     if os.path.exists(mark):
         with open(mark, encoding="utf-8") as f:
             there = f.read()
-        if there != own:
-            raise ToolError(EX_USAGE, f"{series} holds another series ({there.strip()}) than {boot.path} ({own.strip()}): their names fold to one folder")
-        return
-    os.makedirs(series, exist_ok=True)
-    with open(mark, "w", encoding="utf-8") as f:
-        f.write(own)
+        if there != mark_of(boot):
+            theirs, ours = (t.strip().replace("\n", "; ") for t in (there, mark_of(boot)))
+            raise ToolError(EX_USAGE, f"{series} holds another series ({theirs}) than {boot.path} ({ours}): their names fold to one folder")
+
+
+def check_alike(boots, path):
+    """Refuses boots filed as one run that a history could not take as one:
+    another configuration or instrumentation under the same name."""
+    first = boots[0]
+    for b in boots[1:]:
+        if b.configuration() != first.configuration() or b.timing_facts() != first.timing_facts():
+            raise ToolError(EX_USAGE, f"{path}: {first.path} and {b.path} share the configuration name {first.config()!r} but not the configuration or instrumentation: give them their own labels")
 
 
 def boot_folder(boot):
@@ -114,15 +124,23 @@ def store(root, path):
         if not (b.host.get("cpu_model") or b.host.get("host_type")):
             raise ToolError(EX_USAGE, f"{b.path}: no host type (host.cpu_model): runs of unknown hosts would share one series; import lab logs with ./run.sh lava import --host-type NAME")
         groups.setdefault(series_name(b), []).append(b)
+    # Every check before the first copy: a folder is stored whole or not at all.
+    stamps = {}
+    for name, boots in groups.items():
+        check_alike(boots, path)
+        check_claim(os.path.join(root, name), boots[0])
+        stamps[name] = start_stamp(boots, path)
     out = []
     for name, boots in groups.items():
         series = os.path.join(root, name)
-        stamp = start_stamp(boots, path)
         try:
-            claim(series, boots[0])
+            os.makedirs(series, exist_ok=True)
+            if not os.path.exists(os.path.join(series, SERIES_MARK)):
+                with open(os.path.join(series, SERIES_MARK), "w", encoding="utf-8") as f:
+                    f.write(mark_of(boots[0]))
         except OSError as e:
             raise ToolError(EX_SAVE, f"cannot store {path} under {series}: {e.strerror or e}")
-        where = free_name(os.path.join(series, stamp), boots)
+        where = free_name(os.path.join(series, stamps[name]), boots)
         if where is None:
             out.append((series, None))
             continue
