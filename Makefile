@@ -35,6 +35,7 @@ HOSTCC := gcc
 NASM := nasm
 LD := ld
 OBJCOPY := objcopy
+READELF := readelf
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -90,16 +91,22 @@ $(B)/ipibench.linked.elf: $(KOBJS) linker.ld
 	$(Q)$(LD) $(LDFLAGS) -o $@ $(KOBJS)
 
 # QEMU's -kernel tries multiboot before PVH and stops at an ELF64 that has a
-# multiboot header ("Cannot load x86-64 image"): the ELF64 leaves the header
-# out, so QEMU, like every PVH loader, boots it through its note. The elf32
-# copy keeps both; QEMU and GRUB take its multiboot header.
+# multiboot header ("Cannot load x86-64 image"): the ELF64's header is
+# zeroed, so QEMU, like every PVH loader, boots it through its note. Zeroed,
+# not removed: Xen's domain builder (libxenguest) refuses an image whose
+# first segment does not start on a page ("segment boundary isn't page
+# aligned (0x100010)"), and the header is what opens the first page. The
+# elf32 copy keeps both; QEMU and GRUB take its multiboot header.
 # Both images are written beside and renamed into place when checked: a
 # QEMU that a test starts while make runs boots the old image or the new
 # one, never half of one (tests/run runs two groups at a time).
 $(B)/ipibench.elf: $(B)/ipibench.linked.elf
 	$(call say,OBJCOPY,$@)
-	$(Q)$(OBJCOPY) -R .multiboot $< $@.tmp
+	$(Q)$(OBJCOPY) -O binary --only-section=.multiboot $< $@.mb && \
+		LC_ALL=C tr '\000-\377' '\000' <$@.mb >$@.zero && \
+		$(OBJCOPY) --update-section .multiboot=$@.zero $< $@.tmp && rm -f $@.mb $@.zero
 	@! grub-file --is-x86-multiboot $@.tmp || { echo "$@: a multiboot header left in the PVH image" >&2; exit 1; }
+	@$(READELF) -lW $@.tmp | awk '$$1 == "LOAD" { exit $$3 !~ /000$$/ }' || { echo "$@: its first segment does not start on a page (Xen's domain builder refuses it)" >&2; exit 1; }
 	@mv $@.tmp $@
 
 $(B)/ipibench.elf32: $(B)/ipibench.linked.elf

@@ -5,6 +5,9 @@
 
 #define COM1 0x3f8
 #define COM2 0x2f8
+/* Bochs's and QEMU's isa-debugcon port, which Xen also decodes for HVM and PVH
+ * guests (XEN_HVM_DEBUGCONS_IOPORT): the console when there is no COM1. */
+#define DEBUG_PORT 0xe9
 
 #define UART_THR 0	/* transmit holding register (write) */
 #define UART_RBR 0	/* receive buffer register (read) */

@@ -72,8 +72,15 @@ static void console_out(void *ctx, const char *s, size_t n)
 {
 	const bool locked = *(const bool *)ctx;
 
-	if (!uart_present)
+	if (!uart_present) {
+		/* No COM1 (a Xen PVH guest has no emulated UART): the debug
+		 * port, which Xen prints as "(dN) ..." (guest_loglvl=all) and
+		 * QEMU's isa-debugcon writes out; a port nothing decodes
+		 * drops the bytes. */
+		for (size_t i = 0; i < n; i++)
+			outb(DEBUG_PORT, (uint8_t)s[i]);
 		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '\n')
 			uart_putc('\r', locked);
