@@ -43,6 +43,8 @@ static void env_cpu(struct json *j)
 	json_hex(j, "hv_recommendations", cpu.hv_recommendations);
 	json_hex(j, "kvm_base", cpu.kvm_base);
 	json_hex(j, "kvm_features", cpu.kvm_features);
+	json_hex(j, "xen_base", cpu.xen_base);
+	json_hex(j, "xen_version", cpu.xen_version);
 	json_obj_end(j);
 }
 

@@ -25,6 +25,9 @@ struct cpu_features {
 	uint32_t hv_recommendations;	/* 0x40000004 EAX */
 	uint32_t kvm_base;	/* leaf of "KVMKVMKVM", 0 if absent */
 	uint32_t kvm_features;	/* kvm_base + 1, EAX */
+	uint32_t xen_base;	/* leaf of "XenVMMXenVMM", 0 if absent (lib/xen_abi.h) */
+	uint32_t xen_max_leaf;	/* xen_base, EAX: Xen's last leaf */
+	uint32_t xen_version;	/* xen_base + 1, EAX: major << 16 | minor */
 };
 
 extern struct cpu_features cpu;

@@ -10,6 +10,7 @@
 #include "include/x86.h"
 #include "lib/hv_abi.h"
 #include "lib/kvm_pvipi.h"
+#include "lib/xen_abi.h"
 
 struct cpu_features cpu;
 
@@ -84,14 +85,20 @@ static void cpu_identify_hypervisor(void)
 		if (cpu.hv_max_leaf >= HV_CPUID_RECOMMENDATIONS)
 			cpu.hv_recommendations = cpuid(HV_CPUID_RECOMMENDATIONS, 0).eax;
 	}
+	/* KVM's and Xen's leaves: at 0x40000000, or further on beside Hyper-V's. */
 	for (uint32_t base = KVM_CPUID_BASE_FIRST; base < KVM_CPUID_BASE_LIMIT;
 	     base += KVM_CPUID_BASE_STEP) {
 		r = cpuid(base, 0);
-		if (r.ebx == KVM_SIGNATURE_EBX && r.ecx == KVM_SIGNATURE_ECX &&
+		if (!cpu.kvm_base && r.ebx == KVM_SIGNATURE_EBX && r.ecx == KVM_SIGNATURE_ECX &&
 		    r.edx == KVM_SIGNATURE_EDX) {
 			cpu.kvm_base = base;
 			cpu.kvm_features = cpuid(base + KVM_CPUID_FEATURES_OFFSET, 0).eax;
-			break;
+		}
+		if (!cpu.xen_base && r.ebx == XEN_SIGNATURE_EBX && r.ecx == XEN_SIGNATURE_ECX &&
+		    r.edx == XEN_SIGNATURE_EDX) {
+			cpu.xen_base = base;
+			cpu.xen_max_leaf = r.eax;
+			cpu.xen_version = cpuid(base + XEN_CPUID_VERSION_OFFSET, 0).eax;
 		}
 	}
 }

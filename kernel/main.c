@@ -35,6 +35,10 @@ static void boot_print_cpu(void)
 	kprintf("cpu: x2apic %s, tsc-deadline %s, hypervisor %s%s%s\n", cpu.x2apic ? "yes" : "no",
 		cpu.tsc_deadline ? "yes" : "no", cpu.hypervisor ? "\"" : "none",
 		cpu.hypervisor ? cpu.hv_vendor : "", cpu.hypervisor ? "\"" : "");
+	/* Under viridian Xen's own leaves move past Hyper-V's: say where. */
+	if (cpu.xen_base)
+		kprintf("cpu: Xen %u.%u, its leaves at 0x%x\n", cpu.xen_version >> 16,
+			cpu.xen_version & 0xffff, cpu.xen_base);
 }
 
 static void boot_bsp_lapic(struct percpu *bsp)

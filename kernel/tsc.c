@@ -3,7 +3,8 @@
  * TSC frequency. A figure the platform declares is preferred, in this order:
  * the Hyper-V TSC frequency MSR (TLFS, HV_X64_MSR_TSC_FREQUENCY, when
  * CPUID 0x40000003 EAX[11] grants it), the hypervisor timing leaf 0x40000010
- * (EAX = TSC kHz; QEMU/KVM and VMware), CPUID 0x15 (SDM vol. 2A: crystal
+ * (EAX = TSC kHz; QEMU/KVM and VMware), Xen's time leaf (its base + 3,
+ * subleaf 0, ECX = the guest's TSC kHz), CPUID 0x15 (SDM vol. 2A: crystal
  * clock x EBX/EAX), then KVM's pvclock (kvmclock: the tsc_to_system_mul and
  * tsc_shift KVM converts TSC cycles to ns with; Linux's pvclock_tsc_khz()).
  * The PIT is always used to calibrate as well (channel 2 gated through port
@@ -24,6 +25,7 @@
 #include "include/topology.h"
 #include "include/tsc.h"
 #include "lib/hv_abi.h"
+#include "lib/xen_abi.h"
 
 #define PIT_CAL_MS 5u	/* x3 runs; a 1 us read jitter is 0.02% */
 #define PORT_61 0x61
@@ -214,6 +216,13 @@ static uint64_t tsc_declared_khz(const char **source)
 			return r.eax;
 		}
 	}
+	if (cpu.xen_base && cpu.xen_max_leaf >= cpu.xen_base + XEN_CPUID_TIME_OFFSET) {
+		r = cpuid(cpu.xen_base + XEN_CPUID_TIME_OFFSET, 0);
+		if (r.ecx) {
+			*source = "Xen time leaf";
+			return r.ecx;
+		}
+	}
 	if (cpu.max_leaf >= 0x15) {
 		r = cpuid(0x15, 0);
 		if (r.eax && r.ebx && r.ecx) {
@@ -240,7 +249,7 @@ static void tsc_guess(void)
 {
 	tsc_freq_guessed = true;
 	kprintf(
-	    "tsc: nothing declares the frequency (Hyper-V MSR, leaf 0x40000010, CPUID 0x15, kvmclock, CPUID 0x16) and nothing calibrates it (no PIT channel 2 at port 0x61, no ACPI PM timer): assuming %u MHz, so every ns figure is unreliable and waits last longer than asked; cycles stand\n",
+	    "tsc: nothing declares the frequency (Hyper-V MSR, leaf 0x40000010, Xen time leaf, CPUID 0x15, kvmclock, CPUID 0x16) and nothing calibrates it (no PIT channel 2 at port 0x61, no ACPI PM timer): assuming %u MHz, so every ns figure is unreliable and waits last longer than asked; cycles stand\n",
 	    TSC_KHZ_GUESS / 1000);
 }
 
