@@ -28,7 +28,7 @@ from ipibench.compare.history import (cmd_history, eras, facts_diff, figure_chan
 from ipibench.compare.model import exits_median, row_name, row_order
 from ipibench.exit_codes import EX_USAGE, ToolError
 from ipibench.report import (axis_scale, COLOURS, data_rows, display_names, figure_html,
-                             figure_markdown, FIGURE_CSS, gnuplot_path, gp_lines, gp_str,
+                             figure_markdown, gnuplot_path, gp_lines, gp_str, html_page,
                              html_table, md_table, metric_head, Plot, run_gnuplot, slug,
                              split_title, state_words, targets_words, variant_words)
 from ipibench.results.files import load_set
@@ -295,12 +295,7 @@ def page_html(series, plots, a):
                                                             runs_table(runs))
         for p in mine:
             body += [f"<h3>{e(p.title)}</h3>"] + figure_html(p)
-    style = ("body{font-family:sans-serif;max-width:1100px;margin:auto}"
-             "table{border-collapse:collapse;font-size:90%}"
-             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}" + FIGURE_CSS)
-    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-            f"<title>{e(TITLE)}</title><style>{style}</style></head><body>\n"
-            + "\n".join(body) + "\n</body></html>\n")
+    return html_page(TITLE, body)
 
 
 def page_markdown(series, plots, a):

@@ -1539,11 +1539,16 @@ def page_html(title, sets, cmp, plots, notes, kut_tables=(), unit="cycles"):
             body += ([f"<h3>{e(ktitle)}</h3>"] if ktitle else []) + html_table(head, rows)
     for p in plots:
         body += [f"<h2>{e(p.title)}</h2>"] + figure_html(p)
+    return html_page(title, body)
+
+
+def html_page(title, body):
+    """The page around body (its lines of HTML): report's and history's."""
     style = ("body{font-family:sans-serif;max-width:1100px;margin:auto}"
              "table{border-collapse:collapse;font-size:90%}"
              "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}" + FIGURE_CSS)
     return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-            f"<title>{e(title)}</title><style>{style}</style></head><body>\n"
+            f"<title>{html.escape(title)}</title><style>{style}</style></head><body>\n"
             + "\n".join(body) + "\n</body></html>\n")
 
 

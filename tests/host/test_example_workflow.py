@@ -166,9 +166,15 @@ def _(s):
         f.write("#!/bin/sh\necho \"$*\" >> calls.txt\necho table\necho '**gate: pass: x**'\n")
     os.chmod(os.path.join(tmp, "run.sh"), 0o755)
     summary = os.path.join(tmp, "summary.md")
-    p = subprocess.run(["bash", "-c", gate_step], cwd=tmp, text=True, capture_output=True,
-                       env=dict(os.environ, HISTORY=hist, GITHUB_STEP_SUMMARY=summary,
-                                THRESHOLD="5%", MATRIX_STATUS="0", HISTORY_STATUS="0"))
+
+    def gate(history_status):
+        """The gate step in tmp, the job's variables set as in a night."""
+        return subprocess.run(["bash", "-c", gate_step], cwd=tmp, text=True,
+                              capture_output=True,
+                              env=dict(os.environ, HISTORY=hist, GITHUB_STEP_SUMMARY=summary,
+                                       THRESHOLD="5%", MATRIX_STATUS="0",
+                                       HISTORY_STATUS=history_status))
+    p = gate(history_status="0")
     calls = open(os.path.join(tmp, "calls.txt")).read().splitlines()
     check(p.returncode == 0 and calls == [
         f"gate --baseline {hist}/a/x2apic-smp2/2026-01-01T030000Z --threshold 5% --tap "
@@ -177,25 +183,19 @@ def _(s):
         f"exit {p.returncode} {p.stderr}; calls {calls}")
     check(open(summary).read() == "- `a_x2apic-smp2`: **gate: pass: x**\n",
           f"summary {open(summary).read()!r}")
-    p = subprocess.run(["bash", "-c", gate_step], cwd=tmp, text=True, capture_output=True,
-                       env=dict(os.environ, HISTORY=hist, GITHUB_STEP_SUMMARY=summary,
-                                THRESHOLD="5%", MATRIX_STATUS="0", HISTORY_STATUS="20"))
+    p = gate(history_status="20")
     check(p.returncode == 20, f"history's 20 is the step's exit: {p.returncode}")
     # A gate that stops before its table: its exit code in the summary and
     # as the step's.
     with open(os.path.join(tmp, "run.sh"), "w") as f:
         f.write("#!/bin/sh\necho 'gate: cannot read' >&2\nexit 22\n")
     open(summary, "w").close()
-    p = subprocess.run(["bash", "-c", gate_step], cwd=tmp, text=True, capture_output=True,
-                       env=dict(os.environ, HISTORY=hist, GITHUB_STEP_SUMMARY=summary,
-                                THRESHOLD="5%", MATRIX_STATUS="0", HISTORY_STATUS="0"))
+    p = gate(history_status="0")
     check(p.returncode == 22 and open(summary).read() ==
           "- `a_x2apic-smp2`: gate exited 22 (docs/exit-codes.md)\n",
           f"exit {p.returncode}, summary {open(summary).read()!r}")
     # history's regression outranks a gate that could not compare.
-    p = subprocess.run(["bash", "-c", gate_step], cwd=tmp, text=True, capture_output=True,
-                       env=dict(os.environ, HISTORY=hist, GITHUB_STEP_SUMMARY=summary,
-                                THRESHOLD="5%", MATRIX_STATUS="0", HISTORY_STATUS="20"))
+    p = gate(history_status="20")
     check(p.returncode == 20, f"20 and a gate's 22: exit {p.returncode}")
 
 
