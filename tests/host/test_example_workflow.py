@@ -87,6 +87,18 @@ def run_sh_commands(script, env):
     return out
 
 
+def job_commands(job):
+    """A job's step scripts, each one bash can parse (its ${{ }} expressions
+    stood for by a word), and their ./run.sh commands with the job's env."""
+    scripts = job_scripts(job)
+    for script in scripts:
+        p = subprocess.run(["bash", "-n"], input=re.sub(r"\$\{\{[^}]*\}\}", "x", script),
+                           text=True, capture_output=True)
+        check(p.returncode == 0, f"bash -n: {p.stderr}: {script}")
+    env = job_env(job)
+    return scripts, [c for script in scripts for c in run_sh_commands(script, env)]
+
+
 @case("the example workflow: an exits job of matrix --exits with a plan subset, then gate --exits "
       "per configuration; timing cannot fail there; it alone runs on pull requests")
 def _(_s):
@@ -97,13 +109,7 @@ def _(_s):
           "the timing gate would run on pull requests")
     job = workflow_job(text, "exits")
     check(not any(line.startswith("    if:") for line in job), "the exits job is conditional")
-    env = job_env(job)
-    scripts = job_scripts(job)
-    for script in scripts:
-        p = subprocess.run(["bash", "-n"], input=re.sub(r"\$\{\{[^}]*\}\}", "x", script),
-                           text=True, capture_output=True)
-        check(p.returncode == 0, f"bash -n: {p.stderr}: {script}")
-    cmds = [c for script in scripts for c in run_sh_commands(script, env)]
+    scripts, cmds = job_commands(job)
     matrices = [args for sub, args in cmds if sub == "matrix"]
     gates = [args for sub, args in cmds if sub == "gate"]
     check(len(matrices) == 2 and len(gates) == 1, f"{cmds}")
@@ -132,13 +138,7 @@ def _(s):
     check("  schedule:\n" in text.split("\njobs:\n")[0], "not scheduled")
     job = workflow_job(text, "nightly")
     check(any("runs-on: [self-hosted," in line for line in job), "not on a self-hosted runner")
-    env = job_env(job)
-    scripts = job_scripts(job)
-    for script in scripts:
-        p = subprocess.run(["bash", "-n"], input=re.sub(r"\$\{\{[^}]*\}\}", "x", script),
-                           text=True, capture_output=True)
-        check(p.returncode == 0, f"bash -n: {p.stderr}: {script}")
-    cmds = [c for script in scripts for c in run_sh_commands(script, env)]
+    scripts, cmds = job_commands(job)
     matrices = [O.parse_matrix(args) for sub, args in cmds if sub == "matrix"]
     runs = [O.parse_run(M.boot_argv("x", "2", "c", "/d", False, o.passed), "/")
             for o in matrices]
