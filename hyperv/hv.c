@@ -67,6 +67,9 @@ static const char *hv_probe_interface(void)
 		return "no Hyper-V interface: QEMU TCG (CPUID 0x40000000 \"TCGTCGTCGTCG\") emulates none; boot with -accel kvm and hv-* flags in -cpu";
 	if (!cpu.hypervisor)
 		return "no hypervisor (CPUID.1:ECX[31] is 0): Hyper-V hypercalls need one (QEMU: -accel kvm with hv-* flags in -cpu)";
+	/* Xen offers the Hyper-V interface to HVM guests only, through viridian. */
+	if (cpu.xen_base)
+		return "no Hyper-V interface (CPUID 0x40000001 EAX is not \"Hv#1\"): under Xen, an HVM guest with viridian enabled (xl: viridian = [\"base\", \"hcall_ipi\", \"hcall_remote_tlb_flush\", \"ex_processor_masks\"]); a PVH guest has none";
 	return "no Hyper-V interface (CPUID 0x40000001 EAX is not \"Hv#1\"): add hv-* flags to -cpu under -accel kvm";
 }
 
