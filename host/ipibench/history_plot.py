@@ -14,26 +14,23 @@ newest --window runs, which the verdict judges, are shaded.
 
 Only the rows that changed are drawn, unless --report-all: a matrix holds
 some 200 rows, and each figure costs gnuplot two renderings. The series
-(with --store, each series the runs were filed in) is analysed again here,
-through compare/history.py's own functions: its tests are seeded by the
-values, so the changes drawn are the changes printed. The drawing is
+drawn are the ones history just judged (cmd_history's judged groups: with
+--store, each series of two runs or more it added to), so the changes drawn
+are the changes printed, and no run is read or tested twice. The drawing is
 report.py's (run_gnuplot, Plot, its titles and captions)."""
 import datetime
 import html
 import os
 import sys
 
-from ipibench.compare.history import (cmd_history, eras, facts_diff, figure_changes,
-                                      host_types, load_runs)
+from ipibench.compare.history import cmd_history, facts_diff, stretch_starts
 from ipibench.compare.model import exits_median, row_name, row_order
 from ipibench.exit_codes import EX_USAGE, ToolError
 from ipibench.report import (axis_scale, COLOURS, data_rows, display_names, figure_html,
                              figure_markdown, gnuplot_path, gp_lines, gp_str, html_page,
                              html_table, md_table, metric_head, Plot, run_gnuplot, slug,
                              split_title, state_words, targets_words, variant_words)
-from ipibench.results.files import load_set
 from ipibench.results.stats import median
-from ipibench.results.store import series_name, series_runs
 from ipibench.write import replace_file
 
 TITLE = "ipibench history"
@@ -117,7 +114,7 @@ def timing_panel(src, blocks, runs, key, changes, unit, window):
     plot = [clause(src, blocks, rows, "1:2:3:4",
                    f"yerrorlines lc rgb '{VALUE}' pt 7 ps 0.8",
                    "a run: its boots' median p50, min..max")]
-    splits = [i for i, _ in eras(runs, "timing")[1:]]
+    splits = stretch_starts(runs, "timing")
     if any(c.kind == "timing" for c in changes) or splits:
         plot.append(clause(src, blocks, [(x, v / div) for x, v in levels(points, changes, splits)],
                            "1:2", f"histeps lc rgb '{LEVEL}' lw 1.5",
@@ -138,7 +135,7 @@ def exits_panel(src, blocks, runs, key, changes, window):
                    f"linespoints lc rgb '{SENDER}' pt 5 ps 0.8", "the sender's exits"),
             clause(src, blocks, [(x, t) for x, _, t in points], "1:2",
                    f"linespoints lc rgb '{TARGETS}' pt 9 ps 0.8", "the targets' exits")]
-    splits = [i for i, _ in eras(runs, "exits")[1:]]
+    splits = stretch_starts(runs, "exits")
     return ["unset arrow"] + marks(changes, EXITS_KINDS, splits) + \
         ["set ylabel 'exits per iteration'", "set yrange [0:*]",
          "set title 'exits per iteration (median over boots)'",
@@ -203,37 +200,12 @@ def row_plot(name, data_dir, runs, key, changes, a):
     return Plot(name, row_name(key), lines, caption, (WIDTH, height), notes)
 
 
-def stored_series(a):
-    """--store: the series folders the runs were filed in (results/store.py
-    names them; history stored them already), in the order first met."""
+def series_of(a, judged):
+    """[(name, runs, {row key: changes}, [row keys to draw])] of the groups
+    history judged (cmd_history's judged: with --store, the series of two
+    runs or more it added to)."""
     out = []
-    for path in a.runs:
-        for boot in load_set(path):
-            series = os.path.join(a.store, series_name(boot))
-            if series not in out:
-                out.append(series)
-    return out
-
-
-def groups_of(a):
-    """[(name, runs)]: the series as history judges them, one per host type,
-    or with --store one per series it added to (of two runs at least)."""
-    if not a.store:
-        return list(host_types(load_runs(a.runs, a.unit)).items())
-    out = []
-    for series in stored_series(a):
-        paths = series_runs(series)
-        if len(paths) > 1:
-            name = os.path.relpath(series, a.store)
-            out += [(name, runs) for runs in host_types(load_runs(paths, a.unit)).values()]
-    return out
-
-
-def series_of(a):
-    """[(name, runs, {row key: changes}, [row keys to draw])]."""
-    out = []
-    for host, runs in groups_of(a):
-        changes = figure_changes(runs, a.alpha)
+    for host, runs, changes in judged:
         keys = set(changes)
         if a.report_all:
             for r in runs:
@@ -315,9 +287,9 @@ def page_markdown(series, plots, a):
     return "\n".join(lines) + "\n"
 
 
-def write_report(a):
+def write_report(a, judged):
     """The page and a figure per row that changed (every row: --report-all)."""
-    series = series_of(a)
+    series = series_of(a, judged)
     data_dir = os.path.join(a.report, "data")
     os.makedirs(data_dir, exist_ok=True)
     plots = plots_of(series, data_dir, a)
@@ -337,9 +309,10 @@ def cmd_history_report(a):
         raise ToolError(EX_USAGE, "--report-all draws the figures of --report DIR: give it a folder")
     if a.report:
         gnuplot_path()
-    rc = cmd_history(a)
+    judged = []
+    rc = cmd_history(a, judged)
     if a.report:
-        n = write_report(a)
+        n = write_report(a, judged)
         # TAP or JUnit alone on standard output ('-') keeps it alone there.
         where = sys.stderr if "-" in (a.tap, a.junit) else sys.stdout
         print(f"history: {n} figures (SVG and PNG) and {os.path.join(a.report, 'index.html')}",

@@ -63,14 +63,15 @@ class Run:
         # kernel, parameters, power) and what makes figures incomparable
         # (CPU count, accelerator, -cpu, guest command line, instrumentation).
         first = self.boots[0]
-        self.facts = {**first.reported_facts(), **first.facts(), **first.timing_facts()}
+        timing = first.timing_facts()
+        self.facts = {**first.reported_facts(), **first.facts(), **timing}
         # What gate refuses to compare across (exit 30): exits need the
         # configuration alike, timings the instrumentation too. A series is
         # judged only within a stretch of runs alike in these.
-        self.era = {"exits": first.configuration(),
-                    "timing": {**first.configuration(), **first.timing_facts()}}
-        mixed = [b.path for b in self.boots if b.configuration() != self.era["exits"]
-                 or b.timing_facts() != first.timing_facts()]
+        self.era = {"exits": first.configuration()}
+        self.era["timing"] = {**self.era["exits"], **timing}
+        mixed = [b.path for b in self.boots[1:] if b.configuration() != self.era["exits"]
+                 or b.timing_facts() != timing]
         if mixed:
             raise ToolError(EX_USAGE, f"{self.path} holds boots of different configurations or instrumentation ({first.path} and {mixed[0]}): a run of a history is one")
         self.trace_gap = trace_gaps(self.boots)
@@ -108,15 +109,25 @@ def era_of(runs, kind, i):
 
 
 def mark_eras(runs):
-    """Sets each run's stretch: {kind: (start, end)} for timing and exits."""
+    """Sets each run's stretch, {kind: (start, end)}, and split, {kind: what
+    changed from the run before it, when a stretch starts there}, for timing
+    and exits: worked out once per series."""
     for r in runs:
-        r.stretch = {}
+        r.stretch, r.split = {}, {}
     for kind in ("timing", "exits"):
-        starts = [e for e, _ in eras(runs, kind)] + [len(runs)]
+        found = eras(runs, kind)
+        for i, diff in found[1:]:
+            runs[i].split[kind] = diff
+        starts = [e for e, _ in found] + [len(runs)]
         for a, b in zip(starts, starts[1:]):
             for r in runs[a:b]:
                 r.stretch[kind] = (a, b)
     return runs
+
+
+def stretch_starts(runs, kind):
+    """The indices of the runs where a stretch of this kind starts (not the first)."""
+    return [i for i, r in enumerate(runs) if kind in r.split]
 
 
 class Change:
@@ -266,11 +277,10 @@ def not_comparable(runs, name=""):
     before it (the series starts again there), or its trace lost events."""
     out, last = [], len(runs) - 1
     for kind, what in (("exits", "configuration"), ("timing", "instrumentation")):
-        if last > 0 and runs[last].stretch[kind][0] == last:
-            diff = facts_diff(runs[last - 1].era[kind], runs[last].era[kind])
+        if kind in runs[last].split:
             out.append(Verdict("environment", f"{what}{name}", False,
                                f"not comparable: {runs[last].path} starts a new series: "
-                               + "; ".join(diff)))
+                               + "; ".join(runs[last].split[kind])))
             break
     if runs[last].trace_gap and any(r.side.exits for r in runs):
         out.append(Verdict("environment", f"exits{name}", False,
@@ -288,12 +298,12 @@ def report(runs, changes, threshold, window, name=""):
         lines.append(f"history: {len(runs)} runs cannot show a timing change ({MIN_SIZE} a side "
                      "at least): only exit steps are looked for")
     for kind, what in (("exits", "figures"), ("timing", "timings")):
-        for i, diff in eras(runs, kind)[1:]:
-            if kind == "timing" and any(i == j for j, _ in eras(runs, "exits")):
-                continue
+        for i in stretch_starts(runs, kind):
+            if kind == "timing" and "exits" in runs[i].split:
+                continue  # said once, as figures
             lines.append(f"history: {what} not comparable across {runs[i].path} (the series "
                          "is judged within each side of it, the verdict after it): "
-                         + "; ".join(diff))
+                         + "; ".join(runs[i].split[kind]))
     for run in runs:
         if run.trace_gap:
             lines.append(f"history: exits of {run.path} left out: its trace {run.trace_gap}")
@@ -313,8 +323,9 @@ def report(runs, changes, threshold, window, name=""):
     return lines, verdicts + refused
 
 
-def cmd_history(a):
-    """`./run.sh history`, its arguments as its parser read them."""
+def cmd_history(a, judged=None):
+    """`./run.sh history`, its arguments as its parser read them; judged: as
+    judge_runs's, every group judged."""
     threshold = parse_threshold(a.threshold)
     if len(a.runs) < 2 and not a.store:
         raise ToolError(EX_USAGE, "history takes the runs of a series, at least two (or "
@@ -336,7 +347,7 @@ def cmd_history(a):
                 tallies.append((name, "the first run of its series"))
                 continue
             try:
-                lines, got = judge_runs(runs, a, threshold, f" in {name}")
+                lines, got = judge_runs(runs, a, threshold, f" in {name}", name, judged)
             except ToolError as e:
                 # One series that cannot be read must not hide the others'
                 # verdicts, nor the summary: it is a failed check of its own.
@@ -348,7 +359,7 @@ def cmd_history(a):
             verdicts += got
             tallies.append((name, tally(got, a.window, threshold)))
     else:
-        text, verdicts = judge_runs(a.runs, a, threshold)
+        text, verdicts = judge_runs(a.runs, a, threshold, judged=judged)
         tallies = []
     verdicts += [v for _, v in errors]
     text.append("history: " + tally(verdicts, a.window, threshold))
@@ -393,12 +404,17 @@ def stored_series(root, paths, text, errors):
     return out
 
 
-def judge_runs(paths, a, threshold, where=""):
-    """The lines and verdicts of one series of runs (grouped by host type)."""
+def judge_runs(paths, a, threshold, where="", series=None, judged=None):
+    """The lines and verdicts of one series of runs (grouped by host type);
+    judged, when a list, gets (name: series or host type, runs, {row key:
+    changes}) of each group, for history --report to draw."""
     groups = host_types(load_runs(paths, a.unit))
     text, all_verdicts = [], []
     for host, runs in groups.items():
-        lines, verdicts = report(runs, figure_changes(runs, a.alpha), threshold, a.window,
+        changes = figure_changes(runs, a.alpha)
+        if judged is not None:
+            judged.append((series or host, runs, changes))
+        lines, verdicts = report(runs, changes, threshold, a.window,
                                  f" on {host}" * (len(groups) > 1) + where)
         text += lines
         all_verdicts += verdicts
