@@ -29,6 +29,9 @@ static const char *const debug_names[] = { "fault-bsp", "fault-ap", "skip-sipi",
 					    "stall", "late-wake", "slow-eoi", "nmi-as-fixed",
 					    "withhold-one-way", "nested-nmi", "no-halt-mark", "stale-tlb", NULL };
 _Static_assert(ARRAY_SIZE(debug_names) == DEBUG_COUNT + 1, "one name per debug key");
+static const char *const skip_names[] = { "tpr-hold", NULL };
+static const char *const hv_os_id_names[] = { "open-source", "windows", NULL };
+_Static_assert(ARRAY_SIZE(skip_names) == SKIP_COUNT + 1, "one name per skip key");
 
 /* --- the kernel's keys: plan first, the rest after every other group ------------------------ */
 
@@ -47,7 +50,7 @@ static const struct option_group plan_group = { 0, plan_spec, ARRAY_SIZE(plan_sp
 						plan_apply };
 OPTION_GROUP(plan_group);
 
-enum { K_AP_TIMEOUT, K_INIT_DELAY, K_DEBUG, K_DEBUG_CPU, K_LAVA, K_HELP, K_COUNT };
+enum { K_AP_TIMEOUT, K_INIT_DELAY, K_DEBUG, K_DEBUG_CPU, K_SKIP, K_HV_OS_ID, K_LAVA, K_HELP, K_COUNT };
 
 static const struct opt_spec kernel_specs[K_COUNT] = {
 	[K_AP_TIMEOUT] = { "ap_timeout", OPT_UINT, 1, 60000, NULL,
@@ -57,6 +60,10 @@ static const struct opt_spec kernel_specs[K_COUNT] = {
 	[K_DEBUG] = { "debug", OPT_LIST, 0, 0, debug_names, "fault injection (tests only)" },
 	[K_DEBUG_CPU] = { "debug_cpu", OPT_UINT, 0, 1023, NULL,
 			  "CPU number that fault injection targets, 0 the BSP (default: the last)" },
+	[K_SKIP] = { "skip", OPT_LIST, 0, 0, skip_names,
+		     "checks to SKIP where the platform under test cannot run them (docs/xen.md)" },
+	[K_HV_OS_ID] = { "hv_os_id", OPT_ENUM, 0, 0, hv_os_id_names,
+			 "the Hyper-V guest OS ID's format: open-source (the TLFS's for a non-Microsoft guest) or windows (Xen's viridian recommends hypercalls to Windows IDs only: docs/xen.md)" },
 	[K_LAVA] = { "lava", OPT_BOOL, 0, 0, NULL,
 		     "also print a LAVA monitor line per check and headline figure (docs/lab.md)" },
 	[K_HELP] = { "help", OPT_BOOL, 0, 0, NULL, "print this list and stop" },
@@ -72,6 +79,10 @@ static void kernel_apply(const struct opt_value *v)
 		options.debug = v[K_DEBUG].u;
 	if (v[K_DEBUG_CPU].set)
 		options.debug_cpu = (uint32_t)v[K_DEBUG_CPU].u;
+	if (v[K_SKIP].set)
+		options.skip = v[K_SKIP].u;
+	if (v[K_HV_OS_ID].set)
+		options.hv_os_id = (enum hv_os_id)v[K_HV_OS_ID].u;
 	options.lava = v[K_LAVA].set && v[K_LAVA].u;
 	options.help = v[K_HELP].set && v[K_HELP].u;
 }

@@ -488,6 +488,10 @@ static void hold_check(const char *label, enum hold_kind kind, unsigned int src,
 		     label, kind == HOLD_TPR ? "TPR 0x60" : "IF=0", h.vector, target,
 		     h.self ? "self-IPI on" : "sent from", src,
 		     kind == HOLD_TPR ? "TPR drops" : "STI");
+	if (kind == HOLD_TPR && skip_on(SKIP_TPR_HOLD)) {
+		tap_skip(name, "skip=tpr-hold on the command line");
+		return;
+	}
 	counts_snapshot(&d);
 	h.deadline = tsc_deadline_us(DELIVERY_TIMEOUT_US);
 	err = h.self ? smp_call(target, hold_target, &h, CALL_TIMEOUT_US) : hold_remote(&h, target);
