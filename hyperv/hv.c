@@ -8,9 +8,18 @@
  * TLFS 3.13 "Establishing the Hypercall Interface": write a non-zero guest
  * OS ID, then the hypercall page's GPA with the enable bit, and read the
  * enable bit back (KVM accepts the write but leaves enable 0 while the OS
- * ID is 0). KVM then writes vmcall or vmmcall and ret into the page; calls
- * here execute the instruction directly (hyperv/hypercall.asm), and the
- * page's first bytes are printed so a reader sees what KVM chose.
+ * ID is 0). The hypervisor then writes its calling sequence into the page
+ * (KVM: vmcall or vmmcall, ret; Xen's viridian: or eax, 0x80000000 first);
+ * every call jumps into it (hyperv/hypercall.asm), and the page's first
+ * bytes are printed so a reader sees what the hypervisor chose.
+ *
+ * The recommendations (CPUID 0x40000004) the probes test are those the
+ * hypervisor gives an identified guest: Xen's viridian leaves the leaf
+ * empty until the guest OS ID is a Microsoft one for Windows NT or later
+ * (xen/arch/x86/hvm/viridian/viridian.c, cpuid_viridian_leaves(), leaf 4),
+ * while KVM fills it from -cpu whatever the ID. When the boot-time leaf
+ * lacks a bit a probe needs, the leaf is read again with the OS ID written
+ * (hv_os_id=, default the open-source format) and the ID put back.
  */
 #include "include/console.h"
 #include "include/cpu.h"
@@ -35,23 +44,35 @@ struct hv_req {
 	const uint32_t *reg; /* a CPUID word recorded in struct cpu_features */
 	uint32_t bit;
 	const char *why;
+	const char *xen_why; /* under Xen's viridian, where it differs */
 };
+
+static uint32_t hv_rec_identified; /* 0x40000004 EAX as an identified guest reads it */
+
+#define HV_XEN_REC_WHY(what, group)                                                                  \
+	"CPUID 0x40000004 EAX[" what "] is 0 with the guest OS ID written: Xen's viridian "          \
+	"recommends hypercalls only to a Windows guest OS ID (hv_os_id=windows) and with the " group \
+	" group in xl's viridian = [...] (docs/xen.md)"
 
 static const struct hv_req hv_reqs[] = {
     {HV_NEED_HYPERCALL, &cpu.hv_features_eax, HV_FEAT_HYPERCALL_MSRS,
-     "CPUID 0x40000003 EAX[5] (hypercall MSRs) is 0: QEMU sets it with any hv-* flag"},
+     "CPUID 0x40000003 EAX[5] (hypercall MSRs) is 0: QEMU sets it with any hv-* flag", NULL},
     {HV_NEED_VP_INDEX, &cpu.hv_features_eax, HV_FEAT_VP_INDEX,
-     "CPUID 0x40000003 EAX[6] (VP index MSR) is 0: add hv-vpindex to -cpu"},
+     "CPUID 0x40000003 EAX[6] (VP index MSR) is 0: add hv-vpindex to -cpu", NULL},
     {HV_NEED_APIC_MSRS, &cpu.hv_features_eax, HV_FEAT_APIC_MSRS,
-     "CPUID 0x40000003 EAX[4] (APIC access MSRs) is 0: add hv-vapic to -cpu"},
-    {HV_NEED_IPI, &cpu.hv_recommendations, HV_REC_CLUSTER_IPI,
-     "CPUID 0x40000004 EAX[10] (cluster-IPI hypercalls) is 0: add hv-ipi to -cpu"},
-    {HV_NEED_FLUSH, &cpu.hv_recommendations, HV_REC_REMOTE_FLUSH,
-     "CPUID 0x40000004 EAX[2] (remote TLB-flush hypercalls) is 0: add hv-tlbflush to -cpu"},
-    {HV_NEED_EX, &cpu.hv_recommendations, HV_REC_EX_PROCESSOR_MASKS,
-     "CPUID 0x40000004 EAX[11] (Ex processor masks) is 0: add hv-ipi or hv-tlbflush to -cpu"},
+     "CPUID 0x40000003 EAX[4] (APIC access MSRs) is 0: add hv-vapic to -cpu", NULL},
+    {HV_NEED_IPI, &hv_rec_identified, HV_REC_CLUSTER_IPI,
+     "CPUID 0x40000004 EAX[10] (cluster-IPI hypercalls) is 0: add hv-ipi to -cpu",
+     HV_XEN_REC_WHY("10", "hcall_ipi")},
+    {HV_NEED_FLUSH, &hv_rec_identified, HV_REC_REMOTE_FLUSH,
+     "CPUID 0x40000004 EAX[2] (remote TLB-flush hypercalls) is 0: add hv-tlbflush to -cpu",
+     HV_XEN_REC_WHY("2", "hcall_remote_tlb_flush")},
+    {HV_NEED_EX, &hv_rec_identified, HV_REC_EX_PROCESSOR_MASKS,
+     "CPUID 0x40000004 EAX[11] (Ex processor masks) is 0: add hv-ipi or hv-tlbflush to -cpu",
+     HV_XEN_REC_WHY("11", "ex_processor_masks")},
     {HV_NEED_XMM, &cpu.hv_features_edx, HV_FEAT_EDX_XMM_INPUT,
-     "CPUID 0x40000003 EDX[4] (XMM fast-hypercall input) is 0: add hv-xmm-input to -cpu"},
+     "CPUID 0x40000003 EDX[4] (XMM fast-hypercall input) is 0: add hv-xmm-input to -cpu",
+     "CPUID 0x40000003 EDX[4] (XMM fast-hypercall input) is 0: Xen's viridian offers no XMM input"},
 };
 
 static uint32_t hv_vp[MAX_CPUS];
@@ -73,15 +94,62 @@ static const char *hv_probe_interface(void)
 	return "no Hyper-V interface (CPUID 0x40000001 EAX is not \"Hv#1\"): add hv-* flags to -cpu under -accel kvm";
 }
 
+static uint64_t hv_guest_os_id(void)
+{
+	return options.hv_os_id == HV_OS_ID_WINDOWS ? HV_GUEST_OS_ID_WINDOWS
+						    : HV_GUEST_OS_ID_IPIBENCH;
+}
+
+/*
+ * 0x40000004 EAX for a guest that wrote its OS ID, for the bits in want:
+ * the boot-time value when it has them all (KVM: no MSR touched), else the
+ * leaf read with the OS ID written, once, the ID left as it was found.
+ */
+static void hv_rec_identify(uint32_t want)
+{
+	static bool read_identified;
+	uint64_t id = 0;
+	uint32_t rec;
+
+	if (!hv_rec_identified)
+		hv_rec_identified = cpu.hv_recommendations;
+	if ((hv_rec_identified & want) == want || read_identified ||
+	    !(cpu.hv_features_eax & HV_FEAT_HYPERCALL_MSRS) ||
+	    cpu.hv_max_leaf < HV_CPUID_RECOMMENDATIONS)
+		return;
+	read_identified = true;
+	if (rdmsr_safe(HV_MSR_GUEST_OS_ID, &id))
+		return;
+	if (!id && wrmsr_safe(HV_MSR_GUEST_OS_ID, hv_guest_os_id()))
+		return;
+	rec = cpuid(HV_CPUID_RECOMMENDATIONS, 0).eax;
+	if (!id && wrmsr_safe(HV_MSR_GUEST_OS_ID, 0))
+		kprintf(
+		    "hyperv: could not put the guest OS ID back to 0 after reading CPUID 0x40000004\n");
+	if (rec != cpu.hv_recommendations)
+		kprintf(
+		    "hyperv: CPUID 0x40000004 EAX 0x%x before the guest OS ID, 0x%x with 0x%lx written: the recommendations follow the OS ID\n",
+		    cpu.hv_recommendations, rec, id ? id : hv_guest_os_id());
+	hv_rec_identified = rec;
+}
+
 const char *hv_probe(unsigned int needs)
 {
 	const char *why = hv_probe_interface();
+	uint32_t want = 0;
 
 	if (why)
 		return why;
 	for (unsigned int i = 0; i < ARRAY_SIZE(hv_reqs); i++) {
+		if ((needs & hv_reqs[i].need) && hv_reqs[i].reg == &hv_rec_identified)
+			want |= hv_reqs[i].bit;
+	}
+	if (want)
+		hv_rec_identify(want);
+	for (unsigned int i = 0; i < ARRAY_SIZE(hv_reqs); i++) {
 		if ((needs & hv_reqs[i].need) && !(*hv_reqs[i].reg & hv_reqs[i].bit))
-			return hv_reqs[i].why;
+			return cpu.xen_base && hv_reqs[i].xen_why ? hv_reqs[i].xen_why
+								  : hv_reqs[i].why;
 	}
 	return NULL;
 }
@@ -184,15 +252,19 @@ static void hv_alloc(void)
 		hv_bufs[c] = mm_alloc(sizeof(struct hv_call), HV_PAGE);
 }
 
-/* What the hypervisor wrote at the start of the page (TLFS: the calling sequence). */
+#define HV_PAGE_SHOWN 12 /* bytes of the page printed: Xen's sequence is 9 */
+
+/* The instruction the hypervisor's calling sequence traps with (TLFS: the page is its own). */
 static const char *hv_page_insn(void)
 {
 	static const uint8_t vmcall[] = {0x0f, 0x01, 0xc1}, vmmcall[] = {0x0f, 0x01, 0xd9};
 
-	if (!__builtin_memcmp(hv_page, vmcall, sizeof(vmcall)))
-		return "vmcall";
-	if (!__builtin_memcmp(hv_page, vmmcall, sizeof(vmmcall)))
-		return "vmmcall";
+	for (unsigned int i = 0; i + sizeof(vmcall) <= HV_PAGE_SHOWN; i++) {
+		if (!__builtin_memcmp(hv_page + i, vmcall, sizeof(vmcall)))
+			return "vmcall";
+		if (!__builtin_memcmp(hv_page + i, vmmcall, sizeof(vmmcall)))
+			return "vmmcall";
+	}
 	return "neither vmcall nor vmmcall";
 }
 
@@ -201,11 +273,10 @@ int hv_calls_on(const char *who)
 	uint64_t gpa, hc = 0;
 
 	hv_alloc();
-	hv_vmmcall = cpu.is_amd;
 	if (hv_calls_enabled())
 		return 0;
 	gpa = (uint64_t)(uintptr_t)hv_page; /* identity map: the GPA is the address */
-	if (wrmsr_safe(HV_MSR_GUEST_OS_ID, HV_GUEST_OS_ID_IPIBENCH) ||
+	if (wrmsr_safe(HV_MSR_GUEST_OS_ID, hv_guest_os_id()) ||
 	    wrmsr_safe(HV_MSR_HYPERCALL, gpa | HV_HYPERCALL_ENABLE) ||
 	    rdmsr_safe(HV_MSR_HYPERCALL, &hc)) {
 		kprintf("hyperv: #GP writing the guest OS ID or hypercall MSR (for %s)\n", who);
@@ -217,10 +288,13 @@ int hv_calls_on(const char *who)
 		    HV_MSR_HYPERCALL, hc, who);
 		return -E_PROTO;
 	}
+	hv_page_entry = gpa;
 	kprintf(
-	    "hyperv: guest OS ID 0x%lx set for %s (partition-wide: KVM now takes every vmcall as a Hyper-V hypercall); hypercall page at 0x%lx holds %s; calls use %s\n",
-	    (uint64_t)HV_GUEST_OS_ID_IPIBENCH, who, gpa, hv_page_insn(),
-	    hv_vmmcall ? "vmmcall" : "vmcall");
+	    "hyperv: guest OS ID 0x%lx set for %s (partition-wide: KVM now takes every vmcall as a Hyper-V hypercall); hypercall page at 0x%lx holds %s; calls go through it:",
+	    hv_guest_os_id(), who, gpa, hv_page_insn());
+	for (unsigned int i = 0; i < HV_PAGE_SHOWN; i++)
+		kprintf(" %02x", hv_page[i]);
+	kprintf("\n");
 	return 0;
 }
 
@@ -254,8 +328,8 @@ int hv_describe_call(unsigned int cpu_nr, char *buf, size_t size)
 	if (!c || !c->control)
 		return 0;
 	code = (uint16_t)(c->control & HV_CONTROL_CODE_MASK);
-	n = fmt_snprintf(buf, size, "%s (code 0x%04x, %s, %s): RCX 0x%lx", hv_call_name(code),
-			 code, hv_form_name(c->form), hv_vmmcall ? "vmmcall" : "vmcall", c->control);
+	n = fmt_snprintf(buf, size, "%s (code 0x%04x, %s, through the hypercall page): RCX 0x%lx",
+			 hv_call_name(code), code, hv_form_name(c->form), c->control);
 	if (n < 0 || (size_t)n >= size)
 		return n;
 	if (c->form == HV_FORM_SLOW)

@@ -6,12 +6,15 @@
 ;   fast: RDX, R8 = input bytes 0..15; XMM-fast: XMM0..XMM5 = bytes 16..111.
 ;   RAX = result (status 15:0, reps completed 43:32).
 ;
-; Under KVM the instruction may run directly (the KVM selftests do), but it
-; must be the vendor's own: vmcall on Intel, vmmcall on AMD. The other one
-; raises #UD, which KVM answers by patching our code (quirk
-; KVM_X86_QUIRK_FIX_HYPERCALL_INSN) or not at all. hv_vmmcall, set from the
-; CPUID vendor before the first call, picks it; the branch predicts
-; perfectly, and costs less than the indirect call into the hypercall page.
+; Every call goes through the hypercall page, as the TLFS says ("issues a
+; CALL to the beginning of the hypercall page", 3.13): hv_trap jumps to the
+; page, whose RET returns to hv_hypercall's caller, the stack as after that
+; CALL. KVM would also take the bare instruction (vmcall on Intel, vmmcall
+; on AMD: the KVM selftests issue it), and ipibench once did; Xen's viridian
+; does not: its page is `or eax, 0x80000000; vmmcall; ret`, and a call
+; without bit 31 of EAX goes to Xen's own hypercall table, which answers
+; -ENOSYS (docs/xen.md). The indirect jump is the cost of the spec's way.
+; hv_page_entry, set by hv_calls_on() before any call, is the page's address.
 ;
 ; Clobbers: the TLFS changes only RAX (and output registers) and KVM writes
 ; only RAX, but, like Linux's hv_do_hypercall(), callers must treat RCX,
@@ -22,8 +25,9 @@
 ; CR0.EM clear) on every CPU from boot/multiboot.asm and the trampoline.
 
 section .bss
-global hv_vmmcall
-hv_vmmcall:	resb 1
+alignb 8
+global hv_page_entry
+hv_page_entry:	resq 1
 
 section .text
 bits 64
@@ -53,11 +57,6 @@ hv_hypercall_xmm:
 	movdqa xmm4, [rsi + 80]
 	movdqa xmm5, [rsi + 96]
 hv_trap:
-	cmp byte [hv_vmmcall], 0
-	jne .amd
-	vmcall
-	ret
-.amd:	vmmcall
-	ret
+	jmp [hv_page_entry]
 
 section .note.GNU-stack noalloc noexec nowrite progbits

@@ -108,6 +108,6 @@ int hv_call_run(struct hv_call *c, char *why, size_t size);
 uint64_t hv_hypercall(uint64_t control, uint64_t rdx, uint64_t r8);
 /* XMM-fast: rdx = q[0], r8 = q[1], XMM0..XMM5 = q[2..13]; q 16-byte aligned. */
 uint64_t hv_hypercall_xmm(uint64_t control, const uint64_t *q);
-extern uint8_t hv_vmmcall; /* 1: vmmcall (AMD), 0: vmcall (Intel) */
+extern uint64_t hv_page_entry; /* the hypercall page, which every call jumps to */
 
 #endif
