@@ -13,7 +13,7 @@ import re
 from ipibench.boot.qemu import MACHINES
 from ipibench.command_line import Parser, PROG, read_options, UsageError
 
-ACCELS = ("kvm", "tcg", "tcg-single", "kvm-in-tcg", "auto")
+ACCELS = ("kvm", "tcg", "tcg-single", "kvm-in-tcg", "xen-in-tcg", "auto")
 
 
 def add_help(p):
@@ -60,13 +60,15 @@ RUN_HELP = (
     ("--memory", "SIZE", "guest RAM as QEMU's -m takes it: 256M, 1G, a plain number is MiB "
      "(default 256M; at least what the guest needs: 3M at -smp 4)"),
     ("--append", "ARGS", "kernel command line, e.g. 'plan=check' (help=1 lists keys)"),
-    ("--accel", "A", "kvm, tcg, tcg-single, kvm-in-tcg or auto (default auto: kvm when "
+    ("--accel", "A", "kvm, tcg, tcg-single, kvm-in-tcg, xen-in-tcg or auto (default auto: kvm when "
      "/dev/kvm can run the vCPU model, else tcg-single, except for a model with hv-* or "
      "kvm-pv-* flags: exit 31). tcg is QEMU's multi-threaded TCG (vCPUs really in parallel, "
      "but spinning vCPUs starve each other on a small host); tcg-single runs them in turn in "
      "one thread, much faster here. kvm-in-tcg boots the preset (default x2apic) under real "
      "KVM nested inside a TCG VM, the KVM lane: for machines without /dev/kvm, to exercise "
-     "the Hyper-V and KVM PV paths; timings are then doubly emulated"),
+     "the Hyper-V and KVM PV paths; timings are then doubly emulated. xen-in-tcg boots a Xen "
+     "preset (xen-presets.conf, default xen-pvh) under Xen nested inside a TCG VM, the Xen "
+     "lane (docs/xen.md): Xen's vlapic and its viridian Hyper-V interface"),
     ("--allow-fallback", None, "with --accel auto, run a preset or -cpu flags that need KVM "
      "(hv-*, kvm-pv-*) under TCG when KVM cannot: each backend they add SKIPs"),
     ("--timeout", "S", "seconds before the boot is killed (default 300)"),
@@ -200,10 +202,14 @@ def check_run(o):
         raise UsageError("--iso boots with the ISO's own command line; --append needs -kernel")
     if o.module_param and o.accel != "kvm-in-tcg":
         raise UsageError("--module-param sets the lane's KVM (--accel kvm-in-tcg); a host's KVM module is set by ./run.sh ab")
+    if o.accel == "xen-in-tcg" and o.host_stats:
+        raise UsageError("--host-stats reads KVM's statistics; the Xen lane has none")
+    if o.accel == "xen-in-tcg" and o.iso:
+        raise UsageError("--iso: the Xen lane boots the image itself (PVH, or a GRUB CD of its own for an HVM guest)")
     if o.require_apicv and not o.exits:
         raise UsageError("--require-apicv reads the KVM trace: it needs --exits")
     if o.accel not in ACCELS:
-        raise UsageError(f"--accel takes kvm, tcg, tcg-single, kvm-in-tcg or auto, not '{o.accel}'")
+        raise UsageError(f"--accel takes kvm, tcg, tcg-single, kvm-in-tcg, xen-in-tcg or auto, not '{o.accel}'")
 
 
 # What the guest needs (measured under TCG with the default plan: the least

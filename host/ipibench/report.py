@@ -173,12 +173,13 @@ def display_names(names):
 # --- words for record fields
 
 ACCEL_WORDS = {"tcg": "TCG", "tcg-single": "TCG", "kvm": "KVM",
-               "kvm-in-tcg": "KVM nested in TCG"}
+               "kvm-in-tcg": "KVM nested in TCG", "xen-in-tcg": "Xen nested in TCG"}
 # The trust warnings (the env record's "trust", results.json's host
 # "warnings"), most telling first.
 WARNING_WORDS = {
     "tcg": "emulated, behaviour only",
     "kvm-in-tcg": "doubly emulated, behaviour and exit counts only",
+    "xen-in-tcg": "doubly emulated, behaviour only",
     "kvm-software": "PVM, virtualization in software: figures measure PVM",
     "rdtsc-exits": "RDTSC exits inflate every figure",
     "tsc-freq-guessed": "TSC frequency guessed, ns off by an unknown ratio",

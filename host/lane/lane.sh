@@ -88,6 +88,9 @@ job_specs=()
 # whether traced (0/1), inner bound in seconds, the guest's command line.
 frames=() job_preset=() job_exits=() job_timeout=() job_append=()
 
+# shellcheck source=host/lane/nested-defaults.sh
+. "$here/nested-defaults.sh"
+
 say() { echo "kvm-lane: $*"; }
 die() { echo "kvm-lane: error: $*" >&2; exit 1; }
 help_text() { sed -n '/^# usage:/,/^#                        again/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
@@ -189,31 +192,8 @@ add_frame() { # name preset exits timeout append
 		[ "$f" != "$1" ] || die "frame $1 twice: each frame needs a name of its own (TAG.PRESET)"
 	done
 	[[ "$5" != *$'\n'* ]] || die "frame $1: a command line on one line"
-	local args=$5
-	# The suite's wake check calls a wake late past late_wake (10 ms under
-	# KVM). Here every vCPU is a thread of an outer TCG on a shared host, and
-	# a loaded host delays a wake by tens of ms (12 and 155 ms seen) without
-	# losing it: the lane gives the inner guest TCG's own bound, 200 ms,
-	# unless the command line sets one. A lost wake still fails.
-	[[ " $args " == *" late_wake="* ]] || args="${args:+$args }late_wake=200000"
-	# Likewise every wait's deadline: the guest sees KVM and would wait 1 s
-	# for an IPI, which a loaded 2-core host spent on one delivery (1.7 ms
-	# on average, past 1 s once: a FAILURE for an IPI that came). TCG's own
-	# 10 s (bench_params_for_emulation) unless the command line sets one:
-	# a late IPI is then a slow figure, a lost one still fails.
-	[[ " $args " == *" deadline="* ]] || args="$args deadline=10000"
-	# The same for an AP's start (2 s under KVM): its vCPU thread, too, can
-	# wait seconds for an outer CPU on a loaded host.
-	[[ " $args " == *" ap_timeout="* ]] || args="$args ap_timeout=10000"
-	# And TCG's short loops (bench_params_for_emulation): under two layers
-	# of emulation a figure counts behaviour and exits, not time, and the
-	# ipi_benchmark view's 10000-iteration loops alone took most of the
-	# README's 2-minute `run.sh --exits --accel kvm-in-tcg` of plan=default.
-	local k v
-	for k in warmup=5 budget=2 norov_iters=100; do
-		v=${k%%=*}
-		[[ " $args " == *" $v="* ]] || args="$args $k"
-	done
+	local args
+	args=$(nested_defaults "$5")
 	frames+=("$1") job_preset+=("$2") job_exits+=("$3") job_timeout+=("$4") job_append+=("$args")
 }
 

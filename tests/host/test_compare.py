@@ -193,7 +193,8 @@ def comparability_catches_what_changes_a_figure(_=None):
     """A different guest command line (halt_gap=0), -cpu or preset is not
     comparable; a matrix root pools configurations and is refused; a key that
     changes no figure (bench=) is left out; the host's KVM
-    parameters are reported, not refused (an A/B over one is the point)."""
+    parameters are reported, not refused (an A/B over one is the point); a run
+    under another hypervisor (Xen with viridian) is refused."""
     import json
     import shutil
     import tempfile
@@ -217,7 +218,7 @@ def comparability_catches_what_changes_a_figure(_=None):
         return fn
     try:
         sets = {}
-        for name in ("base", "gap", "bench", "cpu", "kvm"):
+        for name in ("base", "gap", "bench", "cpu", "kvm", "xen"):
             sets[name] = os.path.join(tmp, "m", name)
             synth.make_set(sets[name], boots=4, seed=1, samples=20)
         edit(sets["base"], cmdline("plan=bench"))
@@ -238,6 +239,18 @@ def comparability_catches_what_changes_a_figure(_=None):
         def avic(doc):
             doc["host"]["kvm_params"] = {"kvm_amd.avic": "1"}
         edit(sets["kvm"], avic)
+
+        # The same backend under Xen with viridian (the guest found Xen's
+        # leaves above viridian's): another hypervisor is another host.
+        def xen(doc):
+            for r in doc["records"]:
+                if r.get("record") == "env":
+                    r["hypervisor"].update(vendor="Microsoft Hv", hyperv="Hv#1",
+                                           kvm_base="0x0", xen_base="0x40000100",
+                                           xen_version="0x40011")
+        edit(sets["xen"], cmdline("plan=bench"))
+        edit(sets["xen"], host_cpu)
+        edit(sets["xen"], xen)
         tool = IPIBENCH
         expect(run_cmd(tool + ["gate", "--baseline", sets["base"], sets["gap"]]), 30,
                "guest command line differs")
@@ -247,8 +260,12 @@ def comparability_catches_what_changes_a_figure(_=None):
         rc, out, _ = expect(run_cmd(tool + ["compare", sets["base"], sets["kvm"]]), 0,
                             "differs (not refused): kvm_amd.avic")
         check("NOT COMPARABLE" not in out, "a KVM parameter made the sides incomparable")
+        expect(run_cmd(tool + ["gate", "--baseline", sets["base"], sets["xen"]]), 30,
+               "hypervisor differs")
+        rc, out, _ = expect(run_cmd(tool + ["compare", sets["base"], sets["xen"]]), 0,
+                            "Xen 4.17 with viridian")
         expect(run_cmd(tool + ["gate", "--baseline", sets["base"], os.path.join(tmp, "m")]),
-               30, "pools 5 configurations")
+               30, "pools 6 configurations")
     finally:
         shutil.rmtree(tmp)
 

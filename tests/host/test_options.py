@@ -56,8 +56,15 @@ def _(_s):
                               False),
                              (["--iso", "--append", "x"], "--iso boots with the ISO's own command "
                               "line; --append needs -kernel", False),
-                             (["--accel", "hvf"], "--accel takes kvm, tcg, tcg-single, kvm-in-tcg "
-                              "or auto, not 'hvf'", False)):
+                             (["--accel", "hvf"], "--accel takes kvm, tcg, tcg-single, kvm-in-tcg, "
+                              "xen-in-tcg or auto, not 'hvf'", False),
+                             (["--accel", "xen-in-tcg", "--iso"], "--iso: the Xen lane boots the "
+                              "image itself (PVH, or a GRUB CD of its own for an HVM guest)", False),
+                             (["--accel", "xen-in-tcg", "--host-stats"], "--host-stats reads "
+                              "KVM's statistics; the Xen lane has none", False),
+                             (["--accel", "xen-in-tcg", "--module-param", "kvm.x=1"],
+                              "--module-param sets the lane's KVM (--accel kvm-in-tcg); a host's "
+                              "KVM module is set by ./run.sh ab", False)):
         try:
             O.parse_run(argv, "/")
             raise Fail(f"{argv} accepted")

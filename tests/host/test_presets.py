@@ -34,6 +34,24 @@ def _(s):
     expect(call(print_presets, os.path.join(s.tmp, "nope.conf")), EX_PRESET, "cannot read")
 
 
+@case("xen-presets.conf: every Xen preset parses; unknown or malformed -> exit 26")
+def _(s):
+    from ipibench.boot import xen_lane as X
+    p = X.load_xen_presets()
+    check(p["xen-pvh"]["type"] == "pvh" and p["xen-viridian"]["type"] == "hvm", f"{p}")
+    check('"hcall_ipi"' in p["xen-viridian"]["settings"], "viridian's IPI group")
+    expect(call(X.xen_preset, "xen-nope"), EX_PRESET, "unknown Xen preset 'xen-nope'", "xen-pvh")
+    check(p["xen-viridian"]["keys"] == ["hv_os_id=windows"], f"{p['xen-viridian']}")
+    for text, msg in (("xen-a | pvh | 2 | | \n", "5 fields"),
+                      ("a | pvh | 2 | | | d\n", "bad or repeated"),
+                      ("xen-a | kvm | 2 | | | d\n", "not pvh or hvm"),
+                      ("xen-a | hvm | 0 | | | d\n", "not a vCPU count"),
+                      ("xen-a | hvm | 2 | | nokey | d\n", "not key=value"),
+                      ("xen-a | pvh | 2 | | | d\nxen-a | hvm | 2 | | | d\n", "bad or repeated")):
+        conf = write(os.path.join(s.tmp, "x", "xen-presets.conf"), text)
+        expect(call(X.load_xen_presets, conf), EX_PRESET, msg)
+
+
 @case("the -cpu flags only KVM offers (hv-*, kvm-pv-* not turned off); the presets that need it")
 def _(s):
     for cpu, want in (("host,hv-relaxed,hv-vpindex", "hv-relaxed,hv-vpindex"),

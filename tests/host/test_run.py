@@ -591,10 +591,12 @@ def _(ctx):
     check(recs and all(r["host_read_state"] == "no-port" for r in recs), f"{recs[:1]}")
 
 
-@case("--exits: 29 under TCG or without tracefs; with one, QEMU's threads traced, then undone")
+@case("--exits: 29 under TCG, the Xen lane or without tracefs; with one, QEMU's threads traced, then undone")
 def _(ctx):
     expect(run("--accel", "tcg", "--no-save", "--exits", "--append", "plan=boot"), 29,
            "--exits traces KVM's events", "--accel kvm-in-tcg")
+    expect(run("--accel", "xen-in-tcg", "--no-save", "--exits", "--append", "plan=boot"), 29,
+           "the Xen lane does not trace Xen's exits", "exits are unknown")
     empty = os.path.join(ctx.tmp, "no-tracefs")
     os.makedirs(empty)
     expect(run("--accel", "tcg-single", "--no-save", "--exits", "--append", "plan=boot",

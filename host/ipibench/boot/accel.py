@@ -152,8 +152,8 @@ def choose(accel, cpu, preset, preset_cpu, machine, allow_fallback, kvm, extras=
         if soft:
             notes.append(f"run.sh: warning: {soft}: these figures measure that "
                          "path, not a hardware hypervisor's")
-    elif accel not in ("tcg", "tcg-single", "kvm-in-tcg"):
-        raise ToolError(EX_USAGE, f"--accel takes kvm, tcg, tcg-single, kvm-in-tcg or auto, not '{accel}'")
+    elif accel not in ("tcg", "tcg-single", "kvm-in-tcg", "xen-in-tcg"):
+        raise ToolError(EX_USAGE, f"--accel takes kvm, tcg, tcg-single, kvm-in-tcg, xen-in-tcg or auto, not '{accel}'")
     if not base:
         base = "host" if accel == "kvm" else "max"
     return accel, cpu_value(base, preset_cpu), notes

@@ -21,6 +21,7 @@ import time
 
 from ipibench.boot import console as C
 from ipibench.boot import qemu as Q
+from ipibench.boot import xen_lane as X
 from ipibench.boot.accel import choose, extras_asked, HostKvm
 from ipibench.boot.guest_keys import check_append, KEYS_FILE
 from ipibench.boot.save import save_run
@@ -119,6 +120,8 @@ def exits_tracefs(env, accel):
     here. matrix asks it of every preset before its first boot."""
     if accel == "kvm-in-tcg":
         return None
+    if accel == "xen-in-tcg":
+        raise ToolError(EX_UNAVAILABLE, "--exits traces KVM's events; the Xen lane does not trace Xen's exits (xentrace): under --accel xen-in-tcg every record's exits are unknown, run it without --exits")
     if accel != "kvm" and not env.pin_any_accel:
         raise ToolError(EX_UNAVAILABLE, f"--exits traces KVM's events: use --accel kvm on a KVM host (tracefs, root) or --accel kvm-in-tcg (the lane), not --accel {accel}")
     found = TF.tracefs(env.environ)
@@ -409,6 +412,8 @@ class Boot:
         self.jobs.check()
         if self.accel == "kvm-in-tcg":
             self.boot_lane()
+        elif self.accel == "xen-in-tcg":
+            X.boot(self)
         else:
             self.boot_qemu()
         return self.conclude()
@@ -418,8 +423,12 @@ class Boot:
         o = self.o
         if o.accel == "kvm-in-tcg" and not self.preset:
             self.preset = "x2apic"
+        if o.accel == "xen-in-tcg" and not self.preset:
+            self.preset = X.DEFAULT_PRESET
         preset_smp = 4
-        if self.preset:
+        if o.accel == "xen-in-tcg":
+            preset_smp = X.xen_preset(self.preset)["vcpus"]
+        elif self.preset:
             p = load_preset(self.env, self.preset)
             self.preset_cpu, preset_smp, self.preset_extra = p["cpu"], p["smp"], p["extra"]
         self.smp = o.smp or str(preset_smp)

@@ -364,7 +364,7 @@ def skipped_as_no_data(rows, sa, sb):
 # "untrusted", the host's "warnings") that say a figure was timed under
 # emulation: a faster or slower verdict over such figures names them,
 # "faster (tcg)", so that a table pasted elsewhere keeps the caveat.
-EMULATION_IDS = ("tcg", "kvm-in-tcg", "rdtsc-exits")
+EMULATION_IDS = ("tcg", "kvm-in-tcg", "xen-in-tcg", "rdtsc-exits")
 
 
 def apicv_of(side):

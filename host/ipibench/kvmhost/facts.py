@@ -127,6 +127,9 @@ def host_warnings(host, records):
     elif accel == "kvm-in-tcg":
         out.append(("kvm-in-tcg", "KVM nested inside QEMU TCG: every figure doubly emulated; "
                     "behaviour and exit counts only"))
+    elif accel == "xen-in-tcg":
+        out.append(("xen-in-tcg", "Xen nested inside QEMU TCG: every figure doubly emulated; "
+                    "behaviour only (Xen's exits are not traced)"))
     elif accel == "kvm":
         why = kvm_software(os.environ)
         if why:

@@ -65,8 +65,9 @@ def pin_plan(asked, by_default, accel, vcpus, cpus, software=None):
         return None, "not asked: no --pin (ab and matrix pin by default under KVM)"
     if accel != "kvm":
         return None, (f"accel {accel}: vCPU threads emulate, and where they run measures "
-                      "nothing" if accel != "kvm-in-tcg" else
-                      "the lane pins its inner vCPUs itself")
+                      "nothing" if accel not in ("kvm-in-tcg", "xen-in-tcg") else
+                      "the lane pins its inner vCPUs itself" if accel == "kvm-in-tcg" else
+                      "Xen's scheduler places the guest's vCPUs")
     if software:
         return None, f"{software}: where its vCPUs run measures that software"
     if vcpus > len(cpus):

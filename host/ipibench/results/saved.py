@@ -36,7 +36,8 @@ class SavedBoot:
         qemu = self.host.get("qemu_cmdline") if isinstance(self.host.get("qemu_cmdline"),
                                                           list) else []
         warned = self.warnings()
-        return {"CPU count": cpus.get("count"), "TSC source": tsc.get("source"),
+        return {"hypervisor": hypervisor_of(self.env),
+                "CPU count": cpus.get("count"), "TSC source": tsc.get("source"),
                 "accelerator": self.host.get("accel"), "-cpu": _after(qemu, "-cpu"),
                 "machine": _after(qemu, "-M"), "preset": self.run.get("preset") or None,
                 "guest command line": figure_cmdline(self.env.get("cmdline")),
@@ -296,6 +297,33 @@ def fault_words(cmdline):
     if not isinstance(cmdline, str):
         return []
     return [w for w in cmdline.split() if "=" in w and w.split("=", 1)[0] in FAULT_KEYS]
+
+
+def _hex(value):
+    try:
+        return int(value, 16) if isinstance(value, str) else 0
+    except ValueError:
+        return 0
+
+
+def hypervisor_of(env):
+    """The hypervisor the guest found, from its env record: KVM or Xen (its
+    version, and viridian when Xen offers the Hyper-V interface too) by
+    their own CPUID leaves, else the vendor signature of leaf 0x40000000,
+    else "none"; None for a record without the hypervisor object. Two runs
+    under different hypervisors are never comparable, whatever the
+    accelerator option said (a Xen guest booted by hand and imported)."""
+    hv = env.get("hypervisor") if isinstance(env.get("hypervisor"), dict) else None
+    if hv is None:
+        return None
+    if _hex(hv.get("xen_base")):
+        v = _hex(hv.get("xen_version"))
+        viridian = " with viridian" if hv.get("hyperv") == "Hv#1" else ""
+        return f"Xen {v >> 16}.{v & 0xffff}{viridian}"
+    if _hex(hv.get("kvm_base")):
+        return "KVM"
+    vendor = hv.get("vendor")
+    return vendor if isinstance(vendor, str) and vendor else "none"
 
 
 def _after(argv, flag):

@@ -1,0 +1,151 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""--accel xen-in-tcg: one Xen preset (xen-presets.conf) under the Xen
+hypervisor nested in a QEMU TCG VM, the Xen lane (host/lane/xen-lane.sh,
+docs/xen.md). Its presets name xl settings (PVH or HVM, viridian's groups),
+not QEMU -cpu flags; the guest's status is its console's last line (a Xen
+guest has no isa-debug-exit), which xen-lane.sh turns into the KVM lane's
+exit status. Exits are not traced there: a record's exits stay unknown."""
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+
+from ipibench.exit_codes import EX_DEPS, EX_INTERRUPTED, EX_PRESET, EX_SAVE, ToolError
+from ipibench.jobs import elapsed, say
+
+XEN_LANE = "host/lane/xen-lane.sh"
+XEN_PRESETS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "xen-presets.conf")
+# The outer VM's own share of the bound: Xen and dom0 boot (12 s here, 25 s
+# on a loaded host) and power-off, with room for a slow host.
+XEN_SETUP_S = 90
+DEFAULT_PRESET = "xen-pvh"
+KEPT = ("outer.log", "lane.txt")
+
+
+def load_xen_presets(path=XEN_PRESETS):
+    """xen-presets.conf -> {name: {type, vcpus, settings, keys, description}} (its
+    format is in its header); ToolError 10 for a malformed table."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ToolError(EX_PRESET, f"{path}: cannot read the Xen presets: {e}")
+    out = {}
+    for n, line in enumerate(lines, 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = [x.strip() for x in line.split("|")]
+        where = f"{path}:{n}"
+        if len(fields) != 6:
+            raise ToolError(EX_PRESET, f"{where}: {len(fields)} fields, expected 6 (name | type | vcpus | xl settings | guest keys | description)")
+        name, kind, vcpus, settings, keys, desc = fields
+        if not re.fullmatch(r"xen-[a-z0-9-]+", name) or name in out:
+            raise ToolError(EX_PRESET, f"{where}: bad or repeated Xen preset name {name!r} (xen-, then lower-case letters, digits and '-')")
+        if kind not in ("pvh", "hvm"):
+            raise ToolError(EX_PRESET, f"{where}: type {kind!r} is not pvh or hvm")
+        if not re.fullmatch(r"[1-9][0-9]{0,2}", vcpus):
+            raise ToolError(EX_PRESET, f"{where}: vcpus {vcpus!r} is not a vCPU count")
+        if any("=" not in k for k in keys.split()):
+            raise ToolError(EX_PRESET, f"{where}: guest keys {keys!r} are not key=value words")
+        out[name] = {"type": kind, "vcpus": int(vcpus), "settings": settings,
+                     "keys": keys.split(), "description": desc}
+    return out
+
+
+def xen_preset(name):
+    """The named Xen preset, or ToolError 10 listing them."""
+    presets = load_xen_presets()
+    if name not in presets:
+        raise ToolError(EX_PRESET, f"unknown Xen preset {name!r} (--accel xen-in-tcg takes "
+                        f"those of {XEN_PRESETS}: {', '.join(presets)})")
+    return presets[name]
+
+
+def boot(b):
+    """Boot b's preset in the Xen lane: sets b.qemu (the lane's command, kept
+    in results.json), b.started, b.seconds and b.rc, and writes the guest's
+    console to b.log, as Boot.boot_lane does for the KVM lane."""
+    o = b.o
+    if o.cpu or o.smp:
+        say(f"run.sh: --accel xen-in-tcg takes the guest's vCPUs and interfaces from the Xen preset ({b.preset})")
+    lane = b.env.environ.get("IPIBENCH_XEN_LANE") or XEN_LANE
+    b.qemu = [XEN_LANE, "--presets", b.preset, "--append", o.append]  # kept
+    try:
+        out = tempfile.mkdtemp(prefix="ipibench-xen-lane.", dir="/tmp")
+    except OSError:
+        raise ToolError(EX_SAVE, "cannot create a temporary directory")
+    keep = False
+    try:
+        b.started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        t0 = time.monotonic_ns()
+        say(f"run.sh: Xen nested inside QEMU TCG (preset {b.preset}): timings are doubly "
+            "emulated, only behaviour counts; exits are not traced")
+        with open(os.path.join(out, "lane.txt"), "wb") as f:
+            rc = b.jobs.run([lane, "--presets", b.preset, "--append", o.append, "--out", out,
+                             "--inner-timeout", o.timeout,
+                             "--timeout", str(int(o.timeout) + XEN_SETUP_S)],
+                            stdout=f, stderr=subprocess.STDOUT)
+        b.seconds = elapsed(t0)
+        if rc == EX_INTERRUPTED:
+            b.jobs.check(b.seconds)
+        keep = take(b, out, rc)
+        with open(b.log, errors="replace") as f:
+            text = f.read()
+        if o.verbose:
+            b.screen.write(text)
+        for line in text.replace("\r", "").split("\n"):
+            b.console.line(line)
+    finally:
+        if not keep:
+            shutil.rmtree(out, ignore_errors=True)
+
+
+def read(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def take(b, out, rc):
+    """The lane's files: console.log gets the guest's console, b.rc its status.
+    True when out must be kept (the lane failed and nothing is saved)."""
+    lane_txt = read(os.path.join(out, "lane.txt"))
+    if rc == 77:
+        for line in lane_txt.splitlines()[-3:]:
+            say(line)
+        raise ToolError(EX_DEPS, "the Xen lane cannot be prepared here")
+    guest = os.path.join(out, f"{b.preset}.log")
+    status = read(os.path.join(out, f"{b.preset}.status")).strip()
+    with open(b.log, "w") as f:
+        f.write(read(guest) if os.path.exists(guest) else lane_txt)
+    if rc != 0:
+        b.rc = 124 if rc == 124 else 1
+        if rc == 124:
+            b.bound = str(int(b.o.timeout) + XEN_SETUP_S)
+            say(f"run.sh: the Xen lane's outer VM ran past its bound, {b.bound} s (--timeout and {XEN_SETUP_S} s for Xen and dom0)")
+        else:
+            why = re.findall(r"^xen-lane: (?:error: )?(.*)$", lane_txt, re.M)
+            if why:
+                say(f"run.sh: the Xen lane: {why[-1]}")
+        return keep_logs(b, out)
+    b.rc = int(status) if status.isdigit() else 1
+    if b.rc == 137:
+        b.rc = 124  # the guest's own bound (--timeout) destroyed the domain
+        return keep_logs(b, out)
+    return False
+
+
+def keep_logs(b, out):
+    if b.o.save and b.dir:
+        for name in KEPT:
+            if os.path.exists(os.path.join(out, name)):
+                shutil.copyfile(os.path.join(out, name), os.path.join(b.dir, name))
+        say(f"run.sh: the Xen lane's outer console is kept: {os.path.join(b.dir, 'outer.log')}")
+        return False
+    say(f"run.sh: the Xen lane's logs are kept in {out} ({', '.join(KEPT)}, {b.preset}.log)")
+    return True

@@ -1,0 +1,458 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The Xen lane: boots a guest image under the Xen hypervisor on a machine
+# without Xen, by running Xen itself inside a QEMU TCG VM (TCG's nested SVM
+# with NPT is enough for Xen's HVM support). A Linux dom0 starts each frame
+# with `xl create`: a PVH guest (Xen's own boot protocol, build/ipibench.elf)
+# or an HVM guest (its device model, hvmloader and SeaBIOS booting a GRUB CD
+# of the frame's own that holds the multiboot image build/ipibench.elf32 and
+# the frame's command line), as the frame's Xen preset says.
+#
+# usage: host/lane/xen-lane.sh [--image-pvh PATH] [--image-hvm PATH]
+#                              [--presets NAMES] [--append ARGS]
+#                              [--out DIR] [--timeout S] [--inner-timeout S]
+#        host/lane/xen-lane.sh ... --job SPEC... | --jobs FILE
+#        host/lane/xen-lane.sh --resplit DIR
+#   --image-pvh PATH     the PVH ELF (default build/ipibench.elf)
+#   --image-hvm PATH     the multiboot ELF of HVM frames, put on a GRUB CD
+#                        (default build/ipibench.elf32)
+#   --presets NAMES      comma- or blank-separated Xen presets
+#                        (host/ipibench/xen-presets.conf; default: all)
+#   --append ARGS        the guest's command line, the same for every preset
+#   --job SPEC           a frame of its own: 'FRAME | OPTIONS | ARGS', FRAME
+#                        [TAG.]PRESET and unique, OPTIONS '-' or
+#                        inner-timeout=S, ARGS the guest's command line
+#   --jobs FILE          one SPEC a line ('#' comments)
+#   --out DIR            where logs go (default build/xen-lane/out)
+#   --timeout S          bound on the outer boot (default 90 + 120 a frame)
+#   --inner-timeout S    bound on each guest domain (default 120)
+#   --resplit DIR        boot nothing: split DIR/outer.log into its frames
+#                        again
+#
+# Writes DIR/outer.log (the whole outer console: Xen's serial line, where
+# dom0's console and every guest's debug-port lines land), and for each frame
+# DIR/<frame>.log (its guest console, Xen's own lines about the domain
+# included) and DIR/<frame>.status: the guest's status as the KVM lane writes
+# it, (b << 1) | 1 for the status byte b the guest's last console line names
+# (65 SUCCESS .. 75 BAD-CMDLINE; a Xen guest has no isa-debug-exit, so the
+# line is the status), 0 no status line (the domain crashed or was reset),
+# 1 xl could not create the domain (its message is in the log), 137 the
+# --inner-timeout bound destroyed it. DIR/jobs lists the frames.
+#
+# exit: 0 every frame ran to its end (whatever the guests' statuses: judging
+# them is the caller's job); 1 the outer VM failed or a frame is missing;
+# 2 usage; 77 cannot prepare (see xen-prepare.sh); 124 the outer VM ran past
+# --timeout.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+conf=$repo/host/ipibench/xen-presets.conf
+
+image_pvh=$repo/build/ipibench.elf
+image_hvm=$repo/build/ipibench.elf32
+presets="" append="" out="" timeout="" inner_timeout=120 resplit=""
+specs=()
+frames=() frame_preset=() frame_timeout=() frame_append=()
+
+# shellcheck source=host/lane/nested-defaults.sh
+. "$here/nested-defaults.sh"
+
+say() { echo "xen-lane: $*"; }
+die() { echo "xen-lane: error: $*" >&2; exit 1; }
+usage() { sed -n '/^# usage:/,/^#                        again/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--image-pvh) image_pvh=${2:?}; shift ;;
+		--image-hvm) image_hvm=${2:?}; shift ;;
+		--presets) presets=${2?}; shift ;;
+		--append) append=${2?}; shift ;;
+		--job) specs+=("${2:?}"); shift ;;
+		--jobs)
+			[ -r "${2:?}" ] || die "--jobs: cannot read $2"
+			while IFS= read -r l; do
+				[[ "$l" =~ ^[[:space:]]*(#|$) ]] || specs+=("$l")
+			done <"$2"
+			shift ;;
+		--out) out=${2:?}; shift ;;
+		--timeout) timeout=${2:?}; shift ;;
+		--inner-timeout) inner_timeout=${2:?}; shift ;;
+		--resplit) resplit=${2:?}; shift ;;
+		-h | --help) usage ;;
+		*) echo "xen-lane: unknown option '$1'" >&2; usage ;;
+		esac
+		shift
+	done
+	for n in "$inner_timeout" "${timeout:-1}"; do
+		[[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "xen-lane: a bound takes seconds, not '$n'" >&2; exit 2; }
+	done
+	if [ ${#specs[@]} -gt 0 ] && { [ -n "$presets" ] || [ -n "$append" ]; }; then
+		echo "xen-lane: --job/--jobs go without --presets and --append" >&2
+		exit 2
+	fi
+}
+
+# name|type|vcpus|xl settings|guest keys|description for one preset, or nothing.
+preset_line() {
+	sed -e 's/[[:space:]]*|[[:space:]]*/|/g' -e 's/^[[:space:]]*//' "$conf" |
+		awk -F'|' -v n="$1" '$1 == n && !/^#/ { print; exit }'
+}
+
+add_frame() { # name preset timeout append
+	local f
+	[[ "$1" =~ ^[a-z0-9][a-z0-9.-]*$ ]] || die "frame '$1': letters, digits, '.', '-' only"
+	for f in "${frames[@]}"; do
+		[ "$f" != "$1" ] || die "frame '$1' given twice"
+	done
+	[ -n "$(preset_line "$2")" ] || die "no Xen preset '$2' in $conf"
+	case "$4" in *[\"\\]*) die "frame '$1': the command line may not hold a quote or a backslash (xl.cfg's string)" ;; esac
+	# The preset's guest keys, each unless the command line sets it.
+	local args=$4 k keys
+	IFS='|' read -r _ _ _ _ keys _ <<<"$(preset_line "$2")"
+	for k in $keys; do
+		[[ " $args " == *" ${k%%=*}="* ]] || args="${args:+$args }$k"
+	done
+	frames+=("$1") frame_preset+=("$2") frame_timeout+=("$3")
+	frame_append+=("$(nested_defaults "$args")")
+}
+
+parse_frames() {
+	local s name opts args o t
+	if [ ${#specs[@]} -eq 0 ]; then
+		[ -n "$presets" ] ||
+			presets=$(sed -n 's/^\([a-z0-9-][a-z0-9-]*\)[[:space:]]*|.*/\1/p' "$conf" | tr '\n' ' ')
+		for name in ${presets//,/ }; do
+			add_frame "$name" "$name" "$inner_timeout" "$append"
+		done
+		return
+	fi
+	for s in "${specs[@]}"; do
+		[[ "$s" == *"|"*"|"* ]] || die "--job '$s': want 'FRAME | OPTIONS | ARGS'"
+		name=$(echo "${s%%|*}" | xargs)
+		s=${s#*|}
+		opts=$(echo "${s%%|*}" | xargs)
+		args=$(echo "${s#*|}" | xargs)
+		t=$inner_timeout
+		for o in $opts; do
+			case "$o" in
+			-) ;;
+			inner-timeout=[1-9]*) t=${o#inner-timeout=} ;;
+			*) die "--job '$name': unknown option '$o'" ;;
+			esac
+		done
+		add_frame "$name" "${name##*.}" "$t" "$args"
+	done
+}
+
+# One frame's xl configuration. Every frame is domain "ipibench"; the
+# domain powers itself off (all vCPUs halted with IF=0: Xen's hvm_hlt()
+# takes that as the guest's poweroff), and then goes.
+# An HVM frame's boot CD: GRUB (BIOS only, the few modules multiboot takes)
+# and the multiboot image, with the frame's command line in grub.cfg.
+write_hvm_iso() { # append iso
+	local tree w words args=""
+	[ -r "$image_hvm" ] || die "cannot read $image_hvm (make)"
+	command -v grub-mkrescue >/dev/null 2>&1 && [ -d /usr/lib/grub/i386-pc ] ||
+		die "an HVM frame boots a GRUB CD: install grub-pc-bin, xorriso and mtools"
+	tree=$(mktemp -d "${TMPDIR:-/tmp}/xen-lane-iso.XXXXXX")
+	mkdir -p "$tree/boot/grub"
+	# Stripped: what loads is the same, and the BIOS reads a fifth of the
+	# bytes (its CD reads are device-model round trips, slow under a
+	# loaded nested TCG).
+	strip -o "$tree/boot/ipibench.elf" "$image_hvm" ||
+		die "strip $image_hvm failed"
+	# One GRUB word an argument, single-quoted: GRUB expands nothing in it.
+	read -r -a words <<<"$1"
+	for w in ${words[@]+"${words[@]}"}; do
+		args+=" '${w//\'/\'\\\'\'}'"
+	done
+	printf 'multiboot /boot/ipibench.elf%s\nboot\n' "$args" >"$tree/boot/grub/grub.cfg"
+	grub-mkrescue -d /usr/lib/grub/i386-pc --install-modules="multiboot normal iso9660 biosdisk" \
+		--fonts= --locales= --themes= -o "$2" "$tree" >"$tree.log" 2>&1 ||
+		{ cat "$tree.log" >&2; rm -rf "$tree" "$tree.log"; die "grub-mkrescue failed"; }
+	rm -rf "$tree" "$tree.log"
+}
+
+write_xl_cfg() { # frame preset append file
+	local line type vcpus settings image
+	line=$(preset_line "$2")
+	IFS='|' read -r _ type vcpus settings _ <<<"$line"
+	case "$type" in
+	pvh) image=/lane/ipibench.elf ;;
+	hvm) image=/lane/frames/$1.iso ;;
+	*) die "preset $2: type '$type' is not pvh or hvm" ;;
+	esac
+	# An HVM frame boots a GRUB CD of its own, not the device model's
+	# -kernel: QEMU's multiboot loader registers the ELF's segments as ROM
+	# blobs at their load addresses (0x100000..), which the device model
+	# writes into guest RAM at its reset, over the hvmloader libxl put at
+	# 0x100000: the vCPU then enters the kernel's multiboot header at
+	# hvmloader's entry, EAX 0. GRUB passes the command
+	# line (after the file name, as QEMU's multiboot does).
+	[ "$type" != hvm ] || write_hvm_iso "$3" "${4%.cfg}.iso"
+	{
+		echo 'name="ipibench"'
+		echo "type=\"$type\""
+		if [ "$type" = pvh ]; then
+			echo "kernel=\"$image\""
+			echo "cmdline=\"$3\""
+		fi
+		echo "vcpus=$vcpus"
+		echo "memory=64"
+		# The TSC runs native: the guest times with it, and Xen's default
+		# mode may trap RDTSC (TCG then reports an RDTSCP as an RDTSC
+		# exit, docs/xen.md).
+		echo 'tsc_mode="native"'
+		echo 'on_poweroff="destroy"'
+		echo 'on_reboot="destroy"'
+		echo 'on_crash="destroy"'
+		if [ "$type" = hvm ]; then
+			# No UART: the guest's console falls back to port 0xe9, which
+			# Xen prints as it does a PVH guest's. No display; one disk,
+			# the frame's GRUB CD (an emulated IDE CD-ROM: qemu-xen serves
+			# it, no hotplug script), booted from.
+			echo 'serial="none"'
+			echo 'vga="none"'
+			echo 'nographic=1'
+			echo 'vnc=0'
+			echo "disk=[\"format=raw,vdev=hdc,access=ro,devtype=cdrom,target=$image\"]"
+			echo 'boot="d"'
+		fi
+		[ -z "$settings" ] || tr ';' '\n' <<<"$settings"
+	} >"$4"
+}
+
+write_init() {
+	cat >"$1" <<'EOF'
+#!/bin/sh
+# Generated by host/lane/xen-lane.sh: dom0's init.
+export PATH=/bin:/usr/lib/xen-4.17/bin
+export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/usr/lib/xen-4.17/lib/x86_64-linux-gnu
+cs() { read -r u _ </proc/uptime; echo $((${u%.*} * 100 + 1${u#*.} - 100)); }
+secs() { printf '%d.%02d' $(($1 / 100)) $(($1 % 100)); }
+fail() { echo "@@@ lane-error $*"; dmesg | tail -n 20 | sed 's/^/dom0-dmesg: /'; sleep 1; poweroff -f; }
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mkdir -p /dev/pts /proc/xen /var/run/xenstored
+mount -t devpts pts /dev/pts
+echo 1 >/proc/sys/kernel/printk
+echo "@@@ lane-info dom0-boot $(secs "$(cs)")s"
+for m in xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xenfs; do
+	insmod /lane/xen/$m.ko || fail "insmod $m failed"
+done
+mount -t xenfs xenfs /proc/xen || fail "cannot mount xenfs"
+xenstored --no-fork >/tmp/xenstored.log 2>&1 &
+i=0
+until [ -S /var/run/xenstored/socket ]; do
+	i=$((i + 1)); [ $i -lt 100 ] || fail "xenstored did not start: $(cat /tmp/xenstored.log)"
+	sleep 0.1
+done
+xen-init-dom0 >/tmp/init-dom0.log 2>&1 || fail "xen-init-dom0: $(cat /tmp/init-dom0.log)"
+xenconsoled --log=none >/dev/null 2>&1 &
+echo "@@@ lane-info toolstack $(secs "$(cs)")s"
+while IFS='|' read -r name bound; do
+	echo "@@@ lane-begin $name"
+	t0=$(cs)
+	status=-
+	if xl create /lane/frames/$name.cfg >/tmp/xl.log 2>&1; then
+		echo "@@@ lane-info domid $(xl domid ipibench 2>/dev/null)"
+		end=$((t0 + bound * 100))
+		# Gone when three lookups in a row miss it: one xl call in a few
+		# failed (even crashed) while the domain ran on, in the middle
+		# of the toolstack's own xenstore traffic.
+		misses=0
+		while [ $misses -lt 3 ]; do
+			if xl domid ipibench >/dev/null 2>&1; then misses=0; else misses=$((misses + 1)); fi
+			if [ "$(cs)" -ge "$end" ]; then
+				xl destroy ipibench >/dev/null 2>&1
+				status=137
+				break
+			fi
+			sleep 0.2
+		done
+	else
+		sed 's/^/xl: /' /tmp/xl.log
+		# An HVM domain's device model says why it stopped in its own log.
+		for f in /var/log/xen/qemu-dm-*.log; do
+			[ ! -s "$f" ] || sed 's/^/qemu-dm: /' "$f"
+		done
+		status=1
+	fi
+	echo "@@@ lane-end $name status=$status time=$(secs $(($(cs) - t0)))s"
+	# The next frame reuses the name.
+	xl destroy ipibench >/dev/null 2>&1
+done </lane/frames/list
+echo "@@@ lane-done"
+poweroff -f
+EOF
+	chmod +x "$1"
+}
+
+build_initrd() {
+	local dir=$1 i
+	rm -rf "$dir"
+	mkdir -p "$dir/root/lane/frames"
+	write_init "$dir/root/init"
+	cp "$image_pvh" "$dir/root/lane/ipibench.elf"
+	[ ! -e "$image_hvm" ] || cp "$image_hvm" "$dir/root/lane/ipibench.elf32"
+	: >"$dir/root/lane/frames/list"
+	for i in "${!frames[@]}"; do
+		write_xl_cfg "${frames[$i]}" "${frame_preset[$i]}" "${frame_append[$i]}" \
+			"$dir/root/lane/frames/${frames[$i]}.cfg"
+		echo "${frames[$i]}|${frame_timeout[$i]}" >>"$dir/root/lane/frames/list"
+		printf '%s|%s|%s\n' "${frames[$i]}" "${frame_preset[$i]}" "${frame_append[$i]}" >>"$out/jobs"
+	done
+	(cd "$dir/root" && find . | sort | /bin/busybox cpio -o -H newc -R 0:0 2>/dev/null) >"$dir/run.cpio"
+	cat "$XEN_LANE_BASE" "$dir/run.cpio" >"$dir/initrd.cpio"
+	rm -f "$dir/run.cpio"
+}
+
+# The status a guest's console ends with, as the KVM lane's exit status.
+status_code() {
+	case "$1" in
+	SUCCESS) echo 65 ;; SKIP) echo 67 ;; ERROR) echo 69 ;; FAILURE) echo 71 ;;
+	CRASH) echo 73 ;; BAD-CMDLINE) echo 75 ;; *) echo 0 ;;
+	esac
+}
+
+# Splits outer.log into the frames. Inside a frame, a guest's debug-port
+# line comes as "(dN) text"; Xen prints a line of its buffer when it is full
+# (DOMAIN_PBUF_SIZE 200: 199 characters and the NUL), so a piece of 199 is
+# joined to the next one, and an empty piece after one ends a line of
+# exactly 199. Xen's own lines ("(XEN) ...") and dom0's are kept as they are.
+split_console() {
+	local name st word
+	awk -v dir="$out" '
+		function flush_guest() { if (pending != "") { print pending >>log_file; pending = "" } }
+		{ sub(/\r$/, "") }
+		/^@@@ lane-begin / {
+			name = $3; log_file = dir "/" name ".log"; pending = ""
+			close(log_file); printf "" >log_file; open[name] = 1; next
+		}
+		/^@@@ lane-end / {
+			flush_guest()
+			st = $4; sub(/^status=/, "", st)
+			if ($3 == name) { f = dir "/" name ".status0"; print st >f; close(f); open[name] = 0 }
+			close(log_file); name = ""; next
+		}
+		name == "" || /^@@@ / { next }
+		/^\(d[1-9][0-9]*\) / {
+			piece = substr($0, index($0, " ") + 1)
+			pending = pending piece
+			if (length(piece) != 199) { print pending >>log_file; pending = "" }
+			next
+		}
+		{ print >>log_file }
+		END { for (n in open) if (open[n]) print n }' "$out/outer.log" |
+		while IFS= read -r name; do
+			rm -f "$out/$name.status"
+		done
+	for st in "$out"/*.status0; do
+		[ -e "$st" ] || continue
+		name=$(basename "$st" .status0)
+		case "$(cat "$st")" in
+		-)
+			word=$(sed -n 's/^ipibench: status \([A-Z-]*\)$/\1/p' "$out/$name.log" | tail -n1)
+			status_code "$word" >"$out/$name.status" ;;
+		*) cp "$st" "$out/$name.status" ;;
+		esac
+		rm -f "$st"
+	done
+}
+
+since_start() { awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%5.1fs", e - s }'; }
+
+show_progress() { # PIDFILE
+	local line f
+	exec 3>>"$out/outer.log"
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line//$'\r'/}
+		printf '%s\n' "$line" >&3
+		case "$line" in
+		"@@@ lane-done")
+			: >"$1.done"
+			kill -TERM "$(cat "$1")" 2>/dev/null || true ;;
+		"@@@ lane-info dom0-boot "*) say "[$(since_start)] dom0: init started, up ${line##* }" ;;
+		"@@@ lane-info toolstack "*) say "[$(since_start)] dom0: xenstored and xl ready at ${line##* }" ;;
+		"@@@ lane-error "*) say "[$(since_start)] dom0: ${line#@@@ lane-error }" ;;
+		"@@@ lane-begin "*) say "[$(since_start)] ${line#@@@ lane-begin }: xl create" ;;
+		"@@@ lane-end "*)
+			read -r -a f <<<"${line#@@@ lane-end }"
+			say "[$(since_start)] ${f[0]}: domain gone after ${f[2]#time=} (${f[1]})" ;;
+		"(XEN) "*"Panic"* | "(XEN) "*"FATAL"*) say "[$(since_start)] Xen: ${line#(XEN) }" ;;
+		esac
+	done
+	exec 3>&-
+}
+
+run_outer() { # dir bound
+	local rc
+	start=$(date +%s.%N)
+	say "outer VM: booting Xen (${#frames[@]} frames, bound $2s)"
+	set +e
+	# Xen: its console on COM1, synchronous (sync_console): a guest's lines
+	# and dom0's would otherwise share a 16 KiB transmit buffer that drops
+	# characters when full; guest_loglvl=all prints the guests' debug-port
+	# lines; noreboot: a crash stops instead of looping. dom0: 768 MiB,
+	# hvc0, and the same throwaway-VM options as the KVM lane's outer kernel.
+	{
+		timeout -k 5 "$2" "${XEN_LANE_OUTER:-qemu-system-x86_64}" -accel tcg,thread=multi \
+			-M q35 -cpu max -smp 2 -m 1536M -nodefaults -display none -serial stdio -no-reboot \
+			-kernel "$XEN_LANE_XEN" \
+			-append "console=com1 com1=115200,8n1 sync_console dom0_mem=768M loglvl=warning guest_loglvl=all/all noreboot" \
+			-initrd "$XEN_LANE_KERNEL console=hvc0 quiet panic=-1 tsc=reliable mitigations=off,$1/initrd.cpio" \
+			</dev/null 2>&1 &
+		echo $! >"$1/pid"
+		wait $!
+	} | show_progress "$1/pid"
+	rc=${PIPESTATUS[0]}
+	set -e
+	[ "$rc" != 143 ] || [ ! -e "$1/pid.done" ] || rc=0
+	return "$rc"
+}
+
+# Every frame has a status: else exit 1 naming the first without.
+check_frames() {
+	local f
+	for f in "${frames[@]}"; do
+		[ -s "$out/$f.status" ] || { say "frame $f did not finish"; return 1; }
+	done
+}
+
+main() {
+	local rc
+	parse_args "$@"
+	if [ -n "$resplit" ]; then
+		out=$resplit
+		[ -r "$out/outer.log" ] || die "--resplit: no $out/outer.log"
+		split_console
+		return 0
+	fi
+	parse_frames
+	[ ${#frames[@]} -gt 0 ] || die "no frames to run"
+	[ -r "$image_pvh" ] || die "cannot read $image_pvh (make)"
+	out=${out:-$repo/build/xen-lane/out}
+	rc=0
+	"$here/xen-prepare.sh" -q || rc=$?
+	[ "$rc" -eq 0 ] || exit "$rc"
+	# shellcheck source=/dev/null
+	. "$repo/build/xen-lane/base.env"
+	mkdir -p "$out"
+	rm -f "$out"/*.log "$out"/*.status "$out/jobs"
+	build_initrd "$out/boot"
+	rc=0
+	run_outer "$out/boot" "${timeout:-$((90 + 120 * ${#frames[@]}))}" || rc=$?
+	split_console
+	rm -rf "${out:?}/boot"
+	case "$rc" in
+	0) check_frames || return 1 ;;
+	124) say "the outer VM ran past its bound"; return 124 ;;
+	*) say "the outer VM failed (exit $rc)"; check_frames || true; return 1 ;;
+	esac
+}
+
+main "$@"
