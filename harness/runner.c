@@ -200,7 +200,11 @@ void bench_plan_begin(const struct ipi_ops *const *backends, unsigned int n)
 		per_backend_chosen += bench_chosen(i, true);
 		phase_count += bench_chosen(i, false);
 	}
-	/* Probes have no side effects: asked once here, their answers decide the units. */
+	/*
+	 * Asked once here, on the BSP with the APs idle, their answers decide the
+	 * units. A probe changes nothing that outlives it; a Hyper-V probe may
+	 * write the guest OS ID for a moment and put it back (hyperv/hv.c).
+	 */
 	for (plan_n = 0; plan_n < n && plan_n < IPI_BACKEND_MAX; plan_n++) {
 		plan_ops[plan_n] = backends[plan_n];
 		plan_why[plan_n] = backends[plan_n]->probe();

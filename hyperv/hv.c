@@ -15,8 +15,9 @@
  *
  * The recommendations (CPUID 0x40000004) the probes test are those the
  * hypervisor gives an identified guest: Xen's viridian leaves the leaf
- * empty until the guest OS ID is a Microsoft one for Windows NT or later
- * (xen/arch/x86/hvm/viridian/viridian.c, cpuid_viridian_leaves(), leaf 4),
+ * empty until the guest OS ID's OS field (bits 47:40 in Microsoft's format,
+ * 4 = Windows NT) is 4 or more (xen/arch/x86/hvm/viridian/viridian.c,
+ * cpuid_viridian_leaves(), leaf 4; the vendor field is not looked at),
  * while KVM fills it from -cpu whatever the ID. When the boot-time leaf
  * lacks a bit a probe needs, the leaf is read again with the OS ID written
  * (hv_os_id=, default the open-source format) and the ID put back.
@@ -273,8 +274,12 @@ int hv_calls_on(const char *who)
 	uint64_t gpa, hc = 0;
 
 	hv_alloc();
-	if (hv_calls_enabled())
+	if (hv_calls_enabled()) {
+		/* Enabled before (a reused VM's state): call the page it names. */
+		if (!rdmsr_safe(HV_MSR_HYPERCALL, &hc))
+			hv_page_entry = hc & ~(uint64_t)(HV_PAGE - 1);
 		return 0;
+	}
 	gpa = (uint64_t)(uintptr_t)hv_page; /* identity map: the GPA is the address */
 	if (wrmsr_safe(HV_MSR_GUEST_OS_ID, hv_guest_os_id()) ||
 	    wrmsr_safe(HV_MSR_HYPERCALL, gpa | HV_HYPERCALL_ENABLE) ||
@@ -290,7 +295,7 @@ int hv_calls_on(const char *who)
 	}
 	hv_page_entry = gpa;
 	kprintf(
-	    "hyperv: guest OS ID 0x%lx set for %s (partition-wide: KVM now takes every vmcall as a Hyper-V hypercall); hypercall page at 0x%lx holds %s; calls go through it:",
+	    "hyperv: guest OS ID 0x%lx set for %s (partition-wide: under KVM every vmcall is now a Hyper-V hypercall); hypercall page at 0x%lx holds %s; calls go through it:",
 	    hv_guest_os_id(), who, gpa, hv_page_insn());
 	for (unsigned int i = 0; i < HV_PAGE_SHOWN; i++)
 		kprintf(" %02x", hv_page[i]);
@@ -310,7 +315,8 @@ int hv_calls_off(const char *why)
 		kprintf("hyperv: could not clear the guest OS ID (reads 0x%lx) %s\n", id, why);
 		return -E_PROTO;
 	}
-	kprintf("hyperv: guest OS ID back to 0 %s (vmcall reaches KVM's own hypercalls)\n", why);
+	kprintf("hyperv: guest OS ID back to 0 %s (under KVM, vmcall reaches KVM's own hypercalls)\n",
+		why);
 	return 0;
 }
 

@@ -14,7 +14,9 @@
 ; does not: its page is `or eax, 0x80000000; vmmcall; ret`, and a call
 ; without bit 31 of EAX goes to Xen's own hypercall table, which answers
 ; -ENOSYS (docs/xen.md). The indirect jump is the cost of the spec's way.
-; hv_page_entry, set by hv_calls_on() before any call, is the page's address.
+; hv_page_entry is the page's address once hv_calls_on() enabled it; until
+; then hv_no_page, which answers every call with status 0xffff (no
+; hypervisor's: the caller reports it as UNKNOWN) instead of jumping to 0.
 ;
 ; Clobbers: the TLFS changes only RAX (and output registers) and KVM writes
 ; only RAX, but, like Linux's hv_do_hypercall(), callers must treat RCX,
@@ -24,10 +26,10 @@
 ; them between the loads and the call. SSE is on (CR4.OSFXSR, CR0.MP,
 ; CR0.EM clear) on every CPU from boot/multiboot.asm and the trampoline.
 
-section .bss
-alignb 8
+section .data
+align 8
 global hv_page_entry
-hv_page_entry:	resq 1
+hv_page_entry:	dq hv_no_page
 
 section .text
 bits 64
@@ -58,5 +60,10 @@ hv_hypercall_xmm:
 	movdqa xmm5, [rsi + 96]
 hv_trap:
 	jmp [hv_page_entry]
+
+; A call before the hypercall page was enabled: a status, not a jump to 0.
+hv_no_page:
+	mov eax, 0xffff
+	ret
 
 section .note.GNU-stack noalloc noexec nowrite progbits

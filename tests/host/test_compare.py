@@ -245,7 +245,7 @@ def comparability_catches_what_changes_a_figure(_=None):
         def xen(doc):
             for r in doc["records"]:
                 if r.get("record") == "env":
-                    r["hypervisor"].update(vendor="Microsoft Hv", hyperv="Hv#1",
+                    r["hypervisor"].update(vendor="Microsoft Hv", hyperv=True,
                                            kvm_base="0x0", xen_base="0x40000100",
                                            xen_version="0x40011")
         edit(sets["xen"], cmdline("plan=bench"))

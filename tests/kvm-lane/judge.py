@@ -207,7 +207,7 @@ def judge(outdir, frame):
                        log, re.M)
     for why in sorted({w for _, w in named}):
         notes.append(f"{sum(w == why for _, w in named)} checks SKIPped by {why} "
-                     "(docs/xen.md: the outer emulator's fault, not the hypervisor's)")
+                     "(docs/command-line.md says why each exists)")
     return problems, notes
 
 

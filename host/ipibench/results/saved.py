@@ -318,7 +318,7 @@ def hypervisor_of(env):
         return None
     if _hex(hv.get("xen_base")):
         v = _hex(hv.get("xen_version"))
-        viridian = " with viridian" if hv.get("hyperv") == "Hv#1" else ""
+        viridian = " with viridian" if hv.get("hyperv") is True else ""
         return f"Xen {v >> 16}.{v & 0xffff}{viridian}"
     if _hex(hv.get("kvm_base")):
         return "KVM"
