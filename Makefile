@@ -83,7 +83,7 @@ KOBJS := $(patsubst %.c,$(B)/%.o,$(KERNEL_SRCS) $(IPI_SRCS) $(HARNESS_SRCS) $(SU
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/host/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all iso unit unit_build test lint check-kvm bench bench-boot clean deps fuzz fuzz_build
+.PHONY: all iso unit unit_build test lint check-kvm check-xen bench bench-boot clean deps fuzz fuzz_build
 all: $(B)/ipibench.elf32 $(B)/ipibench.elf $(B)/guest-keys.json
 
 $(B)/ipibench.linked.elf: $(KOBJS) linker.ld
@@ -211,6 +211,9 @@ lint:
 
 check-kvm: $(B)/ipibench.elf32
 	./tests/run --only kvm-lane
+
+check-xen: $(B)/ipibench.elf32
+	./tests/run --only xen-lane
 
 # The plan as users' TCG fallback runs it, then twice with an instruction-
 # counted TSC: the spread that is left there is the harness's own.

@@ -35,6 +35,10 @@ readonly META=linux-image-amd64
 # Load order matters: there is no modules.dep, insmod resolves nothing itself.
 # kvm needs irqbypass; kvm-amd needs kvm and ccp (for SEV, even when unused).
 readonly MODULES=(irqbypass ccp kvm kvm-amd)
+# The Xen lane's dom0 runs this kernel too (xen-prepare.sh): its Xen modules
+# come out of the same package in the same pass, kept apart under xen/ (the
+# KVM lane's archive does not hold them).
+readonly XEN_MODULES=(xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xenfs)
 # What `-M pc -kernel <multiboot ELF>` makes QEMU load; found by trying (see
 # README.md). linuxboot_dma.bin and pvh.bin cover Linux and PVH kernels too,
 # bios-microvm.bin is microvm's firmware, SeaBIOS built for it (lane.sh
@@ -136,7 +140,7 @@ fetch_kernel() {
 	say "downloading $ipkg=$iver" >&2
 	(cd "$tmp" && apt_download "$ipkg=$iver")
 	mkdir -p "$tmp/x"
-	for m in "${MODULES[@]}"; do
+	for m in "${MODULES[@]}" "${XEN_MODULES[@]}"; do
 		pats+=("*/$m.ko.xz")
 	done
 	dpkg-deb --fsys-tarfile "$tmp/$ipkg"_*.deb |
@@ -148,6 +152,10 @@ fetch_kernel() {
 		xz -dc "$(find "$tmp/x" -name "$m.ko.xz" | head -n1)" >"$dir/$m.ko"
 	done
 	check_module_deps "$dir"
+	mkdir -p "$dir/xen"
+	for m in "${XEN_MODULES[@]}"; do
+		xz -dc "$(find "$tmp/x" -name "$m.ko.xz" | head -n1)" >"$dir/xen/$m.ko"
+	done
 	echo "$ipkg=$iver" >"$dir/package"
 	touch "$dir/done"
 	rm -rf "$tmp"

@@ -22,7 +22,8 @@
 #
 # Cache, under build/xen-lane/:
 #   xen-<version>/xen.elf, tools/     one Xen and toolstack per package version
-#   dom0-<kernel package version>/*.ko  the Xen modules of dom0's kernel
+#   dom0-<kernel package version>/*.ko  the Xen modules of dom0's kernel, where
+#                                       the KVM lane's kernel-*/xen/ lacks them
 #   base-<key>.cpio                     dom0's initramfs without the guest
 #   base.env                            XEN_LANE_XEN, XEN_LANE_KERNEL, XEN_LANE_BASE
 #
@@ -70,16 +71,16 @@ candidate() {
 	apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ && !v { v = $2 } END { print v }'
 }
 
-apt_download() { # PKG=VER, into the current directory
-	"${APT[@]}" download "$1" >/dev/null 2>&1 && return 0
-	is_root && "${APT[@]}" update >/dev/null 2>&1 && "${APT[@]}" download "$1" >/dev/null 2>&1 &&
+apt_download() { # PKG=VER..., into the current directory
+	"${APT[@]}" download "$@" >/dev/null 2>&1 && return 0
+	is_root && "${APT[@]}" update >/dev/null 2>&1 && "${APT[@]}" download "$@" >/dev/null 2>&1 &&
 		return 0
-	cannot "apt-get download $1 failed (network, or stale apt lists)" "${APT[*]} update"
+	cannot "apt-get download $* failed (network, or stale apt lists)" "${APT[*]} update"
 }
 
 # The packages' files, unpacked into xen-<version>/root; xen.elf beside it.
 fetch_xen() {
-	local ver=$1 dir tmp p v
+	local ver=$1 dir tmp p v wanted
 	dir=$cache/xen-$ver
 	[ -f "$dir/done" ] && { echo "$dir"; return 0; }
 	tmp=$(mktemp -d "$cache/fetch.XXXXXX")
@@ -87,10 +88,12 @@ fetch_xen() {
 	for p in "${XEN_PACKAGES[@]}"; do
 		v=$(candidate "$p")
 		case "$v" in "" | "(none)") cannot "$p is not in the apt lists" "${APT[*]} update" ;; esac
-		say "downloading $p=$v" >&2
-		(cd "$tmp" && apt_download "$p=$v")
 		echo "$p=$v" >>"$tmp/packages"
 	done
+	say "downloading ${#XEN_PACKAGES[@]} packages: ${XEN_PACKAGES[*]}" >&2
+	# One apt-get for all: its start-up (reading the lists) once.
+	mapfile -t wanted <"$tmp/packages"
+	(cd "$tmp" && apt_download "${wanted[@]}")
 	mkdir -p "$tmp/root"
 	for p in "$tmp"/*.deb; do
 		dpkg-deb -x "$p" "$tmp/root"
@@ -106,11 +109,16 @@ fetch_xen() {
 	echo "$dir"
 }
 
-# dom0's Xen modules, from the image package the KVM lane's kernel came from
-# (prepare.sh keeps its name in kernel-*/package), decompressed for busybox
-# insmod.
+# dom0's Xen modules, from the image package the KVM lane's kernel came from:
+# prepare.sh keeps them under kernel-*/xen/ (it decompresses that package
+# anyway); a kernel cache made before it did is served by a download of the
+# package (its name in kernel-*/package), decompressed for busybox insmod.
 fetch_dom0_modules() {
 	local kdir=$1 pkg dir tmp m pats=()
+	if [ -f "$kdir/xen/xenfs.ko" ]; then
+		echo "$kdir/xen"
+		return 0
+	fi
 	pkg=$(cat "$kdir/package")
 	dir=$cache/dom0-${pkg#*=}
 	[ -f "$dir/done" ] && { echo "$dir"; return 0; }
