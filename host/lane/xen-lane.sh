@@ -265,23 +265,32 @@ until [ -S /var/run/xenstored/socket ]; do
 	i=$((i + 1)); [ $i -lt 100 ] || fail "xenstored did not start: $(cat /tmp/xenstored.log)"
 	sleep 0.1
 done
-xen-init-dom0 >/tmp/init-dom0.log 2>&1 || fail "xen-init-dom0: $(cat /tmp/init-dom0.log)"
+# Every toolstack call has a deadline of its own (busybox timeout): a hung
+# xl would otherwise hold the frames after it until the outer VM's bound.
+# xl create's watcher outlives it by design (it detaches) and is not killed.
+xlt() { # seconds, then xl's arguments (ash: no ${@:2})
+	t=$1
+	shift
+	timeout -k 5 "$t" xl "$@"
+}
+timeout -k 5 60 xen-init-dom0 >/tmp/init-dom0.log 2>&1 ||
+	fail "xen-init-dom0: $(cat /tmp/init-dom0.log)"
 xenconsoled --log=none >/dev/null 2>&1 &
 echo "@@@ lane-info toolstack $(secs "$(cs)")s"
 while IFS='|' read -r name bound; do
 	echo "@@@ lane-begin $name"
 	t0=$(cs)
 	status=-
-	xl create /lane/frames/$name.cfg </dev/null >/tmp/xl.log 2>&1
+	xlt 120 create /lane/frames/$name.cfg </dev/null >/tmp/xl.log 2>&1
 	xl_rc=$?
 	# xl once aborted after the domain was up: what counts is the domain.
-	if [ $xl_rc != 0 ] && xl domid ipibench >/dev/null 2>&1; then
+	if [ $xl_rc != 0 ] && xlt 30 domid ipibench >/dev/null 2>&1; then
 		sed 's/^/xl: /' /tmp/xl.log
 		echo "@@@ lane-info xl create exited $xl_rc, but the domain runs"
 		xl_rc=0
 	fi
 	if [ $xl_rc = 0 ]; then
-		echo "@@@ lane-info domid $(xl domid ipibench 2>/dev/null)"
+		echo "@@@ lane-info domid $(xlt 30 domid ipibench 2>/dev/null)"
 		end=$((t0 + bound * 100))
 		# Gone when three lookups in a row miss it: one xl call in a few
 		# failed (even crashed) while the domain ran on, in the middle of
@@ -289,14 +298,14 @@ while IFS='|' read -r name bound; do
 		# state's s or c: xl's own watcher did not destroy it) ends it too.
 		misses=0
 		while [ $misses -lt 3 ]; do
-			state=$(xl list ipibench 2>/dev/null | awk 'NR == 2 { print $5 }')
+			state=$(xlt 30 list ipibench 2>/dev/null | awk 'NR == 2 { print $5 }')
 			case "$state" in
 			"") misses=$((misses + 1)) ;;
-			*[sc]*) xl destroy ipibench >/dev/null 2>&1; misses=0 ;;
+			*[sc]*) xlt 30 destroy ipibench >/dev/null 2>&1; misses=0 ;;
 			*) misses=0 ;;
 			esac
 			if [ "$(cs)" -ge "$end" ]; then
-				xl destroy ipibench >/dev/null 2>&1
+				xlt 30 destroy ipibench >/dev/null 2>&1
 				status=137
 				break
 			fi
@@ -313,7 +322,7 @@ while IFS='|' read -r name bound; do
 	rm -f /var/log/xen/qemu-dm-*.log
 	echo "@@@ lane-end $name status=$status time=$(secs $(($(cs) - t0)))s"
 	# The next frame reuses the name.
-	xl destroy ipibench >/dev/null 2>&1
+	xlt 30 destroy ipibench >/dev/null 2>&1
 done </lane/frames/list
 echo "@@@ lane-done"
 poweroff -f
