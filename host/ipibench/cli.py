@@ -19,6 +19,7 @@ import sys
 from ipibench import readers, REPO
 from ipibench.boot import ab, matrix
 from ipibench.boot import run as B
+from ipibench.boot import xen_lane as X
 from ipibench.exit_codes import EX_DEPS, ToolError
 from ipibench.jobs import Jobs, say
 from ipibench.lab import lava
@@ -61,7 +62,7 @@ def cmd_list(args, env):
             for name in load_presets(env.presets):
                 print(name)
             return 0
-        return print_presets(env.presets)
+        return print_presets(env.presets) or X.print_xen_presets()
     except ToolError as e:
         say(f"run.sh: {e.message}")
         return e.code

@@ -42,6 +42,8 @@ def _(s):
     check('"hcall_ipi"' in p["xen-viridian"]["settings"], "viridian's IPI group")
     expect(call(X.xen_preset, "xen-nope"), EX_PRESET, "unknown Xen preset 'xen-nope'", "xen-pvh")
     check(p["xen-viridian"]["keys"] == ["hv_os_id=windows"], f"{p['xen-viridian']}")
+    # ./run.sh list shows them after the KVM presets, with their xl lines and guest keys.
+    expect(call(X.print_xen_presets), 0, "xen-pvh ", "xl: viridian=[", "guest: hv_os_id=windows")
     for text, msg in (("xen-a | pvh | 2 | | \n", "5 fields"),
                       ("a | pvh | 2 | | | d\n", "bad or repeated"),
                       ("xen-a | kvm | 2 | | | d\n", "not pvh or hvm"),

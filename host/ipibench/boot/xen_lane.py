@@ -67,6 +67,20 @@ def load_xen_presets(path=XEN_PRESETS):
     return out
 
 
+def print_xen_presets(path=XEN_PRESETS):
+    """`./run.sh list`'s second part: the Xen presets, described."""
+    presets = load_xen_presets(path)
+    width = max((len(n) for n in presets), default=4)
+    print(f"\nXen presets (--accel xen-in-tcg; {os.path.relpath(path)}):")
+    for name, p in presets.items():
+        print(f"{name.ljust(width)}  {p['type']}, {p['vcpus']} vCPUs  {p['description']}")
+        for line in filter(None, p["settings"].split(";")):
+            print(f"{''.ljust(width)}  xl: {line.strip()}")
+        if p["keys"]:
+            print(f"{''.ljust(width)}  guest: {' '.join(p['keys'])}")
+    return 0
+
+
 def xen_preset(name):
     """The named Xen preset, or ToolError 10 listing them."""
     presets = load_xen_presets()
