@@ -6,7 +6,7 @@ import os
 import shlex
 import sys
 
-from ipibench.boot.xen_lane import exits_unknown
+from ipibench.boot.xen_lane import EXITS_UNKNOWN
 from ipibench.compare.correctness import correctness_failures
 from ipibench.compare.model import row_key, row_name, X2apicBoot
 from ipibench.exit_codes import EX_SAVE, ToolError
@@ -173,7 +173,9 @@ def save_run(directory, *, qemu=(), label="", accel="", status="", config="", pr
                            "exits": pin_perf.perf_parse(read_first(perf) or "")}
     run["exits"] = attach_exits(directory, records, exits_kvm_params)
     if accel == "xen-in-tcg":
-        exits_unknown(records)
+        for r in records:
+            if r.get("record") == "result":
+                kvm_trace.exits_unknown(r, EXITS_UNKNOWN)
     run["host_stats"] = attach_host_stats(directory, text, records)
     if run["exits"] is not None:
         run["exits"]["apicv"] = apicv or None

@@ -22,19 +22,9 @@ XEN_PRESETS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__fil
 # on a loaded host) and power-off, with room for a slow host.
 XEN_SETUP_S = 90
 DEFAULT_PRESET = "xen-pvh"
-KEPT = ("outer.log", "lane.txt")
-# What every result record of a Xen-lane run says of its exits (save.py):
-# unknown, as a KVM record whose marker window the trace lacks says it.
+# What every result record of a Xen-lane run says of its exits (save.py).
 EXITS_UNKNOWN = ("unknown: the Xen lane does not trace Xen's exits (xentrace is in dom0, "
                  "no decoder of its records per marker window yet: docs/xen.md)")
-
-
-def exits_unknown(records):
-    """Marks each result record's exits unknown, with why."""
-    for r in records:
-        if r.get("record") == "result":
-            r["exits"] = {"status": EXITS_UNKNOWN, "apic_accel": "unknown",
-                          "apic_accel_why": EXITS_UNKNOWN}
 
 
 def load_xen_presets(path=XEN_PRESETS):
@@ -94,6 +84,7 @@ def boot(b):
     """Boot b's preset in the Xen lane: sets b.qemu (the lane's command, kept
     in results.json), b.started, b.seconds and b.rc, and writes the guest's
     console to b.log, as Boot.boot_lane does for the KVM lane."""
+    from ipibench.boot import run as B  # run.py imports this module: not at its top
     o = b.o
     if o.cpu or o.smp:
         say(f"run.sh: --accel xen-in-tcg takes the guest's vCPUs and interfaces from the Xen preset ({b.preset})")
@@ -105,7 +96,7 @@ def boot(b):
         raise ToolError(EX_SAVE, "cannot create a temporary directory")
     keep = False
     try:
-        b.started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        b.started = B.utc_now()
         t0 = time.monotonic_ns()
         say(f"run.sh: Xen nested inside QEMU TCG (preset {b.preset}): timings are doubly "
             "emulated, only behaviour counts; exits are not traced")
@@ -118,8 +109,7 @@ def boot(b):
         if rc == EX_INTERRUPTED:
             b.jobs.check(b.seconds)
         keep = take(b, out, rc)
-        with open(b.log, errors="replace") as f:
-            text = f.read()
+        text = B.read_text(b.log)
         if o.verbose:
             b.screen.write(text)
         for line in text.replace("\r", "").split("\n"):
@@ -129,26 +119,19 @@ def boot(b):
             shutil.rmtree(out, ignore_errors=True)
 
 
-def read(path):
-    try:
-        with open(path, errors="replace") as f:
-            return f.read()
-    except OSError:
-        return ""
-
-
 def take(b, out, rc):
     """The lane's files: console.log gets the guest's console, b.rc its status.
     True when out must be kept (the lane failed and nothing is saved)."""
-    lane_txt = read(os.path.join(out, "lane.txt"))
+    from ipibench.boot import run as B  # as in boot()
+    lane_txt = B.read_text(os.path.join(out, "lane.txt"))
     if rc == 77:
         for line in lane_txt.splitlines()[-3:]:
             say(line)
         raise ToolError(EX_DEPS, "the Xen lane cannot be prepared here")
     guest = os.path.join(out, f"{b.preset}.log")
-    status = read(os.path.join(out, f"{b.preset}.status")).strip()
+    status = B.read_text(os.path.join(out, f"{b.preset}.status")).strip()
     with open(b.log, "w") as f:
-        f.write(read(guest) if os.path.exists(guest) else lane_txt)
+        f.write(B.read_text(guest) if os.path.exists(guest) else lane_txt)
     if rc != 0:
         b.rc = 124 if rc == 124 else 1
         if rc == 124:
@@ -158,20 +141,10 @@ def take(b, out, rc):
             why = re.findall(r"^xen-lane: (?:error: )?(.*)$", lane_txt, re.M)
             if why:
                 say(f"run.sh: the Xen lane: {why[-1]}")
-        return keep_logs(b, out)
+        return b.keep_lane(out)
     b.rc = int(status) if status.isdigit() else 1
     if b.rc == 137:
         b.rc = 124  # the guest's own bound (--timeout) destroyed the domain
-        return keep_logs(b, out)
+        return b.keep_lane(out)
     return False
 
-
-def keep_logs(b, out):
-    if b.o.save and b.dir:
-        for name in KEPT:
-            if os.path.exists(os.path.join(out, name)):
-                shutil.copyfile(os.path.join(out, name), os.path.join(b.dir, name))
-        say(f"run.sh: the Xen lane's outer console is kept: {os.path.join(b.dir, 'outer.log')}")
-        return False
-    say(f"run.sh: the Xen lane's logs are kept in {out} ({', '.join(KEPT)}, {b.preset}.log)")
-    return True

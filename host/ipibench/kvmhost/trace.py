@@ -452,6 +452,12 @@ IN_REGION_UNKNOWN = ("without debug=slow-eoi no causality orders a target's exit
                      "the sender's region end, whose mark trails its closing RDTSCP by one exit")
 
 
+def exits_unknown(r, why):
+    """A record's exits when nothing says what they were: unknown, and why
+    (no marker window in the trace; a Xen-lane run, which traces none)."""
+    r["exits"] = {"status": why, "apic_accel": "unknown", "apic_accel_why": why}
+
+
 def attach(trace, recs, cmdline=None, kvm_params=None):
     """Adds "exits" to each record: per measured iteration, sender and targets,
     the inhibits traced, and whether the APIC was accelerated (apic_accel).
@@ -472,7 +478,7 @@ def attach(trace, recs, cmdline=None, kvm_params=None):
                 "iterations it measured"
             if trace.lost:
                 why += f" ({trace.lost} events were lost: the trace's ring buffer overflowed)"
-            r["exits"] = {"status": why, "apic_accel": "unknown", "apic_accel_why": why}
+            exits_unknown(r, why)
             continue
         r["exits"] = {"iterations": n,
                       "sender": per_iteration(w.sender, n),
