@@ -90,9 +90,9 @@ frames=() job_preset=() job_exits=() job_timeout=() job_append=()
 
 # shellcheck source=host/lane/nested-defaults.sh
 . "$here/nested-defaults.sh"
-
-say() { echo "kvm-lane: $*"; }
-die() { echo "kvm-lane: error: $*" >&2; exit 1; }
+readonly LANE_TAG=kvm-lane
+# shellcheck source=host/lane/lane-lib.sh
+. "$here/lane-lib.sh"
 help_text() { sed -n '/^# usage:/,/^#                        again/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
 usage() { help_text >&2; exit 2; }
 
@@ -798,10 +798,8 @@ running_preset() {
 # console is appended to outer.log. Returns QEMU's status (timeout's 124
 # past the bound).
 run_outer() {
-	local rc
 	start=$(date +%s.%N)
 	say "outer VM: booting ($3 frames, bound $2s)"
-	set +e
 	# softlockup_panic: an L1 CPU stuck in KVM (seen in hv-xmm's flush
 	# hypercalls) ends the outer VM 20 s on, not at the bound; lane.sh
 	# then boots it once more (README.md). tsc=reliable: TCG's TSC is one
@@ -816,19 +814,11 @@ run_outer() {
 	# built-in SP800-108 KDF's self-test (crypto_kdf108_init, HMAC-SHA256
 	# under TCG) took 1.0 s of every outer boot's 4.6 s to init
 	# (initcall_debug), for a KDF that nothing here uses.
-	{
+	run_piped "$1" show_progress \
 		timeout -k 5 "$2" "${KVM_LANE_OUTER:-qemu-system-x86_64}" -accel tcg,thread=multi \
-			-cpu max -smp 2 -m 2G -nodefaults -display none -serial stdio -no-reboot \
-			-kernel "$KVM_LANE_KERNEL" -initrd "$1/initrd.cpio" \
-			-append "console=ttyS0 quiet panic=-1 softlockup_panic=1 tsc=reliable mitigations=off noirqdebug initcall_blacklist=crypto_kdf108_init" </dev/null 2>&1 &
-		echo $! >"$1/pid"
-		wait $!
-	} | show_progress "$1/pid"
-	rc=${PIPESTATUS[0]}
-	set -e
-	# Stopped by show_progress after lane-done: that is the end it waits for.
-	[ "$rc" != 143 ] || [ ! -e "$1/pid.done" ] || rc=0
-	return "$rc"
+		-cpu max -smp 2 -m 2G -nodefaults -display none -serial stdio -no-reboot \
+		-kernel "$KVM_LANE_KERNEL" -initrd "$1/initrd.cpio" \
+		-append "console=ttyS0 quiet panic=-1 softlockup_panic=1 tsc=reliable mitigations=off noirqdebug initcall_blacklist=crypto_kdf108_init"
 }
 
 # unfinished FIRST INDEX...: of the frames given by index, those (their

@@ -52,14 +52,9 @@ cache=$repo/build/kvm-lane
 quiet=0
 [ "${1:-}" = -q ] && quiet=1
 
-say() { [ "$quiet" -eq 1 ] || echo "kvm-lane: $*"; }
-die() { echo "kvm-lane: error: $*" >&2; exit 1; }
-cannot() {
-	echo "kvm-lane: cannot prepare: $1" >&2
-	[ -z "${2:-}" ] || echo "kvm-lane: run as root: $2" >&2
-	exit "$EXIT_CANNOT_PREPARE"
-}
-is_root() { [ "$(id -u)" -eq 0 ]; }
+readonly LANE_TAG=kvm-lane
+# shellcheck source=host/lane/lane-lib.sh
+. "$repo/host/lane/lane-lib.sh"
 
 pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null; }
 
@@ -95,15 +90,6 @@ meta_version() {
 	[ -n "$v" ] || cannot "$META is not available from $SUITE (is $SUITE in the apt sources?)" \
 		"echo 'deb http://deb.debian.org/debian $SUITE main' > /etc/apt/sources.list.d/$SUITE.list && ${APT[*]} update"
 	echo "$v"
-}
-
-# apt-get download PKG=VER into the current directory; on a miss (stale lists
-# after the archive moved on) refresh the lists once and retry.
-apt_download() {
-	"${APT[@]}" download "$1" >/dev/null 2>&1 && return 0
-	is_root && "${APT[@]}" update >/dev/null 2>&1 && "${APT[@]}" download "$1" >/dev/null 2>&1 &&
-		return 0
-	cannot "apt-get download $1 failed (network, or stale apt lists)" "${APT[*]} update"
 }
 
 # Each module's depends= (from its .modinfo) must be loaded before it, and

@@ -63,9 +63,9 @@ frames=() frame_preset=() frame_timeout=() frame_append=()
 
 # shellcheck source=host/lane/nested-defaults.sh
 . "$here/nested-defaults.sh"
-
-say() { echo "xen-lane: $*"; }
-die() { echo "xen-lane: error: $*" >&2; exit 1; }
+readonly LANE_TAG=xen-lane
+# shellcheck source=host/lane/lane-lib.sh
+. "$here/lane-lib.sh"
 usage() { sed -n '/^# usage:/,/^#                        again/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 2; }
 
 parse_args() {
@@ -431,10 +431,8 @@ show_progress() { # PIDFILE
 }
 
 run_outer() { # dir bound
-	local rc
 	start=$(date +%s.%N)
 	say "outer VM: booting Xen (${#frames[@]} frames, bound $2s)"
-	set +e
 	# Xen: its console on COM1, synchronous (sync_console): a guest's lines
 	# and dom0's would otherwise share a 16 KiB transmit buffer that drops
 	# characters when full; guest_loglvl=all prints the guests' debug-port
@@ -442,20 +440,12 @@ run_outer() { # dir bound
 	# need not zero the free memory of a throwaway VM, which took seconds
 	# under TCG. dom0: 768 MiB, hvc0, and the same throwaway-VM options as
 	# the KVM lane's outer kernel (its KDF self-test skipped).
-	{
+	run_piped "$1" show_progress \
 		timeout -k 5 "$2" "${XEN_LANE_OUTER:-qemu-system-x86_64}" -accel tcg,thread=multi \
-			-M q35 -cpu max -smp 2 -m 1536M -nodefaults -display none -serial stdio -no-reboot \
-			-kernel "$XEN_LANE_XEN" \
-			-append "console=com1 com1=115200,8n1 sync_console dom0_mem=768M loglvl=warning guest_loglvl=all/all noreboot bootscrub=0" \
-			-initrd "$XEN_LANE_KERNEL console=hvc0 quiet panic=-1 tsc=reliable mitigations=off initcall_blacklist=crypto_kdf108_init,$1/initrd.cpio" \
-			</dev/null 2>&1 &
-		echo $! >"$1/pid"
-		wait $!
-	} | show_progress "$1/pid"
-	rc=${PIPESTATUS[0]}
-	set -e
-	[ "$rc" != 143 ] || [ ! -e "$1/pid.done" ] || rc=0
-	return "$rc"
+		-M q35 -cpu max -smp 2 -m 1536M -nodefaults -display none -serial stdio -no-reboot \
+		-kernel "$XEN_LANE_XEN" \
+		-append "console=com1 com1=115200,8n1 sync_console dom0_mem=768M loglvl=warning guest_loglvl=all/all noreboot bootscrub=0" \
+		-initrd "$XEN_LANE_KERNEL console=hvc0 quiet panic=-1 tsc=reliable mitigations=off initcall_blacklist=crypto_kdf108_init,$1/initrd.cpio"
 }
 
 # Every frame has a status: else exit 1 naming the first without.

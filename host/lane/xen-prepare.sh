@@ -57,25 +57,13 @@ cache=$repo/build/xen-lane
 quiet=0
 [ "${1:-}" = -q ] && quiet=1
 
-say() { [ "$quiet" -eq 1 ] || echo "xen-lane: $*"; }
-die() { echo "xen-lane: error: $*" >&2; exit 1; }
-cannot() {
-	echo "xen-lane: cannot prepare: $1" >&2
-	[ -z "${2:-}" ] || echo "xen-lane: run as root: $2" >&2
-	exit "$EXIT_CANNOT_PREPARE"
-}
-is_root() { [ "$(id -u)" -eq 0 ]; }
+readonly LANE_TAG=xen-lane
+# shellcheck source=host/lane/lane-lib.sh
+. "$repo/host/lane/lane-lib.sh"
 
 # The candidate version of a package, from the local apt lists only.
 candidate() {
 	apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ && !v { v = $2 } END { print v }'
-}
-
-apt_download() { # PKG=VER..., into the current directory
-	"${APT[@]}" download "$@" >/dev/null 2>&1 && return 0
-	is_root && "${APT[@]}" update >/dev/null 2>&1 && "${APT[@]}" download "$@" >/dev/null 2>&1 &&
-		return 0
-	cannot "apt-get download $* failed (network, or stale apt lists)" "${APT[*]} update"
 }
 
 # The packages' files, unpacked into xen-<version>/root; xen.elf beside it.

@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# Sourced by both lanes' scripts (prepare.sh and xen-prepare.sh, lane.sh and
+# xen-lane.sh): what they share. The sourcing script sets LANE_TAG (kvm-lane
+# or xen-lane: its messages' prefix) and may set quiet (1: say nothing); the
+# prepare helpers also use APT (the apt-get command) and EXIT_CANNOT_PREPARE.
+
+say() { [ "${quiet:-0}" -eq 1 ] || echo "$LANE_TAG: $*"; }
+die() { echo "$LANE_TAG: error: $*" >&2; exit 1; }
+# cannot WHY [COMMAND]: what is missing, and what root would run; exit 77.
+cannot() {
+	echo "$LANE_TAG: cannot prepare: $1" >&2
+	[ -z "${2:-}" ] || echo "$LANE_TAG: run as root: $2" >&2
+	exit "$EXIT_CANNOT_PREPARE"
+}
+is_root() { [ "$(id -u)" -eq 0 ]; }
+
+# apt-get download PKG=VER... into the current directory, in one call; on a
+# miss (stale lists after the archive moved on) refresh the lists once, as
+# root, and retry.
+apt_download() {
+	"${APT[@]}" download "$@" >/dev/null 2>&1 && return 0
+	is_root && "${APT[@]}" update >/dev/null 2>&1 && "${APT[@]}" download "$@" >/dev/null 2>&1 &&
+		return 0
+	cannot "apt-get download $* failed (network, or stale apt lists)" "${APT[*]} update"
+}
+
+# run_piped DIR PROGRESS COMMAND...: runs the outer VM's command, its pid in
+# DIR/pid, its console through the function PROGRESS (which gets DIR/pid,
+# and kills the command once the lane's last line came, leaving
+# DIR/pid.done); returns the command's status, 0 when PROGRESS ended it so.
+run_piped() {
+	local dir=$1 progress=$2 rc
+	shift 2
+	set +e
+	{
+		"$@" </dev/null 2>&1 &
+		echo $! >"$dir/pid"
+		wait $!
+	} | "$progress" "$dir/pid"
+	rc=${PIPESTATUS[0]}
+	set -e
+	# Stopped by PROGRESS after the lane's last line: the end it waits for.
+	[ "$rc" != 143 ] || [ ! -e "$dir/pid.done" ] || rc=0
+	return "$rc"
+}
