@@ -7,7 +7,8 @@ actually ran (of those its backends= names, where its command line has one):
 a SKIP of such a backend is a failure.
 
 usage: tests/kvm-lane/judge.py [--label L] [--lane NAME]
-                               [--expect-failure PATTERN | --expect-error PATTERN | --expect-reset]
+                               [--expect-failure PATTERN | --expect-error PATTERN |
+                                --expect-triple-fault PATTERN | --expect-reset]
                                OUTDIR FRAME...
 A FRAME is a preset, or TAG.PRESET (lane.sh --job): the preset says which
 backends must run. OUTDIR is lane.sh's --out, or a run.sh results folder of
@@ -17,7 +18,9 @@ record gives its status). Prints one TAP line per frame ("TAG: PRESET" unless
 Xen lane's frames: xen-lane); exit 1 if any failed. With
 --expect-failure, a frame passes only when its guest ended in FAILURE and
 its console matches PATTERN: the lane proving it can fail; --expect-error
-the same for ERROR (the stall watchdog ending a run). With
+the same for ERROR (the stall watchdog ending a run), --expect-triple-fault
+for a reset with no status line (the Xen lane: its console shows Xen's
+report of the triple fault). With
 --expect-reset, only when the guest's own triple fault (debug=triple-fault)
 reset it and the lane did not take that for the outer emulator's fault.
 
@@ -240,7 +243,7 @@ def main(argv):
     label, expect, reset, lane = "", None, False, "kvm-lane"
     want = ("71", "FAILURE")
     while argv and argv[0] in ("--label", "--lane", "--expect-failure", "--expect-error",
-                               "--expect-reset"):
+                               "--expect-triple-fault", "--expect-reset"):
         if argv[0] == "--lane":
             lane = argv[1]
             argv = argv[2:]
@@ -255,6 +258,8 @@ def main(argv):
             expect = argv[1]
             if argv[0] == "--expect-error":
                 want = ("69", "ERROR")
+            elif argv[0] == "--expect-triple-fault":
+                want = ("0", "a reset with no status line")
         argv = argv[2:]
     if len(argv) < 2:
         print(__doc__.strip())

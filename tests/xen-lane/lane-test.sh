@@ -102,13 +102,24 @@ IPIBENCH_XEN_LANE=tests/xen-lane/replay-lane.sh XEN_LANE_REPLAY=$base/lane \
 	>"$base/run.out" 2>&1
 run_rc=$?
 judge "$base/lane" suite.xen-pvh || rc=1
-# Checks 1-13 pass, then no TAP line until the watchdog names CPU 0 as
-# stalled and ends the run: the first TPR hold (TPR 0x60, then a self-IPI
-# of vector 0x65, the same class) never lets CPU 0 go on. (A hold that
-# merely failed or timed out would print its not-ok line.)
-judge "$base/lane" emulator.xen-pvh -- --expect-error \
-	'^ok 13 - x2apic: CPU 1 -> set \{0-1\}, [^\n]*\n(?:(?!(?:not )?ok )[^\n]*\n)*watchdog: CPU 0 \(APIC ID 0, stalled\)[^\n]*\n(?:(?!(?:not )?ok )[^\n]*\n)*watchdog: ending the run' ||
-	rc=1
+# Checks 1-13 pass, then no TAP line: the first TPR hold (TPR 0x60, then
+# a self-IPI of vector 0x65, the same class) never lets CPU 0 go on. (A
+# hold that merely failed or timed out would print its not-ok line.) The
+# outer emulator's fault shows in one of two ways: the watchdog names CPU 0
+# as stalled and ends the run ERROR; or, about one run in ten, the vCPU
+# triple-faults with a RIP in Xen's own code (CS e008, "hvm guest" context:
+# the outer TCG's nested SVM handed the guest Xen's state, as the KVM
+# lane's host-RIP resets), which Xen reports with no status line after it.
+after13='^ok 13 - x2apic: CPU 1 -> set \{0-1\}, [^\n]*\n(?:(?!(?:not )?ok )[^\n]*\n)*'
+if [ "$(cat "$base/lane/emulator.xen-pvh.status" 2>/dev/null)" = 0 ]; then
+	judge "$base/lane" emulator.xen-pvh -- --expect-triple-fault \
+		"$after13"'\(XEN\) d[0-9]+v0 Triple fault[^\n]*\n(?:[^\n]*\n){0,3}\(XEN\) RIP: +e008:\[<ffff82d0[0-9a-f]{8}>\]\n\(XEN\) RFLAGS: [0-9a-f]+ +CONTEXT: hvm guest \(d[0-9]+v0\)' ||
+		rc=1
+else
+	judge "$base/lane" emulator.xen-pvh -- --expect-error \
+		"$after13"'watchdog: CPU 0 \(APIC ID 0, stalled\)[^\n]*\n(?:(?!(?:not )?ok )[^\n]*\n)*watchdog: ending the run' ||
+		rc=1
+fi
 dir=$(find "$base/run" -mindepth 1 -maxdepth 1 -type d | head -n 1)
 if [ "$run_rc" != 0 ] || [ -z "$dir" ]; then
 	echo "not ok - xen-lane: ./run.sh --accel xen-in-tcg --preset xen-viridian exit $run_rc (want 0)"
