@@ -12,6 +12,7 @@
 #                               [--inner-timeout S]
 #        host/lane/lane.sh --image PATH --job SPEC... | --jobs FILE [...]
 #        host/lane/lane.sh --resplit DIR
+#        host/lane/lane.sh --dry-run [--presets ...|--job ...] ...
 #   --image PATH         the kernel, booted with -kernel: multiboot (elf32-i386)
 #                        or PVH (build/ipibench.elf)
 #   --machine M          the inner QEMU's -M value for every preset, e.g.
@@ -31,8 +32,10 @@
 #                        --append (repeat it; they run in order):
 #                        'FRAME | OPTIONS | ARGS', FRAME is [TAG.]PRESET (a
 #                        unique name: suite.x2apic), OPTIONS '-' or words:
-#                        exits (traced, as --exits), inner-timeout=S; ARGS
-#                        the guest's command line
+#                        exits (traced, as --exits), inner-timeout=S,
+#                        module-param=M.P=V (as --module-param, for this
+#                        frame: the modules are loaded again before it);
+#                        ARGS the guest's command line
 #   --jobs FILE          one SPEC a line ('#' comments)
 #   --out DIR            where logs go (default build/kvm-lane/out)
 #   --timeout S          bound on each outer boot (default 60 + 120 a frame)
@@ -40,6 +43,10 @@
 #                        inner-timeout= for its frame)
 #   --resplit DIR        boot nothing: split DIR/outer.log into its frames
 #                        again (a saved run, or the lane's own tests)
+#   --dry-run            boot nothing: print each frame as DIR/jobs lists
+#                        it, less its name and inner bound
+#                        (cpu|smp|extra|traced|module param|command line;
+#                        tests/kvm-lane/replay-lane.sh finds a frame so)
 #
 # Writes DIR/outer.log (the whole outer console), and for each frame (a
 # preset, or a job's FRAME) DIR/<frame>.log (its guest console),
@@ -48,7 +55,8 @@
 # for a byte b the guest wrote to isa-debug-exit, 1 for a QEMU failure, 0
 # when the guest reset or shut down without writing a byte (a triple fault
 # under -no-reboot), 137 when the --inner-timeout bound killed it).
-# DIR/jobs lists what each outer boot ran.
+# DIR/jobs lists what each outer boot ran
+# (frame|cpu|smp|extra|traced|inner bound|module param|command line).
 #
 # An outer kernel that soft-locks (an L1 CPU stuck in KVM for 20 s: it
 # panics, softlockup_panic=1) or oopses (an int3 oops in finish_task_switch
@@ -82,11 +90,13 @@ module_param=
 tmp=
 start=
 resplit=
+dry_run=0
 # --job and --jobs, in order, as given (parsed in parse_jobs).
 job_specs=()
 # The frames of this run, one entry per frame, in order: name, preset,
-# whether traced (0/1), inner bound in seconds, the guest's command line.
-frames=() job_preset=() job_exits=() job_timeout=() job_append=()
+# whether traced (0/1), inner bound in seconds, the guest's command line,
+# the module parameter it runs with (M.P=V, or empty: the modules' defaults).
+frames=() job_preset=() job_exits=() job_timeout=() job_append=() job_mparam=()
 
 # shellcheck source=host/lane/nested-defaults.sh
 . "$here/nested-defaults.sh"
@@ -101,6 +111,7 @@ parse_args() {
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--exits) exits=1; shift; continue ;;
+		--dry-run) dry_run=1; shift; continue ;;
 		-h | --help) help_text; exit 0 ;;
 		esac
 		[ $# -ge 2 ] || usage
@@ -129,10 +140,10 @@ parse_args() {
 		[ -f "$resplit/outer.log" ] || die "no outer.log in $resplit"
 		return 0
 	fi
-	[ -n "$image" ] || usage
-	[ -f "$image" ] || die "no image at $image"
+	[ -n "$image" ] || [ "$dry_run" = 1 ] || usage
+	[ -f "$image" ] || [ "$dry_run" = 1 ] || die "no image at $image"
 	[[ "$inner_timeout" =~ ^[1-9][0-9]*$ ]] || die "--inner-timeout wants seconds"
-	[ -z "$module_param" ] || [[ "$module_param" =~ ^(kvm|kvm_amd)\.[a-z_]+=[A-Za-z0-9]+$ ]] ||
+	module_param_ok "$module_param" ||
 		die "--module-param wants kvm.P=V or kvm_amd.P=V, not '$module_param'"
 	[ -z "$timeout" ] || [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || die "--timeout wants seconds"
 	# It joins each preset's extra arguments, which init splits on blanks.
@@ -144,12 +155,15 @@ parse_args() {
 	return 0
 }
 
+# The module parameters lane.sh loads KVM with: kvm's or kvm_amd's (empty: none).
+module_param_ok() { [ -z "$1" ] || [[ "$1" =~ ^(kvm|kvm_amd)\.[a-z_]+=[A-Za-z0-9]+$ ]]; }
+
 # The frames: one per preset (--presets, --append and --exits for all), or
 # one per job. A job is 'FRAME | OPTIONS | ARGS' (blanks around '|' do not
 # count): FRAME is [TAG.]PRESET, OPTIONS '-' or words (exits,
 # inner-timeout=S), ARGS the guest's command line (it may be empty).
 parse_jobs() {
-	local spec name opts args w t x
+	local spec name opts args w t x m
 	if [ ${#job_specs[@]} -eq 0 ]; then
 		local list
 		if [ -n "$presets" ]; then
@@ -158,7 +172,7 @@ parse_jobs() {
 			list=("${LANE_PRESETS[@]}")
 		fi
 		for name in "${list[@]}"; do
-			add_frame "$name" "$name" "$exits" "$inner_timeout" "$append"
+			add_frame "$name" "$name" "$exits" "$inner_timeout" "$append" "$module_param"
 		done
 		return 0
 	fi
@@ -167,23 +181,25 @@ parse_jobs() {
 		name=${spec%%|*} opts=${spec#*|}
 		args=${opts#*|} opts=${opts%%|*}
 		read -r name <<<"$name"
-		x=$exits t=$inner_timeout
+		x=$exits t=$inner_timeout m=$module_param
 		for w in $opts; do
 			case "$w" in
 			-) ;;
 			exits) x=1 ;;
 			inner-timeout=[1-9]*) t=${w#inner-timeout=}
 				[[ "$t" =~ ^[0-9]+$ ]] || die "job $name: inner-timeout wants seconds, not '$t'" ;;
-			*) die "job $name: unknown option '$w' (exits, inner-timeout=S)" ;;
+			module-param=*) m=${w#module-param=}
+				module_param_ok "$m" || die "job $name: module-param wants kvm.P=V or kvm_amd.P=V, not '$m'" ;;
+			*) die "job $name: unknown option '$w' (exits, inner-timeout=S, module-param=M.P=V)" ;;
 			esac
 		done
 		# Leading and trailing blanks are the spec's, not the guest's.
 		args=${args#"${args%%[![:space:]]*}"} args=${args%"${args##*[![:space:]]}"}
-		add_frame "$name" "${name##*.}" "$x" "$t" "$args"
+		add_frame "$name" "${name##*.}" "$x" "$t" "$args" "$m"
 	done
 }
 
-add_frame() { # name preset exits timeout append
+add_frame() { # name preset exits timeout append module-param
 	local f
 	# Names become file names and marker words.
 	[[ "$1" =~ ^([a-z0-9][a-z0-9-]*\.)?[a-z0-9][a-z0-9-]*$ ]] ||
@@ -195,6 +211,17 @@ add_frame() { # name preset exits timeout append
 	local args
 	args=$(nested_defaults "$5")
 	frames+=("$1") job_preset+=("$2") job_exits+=("$3") job_timeout+=("$4") job_append+=("$args")
+	job_mparam+=("$6")
+}
+
+# frame_line INDEX: the frame as the outer VM's init reads it, and DIR/jobs
+# lists it: name|cpu|smp|extra|traced|inner bound|module param|command line.
+frame_line() {
+	local i=$1 line
+	line=$(preset_line "${job_preset[$i]}") || die "no preset '${job_preset[$i]}' in $conf"
+	[[ "$line" =~ ^[^|]*\|[^|]*\|[1-9][0-9]*\| ]] || die "preset ${job_preset[$i]}: bad smp field in $conf"
+	printf '%s|%s|%s|%s|%s|%s\n' "${frames[$i]}" "${line#*|}${machine:+ -M $machine}" \
+		"${job_exits[$i]}" "${job_timeout[$i]}" "${job_mparam[$i]}" "${job_append[$i]}"
 }
 
 # Prints "name|cpu flags|smp|extra args" for one preset of presets.conf.
@@ -225,27 +252,34 @@ fail() { echo "@@@ lane-error $*"; dmesg | tail -n 20 | sed 's/^/outer-dmesg: /'
 t=$(cs)
 echo "@@@ lane-info outer-boot $(secs "$t")s"
 # No modules.dep: insmod in dependency order (prepare.sh checked it).
-# --module-param M.P=V: that module loads with P=V (kvm_amd's file is kvm-amd.ko).
-mp=$(cat /lane/module-param)
-for m in irqbypass ccp kvm kvm-amd; do
-	arg=
-	[ -n "$mp" ] && [ "${mp%%.*}" = "$(echo $m | tr - _)" ] && arg=${mp#*.}
-	insmod /lane/modules/$m.ko $arg || fail "insmod $m.ko $arg failed (no SVM in the outer CPU?)"
-done
-if [ -n "$mp" ]; then
-	f=/sys/module/${mp%%.*}/parameters/$(echo "${mp#*.}" | cut -d= -f1)
-	echo "@@@ lane-info module-param $mp got $(cat "$f" 2>/dev/null || echo '?')"
-	dmesg | grep -iE 'avic|apicv' | tail -n 3 | sed 's/^/@@@ lane-info module-log /'
-	case "$mp" in
-	kvm_amd.avic=*)
-		grep -qw avic /proc/cpuinfo ||
-			echo "@@@ lane-info module-why the CPU has no AVIC (CPUID 0x8000000A EDX[13])" ;;
-	kvm_amd.vnmi=*)
-		grep -qw vnmi /proc/cpuinfo ||
-			echo "@@@ lane-info module-why the CPU has no virtual NMI (CPUID 0x8000000A EDX[25])" ;;
-	esac
-fi
-[ -c /dev/kvm ] || fail "no /dev/kvm after loading kvm-amd (does the outer CPU have SVM?)"
+# load_kvm MP MODULE...: --module-param M.P=V (MP; empty: none): that
+# module loads with P=V (kvm_amd's file is kvm-amd.ko), and what it
+# granted is reported (read back).
+load_kvm() {
+	mp=$1
+	shift
+	for m in "$@"; do
+		arg=
+		[ -n "$mp" ] && [ "${mp%%.*}" = "$(echo $m | tr - _)" ] && arg=${mp#*.}
+		insmod /lane/modules/$m.ko $arg || fail "insmod $m.ko $arg failed (no SVM in the outer CPU?)"
+	done
+	if [ -n "$mp" ]; then
+		f=/sys/module/${mp%%.*}/parameters/$(echo "${mp#*.}" | cut -d= -f1)
+		echo "@@@ lane-info module-param $mp got $(cat "$f" 2>/dev/null || echo '?')"
+		dmesg | grep -iE 'avic|apicv' | tail -n 3 | sed 's/^/@@@ lane-info module-log /'
+		case "$mp" in
+		kvm_amd.avic=*)
+			grep -qw avic /proc/cpuinfo ||
+				echo "@@@ lane-info module-why the CPU has no AVIC (CPUID 0x8000000A EDX[13])" ;;
+		kvm_amd.vnmi=*)
+			grep -qw vnmi /proc/cpuinfo ||
+				echo "@@@ lane-info module-why the CPU has no virtual NMI (CPUID 0x8000000A EDX[25])" ;;
+		esac
+	fi
+	[ -c /dev/kvm ] || fail "no /dev/kvm after loading kvm-amd (does the outer CPU have SVM?)"
+}
+mp_now=$(cat /lane/module-param)
+load_kvm "$mp_now" irqbypass ccp kvm kvm-amd
 now=$(cs)
 echo "@@@ lane-info modules $(secs $((now - t)))s"
 dmesg | grep -iE 'kvm|svm' | sed 's/^/outer-dmesg: /'
@@ -255,9 +289,13 @@ echo 1 >/proc/sys/kernel/printk
 # Every KVM exit goes to the trace ring (the newest few thousand are kept):
 # after a guest reset it tells a triple fault of the guest from the outer
 # TCG's known SVM fault (see host-rip.sh).
+# The events are kvm's: they go with the module and come back off when a
+# frame's module parameter loads it again (reload_kvm), so trace_kvm and
+# trace_exits run again then.
 T=/sys/kernel/tracing
-if mount -t tracefs tracefs $T 2>/dev/null && echo 256 >$T/buffer_size_kb &&
-	echo 1 >$T/events/kvm/kvm_exit/enable; then
+mount -t tracefs tracefs $T 2>/dev/null && echo 256 >$T/buffer_size_kb || T=
+trace_kvm() {
+if [ -n "$T" ] && echo 1 >$T/events/kvm/kvm_exit/enable; then
 	echo "@@@ lane-info trace kvm_exit"
 	# And what KVM injects: a reset that comes with no SHUTDOWN exit (seen
 	# in hv-xmm's flush frames) is KVM's own triple fault, and the
@@ -269,6 +307,8 @@ else
 	T=
 	echo "@@@ lane-info trace unavailable: a guest reset cannot be explained"
 fi
+}
+trace_kvm
 # --exits: the events exit accounting reads, those this kernel has, in an
 # instance of their own (the ring above stays for the reset check); the
 # missing ones are named, not silently dropped (host/ipibench/kvmhost/trace.py). The
@@ -280,8 +320,9 @@ fi
 # ipibench_benchmark part has no markers), and every one of them would
 # cross the serial line as text.
 exits=$(cat /lane/exits)
+trace_exits() {
 X=
-if [ "$exits" = 1 ] && [ -n "$T" ] && mkdir $T/instances/exits 2>/dev/null &&
+if [ "$exits" = 1 ] && [ -n "$T" ] && { [ -d $T/instances/exits ] || mkdir $T/instances/exits 2>/dev/null; } &&
 	echo 65536 >$T/instances/exits/buffer_size_kb; then
 	X=$T/instances/exits
 	E=$X/events/kvm
@@ -347,6 +388,32 @@ if [ "$exits" = 1 ] && [ -n "$T" ] && mkdir $T/instances/exits 2>/dev/null &&
 elif [ "$exits" = 1 ]; then
 	echo "@@@ lane-info exit-events unavailable: no tracefs instance for them"
 fi
+}
+trace_exits
+# reload_kvm MP: a frame's own module parameter (lane.sh --job's
+# module-param=, empty for the defaults): kvm-amd and kvm are unloaded and
+# loaded again with it, as at boot, so that a parameter read only at load
+# time (kvm_amd.avic, kvm_amd.vnmi) counts as a fresh outer boot's would,
+# for a second or two instead of an outer boot's ten; then tracing again,
+# on the events the module brought back. Printed before the frame's begin
+# marker: its preamble (tests/kvm-lane/replay-lane.sh hands it to run.sh
+# with the frame).
+reload_kvm() {
+	# An event trigger that switches another event holds that event's
+	# module: trace_exits' go first.
+	if [ -n "$X" ]; then
+		for e in kvm_exit kvm_entry kvm_msr kvm_hypercall kvm_hv_hypercall kvm_apicv_accept_irq; do
+			echo "!disable_event:kvm:$e" >>$E/kvm_exit/trigger 2>/dev/null
+			echo "!enable_event:kvm:$e" >>$E/kvm_pio/trigger 2>/dev/null
+		done
+	fi
+	rmmod kvm_amd kvm || fail "rmmod kvm_amd kvm failed: $(cat /proc/modules | grep '^kvm')"
+	load_kvm "$1" kvm kvm-amd
+	mp_now=$1
+	dmesg -c >/dev/null
+	trace_kvm
+	trace_exits
+}
 # Each job: its frame name, the preset's -cpu flags, -smp and extra
 # arguments, whether it is traced, its inner bound and the guest's command
 # line (/lane/jobs, one a line).
@@ -602,7 +669,8 @@ run_preset() {
 # target halts, each wake would end KVM's polling (pin_vcpus): it runs on
 # the housekeeping CPU, 0.
 pin_kthread rcu_preempt 1 >/dev/null
-while IFS='|' read -r name cpu smp extra traced_job bound args; do
+while IFS='|' read -r name cpu smp extra traced_job bound mparam args; do
+	[ "$mparam" = "$mp_now" ] || reload_kvm "$mparam"
 	run_preset "$name" "$cpu" "$smp" "$extra" "$traced_job" "$bound" "$args"
 	# A reset: the last exits, then, if it has the outer emulator's
 	# signature (host-rip.sh), or if no vCPU left the guest with a SHUTDOWN
@@ -645,7 +713,7 @@ EOF
 # build_initrd DIR INDEX...: the frames given by index; DIR/initrd.cpio.
 # The jobs are written to $out/jobs too: what each outer boot ran.
 build_initrd() {
-	local dir=$1 i line traced=0 name
+	local dir=$1 i traced=0
 	shift
 	rm -rf "$dir"
 	mkdir -p "$dir/root/lane"
@@ -655,12 +723,7 @@ build_initrd() {
 	echo "$module_param" >"$dir/root/lane/module-param"
 	: >"$dir/root/lane/jobs"
 	for i in "$@"; do
-		name=${job_preset[$i]}
-		line=$(preset_line "$name") || die "no preset '$name' in $conf"
-		[[ "$line" =~ ^[^|]*\|[^|]*\|[1-9][0-9]*\| ]] || die "preset $name: bad smp field in $conf"
-		# name|cpu|smp|extra|traced|bound|command line
-		printf '%s|%s|%s|%s|%s\n' "${frames[$i]}" "${line#*|}${machine:+ -M $machine}" \
-			"${job_exits[$i]}" "${job_timeout[$i]}" "${job_append[$i]}" >>"$dir/root/lane/jobs"
+		frame_line "$i" >>"$dir/root/lane/jobs"
 		[ "${job_exits[$i]}" = 0 ] || traced=1
 	done
 	echo "$traced" >"$dir/root/lane/exits"
@@ -865,6 +928,12 @@ main() {
 	fi
 	parse_jobs
 	[ ${#frames[@]} -gt 0 ] || die "no presets"
+	if [ "$dry_run" = 1 ]; then
+		for i in "${!frames[@]}"; do
+			frame_line "$i" | cut -d'|' -f2-5,7-
+		done
+		exit 0
+	fi
 	if [[ " ${job_exits[*]} " == *" 1 "* ]]; then
 		if ! command -v base64 >/dev/null || ! command -v gzip >/dev/null; then
 			die "--exits needs base64 and gzip on the host (coreutils, gzip)"
@@ -884,7 +953,7 @@ main() {
 	trap 'rm -rf "$tmp"' EXIT
 	for i in "${!frames[@]}"; do pending+=("$i"); done
 	while :; do
-		echo "# outer boot $boot: frame|cpu|smp|extra|traced|inner bound|command line" >>"$out/jobs"
+		echo "# outer boot $boot (image $image): frame|cpu|smp|extra|traced|inner bound|module param|command line" >>"$out/jobs"
 		build_initrd "$tmp/boot$boot" "${pending[@]}"
 		bound=${timeout:-$((60 + 120 * ${#pending[@]}))}
 		first=$(($(wc -l <"$out/outer.log") + 1))
