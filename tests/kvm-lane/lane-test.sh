@@ -155,11 +155,10 @@ figures_preset() { [[ " hv-xmm hv-vapic kvm-pv " == *" $1 "* ]]; }
 # each, in order). FRAME | OPTIONS | the guest's command line.
 jobs_file() {
 	local p bench="iters=3 warmup=1 budget=1" exits
-	# The traced frames first: they run while the three run.sh boots
-	# started beside this one (below) load both host CPUs, so the exit
-	# counts are judged on a busy host. A halted target's
-	# HLT exit once went missing there, 0.90 to 0.94 an iteration, until
-	# single-halt waited for the target to be back in HLT (bench/point.c).
+	# The traced frames first. (They once ran beside three run.sh boots
+	# of their own, on a busy host: a halted target's HLT exit went
+	# missing there, 0.90 to 0.94 an iteration, until single-halt waited
+	# for the target to be back in HLT, bench/point.c.)
 	# exits, each backend on one preset: xAPIC, x2APIC and their NMI twins
 	# on x2apic, the Hyper-V calls on hv-xmm, KVM's on kvm-pv.
 	# debug=slow-eoi moves no exit and lets the trace see on which side of
@@ -182,6 +181,12 @@ jobs_file() {
 	# The native shootdown in both orders: the target's EOI inside the
 	# sender's region only in Linux's (after-EOI) order (exits.expect).
 	echo "exits-flush.x2apic | exits | plan=bench bench=flush backends=x2apic iters=50 warmup=2 budget=1 markers=1 debug=slow-eoi deadline=20000"
+	# The run.sh commands below (run_sh_frames), each a frame of this
+	# boot, which replay-lane.sh hands them: their command lines as run.sh
+	# composes them (host/ipibench/boot/run.py: markers=1 for --exits, the
+	# lane's halt polling, host_stats=1 for --host-stats); a change there
+	# fails the command with the line it wanted.
+	run_sh_frames
 	# suite: the correctness suite on every lane preset once; the three
 	# that offer the paravirtual paths run it within plan=default (figures).
 	for p in "${all[@]}"; do
@@ -215,6 +220,23 @@ jobs_file() {
 	echo "loss.x2apic | - | plan=check backends=x2apic debug=swallow-ipi"
 	echo "reset.x2apic | - | plan=boot debug=triple-fault"
 	echo "stall.hv-xmm | - | plan=bench bench=send-cost backends=hv-ipi-ex-xmm debug=stall deadline=200 iters=20 warmup=1 budget=1"
+	# Last: the two sides of the ab over kvm.halt_poll_ns, which measures
+	# against real time; each loads kvm again with its value (lane.sh
+	# module-param=), as its own outer boot would.
+	local ab="plan=bench bench=single-halt backends=x2apic iters=20 warmup=20 budget=1 block_gap=60000 markers=1"
+	echo "ab-poll-0.x2apic | exits module-param=kvm.halt_poll_ns=0 | $ab halt_poll_ns=0 halt_poll_grow=2 host_stats=1"
+	echo "ab-poll-50m.x2apic | exits module-param=kvm.halt_poll_ns=50000000 | $ab halt_poll_ns=50000000 halt_poll_grow=2 host_stats=1"
+}
+
+# The frames of the run.sh commands that go through the lane (below:
+# matrix --exits twice, run --exits), with run.sh's additions.
+matrix_plan="plan=bench bench=single backends=x2apic iters=20 warmup=2 budget=1"
+exits_run_plan="plan=bench bench=send-cost backends=hv-ipi iters=30 warmup=2 budget=1"
+run_sh_frames() {
+	local added="markers=1 halt_poll_ns=200000 halt_poll_grow=2"
+	echo "matrix-base.x2apic | exits | $matrix_plan debug=withhold-one-way $added"
+	echo "matrix-cand.x2apic | exits | $matrix_plan debug=extra-exit $added"
+	echo "exits-run.hv-xmm | exits | $exits_run_plan $added"
 }
 
 # The one outer boot into $base/lane; on failure a TAP line and 1 (the
@@ -423,58 +445,46 @@ expect_run() {
 	return 1
 }
 
-# beside NAME COMMAND...: COMMAND in the background, in a session of its
-# own, its output in $beside_dir/NAME.out and its exit status in
-# $beside_dir/NAME.rc (read by waited). A folder of this run's own, so
-# that nothing an earlier, killed run left behind can be read; and if this
-# script ends early, its EXIT trap kills each job's whole session (run.sh,
-# lane.sh and their QEMUs), so none loads the host for the next group.
-beside_pids=()
-beside_dir=$(mktemp -d)
-trap 'for p in "${beside_pids[@]}"; do kill -- -"$p" 2>/dev/null; done; rm -rf "$bbdir" "$beside_dir"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-beside() {
+# replayed NAME COMMAND...: COMMAND (a run.sh command through the lane)
+# with replay-lane.sh standing in for lane.sh, on the frames of the outer
+# boot in $replay_from (default: the one outer boot of the main part); its output in $replay_dir/NAME.out and its exit status in
+# $replay_dir/NAME.rc (read by waited). A folder of this run's own, so
+# that nothing an earlier, killed run left behind can be read.
+replay_dir=$(mktemp -d)
+trap 'rm -rf "$bbdir" "$replay_dir"' EXIT
+replayed() {
 	local name=$1
 	shift
-	setsid bash -c '"${@:3}" >"$1" 2>&1; echo $? >"$2"' bash \
-		"$beside_dir/$name.out" "$beside_dir/$name.rc" "$@" &
-	beside_pids+=($!)
+	IPIBENCH_LANE=tests/kvm-lane/replay-lane.sh KVM_LANE_REPLAY=${replay_from:-$base/lane} "$@" \
+		>"$replay_dir/$name.out" 2>&1
+	echo $? >"$replay_dir/$name.rc"
 }
-# waited NAME: after every beside job ended, its exit status (255: none).
-waited() { cat "$beside_dir/$1.rc" 2>/dev/null || echo 255; }
+# waited NAME: a replayed command's exit status (255: none).
+waited() { cat "$replay_dir/$1.rc" 2>/dev/null || echo 255; }
 
 rc=$early
 if part main; then
-	# The run.sh checks whose verdicts are exit counts and exit codes boot
-	# beside the one outer boot below, each an outer boot of its own: that
-	# boot keeps 1.3 of 2 host CPUs busy (a busy host slows
-	# figures, it never fails them). What load does move is the exits the
-	# host makes on its own: stray interrupt exits (never judged), a
-	# watchdog tick in a longer window (deadline=20000 keeps it to one a
-	# window, within 0.05), a PV EOI cancelled by a stray exit (its own
-	# bound, exits.expect). Every judged frame passed so, and beside two
-	# -icount boots as well. The matrix runs are the exits gate's base and
-	# candidate (matrix_exits_test, below). Only the ab over halt polling,
-	# which measures against real time, boots alone, last.
+	# Every lane.sh frame in one outer boot, then each judged as its pass was.
+	# The group's run.sh commands through the lane (matrix --exits twice,
+	# run --exits, ab over kvm.halt_poll_ns) are frames of it too, which
+	# replay-lane.sh hands them: an outer boot (some 10 s of TCG before
+	# the first frame) each was five of the group's seven. The matrix runs
+	# are the exits gate's base and candidate (matrix_exits_test, below).
 	mkdir -p "$base"
-	matrix_plan="plan=bench bench=single backends=x2apic iters=20 warmup=2 budget=1"
-	rm -rf "$base/matrix" "$base/matrix-cand"
-	beside matrix-base env IPIBENCH_RESULTS="$base/matrix" ./run.sh matrix --presets x2apic \
+	lane_ok=1
+	run_lane || { rc=1 lane_ok=0; }
+	rm -rf "$base/matrix" "$base/matrix-cand" "$base/exits-run"
+	replayed matrix-base env IPIBENCH_RESULTS="$base/matrix" ./run.sh matrix --presets x2apic \
 		--boots 1 --accel kvm-in-tcg --exits --timeout 240 --label exits \
 		--append "$matrix_plan debug=withhold-one-way"
-	beside matrix-cand env IPIBENCH_RESULTS="$base/matrix-cand" ./run.sh matrix --presets x2apic \
+	replayed matrix-cand env IPIBENCH_RESULTS="$base/matrix-cand" ./run.sh matrix --presets x2apic \
 		--boots 1 --accel kvm-in-tcg --exits --timeout 240 --label cand \
 		--append "$matrix_plan debug=extra-exit"
 	# The users' command: run.sh --exits through the lane prints the table;
 	# --require-apicv: the lane's KVM has no AVIC, so it must end in exit 32.
-	rm -rf "$base/exits-run"
-	beside exits-run env IPIBENCH_RESULTS="$base/exits-run" ./run.sh --accel kvm-in-tcg \
+	replayed exits-run env IPIBENCH_RESULTS="$base/exits-run" ./run.sh --accel kvm-in-tcg \
 		--preset hv-xmm --exits --require-apicv --quiet --timeout 240 \
-		--append "plan=bench bench=send-cost backends=hv-ipi iters=30 warmup=2 budget=1"
-	# Every lane.sh frame in one outer boot, then each judged as its pass was.
-	lane_ok=1
-	run_lane || { rc=1 lane_ok=0; }
+		--append "$exits_run_plan"
 	# suite: judge.py's suite checks on every preset; the figures frames add
 	# that every offered backend produced figures, and hv-xmm the flush calls'.
 	suite=()
@@ -510,10 +520,8 @@ if part main; then
 		exits-negative.x2apic \
 		--expect-failure "x2apic send-cost send none sender: 2\.00 register/hypercall/HLT exits per iteration, expected 1\.00" ||
 		rc=1
-	wait "${beside_pids[@]}"
-	beside_pids=() # all ended: nothing left for the EXIT trap to kill
 	# Where it failed, the guest's own last lines say why (--quiet hides them).
-	out="$(cat "$beside_dir/exits-run.out")"
+	out="$(cat "$replay_dir/exits-run.out")"
 	[ "$(waited exits-run)" = 32 ] || out="$out
 $(cat "$base"/exits-run/*/console.log 2>/dev/null | grep -v '^{' | tail -n 8 | sed 's/^/guest: /')"
 	expect_run "run.sh --exits --accel kvm-in-tcg --preset hv-xmm prints the exits table; --require-apicv without AVIC exits 32" \
@@ -528,13 +536,12 @@ $(cat "$base"/exits-run/*/console.log 2>/dev/null | grep -v '^{' | tail -n 8 | s
 	# rows and pass. The base withholds its one-way figures
 	# (debug=withhold-one-way, as a skewed TSC does), the candidate plants an
 	# exit (debug=extra-exit) and may measure them: gate --exits must say 20,
-	# whatever either side's timing let it report. Item 4: both booted beside
-	# the one outer boot and each other, with the deadline lane.sh gives a
-	# lane guest (10 s, as TCG's): a busy host slows them, never fails them.
-	# The gates boot nothing.
+	# whatever either side's timing let it report. Item 4: both with the
+	# deadline lane.sh gives a lane guest (10 s, as TCG's): a slow host
+	# slows them, never fails them. The gates boot nothing.
 	matrix_exits_test() {
 		local out rc mdir cdir problems=()
-		out=$(cat "$beside_dir/matrix-base.out")
+		out=$(cat "$replay_dir/matrix-base.out")
 		rc=$(waited matrix-base)
 		expect_run "run.sh matrix --exits --accel kvm-in-tcg: every boot traced, its exits table printed, withheld figures too" \
 			0 $rc "$out" \
@@ -552,9 +559,9 @@ $(cat "$base"/exits-run/*/console.log 2>/dev/null | grep -v '^{' | tail -n 8 | s
 		expect_run "run.sh gate --exits of that matrix against itself: exit rows compared, none with more" \
 			0 $? "$out" "^gate: pass: .*, [1-9][0-9]* exit rows compared (0 with more exits)" || return 1
 		cdir=$(ls -d "$base"/matrix-cand/*-cand 2>/dev/null)
-		out="$(cat "$beside_dir/matrix-cand.out")
+		out="$(cat "$replay_dir/matrix-cand.out")
 deadline: $(grep -o 'deadline=[0-9]*' "$cdir/x2apic-smp2/boot1/console.log" 2>/dev/null | sort -u | tr '\n' ' ')"
-		expect_run "run.sh matrix --exits --accel kvm-in-tcg beside other lane boots: the lane's 10 s deadline, no failure" \
+		expect_run "run.sh matrix --exits --accel kvm-in-tcg: the lane's 10 s deadline, no failure" \
 			0 "$(waited matrix-cand)" "$out" "^matrix: \[1\] x2apic-smp2 boot 1: exit 0 " "^deadline: deadline=10000 $" || return 1
 		out=$(./run.sh gate --exits --baseline "$mdir" "$cdir" 2>&1)
 		expect_run "run.sh gate --exits: a planted exit against a base that withheld its one-way figures is a regression (20)" \
@@ -615,12 +622,16 @@ deadline: $(grep -o 'deadline=[0-9]*' "$cdir/x2apic-smp2/boot1/console.log" 2>/d
 	# Both sides must say they were pinned. ack-after-eoi is the row judged:
 	# in the lane the count-first pass's target is seldom back in HLT when
 	# the next IPI comes (on the polling side, 5 KVM halts in 20 iterations
-	# in one run), too few to judge.
+	# in one run), too few to judge. Its two boots are the last two frames
+	# of the one outer boot, kvm loaded again with each side's value before
+	# its frame (lane.sh module-param=, jobs_file), nothing else running.
 	rm -rf "$base/ab-poll"
-	out=$(IPIBENCH_RESULTS=$base/ab-poll ./run.sh ab --module-param kvm.halt_poll_ns=0,50000000 --boots 1 \
+	replayed ab-poll env IPIBENCH_RESULTS="$base/ab-poll" ./run.sh ab \
+		--module-param kvm.halt_poll_ns=0,50000000 --boots 1 \
 		--accel kvm-in-tcg --preset x2apic --exits --host-stats --timeout 240 \
-		--append "plan=bench bench=single-halt backends=x2apic iters=20 warmup=20 budget=1 block_gap=60000" 2>&1)
-	st=$?
+		--append "plan=bench bench=single-halt backends=x2apic iters=20 warmup=20 budget=1 block_gap=60000"
+	st=$(waited ab-poll)
+	out=$(cat "$replay_dir/ab-poll.out")
 	out="$out
 pinned boots: $(cat "$base"/ab-poll/*/kvm.halt_poll_ns_*/boot1/console.log 2>/dev/null |
 		grep -c '^@@@ lane-info vcpu-pin vCPU:L1-CPU 0:0 1:1;')
@@ -639,11 +650,12 @@ fi
 # codes, not exit counts or timings (tests/run runs this part beside other
 # groups).
 if part cli; then
-	# An outer VM past its bound is exit 124, which run.sh reports as TIMEOUT.
-	out=$(host/lane/lane.sh --image build/ipibench.elf32 --presets x2apic --timeout 3 \
+	# An outer VM past its bound is exit 124, which run.sh reports as
+	# TIMEOUT. A bound of 1 s: no outer kernel gets anywhere in it.
+	out=$(host/lane/lane.sh --image build/ipibench.elf32 --presets x2apic --timeout 1 \
 		--append plan=boot --out "$base/bound" 2>&1)
 	expect_run "lane.sh: an outer VM past --timeout exits 124 and says so" 124 $? "$out" \
-		"^kvm-lane: error: outer VM timed out after 3s" || rc=1
+		"^kvm-lane: error: outer VM timed out after 1s" || rc=1
 	# QEMU microvm as microVM monitors present a guest (no 8259, PIT or RTC),
 	# booted through PVH, under real KVM: run.sh tells the lane the machine and
 	# the image; the TSC frequency comes from kvmclock; the suite passes.
@@ -652,26 +664,48 @@ if part cli; then
 	expect_run "run.sh --accel kvm-in-tcg --machine microvm: PVH, no 8259, TSC from kvmclock, the suite passes" \
 		0 $? "$out" "^loader: pvh$" "^pic: no 8259" "^tsc: [0-9]* kHz from kvmclock" \
 		"^smp: 2 of 2 CPUs online" "^check: [0-9]* passed, 0 failed" || rc=1
+	# The three boots of the two ab runs below, as frames of one outer boot
+	# (replay-lane.sh hands them to run.sh), kvm_amd loaded with each
+	# frame's value: with avic=0 at the boot, then again with avic=1, then
+	# with vnmi=1 (lane.sh module-param=), as a boot of its own would load
+	# it; their command lines as run.sh composes them (the lane's halt
+	# polling added). One outer boot instead of three: some 20 s of TCG.
+	ab_avic="plan=bench bench=send-cost backends=x2apic iters=10 warmup=1 budget=1"
+	ab_vnmi="plan=bench bench=send-cost backends=x2apic-nmi iters=10 warmup=1 budget=1"
+	added="halt_poll_ns=200000 halt_poll_grow=2"
+	rm -rf "$base/cli-lane"
+	if ! host/lane/lane.sh --image build/ipibench.elf32 --module-param kvm_amd.avic=0 \
+		--job "ab-avic-0.x2apic | - | $ab_avic $added" \
+		--job "ab-avic-1.x2apic | module-param=kvm_amd.avic=1 | $ab_avic $added" \
+		--job "ab-vnmi-1.x2apic | module-param=kvm_amd.vnmi=1 | $ab_vnmi $added" \
+		--inner-timeout 240 --out "$base/cli-lane" >"$replay_dir/cli-lane.out" 2>&1; then
+		echo "not ok - kvm-lane: the ab runs' outer VM did not run every frame"
+		tail -n 15 "$replay_dir/cli-lane.out" | sed 's/^/#   /'
+		rc=1
+	fi
+	replay_from=$base/cli-lane
 	# ab over kvm_amd.avic in the lane: TCG's SVM has no AVIC, so avic=1 must be
 	# refused by the module and the run must say so, with the reason; side B then
 	# ran as side A did, and ab says there is nothing to compare (exit 34).
 	rm -rf "$base/ab"
-	out=$(IPIBENCH_RESULTS=$base/ab ./run.sh ab --module-param kvm_amd.avic=0,1 --boots 1 --accel kvm-in-tcg \
-		--preset x2apic --timeout 240 --append "plan=bench bench=send-cost backends=x2apic iters=10 warmup=1 budget=1" 2>&1)
+	replayed ab-avic env IPIBENCH_RESULTS="$base/ab" ./run.sh ab --module-param kvm_amd.avic=0,1 --boots 1 \
+		--accel kvm-in-tcg --preset x2apic --timeout 240 --append "$ab_avic"
+	out=$(cat "$replay_dir/ab-avic.out")
 	expect_run "run.sh ab --module-param kvm_amd.avic=0,1 reports that AVIC was not granted, and why" \
-		34 $? "$out" \
+		34 "$(waited ab-avic)" "$out" \
 		"the lane's kvm_amd.avic: asked 1, got N: the CPU has no AVIC" \
 		"^ab: both sides ran with kvm_amd.avic=N: nothing to compare" || rc=1
 	# ab over kvm_amd.vnmi in the lane, asked in the other order: TCG's
 	# SVM has no virtual NMI, so vnmi=1 (side A) must be refused by the module,
 	# with the reason; side B's 0 is then what A got: ab knows it without a boot
-	# and says there is nothing to compare (exit 34). One outer boot, and the
+	# and says there is nothing to compare (exit 34). One boot, and the
 	# real lane's "would run" path beside the avic case's "ran".
 	rm -rf "$base/ab-vnmi"
-	out=$(IPIBENCH_RESULTS=$base/ab-vnmi ./run.sh ab --module-param kvm_amd.vnmi=1,0 --boots 1 --accel kvm-in-tcg \
-		--preset x2apic --timeout 240 --append "plan=bench bench=send-cost backends=x2apic-nmi iters=10 warmup=1 budget=1" 2>&1)
+	replayed ab-vnmi env IPIBENCH_RESULTS="$base/ab-vnmi" ./run.sh ab --module-param kvm_amd.vnmi=1,0 --boots 1 \
+		--accel kvm-in-tcg --preset x2apic --timeout 240 --append "$ab_vnmi"
+	out=$(cat "$replay_dir/ab-vnmi.out")
 	expect_run "run.sh ab --module-param kvm_amd.vnmi=1,0 reports that vNMI was not granted, and why, and boots no side B" \
-		34 $? "$out" \
+		34 "$(waited ab-vnmi)" "$out" \
 		"the lane's kvm_amd.vnmi: asked 1, got N: the CPU has no virtual NMI" \
 		"^ab: both sides would run with kvm_amd.vnmi=N: nothing to compare (A asked 1, B asked 0; side B not booted)" || rc=1
 fi
