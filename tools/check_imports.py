@@ -110,8 +110,8 @@ def violations(root):
 # command line sees everything.
 HOST = "host/ipibench"
 HOST_LAYERS = (
-    ("base", ("ipibench", "exit_codes", "jobs", "write", "presets", "record_lines",
-              "command_line")),
+    ("base", ("ipibench", "machine", "exit_codes", "jobs", "write", "presets",
+              "record_lines", "command_line")),
     ("kvmhost", ("kvmhost",)),
     ("results", ("results",)),
     ("compare", ("compare",)),
@@ -150,6 +150,17 @@ def host_imports(tree):
                     yield n.lineno, a.name
 
 
+_trees = {}
+
+
+def parse(text):
+    """ast.parse, once per distinct text: the self-test judges the same
+    files again after each plant."""
+    if text not in _trees:
+        _trees[text] = ast.parse(text)
+    return _trees[text]
+
+
 def host_violations(root):
     found = []
     for path in host_sources(root):
@@ -157,7 +168,7 @@ def host_violations(root):
         module = module.removesuffix(".__init__")
         with open(os.path.join(root, path), errors="replace") as f:
             try:
-                tree = ast.parse(f.read())
+                tree = parse(f.read())
             except SyntaxError as e:
                 found.append(f"{path}:{e.lineno}: not Python: {e.msg}")
                 continue
@@ -183,6 +194,72 @@ def host_violations(root):
     return found
 
 
+# The host's facts are read through one seam (host/ipibench/machine.py), so
+# that a test can point it at a fixture host; its own test is the one test
+# that reads the real machine. Anywhere else in the host package or its
+# tests: no path under /proc, /sys or /dev (but the null device) that is not
+# handed to the seam itself (machine.read("/proc/cpuinfo")), no uname, CPU
+# count or affinity of os.
+SEAM = f"{HOST}/machine.py"
+SEAM_TEST = "tests/host/test_machine.py"
+HOST_TESTS = "tests/host"
+HOST_PATH = re.compile(r"/(proc|sys|dev)(/\S*)?")
+HOST_CALLS = ("uname", "cpu_count", "sched_getaffinity")
+
+
+def host_path_literal(node):
+    """The /proc, /sys or /dev path a string constant or f-string begins
+    with, or None."""
+    if isinstance(node, ast.JoinedStr) and node.values and \
+            isinstance(node.values[0], ast.Constant) and isinstance(node.values[0].value, str):
+        m = HOST_PATH.match(node.values[0].value)
+        return node.values[0].value if m and m.end() == len(node.values[0].value) else None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        if HOST_PATH.fullmatch(node.value) and node.value != "/dev/null":
+            return node.value
+    return None
+
+
+def host_read_violations(root):
+    found = []
+    tests = os.path.join(root, HOST_TESTS)
+    paths = list(host_sources(root)) + sorted(
+        os.path.join(HOST_TESTS, f) for f in (os.listdir(tests) if os.path.isdir(tests) else [])
+        if f.endswith(".py"))
+    for path in paths:
+        if path in (SEAM, SEAM_TEST):
+            continue
+        with open(os.path.join(root, path), errors="replace") as f:
+            found += file_reads(path, f.read())
+    return found
+
+
+def file_reads(path, text, _seen={}):  # noqa: B006 (a cache: the self-test's plants)
+    """host_read_violations of one file's text."""
+    if (path, text) in _seen:
+        return _seen[path, text]
+    found = []
+    try:
+        tree = parse(text)
+    except SyntaxError:
+        tree = ast.Module(body=[], type_ignores=[])  # host_violations says so
+    handed = {id(a) for c in ast.walk(tree) if isinstance(c, ast.Call) and
+              isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name) and
+              c.func.value.id == "machine"
+              for arg in c.args for a in ast.walk(arg)}
+    for n in ast.walk(tree):
+        lit = host_path_literal(n) if id(n) not in handed else None
+        if lit:
+            found.append(f"{path}:{n.lineno}: reads the host outside the seam ('{lit}'): "
+                         f"use {SEAM}")
+        elif isinstance(n, ast.Attribute) and n.attr in HOST_CALLS and \
+                isinstance(n.value, ast.Name) and n.value.id == "os":
+            found.append(f"{path}:{n.lineno}: reads the host outside the seam (os.{n.attr}): "
+                         f"use {SEAM}")
+    _seen[path, text] = found
+    return found
+
+
 def tap(problems, ok_name, bad_name):
     """One TAP line for a check, its problems on '#' lines; 1 on failure."""
     if problems:
@@ -196,8 +273,8 @@ def tap(problems, ok_name, bad_name):
 
 def report(root):
     files = sum(1 for _ in sources(root)) + sum(1 for _ in host_sources(root))
-    return tap(violations(root) + host_violations(root), f"import rules ({files} files)",
-               "import rules (docs/architecture.md)")
+    return tap(violations(root) + host_violations(root) + host_read_violations(root),
+               f"import rules ({files} files)", "import rules (docs/architecture.md)")
 
 
 # One planted violation per rule: (file to append to, line, words the report must contain).
@@ -222,24 +299,36 @@ PLANTS = [
     (f"{HOST}/report.py", "import ipibench.boot.run", "imports ipibench.boot.run: readers may not"),
     (f"{HOST}/boot/run.py", "from ipibench import cli", "imports ipibench.cli: boot may not"),
     (f"{HOST}/compare/gate.py", "import sys\nsys.path.insert(0, '.')", "touches sys.path"),
+    (f"{HOST}/report.py", "CPUS = open('/proc/cpuinfo').read()",
+     "reads the host outside the seam ('/proc/cpuinfo')"),
+    ("tests/host/test_history.py", "MODEL = open('/proc/cpuinfo').read()",
+     "test_history.py:"),
+    ("tests/host/test_save.py", "def planted(pid):\n    return open(f'/proc/{pid}/stat')",
+     "reads the host outside the seam ('/proc/')"),
+    (f"{HOST}/kvmhost/facts.py", "import os\nCPUS = os.cpu_count()", "(os.cpu_count)"),
 ]
 
 
 def self_test(root):
     problems = []
-    if violations(root) or host_violations(root):
+    if violations(root) or host_violations(root) or host_read_violations(root):
         problems.append("the tree itself has violations")
-    for path, line, words in PLANTS:
-        with tempfile.TemporaryDirectory() as tmp:
-            for unit in UNITS + (HOST,):
-                if os.path.isdir(os.path.join(root, unit)):
-                    shutil.copytree(os.path.join(root, unit), os.path.join(tmp, unit),
-                                    ignore=shutil.ignore_patterns("__pycache__"))
+    # One scratch copy; each plant is appended, judged, and taken out again.
+    with tempfile.TemporaryDirectory() as tmp:
+        for unit in UNITS + (HOST, HOST_TESTS):
+            if os.path.isdir(os.path.join(root, unit)):
+                shutil.copytree(os.path.join(root, unit), os.path.join(tmp, unit),
+                                ignore=shutil.ignore_patterns("__pycache__"))
+        for path, line, words in PLANTS:
+            with open(os.path.join(tmp, path)) as f:
+                before = f.read()
             with open(os.path.join(tmp, path), "a") as f:
                 f.write("\n" + line + "\n")
-            found = violations(tmp) + host_violations(tmp)
+            found = violations(tmp) + host_violations(tmp) + host_read_violations(tmp)
             if not any(words in v for v in found):
                 problems.append(f"planted '{line}' in {path}: not caught ({found})")
+            with open(os.path.join(tmp, path), "w") as f:
+                f.write(before)
     return tap(problems, f"import rules catch planted violations ({len(PLANTS)} plants)",
                "import rules catch planted violations")
 

@@ -62,12 +62,24 @@ if [ "$codename" = bookworm ]; then
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
-	echo "ipibench: missing packages: ${missing[*]}" >&2
-	echo "ipibench: run as root (or with sudo):" >&2
-	if [ ${#backports[@]} -gt 0 ]; then
-		echo "  echo 'deb http://deb.debian.org/debian bookworm-backports main' > /etc/apt/sources.list.d/bookworm-backports.list" >&2
+	# Commands a user can paste: through sudo where it is installed (each
+	# one, the redirection inside sh -c), else as they are, for a root
+	# shell (su -). DEPS_SUDO (tests only) says whether sudo is there.
+	sudo=${DEPS_SUDO-$(command -v sudo >/dev/null 2>&1 && echo yes)}
+	p=""
+	if [ -n "$sudo" ]; then
+		p="sudo "
+		echo "ipibench: missing packages: ${missing[*]}" >&2
+		echo "ipibench: install them with sudo, then run this command again:" >&2
+	else
+		echo "ipibench: missing packages: ${missing[*]}" >&2
+		echo "ipibench: install them as root (su -; sudo is not installed), then run this command again:" >&2
 	fi
-	echo "  apt-get update && apt-get install -y ${missing[*]} && apt-get install -y ${backports[*]} qemu-system-x86 qemu-utils" >&2
+	if [ ${#backports[@]} -gt 0 ]; then
+		list="echo 'deb http://deb.debian.org/debian bookworm-backports main' > /etc/apt/sources.list.d/bookworm-backports.list"
+		if [ -n "$sudo" ]; then echo "  sudo sh -c \"$list\"" >&2; else echo "  $list" >&2; fi
+	fi
+	echo "  ${p}apt-get update && ${p}apt-get install -y ${missing[*]} && ${p}apt-get install -y ${backports[*]} qemu-system-x86 qemu-utils" >&2
 	exit 1
 fi
 

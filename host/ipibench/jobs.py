@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 
+from ipibench import machine
 from ipibench.exit_codes import EX_INTERRUPTED  # noqa: F401
 
 SIGNALS = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM", signal.SIGHUP: "SIGHUP"}
@@ -52,11 +53,11 @@ def elapsed(start_ns):
 
 def _children(pid):
     out = []
-    for d in os.listdir("/proc"):
+    for d in os.listdir(machine.process("")):
         if not d.isdigit():
             continue
         try:
-            with open(f"/proc/{d}/stat") as f:
+            with open(machine.process(d, "stat")) as f:
                 fields = f.read().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue

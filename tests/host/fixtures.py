@@ -215,7 +215,7 @@ def ab_console(tmp):
 
 
 def ab_tree(root):
-    """IPIBENCH_AB_ROOT: kvm.halt_poll_ns written at run time (0644), and
+    """IPIBENCH_HOST_ROOT: kvm.halt_poll_ns written at run time (0644), and
     kvm_amd.avic read at load time (0444): a stand-in modprobe that logs
     its argv and grants what it is asked."""
     for mod, param, val, mode in (("kvm", "halt_poll_ns", "200000", 0o644),
@@ -236,7 +236,7 @@ def ab_tree(root):
                 f"f={root}/sys/module/$1/parameters/${{2%%=*}}\n"
                 "rm -f \"$f\"; echo \"${2#*=}\" > \"$f\"; chmod 444 \"$f\"\n")
     os.chmod(mp, 0o755)
-    return {"IPIBENCH_AB_ROOT": root, "IPIBENCH_AB_EUID": "0", "IPIBENCH_AB_MODPROBE": mp}
+    return {"IPIBENCH_HOST_ROOT": root, "IPIBENCH_AB_EUID": "0", "IPIBENCH_AB_MODPROBE": mp}
 
 
 # run.sh with a stand-in KVM: /dev/kvm usable, hardware (not PVM), any vCPU
@@ -247,7 +247,7 @@ from ipibench.boot import accel as A
 A.HostKvm.usable = lambda self: True
 A.HostKvm.unusable = lambda self: None
 from ipibench.kvmhost import facts
-facts.kvm_software = lambda environ: None
+facts.kvm_software = lambda environ=None: None
 A.HostKvm.probe = lambda self, model, machine: None
 from ipibench import cli
 sys.exit(cli.main(sys.argv[1:]))

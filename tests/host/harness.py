@@ -94,7 +94,8 @@ def registry():
 
 def selected(cases, argv=None):
     """The cases a test file's command line asks for: every one, or with
-    `--case TEXT` (more than once: any of them) those whose name holds TEXT;
+    `--case TEXT` (more than once: any of them) those whose name holds TEXT,
+    with `--case-exact NAME` the one so named (tests/host/on_hosts.py);
     `--list` prints every name and exits 0. A TEXT that names no case exits 2:
     a run that tests nothing must not pass."""
     argv = sys.argv[1:] if argv is None else argv
@@ -103,14 +104,55 @@ def selected(cases, argv=None):
             print(name)
         sys.exit(0)
     wanted = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--case"]
-    if not wanted:
+    exact = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--case-exact"]
+    if not wanted and not exact:
         return list(cases)
-    picked = [(n, f) for n, f in cases if any(w in n for w in wanted)]
+    picked = [(n, f) for n, f in cases if any(w in n for w in wanted) or n in exact]
     if not picked:
-        print(f"no case named like {' or '.join(map(repr, wanted))} (--list names them)",
+        print(f"no case named like {' or '.join(map(repr, wanted + exact))} (--list names them)",
               file=sys.stderr)
         sys.exit(2)
     return picked
+
+
+def host_log(group, name):
+    """Where a case's reads of the host go (the seam's IPIBENCH_HOST_LOG),
+    under IPIBENCH_HOST_LOG_DIR with a line in its index that says how to
+    run the case again (tests/host/on_hosts.py); None without the folder."""
+    where = os.environ.get("IPIBENCH_HOST_LOG_DIR")
+    if not where:
+        return None
+    import hashlib
+    key = hashlib.sha1(f"{sys.argv[0]}\0{group}\0{name}".encode()).hexdigest()[:16]
+    files = [a for a in sys.argv[1:] if not a.startswith("--")]
+    with open(os.path.join(where, "index.tsv"), "a") as f:
+        f.write("\t".join([key, name, os.path.abspath(sys.argv[0]), *files]) + "\n")
+    return os.path.join(where, key)
+
+
+_case = {}
+
+
+def case_begins(group, name):
+    """Before a case runs: its reads of the host logged (host_log); what its
+    TAP line adds to its name, " (on HOST)" under tests/host/on_hosts.py's
+    runs on the other fixture hosts."""
+    import time
+    log = host_log(group, name)
+    if log:
+        os.environ["IPIBENCH_HOST_LOG"] = log
+    _case.update(log=log, t0=time.monotonic())
+    host = os.environ.get("IPIBENCH_TEST_HOST")
+    return f" (on {host})" if host else ""
+
+
+def case_ends():
+    """After a case: the seconds it took, beside its log (LOG.secs), which
+    on_hosts.py weighs."""
+    import time
+    if _case.get("log"):
+        with open(_case["log"] + ".secs", "w") as f:
+            f.write(f"{time.monotonic() - _case['t0']:.2f}\n")
 
 
 def run_cases(cases, group, ctx=None, also=(), select=True):
@@ -121,12 +163,15 @@ def run_cases(cases, group, ctx=None, also=(), select=True):
     did, over all of its cases."""
     bad = 0
     for name, fn in (selected(cases) if select else cases):
+        on = case_begins(group, name)
         try:
             fn(ctx)
-            print(f"ok - {group}: {name}")
+            case_ends()
+            print(f"ok - {group}: {name}{on}")
         except (Fail, *also) as e:
+            case_ends()
             bad += 1
-            print(f"not ok - {group}: {name}")
+            print(f"not ok - {group}: {name}{on}")
             for line in str(e).splitlines():
                 print(f"#   {line}")
         sys.stdout.flush()

@@ -4,14 +4,41 @@ docs/results.md exactly (nearest-rank percentiles, population stddev, the
 guest's 4-buckets-per-power-of-two histogram), saved into results.json by the
 real save of run.sh (boot/save.py). The timing of each row is chosen by the test:
 a centre per row, a spread between boots and a spread within a boot."""
+import contextlib
 import json
 import math
 import os
 import random
+import tempfile
 
 import harness  # noqa: F401  (puts host/ on sys.path)
+import hosts
 
 from ipibench.boot.save import save_run
+from ipibench.machine import ROOT_VAR
+
+# The host every synthetic run was "saved on": the same facts whatever
+# machine the tests run on (tests/host/hosts.py). Its CPU's model names the
+# series history --store files the runs in.
+HOST = "intel-kvm"
+HOST_SERIES = "intel-r-xeon-r-platinum-8480"
+_host_root = []
+
+
+@contextlib.contextmanager
+def on_host():
+    """Inside: the seam reads HOST's tree, made once a process."""
+    if not _host_root:
+        _host_root.append(hosts.make(tempfile.mkdtemp(prefix="ipibench-synth-host-"), HOST))
+    old = os.environ.get(ROOT_VAR)
+    os.environ[ROOT_VAR] = _host_root[0]
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(ROOT_VAR)
+        else:
+            os.environ[ROOT_VAR] = old
 
 
 KHZ = 2_000_000
@@ -197,9 +224,10 @@ def make_set(folder, boots=5, rows=None, scale=None, boot_noise=0.01, sample_noi
             mutate(i, recs)
         with open(os.path.join(d, "console.log"), "w") as f:
             f.write(console(recs, status))
-        save_run(d, label=os.path.basename(folder), accel=accel, status=status,
-                 qemu_exit=qemu_exit, exit=0 if status in ("SUCCESS", "SKIP") else 4,
-                 qemu_version="QEMU emulator version 9.2.0", started="2026-01-01T00:00:00Z",
-                 seconds=1.5, qemu=["qemu-system-x86_64", "-accel", accel, "-smp",
-                                    str(smp or cpus)])
+        with on_host():
+            save_run(d, label=os.path.basename(folder), accel=accel, status=status,
+                     qemu_exit=qemu_exit, exit=0 if status in ("SUCCESS", "SKIP") else 4,
+                     qemu_version="QEMU emulator version 9.2.0",
+                     started="2026-01-01T00:00:00Z", seconds=1.5,
+                     qemu=["qemu-system-x86_64", "-accel", accel, "-smp", str(smp or cpus)])
     return folder

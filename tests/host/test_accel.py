@@ -5,14 +5,15 @@ stand-in KVM (fixtures.FakeKvm), and HostKvm on every kind of host
 (/dev/kvm missing, not a device, not accessible, a software KVM, a hardware
 one); the checks run.sh makes before a boot on each.
 One TAP line per case, "ok - tools: ..."; problems follow on '#' lines."""
-import errno
 import os
 import sys
 import tempfile
 
-from harness import REPO, check, registry, stand_in_tracefs
+from harness import REPO, check, registry
 from fixtures import PRESETS, FakeKvm, main, raises
+import hosts
 
+from ipibench import machine
 from ipibench import options as O
 from ipibench.boot import accel as A
 from ipibench.boot import run as B
@@ -83,36 +84,22 @@ def _(_s):
     raises(2, A.choose, "kvmm", "", "", "", "q35", False, kvm)
 
 
-# --- every kind of host KVM: a stand-in device
-# (IPIBENCH_DEV_KVM) and module directory (IPIBENCH_SYSFS) make each here;
-# tests/host/test_run.py runs run.sh on each.
+# --- every kind of host KVM: the seam's fixture hosts (tests/host/hosts.py)
+# make each here; tests/host/test_run.py runs run.sh on each.
 
 
-class ClosedKvm(A.HostKvm):
-    """A character device that opens with EACCES (or err): a 0660 /dev/kvm
-    to a user outside its group, which a test run as root cannot meet."""
-    err = errno.EACCES
-
-    def open_device(self, path, flags):
-        raise OSError(self.err, os.strerror(self.err), path)
-
-
-def host_kinds(tmp):
+def host_kinds(tmp, tracefs=False):
     """name -> HostKvm of each kind of host: no /dev/kvm, one that is not a
     character device, one not accessible, a software KVM (PVM) and a
-    hardware KVM (/dev/null stands in for its device: any user opens it)."""
-    hw_sys, pvm_sys = os.path.join(tmp, "sys-hw"), os.path.join(tmp, "sys-pvm")
-    os.makedirs(os.path.join(hw_sys, "module", "kvm"), exist_ok=True)
-    os.makedirs(os.path.join(pvm_sys, "module", "kvm_pvm"), exist_ok=True)
-    regular = os.path.join(tmp, "kvm-file")
-    open(regular, "w").close()
-
-    def kvm(dev, sysfs=hw_sys, kind=A.HostKvm):
-        return kind("qemu-system-x86_64", {"IPIBENCH_DEV_KVM": dev, "IPIBENCH_SYSFS": sysfs})
-    return {"missing": kvm(os.path.join(tmp, "no", "kvm")), "not a device": kvm(regular),
-            "not accessible": kvm("/dev/null", kind=ClosedKvm),
-            "software": kvm("/dev/null", pvm_sys),
-            "hardware": kvm("/dev/null")}
+    hardware KVM (/dev/null stands in for its device: any user opens it),
+    each with a stand-in tracefs or without."""
+    def kvm(name, **kw):
+        where = os.path.join(tmp, f"{name}-{kw.get('dev_kvm')}-{tracefs}")
+        return A.HostKvm("qemu-system-x86_64",
+                         {"IPIBENCH_HOST_ROOT": hosts.make(where, name, tracefs=tracefs, **kw)})
+    return {"missing": kvm("no-kvm"), "not a device": kvm("intel-kvm", dev_kvm="file"),
+            "not accessible": kvm("kvm-closed"), "software": kvm("pvm"),
+            "hardware": kvm("intel-kvm")}
 
 
 @case("run.sh's HostKvm on every kind of host: missing, not a device, not accessible, software, "
@@ -121,26 +108,23 @@ def _(_s):
     with tempfile.TemporaryDirectory() as tmp:
         kinds = host_kinds(tmp)
         reasons = {k: kvm.unusable() for k, kvm in kinds.items()}
-        for kind, want in (("missing", f"{tmp}/no/kvm is missing (No such file or directory)"),
-                           ("not a device", f"{tmp}/kvm-file is not a character device (it is a "
+        for kind, want in (("missing", "/dev/kvm is missing (No such file or directory)"),
+                           ("not a device", "/dev/kvm is not a character device (it is a "
                                             "regular file)"),
-                           ("not accessible", "/dev/null is not accessible (Permission denied)"),
+                           ("not accessible", "/dev/kvm is not accessible (Permission denied)"),
                            ("software", None), ("hardware", None)):
             check(reasons[kind] == want and kinds[kind].usable() == (want is None),
                   f"{kind}: {reasons[kind]!r}")
         check([k for k, kvm in kinds.items() if kvm.software()] == ["software"] and
               kinds["software"].software().startswith("this host's /dev/kvm is PVM (module "
                                                       "kvm_pvm"), "software()")
-        os.makedirs(os.path.join(tmp, "kvm-dir"))
-        why = A.HostKvm("q", {"IPIBENCH_DEV_KVM": os.path.join(tmp, "kvm-dir")}).unusable()
-        check(why.endswith("kvm-dir is not a character device (it is a directory)"), why)
-        ClosedKvm.err = errno.ENODEV
-        try:
-            why = ClosedKvm("q", {"IPIBENCH_DEV_KVM": "/dev/null"}).unusable()
-        finally:
-            ClosedKvm.err = errno.EACCES
-        check(why.startswith("/dev/null is not accessible (No such device: no KVM module"), why)
-        check(A.HostKvm("q", {}).path == "/dev/kvm", "the default device")
+        on = {k: {"IPIBENCH_HOST_ROOT": hosts.make(os.path.join(tmp, k), "intel-kvm", dev_kvm=k)}
+              for k in ("directory", "ENODEV")}
+        why = A.HostKvm("q", on["directory"]).unusable()
+        check(why == "/dev/kvm is not a character device (it is a directory)", why)
+        why = A.HostKvm("q", on["ENODEV"]).unusable()
+        check(why.startswith("/dev/kvm is not accessible (No such device: no KVM module"), why)
+        check(A.HostKvm("q", {}).path == machine.KVM_DEVICE, "the default device")
 
 
 @case("run.sh --accel kvm where KVM is not usable: exit 31 whatever the kind of host; 29 on "
@@ -168,9 +152,22 @@ def _(_s):
             check(msg.startswith(f"--accel kvm with {' and '.join(extras)}: this host's /dev/kvm "
                                  "is PVM (module kvm_pvm") and "never a hardware hypervisor's" in
                   msg, msg)
-        acc, cpu, notes = A.choose("kvm", "", "x2apic", x2, "q35", False, pvm, [])
-        check((acc, cpu) == ("kvm", "host," + x2) and len(notes) == 1 and
-              notes[0].startswith("run.sh: warning: this host's /dev/kvm is PVM"), f"{notes}")
+        # A plain boot warns, and runs qemu64: PVM refuses the MSRs -cpu
+        # host sets (QEMU aborts). The model is probed before the boot: one
+        # refused is exit 31, naming the --cpu that works.
+        soft = FakeKvm(software=pvm.software())
+        acc, cpu, notes = A.choose("kvm", "", "x2apic", x2, "q35", False, soft, [])
+        check((acc, cpu) == ("kvm", "qemu64," + x2) and len(notes) == 2 and
+              notes[0].startswith("run.sh: warning: this host's /dev/kvm is PVM") and
+              notes[1].startswith("run.sh: -cpu qemu64: a software KVM refuses the MSRs") and
+              soft.probed == [("qemu64," + x2, "q35")], f"{notes} {soft.probed}")
+        check(A.choose("kvm", "max", "x2apic", x2, "q35", False, soft, [])[:2] ==
+              ("kvm", "max," + x2), "--cpu max on PVM: as named")
+        refusing = FakeKvm(software=pvm.software(), refuse=lambda m: m.startswith("host"),
+                           why="kvm_buf_set_msrs: Assertion failed")
+        msg = raises(31, A.choose, "kvm", "host", "x2apic", x2, "q35", False, refusing, [])
+        check(msg == f"--accel kvm: this host's software KVM cannot run -cpu host,{x2} "
+              "(kvm_buf_set_msrs: Assertion failed); --cpu qemu64 is the model it runs", msg)
         # Hardware KVM: KVM as asked, no probe, no refusal; the extras alone say 29.
         hw = FakeKvm(refuse=lambda m: True)
         check(A.choose("kvm", "", "x2apic", x2, "q35", False, hw, ["--pin", "--exits"]) ==
@@ -182,15 +179,12 @@ def _(_s):
         # run.sh's checks before a boot, on each kind (matrix and ab ask them
         # before their first boot): 31 but on hardware, there 29 without
         # tracefs, none with it.
-        empty, tracefs = os.path.join(tmp, "no-tracefs"), stand_in_tracefs(
-            os.path.join(tmp, "tracefs"))
-        os.makedirs(empty)
+        traced = host_kinds(tmp, tracefs=True)
         o = O.parse_run(["--accel", "kvm", "--exits"], REPO)
-        for kind, trace, code in (("missing", empty, 31), ("not a device", empty, 31),
-                                  ("software", tracefs, 31), ("hardware", empty, 29)):
-            env = B.Env(REPO, REPO, dict(kinds[kind].environ, IPIBENCH_TRACEFS=trace))
-            raises(code, B.check_host, env, o, "x2apic", x2)
-        env = B.Env(REPO, REPO, dict(kinds["hardware"].environ, IPIBENCH_TRACEFS=tracefs))
+        for kind, on, code in (("missing", kinds, 31), ("not a device", kinds, 31),
+                               ("software", traced, 31), ("hardware", kinds, 29)):
+            raises(code, B.check_host, B.Env(REPO, REPO, on[kind].environ), o, "x2apic", x2)
+        env = B.Env(REPO, REPO, traced["hardware"].environ)
         check(B.check_host(env, o, "x2apic", x2) == "kvm", "hardware with tracefs")
 
 

@@ -44,9 +44,13 @@ def _(s):
         env = {"PATH": tmp + ":" + os.environ["PATH"], "DEPS_KNOWN": known}
         pkgs = re.search(r"pkgs=\(([^)]*)\)", open(deps).read()).group(1).split()
         write(known, "make\ngcc\n")
-        _, _, err = expect(run_cmd(["bash", deps, "build"], env), 1,
-                           "ipibench: run as root (or with sudo):",
-                           "apt-get update && apt-get install -y ")
+        # Without sudo (a fresh VM image, a container): commands for a root shell.
+        expect(run_cmd(["bash", deps, "build"], dict(env, DEPS_SUDO="")), 1,
+               "ipibench: install them as root (su -; sudo is not installed)",
+               "\n  apt-get update && apt-get install -y ")
+        _, _, err = expect(run_cmd(["bash", deps, "build"], dict(env, DEPS_SUDO="yes")), 1,
+                           "ipibench: install them with sudo, then run this command again:",
+                           "\n  sudo apt-get update && sudo apt-get install -y ")
         named = re.search(r"missing packages: (.*)", err)
         check(named and set(named.group(1).split()) == set(pkgs) - {"make", "gcc"},
               f"the missing packages named: {err.strip()[-300:]}")

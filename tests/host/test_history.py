@@ -235,7 +235,7 @@ def _(s):
                   edit=night)
     root, summary = os.path.join(s.tmp, "store-root"), os.path.join(s.tmp, "summary.md")
     _, out, _ = expect(tool("history", "--store", root, runs[0]), 0)
-    series_dir = os.path.join(root, "intel-r-xeon-r-processor", "run00")
+    series_dir = os.path.join(root, synth.HOST_SERIES, "run00")
     first = os.path.join(series_dir, "2026-01-01T030000Z")
     check(os.path.isfile(os.path.join(first, "boot1", "results.json")) and
           f"history: stored {runs[0]} as {first}" in out and "nothing to judge yet" in out,
@@ -250,19 +250,19 @@ def _(s):
     _, out, _ = expect(tool("history", "--store", root, runs[3], "--summary", summary),
                        EX_REGRESSION)
     check(f"  {SLOW}: sender exits 1.00 -> 2.00 per iteration from " in out and
-          "history: intel-r-xeon-r-processor/x2apic-smp2:" in out, f"night 4: {out}")
+          f"history: {synth.HOST_SERIES}/x2apic-smp2:" in out, f"night 4: {out}")
     with open(summary) as f:
         md = f.read()
     check(md.count("**history: ") == 4 and "- regression: `" in md and
           md.rstrip().splitlines()[-1].startswith("- regression: "), f"summary: {md}")
     _, out, _ = expect(tool("history", "--store", root, runs[3]), EX_REGRESSION)
-    nights = os.path.join(root, "intel-r-xeon-r-processor", "x2apic-smp2")
+    nights = os.path.join(root, synth.HOST_SERIES, "x2apic-smp2")
     check("is in " in out and "already: not stored again" in out and
           sorted(os.listdir(nights)) == [".series"] + [f"2026-01-0{i}T030000Z"
                                                        for i in range(1, 5)],
           f"night 4 twice: {out} {os.listdir(nights)}")
     _, out, _ = expect(tool("history", "--store", root, runs[4]), 0)
-    check(os.path.isdir(os.path.join(root, "intel-r-xeon-r-processor", "x2apic-smp2-exits")),
+    check(os.path.isdir(os.path.join(root, synth.HOST_SERIES, "x2apic-smp2-exits")),
           f"the traced run's own series: {out}")
 
     def same_second(i, doc):

@@ -9,7 +9,8 @@ import json
 import os
 import sys
 
-from harness import REPO, check, registry, run_cmd, stand_in_tracefs
+from harness import REPO, check, registry, run_cmd
+import hosts
 from fixtures import RUN, main, qmp_stand_in
 
 
@@ -71,8 +72,8 @@ def _(s):
           f"exit {rc}: {err}")
 
 
-# A stand-in QEMU for --exits (run.sh under IPIBENCH_PIN_ANY_ACCEL with a
-# stand-in tracefs, IPIBENCH_TRACEFS): started paused with QMP and a pid
+# A stand-in QEMU for --exits (run.sh under IPIBENCH_PIN_ANY_ACCEL on a
+# fixture host with a stand-in tracefs, IPIBENCH_HOST_ROOT): started paused with QMP and a pid
 # file; on `cont` the guest "runs": a captured lane console (result records
 # with their marks) on the serial line and that boot's KVM trace where the
 # tracefs keeps it, then the SUCCESS status. It plays back a fixture's
@@ -84,7 +85,8 @@ if args[:1] == ["--version"]:
 print("fake qemu: " + " ".join(args), flush=True)""", on_cont="""\
 fx = os.environ["FAKE_FIX"]
 sys.stdout.write(open(fx + ".log").read())
-shutil.copyfile(fx + ".trace", os.path.join(os.environ["IPIBENCH_TRACEFS"], "trace"))
+shutil.copyfile(fx + ".trace", os.path.join(os.environ["IPIBENCH_HOST_ROOT"], "sys", "kernel",
+                                            "tracing", "trace"))
 sys.exit(65)""")
 
 
@@ -98,12 +100,12 @@ def _(s):
     with open(qemu, "w") as fh:
         fh.write(FAKE_EXITS_QEMU)
     os.chmod(qemu, 0o755)
-    tracefs = stand_in_tracefs(os.path.join(d, "tracefs"))
+    traced = hosts.make(d, "intel-kvm", tracefs=True)
     fix = os.path.join(REPO, "tests", "fixtures", "traces", "svm-apic")
 
     def matrix(root, *args, **env):
         base = dict(s.fake.env("", IPIBENCH_RESULTS=os.path.join(d, root)), QEMU=qemu,
-                    FAKE_FIX=fix, IPIBENCH_TRACEFS=tracefs)
+                    FAKE_FIX=fix, IPIBENCH_HOST_ROOT=traced)
         return run_cmd([RUN, "matrix", "--accel", "tcg", "--boots", "2", "--label", root, *args],
                        dict(base, **env), 120)
 
@@ -111,7 +113,8 @@ def _(s):
     for args, env, code, msg in (
             (["--exits"], {}, 29, "run.sh: --exits traces KVM's events: use --accel kvm on a "
              "KVM host (tracefs, root) or --accel kvm-in-tcg (the lane), not --accel tcg"),
-            (["--exits"], {"IPIBENCH_PIN_ANY_ACCEL": "1", "IPIBENCH_TRACEFS": d}, 29,
+            (["--exits"], {"IPIBENCH_PIN_ANY_ACCEL": "1",
+                           "IPIBENCH_HOST_ROOT": hosts.make(d, "no-kvm")}, 29,
              "run.sh: --exits: no tracefs with KVM's events"),
             (["--require-apicv"], {}, 2, "run.sh: --require-apicv reads the KVM trace: it needs "
              "--exits")):

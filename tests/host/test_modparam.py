@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """kvmhost/modparam.py, ab's --module-param, against a stand-in /sys, /proc
-and modprobe (IPIBENCH_AB_ROOT): what it refuses (a foreign module, a path,
+and modprobe (IPIBENCH_HOST_ROOT): what it refuses (a foreign module, a path,
 an unknown name, a value not of the type, non-root, a built-in module),
 changing nothing; a writable parameter written, a read-only one set by
 reloading its module (its holders out first and back after), read back
@@ -11,6 +11,8 @@ import os
 import sys
 
 from harness import Fail, check, registry
+
+from ipibench import machine
 from fixtures import main
 
 
@@ -18,7 +20,7 @@ CASES, case = registry()
 
 
 def modparam_tree(root, params, holders=None, builtin=()):
-    """IPIBENCH_AB_ROOT for kvmhost/modparam.py: params {(module, param): (value,
+    """IPIBENCH_HOST_ROOT for kvmhost/modparam.py: params {(module, param): (value,
     mode)}, holders {module: [modules holding it]}, modules in builtin without
     initstate. The stand-in modprobe logs its argv ('|'-separated, one call a
     line) and, loading MODULE P=V, leaves V in P's file (read-only, as a
@@ -50,7 +52,7 @@ def modparam_tree(root, params, holders=None, builtin=()):
                 f"f={root}/sys/module/$1/parameters/${{2%%=*}}\n"
                 "rm -f \"$f\"; echo \"${2#*=}\" > \"$f\"; chmod 444 \"$f\"\n")
     os.chmod(mp, 0o755)
-    return {"IPIBENCH_AB_ROOT": root, "IPIBENCH_AB_EUID": "0", "IPIBENCH_AB_MODPROBE": mp}
+    return {"IPIBENCH_HOST_ROOT": root, "IPIBENCH_AB_EUID": "0", "IPIBENCH_AB_MODPROBE": mp}
 
 
 def modprobe_calls(root):
@@ -109,7 +111,7 @@ def _(s):
         check("needs root" in e.message, e.message)
     # A VM on /dev/kvm: a reload is refused, a run-time write is not.
     os.makedirs(os.path.join(root, "proc/4242/fd"))
-    os.symlink("/dev/kvm", os.path.join(root, "proc/4242/fd/3"))
+    os.symlink(machine.KVM_DEVICE, os.path.join(root, "proc/4242/fd/3"))
     try:
         M.Param(M.Host(env), "kvm_amd", "vnmi").check(["N", "Y"])
         raise Fail("a reload under a running VM was not refused")

@@ -15,6 +15,7 @@ import tempfile
 from harness import HOST, Fail, check, registry, run_cmd
 from fixtures import KVM_DRIVER, RUN, ab_console, ab_tree, main, qmp_stand_in, raises
 
+from ipibench import machine
 from ipibench.boot import qemu as Q
 from ipibench.exit_codes import EX_USAGE, ToolError
 from ipibench.kvmhost import pin_perf as K
@@ -92,7 +93,7 @@ def _(s):
     os.environ["PATH"] = os.path.join(d, "bin") + os.pathsep + old_path
     try:
         job = subprocess.Popen(cmd)
-        cpu = sorted(os.sched_getaffinity(0))[-1]
+        cpu = machine.allowed_cpus()[-1]
         paused = K.PausedStart(rt, str(cpu), True, os.path.join(d, "save", "pin.json"))
         code = paused.start(job)
         rc = job.wait(timeout=20)
@@ -143,7 +144,7 @@ def _(s):
         with open(path, "w") as f:
             f.write(text)
     os.chmod(qemu, 0o755)
-    cpus = sorted(os.sched_getaffinity(0))
+    cpus = machine.allowed_cpus()
     # A software KVM (PVM): default pinning leaves it alone and says why.
     pin, why = K.pin_plan(None, True, "kvm", 1, cpus, "this host's /dev/kvm is PVM")
     check(pin is None and why.startswith("this host's /dev/kvm is PVM"), f"PVM: {pin!r} {why}")

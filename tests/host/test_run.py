@@ -17,8 +17,11 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
-from harness import (Fail, check, expect, png_ok, registry, run_cmd, selected,
-                     stand_in_tracefs, svg_ok)
+from harness import (Fail, case_begins, case_ends, check, expect, png_ok, registry, run_cmd,
+                     selected, stand_in_tracefs, svg_ok)
+
+import hosts
+from ipibench import machine
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -63,10 +66,10 @@ def short_append():
 
 def children(pid):
     out = []
-    for d in os.listdir("/proc"):
+    for d in os.listdir(machine.process("")):
         if d.isdigit():
             try:
-                with open(f"/proc/{d}/stat") as f:
+                with open(machine.process(d, "stat")) as f:
                     fields = f.read().rsplit(")", 1)[1].split()
             except OSError:
                 continue
@@ -77,7 +80,7 @@ def children(pid):
 
 def comm(pid):
     try:
-        with open(f"/proc/{pid}/comm") as f:
+        with open(machine.process(pid, "comm")) as f:
             return f.read().strip()
     except OSError:
         return ""
@@ -172,7 +175,7 @@ def _(ctx):
             files = sorted(os.listdir(os.path.join(m.dir, cfg, f"boot{i}")))
             check(files == ["console.log", "results.json", "summary.txt"], f"{where}: {files}")
             h, r = doc["host"], doc["run"]
-            check(h["kernel"] == os.uname().release and h["qemu_version"].startswith("QEMU"),
+            check(h["kernel"] == machine.kernel()["kernel"] and h["qemu_version"].startswith("QEMU"),
                   f"{where}: host facts {h}")
             check(h["accel"] == "tcg-single" and r["preset"] == cfg.split("-")[0], f"{where}: run {r}")
             cmd = " ".join(h["qemu_cmdline"])
@@ -252,7 +255,7 @@ def _(ctx):
     rc, out, err = boot.finish()
     check(rc == 11, f"exit {rc}, expected 11; {err[-300:]}")
     check(time.monotonic() - t0 < 10, "took too long to stop")
-    check(not os.path.exists(f"/proc/{q}"), f"QEMU {q} still runs")
+    check(not os.path.exists(machine.process(q)), f"QEMU {q} still runs")
     lines = open(os.path.join(d, "console.log")).read().rstrip().splitlines()
     check(lines[-1].startswith("run.sh: INCOMPLETE: interrupted by SIGINT"), f"last: {lines[-1]}")
     check(sorted(os.listdir(d)) == ["console.log"], f"files: {os.listdir(d)}")
@@ -371,7 +374,6 @@ def _(ctx):
     check(re.search(r"^correctness: check all: \d+ passed, 0 failed", out, re.M), "correctness")
     check(err.endswith(f"run.sh: done, nothing failed (guest status SKIP, exit 0)\n"
                        f"run.sh: results: {d}\n"), err[-300:])
-    ctx.default_out = out
     # Measured as the default root names it (results/), not this test's.
     console_once(out, err.replace(d, "results/" + os.path.basename(d)), recs)
 
@@ -455,8 +457,8 @@ def _(ctx):
     check(out == log, "--verbose printed other than console.log")
     check('{"record":"phase"' in out and re.search(r"^ok 1 - ", out, re.M) and
           not re.search(r"^\[\d+/\d+\] ", out, re.M) and "summary:" not in out, out[-400:])
-    default = getattr(ctx, "default_out", "")
-    check(default and '{"record":' not in default, "the default run printed records")
+    # That the default run prints no records is the default plan's case's
+    # check: each case runs alone too (--case, tests/host/on_hosts.py).
 
 
 @case("--memory below what the guest needs: exit 2 at once, with the minimum")
@@ -531,7 +533,7 @@ def _(ctx):
            "--perf-kvm needs KVM")
     # The QMP path itself does not need KVM: exercise it under TCG.
     root = os.path.join(ctx.tmp, "pin")
-    cpus = sorted(os.sched_getaffinity(0))
+    cpus = machine.allowed_cpus()
     spec = ",".join(map(str, (cpus * 2)[:2]))
     expect(run("--accel", "tcg", "--quiet", "--smp", "2", f"--pin={spec}", "--append",
                "plan=boot", env={"IPIBENCH_RESULTS": root, "IPIBENCH_PIN_ANY_ACCEL": "1"}), 0)
@@ -600,14 +602,15 @@ def _(ctx):
     empty = os.path.join(ctx.tmp, "no-tracefs")
     os.makedirs(empty)
     expect(run("--accel", "tcg-single", "--no-save", "--exits", "--append", "plan=boot",
-               env={"IPIBENCH_PIN_ANY_ACCEL": "1", "IPIBENCH_TRACEFS": empty}), 29,
+               env={"IPIBENCH_PIN_ANY_ACCEL": "1", "IPIBENCH_HOST_ROOT": empty}), 29,
            "no tracefs with KVM's events")
-    t = stand_in_tracefs(os.path.join(ctx.tmp, "tracefs"))
+    traced = os.path.join(ctx.tmp, "traced-host")
+    t = stand_in_tracefs(os.path.join(traced, "sys", "kernel", "tracing"))
     res = os.path.join(ctx.tmp, "exits-results")
     rc, out, err = expect(run("--accel", "tcg-single", "--smp", "2", "--exits", "--quiet",
                               "--append", "plan=bench bench=send-cost backends=x2apic iters=5 "
                               "warmup=1 budget=1",
-                              env={"IPIBENCH_PIN_ANY_ACCEL": "1", "IPIBENCH_TRACEFS": t,
+                              env={"IPIBENCH_PIN_ANY_ACCEL": "1", "IPIBENCH_HOST_ROOT": traced,
                                    "IPIBENCH_RESULTS": res}), 0,
                           "tracing ", "QEMU threads: kvm_exit kvm_pio kvm_msr",
                           "not on this kernel: kvm_hypercall", "what the hypervisor did")
@@ -626,7 +629,7 @@ def _(ctx):
 
 
 def stand_in_kvm_tree(root, avic="0"):
-    """A /sys and /proc for `ab` (IPIBENCH_AB_ROOT) and a modprobe that writes the
+    """A /sys and /proc for `ab` (IPIBENCH_HOST_ROOT) and a modprobe that writes the
     parameter, granting avic=1 as N, like kvm_amd on a CPU without AVIC. avic's
     file is read-only, as kvm_amd's is: ab reloads the module for it."""
     os.makedirs(os.path.join(root, "sys/module/kvm_amd/parameters"))
@@ -649,7 +652,7 @@ def stand_in_kvm_tree(root, avic="0"):
                 f"f={root}/sys/module/$1/parameters/${{2%%=*}}\n"
                 "rm -f \"$f\"; echo \"$v\" > \"$f\"; chmod 444 \"$f\"\n")
     os.chmod(mp, 0o755)
-    return {"IPIBENCH_AB_ROOT": root, "IPIBENCH_AB_EUID": "0", "IPIBENCH_AB_MODPROBE": mp}
+    return {"IPIBENCH_HOST_ROOT": root, "IPIBENCH_AB_EUID": "0", "IPIBENCH_AB_MODPROBE": mp}
 
 
 @case("ab refuses what it cannot do (33, nothing changed); sets, reports, compares, puts back")
@@ -669,7 +672,7 @@ def _(ctx):
     expect(run("ab", "--module-param", "kvm_intel.enable_apicv=0,1", "--accel", "tcg-single",
                env=env), 33, "not loaded here")
     os.makedirs(os.path.join(root, "proc/4242/fd"))
-    os.symlink("/dev/kvm", os.path.join(root, "proc/4242/fd/3"))
+    os.symlink(machine.KVM_DEVICE, os.path.join(root, "proc/4242/fd/3"))
     with open(os.path.join(root, "proc/4242/comm"), "w") as f:
         f.write("qemu-other\n")
     expect(run("ab", "--module-param", "kvm_amd.avic=0,1", "--accel", "tcg-single", env=env), 33,
@@ -728,7 +731,9 @@ def kvm_refusing_qemu(tmp):
 @case("a preset or -cpu flags needing KVM where KVM cannot run them: exit 31, how to run it")
 def _(ctx):
     root = os.path.join(ctx.tmp, "needkvm")
-    env = {"QEMU": kvm_refusing_qemu(ctx.tmp), "IPIBENCH_RESULTS": root}
+    # A hardware KVM's host (tests/host/hosts.py) whose QEMU refuses the model.
+    env = {"QEMU": kvm_refusing_qemu(ctx.tmp), "IPIBENCH_RESULTS": root,
+           "IPIBENCH_HOST_ROOT": hosts.make(ctx.tmp, "intel-kvm")}
     for p in ("hv-xmm", "kvm-pv"):
         expect(run("--preset", p, "--append", "plan=boot", env=env), 31,
                f"preset {p} needs KVM", f"--accel kvm-in-tcg --preset {p}", "--allow-fallback")
@@ -744,10 +749,10 @@ def _(ctx):
 @case("--allow-fallback runs such a preset under TCG with a warning; x2apic falls back as before")
 def _(ctx):
     root = os.path.join(ctx.tmp, "fallback")
-    # A KVM that refuses the model, not a software one: this host's own
-    # /sys (kvm_pvm loaded here) must not decide which path is taken.
+    # A hardware KVM that refuses the model, not a software one (a fixture
+    # host, tests/host/hosts.py): this host's own must not decide the path.
     env = {"QEMU": kvm_refusing_qemu(ctx.tmp), "IPIBENCH_RESULTS": root,
-           "IPIBENCH_SYSFS": os.path.join(ctx.tmp, "no-sysfs")}
+           "IPIBENCH_HOST_ROOT": hosts.make(ctx.tmp, "intel-kvm")}
     _, _, err = expect(run("--preset", "hv", "--allow-fallback", "--quiet", "--append",
                            "plan=boot", env=env), 0, "warning:", "--allow-fallback",
                        "running preset hv under TCG")
@@ -772,37 +777,21 @@ def _(ctx):
 
 def kvm_kinds(tmp):
     """(kind, environment, argv before run.sh, reason) of each kind of host
-    but a hardware KVM, as run.sh meets it through a stand-in device
-    (IPIBENCH_DEV_KVM) and module directory (IPIBENCH_SYSFS), whatever this
-    host's own; prepared already (IPIBENCH_PREPARED): nothing is built. A
-    /dev/kvm not accessible is one under a closed folder, run.sh run as
-    nobody when the tests run as root (root passes any mode); None in its
-    place where that cannot be (its reason last)."""
-    hw_sys, pvm_sys = os.path.join(tmp, "sys-hw"), os.path.join(tmp, "sys-pvm")
-    os.makedirs(os.path.join(hw_sys, "module", "kvm"))
-    os.makedirs(os.path.join(pvm_sys, "module", "kvm_pvm"))
-    regular, closed = os.path.join(tmp, "kvm-file"), os.path.join(tmp, "closed")
-    open(regular, "w").close()
-    os.makedirs(closed)
-    os.chmod(closed, 0)
-    env = {"IPIBENCH_PREPARED": "1", "IPIBENCH_SYSFS": hw_sys,
-           "IPIBENCH_RESULTS": os.path.join(tmp, "results")}
-    pvm = dict(env, IPIBENCH_DEV_KVM="/dev/null", IPIBENCH_SYSFS=pvm_sys)
-    kinds = [("no /dev/kvm", dict(env, IPIBENCH_DEV_KVM=os.path.join(tmp, "none", "kvm")), [],
-              "/none/kvm is missing (No such file or directory)"),
-             ("not a character device", dict(env, IPIBENCH_DEV_KVM=regular), [],
-              "/kvm-file is not a character device (it is a regular file)"),
-             ("software KVM (PVM)", pvm, [], "this host's /dev/kvm is PVM (module kvm_pvm")]
-    nobody = [] if os.geteuid() else ["setpriv", "--reuid=65534", "--regid=65534",
-                                      "--clear-groups"]
-    if nobody:
-        rc, _, err = run_cmd([*nobody, RUN, "--help"], env, 60)
-        if rc:
-            kinds.append((None, None, None, f"run.sh cannot run as nobody here (exit {rc}: "
-                          f"{err.strip()[-200:]}): HostKvm's unit test alone covers it"))
-            return kinds
-    return kinds + [("not accessible", dict(env, IPIBENCH_DEV_KVM=os.path.join(closed, "kvm")),
-                     nobody, "/closed/kvm is not accessible (Permission denied)")]
+    but a hardware KVM, as run.sh meets it through the seam's fixture hosts
+    (tests/host/hosts.py), whatever this host's own; prepared already
+    (IPIBENCH_PREPARED): nothing is built."""
+    env = {"IPIBENCH_PREPARED": "1", "IPIBENCH_RESULTS": os.path.join(tmp, "results")}
+
+    def on(name, where=tmp):
+        return dict(env, IPIBENCH_HOST_ROOT=hosts.make(where, name))
+    regular = dict(env, IPIBENCH_HOST_ROOT=hosts.make(os.path.join(tmp, "regular"), "intel-kvm",
+                                                       dev_kvm="file"))
+    return [("no /dev/kvm", on("no-kvm"), [], "/dev/kvm is missing (No such file or directory)"),
+            ("not a character device", regular, [],
+             "/dev/kvm is not a character device (it is a regular file)"),
+            ("software KVM (PVM)", on("pvm"), [], "this host's /dev/kvm is PVM (module kvm_pvm"),
+            ("not accessible", on("kvm-closed"), [],
+             "/dev/kvm is not accessible (Permission denied)")]
 
 
 def last_line(res):
@@ -813,43 +802,36 @@ def last_line(res):
 def _(ctx):
     tmp = os.path.join(ctx.tmp, "kvm-kinds")
     kinds = kvm_kinds(tmp)
-    try:
-        for kind, env, before, why in kinds:
-            if kind is None:
-                continue
-            for args in (["--exits", "--accel", "kvm", "--preset", "x2apic", "--no-save"],
-                         ["matrix", "--presets", "x2apic,kvm-pv", "--boots", "1", "--accel",
-                          "kvm", "--exits", "--label", "base"]):
-                res = run_cmd([*before, RUN, *args], env, 60)
-                check(res[0] == 31 and why in last_line(res) and
-                      last_line(res).startswith("run.sh: --accel kvm"),
-                      f"{kind}: {' '.join(args[:2])}: exit {res[0]}: {last_line(res)}")
-        # A plain --accel kvm without a device: the same refusal. On PVM --pin
-        # and --perf-kvm are refused as --exits is (a plain boot there runs,
-        # with a warning: test_accel.py and test_trust.py).
-        expect(run("--accel", "kvm", "--preset", "x2apic", "--no-save", env=kinds[0][1]), 31,
-               "--accel kvm: KVM is not usable here: ")
-        pvm = kinds[2][1]
-        res = expect(run("--pin", "--perf-kvm", "--accel", "kvm", "--no-save", env=pvm), 31,
-                     "--accel kvm with --pin and --perf-kvm: this host's /dev/kvm is PVM")
-        check("never a hardware hypervisor's" in last_line(res), last_line(res))
-        # A hardware KVM (/dev/null: a device any user opens) without tracefs:
-        # KVM as asked; --exits unavailable there is 29, as before.
-        hw = dict(kinds[0][1], IPIBENCH_DEV_KVM="/dev/null",
-                  IPIBENCH_TRACEFS=os.path.join(tmp, "sys-hw"))
+    for kind, env, before, why in kinds:
         for args in (["--exits", "--accel", "kvm", "--preset", "x2apic", "--no-save"],
-                     ["matrix", "--presets", "x2apic", "--accel", "kvm", "--exits"]):
-            expect(run(*args, env=hw), 29, "--exits: no tracefs with KVM's events")
-        # ab refuses before it touches the module.
-        ab = dict(stand_in_kvm_tree(os.path.join(tmp, "ab")), **kinds[0][1])
-        res = expect(run("ab", "--module-param", "kvm.halt_poll_ns=0,1000", "--boots", "1",
-                         "--accel", "kvm", "--exits", env=ab), 31, kinds[0][3])
-        check("asked 0" not in res[2] and kinds[0][3] in last_line(res), res[2][-400:])
-        check(not os.path.exists(os.path.join(tmp, "results")), "a refusal created results")
-    finally:
-        os.chmod(os.path.join(tmp, "closed"), 0o700)
-    if kinds[-1][0] is None:
-        raise Skip(kinds[-1][3])
+                     ["matrix", "--presets", "x2apic,kvm-pv", "--boots", "1", "--accel",
+                      "kvm", "--exits", "--label", "base"]):
+            res = run_cmd([*before, RUN, *args], env, 60)
+            check(res[0] == 31 and why in last_line(res) and
+                  last_line(res).startswith("run.sh: --accel kvm"),
+                  f"{kind}: {' '.join(args[:2])}: exit {res[0]}: {last_line(res)}")
+    # A plain --accel kvm without a device: the same refusal. On PVM --pin
+    # and --perf-kvm are refused as --exits is (a plain boot there runs,
+    # with a warning: test_accel.py and test_trust.py).
+    expect(run("--accel", "kvm", "--preset", "x2apic", "--no-save", env=kinds[0][1]), 31,
+           "--accel kvm: KVM is not usable here: ")
+    pvm = kinds[2][1]
+    res = expect(run("--pin", "--perf-kvm", "--accel", "kvm", "--no-save", env=pvm), 31,
+                 "--accel kvm with --pin and --perf-kvm: this host's /dev/kvm is PVM")
+    check("never a hardware hypervisor's" in last_line(res), last_line(res))
+    # A hardware KVM (/dev/null: a device any user opens) without tracefs:
+    # KVM as asked; --exits unavailable there is 29, as before.
+    hw = dict(kinds[0][1], IPIBENCH_HOST_ROOT=hosts.make(tmp, "intel-kvm"))
+    for args in (["--exits", "--accel", "kvm", "--preset", "x2apic", "--no-save"],
+                 ["matrix", "--presets", "x2apic", "--accel", "kvm", "--exits"]):
+        expect(run(*args, env=hw), 29, "--exits: no tracefs with KVM's events")
+    # ab refuses before it touches the module.
+    # (A host whose KVM modules are loaded and whose /dev/kvm is missing.)
+    ab = dict(kinds[0][1], **stand_in_kvm_tree(os.path.join(tmp, "ab")))
+    res = expect(run("ab", "--module-param", "kvm.halt_poll_ns=0,1000", "--boots", "1",
+                     "--accel", "kvm", "--exits", env=ab), 31, kinds[0][3])
+    check("asked 0" not in res[2] and kinds[0][3] in last_line(res), res[2][-400:])
+    check(not os.path.exists(os.path.join(tmp, "results")), "a refusal created results")
 
 
 # --- bad input and help
@@ -883,15 +865,17 @@ class Ctx:
 
 def run_case(ctx, name, fn):
     t0 = time.monotonic()
+    on = case_begins("tools", name)
     try:
         fn(ctx)
-        print(f"ok - tools: {name} ({time.monotonic() - t0:.1f} s)")
+        case_ends()
+        print(f"ok - tools: {name}{on} ({time.monotonic() - t0:.1f} s)")
         ok = True
     except Skip as e:
-        print(f"ok - tools: {name} # SKIP {e}")
+        print(f"ok - tools: {name}{on} # SKIP {e}")
         ok = True
     except (Fail, subprocess.TimeoutExpired) as e:
-        print(f"not ok - tools: {name}")
+        print(f"not ok - tools: {name}{on}")
         for line in str(e).splitlines():
             print(f"#   {line}")
         ok = False

@@ -51,7 +51,10 @@ def _(s):
             r["after_x2apic"] = r["bench"] == "broadcast"
     with open(os.path.join(d, "console.log"), "w") as f:
         f.write(synth.console(recs))
-    fake = os.path.join(s.tmp, "sys")
+    # A host of its own (the seam, IPIBENCH_HOST_ROOT): KVM's parameters,
+    # PVM's beside them, the CPUs, the kernel's release.
+    host_root = os.path.join(s.tmp, "save1-host")
+    fake = os.path.join(host_root, "sys")
     for mod, param, val in HOST_PARAMS:
         os.makedirs(os.path.join(fake, "module", mod, "parameters"), exist_ok=True)
         with open(os.path.join(fake, "module", mod, "parameters", param), "w") as f:
@@ -61,8 +64,10 @@ def _(s):
     with open(os.path.join(fake, "module", "kvm_pvm", "parameters", "nx_huge_pages"), "w") as f:
         f.write("N\n")
     # Zen 2: AVIC without x2AVIC; the second CPU's lines are not read.
-    cpuinfo = os.path.join(s.tmp, "cpuinfo")
-    with open(cpuinfo, "w") as f:
+    os.makedirs(os.path.join(host_root, "proc", "sys", "kernel"))
+    with open(os.path.join(host_root, "proc", "sys", "kernel", "osrelease"), "w") as f:
+        f.write("6.12.57-save1\n")
+    with open(os.path.join(host_root, "proc", "cpuinfo"), "w") as f:
         f.write("processor\t: 0\nmodel name\t: AMD EPYC 7702 64-Core Processor\n"
                 "flags\t\t: fpu apic svm x2apic npt pausefilter pfthreshold avic vgif\n\n"
                 "processor\t: 1\nmodel name\t: other\nflags\t\t: fpu x2avic vnmi\n")
@@ -71,8 +76,7 @@ def _(s):
     facts = dict(label="lbl", accel="kvm", status="SUCCESS", qemu_exit=65,
                  qemu_version="QEMU emulator version 9.2.0",
                  qemu=["qemu-system-x86_64", "-accel", "kvm", "-append", "plan=bench x=1"])
-    expect(call(save_run, d, env={"IPIBENCH_SYSFS": fake, "IPIBENCH_CPUINFO": cpuinfo},
-                **facts), 0)
+    expect(call(save_run, d, env={"IPIBENCH_HOST_ROOT": host_root}, **facts), 0)
     doc = json.load(open(os.path.join(d, "results.json")))
     h = doc["host"]
     check(doc["format"] == "ipibench-results" and doc["version"] == 1, "format/version")
@@ -83,7 +87,8 @@ def _(s):
           h["cpu_model"] == "AMD EPYC 7702 64-Core Processor",
           f"CPU flags {h['cpu_flags']}, model {h['cpu_model']}")
     check(h["qemu_cmdline"][-1] == "plan=bench x=1" and h["accel"] == "kvm", "QEMU command line")
-    check(h["kernel"] == os.uname().release and h["qemu_version"].endswith("9.2.0"), "host")
+    check(h["kernel"] == "6.12.57-save1" and h["qemu_version"].endswith("9.2.0") and
+          h["hostname"] is None, f"host {h['kernel']} {h['hostname']}")
     check(doc["run"]["label"] == "lbl" and doc["run"]["pin"]["state"] == "pinned" and
           doc["run"]["pin"]["map"][0]["host_cpu"] == 2, f"run facts {doc['run']}")
     check(len(doc["records"]) == len(recs) and doc["problems"] == [], "records")
@@ -121,18 +126,18 @@ def _(s):
         os.makedirs(os.path.dirname(os.path.join(cpu, rel)), exist_ok=True)
         with open(os.path.join(cpu, rel), "w") as f:
             f.write(text + "\n")
-    cmdline = os.path.join(d, "cmdline")
+    cmdline = os.path.join(d, "proc", "cmdline")
+    os.makedirs(os.path.dirname(cmdline))
     with open(cmdline, "w") as f:
         f.write("BOOT_IMAGE=/vmlinuz root=/dev/sda1 isolcpus=2-3 intel_idle.max_cstate=2\n")
     saved = []
-    for name, sysfs, proc in (("full", os.path.join(d, "sys"), cmdline),
-                              ("bare", os.path.join(d, "nothing"), os.path.join(d, "nothing"))):
+    for name, host_root in (("full", d), ("bare", os.path.join(d, "nothing"))):
         run = os.path.join(d, name)
         os.makedirs(run)
         with open(os.path.join(run, "console.log"), "w") as f:
             f.write(synth.console([synth.env()]))
         expect(call(save_run, run, label=name, accel="tcg", status="SUCCESS",
-                    env={"IPIBENCH_SYSFS": sysfs, "IPIBENCH_PROC_CMDLINE": proc}), 0)
+                    env={"IPIBENCH_HOST_ROOT": host_root}), 0)
         saved.append((json.load(open(os.path.join(run, "results.json")))["host"],
                       open(os.path.join(run, "summary.txt")).read()))
     (host, summary), (bare, bare_summary) = saved

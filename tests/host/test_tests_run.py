@@ -78,6 +78,11 @@ def _(s):
         check(all(f" {g}:" in l or l.startswith("#   ") or l == "half a line" for l in body),
               f"group {g}'s output is not whole: {body}")
     check("not ok - broken: exited 3 without a failing test" in lines, "broken group not failed")
+    # The CPU total beside the wall total, and both against the budget.
+    cpu = next((l for l in lines if l.startswith("# CPU seconds: ")), "")
+    check(re.search(r"; total 1 s CPU; this machine has \d+ CPUs$", cpu), f"CPU total: {cpu!r}")
+    check(any(re.fullmatch(r"# budget: [\d.]+ of 480 s, 1 of 800 CPU s", l) for l in lines),
+          f"no budget line: {lines[-6:]}")
     i = lines.index("# slowest 3 tests (seconds):")
     check(re.match(r"^# +1\.[0-9]  slow: ok - slow: first$", lines[i + 1])
           and re.match(r"^# +0\.[5-9]  fails: ok - fails: one$", lines[i + 2])

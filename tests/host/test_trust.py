@@ -11,6 +11,7 @@ import sys
 import tempfile
 
 from harness import check, expect, IPIBENCH, registry, run_cases, run_cmd, selected
+import hosts
 import synth
 
 from ipibench.boot import accel as A
@@ -54,10 +55,10 @@ def _(_):
 
 @case("--accel kvm on a software KVM runs, with the warning")
 def _(_):
-    acc, _cpu, notes = A.choose("kvm", "", "x2apic", "x2apic=on", "q35", False, Kvm(PVM))
-    check(acc == "kvm", acc)
-    check(len(notes) == 1 and notes[0].startswith("run.sh: warning: ") and PVM in notes[0],
-          f"notes {notes}")
+    acc, cpu, notes = A.choose("kvm", "", "x2apic", "x2apic=on", "q35", False, Kvm(PVM))
+    check(acc == "kvm" and cpu == "qemu64,x2apic=on", f"{acc} {cpu}")
+    check(len(notes) == 2 and notes[0].startswith("run.sh: warning: ") and PVM in notes[0] and
+          "-cpu qemu64" in notes[1], f"notes {notes}")
 
 
 @case("a preset that needs KVM still exits 31 on a software KVM")
@@ -70,33 +71,28 @@ def _(_):
     check(False, "no refusal")
 
 
-def fake_sysfs(tmp, pvm):
-    root = os.path.join(tmp, "sys")
-    os.makedirs(os.path.join(root, "module", "kvm", "parameters"), exist_ok=True)
-    if pvm:
-        os.makedirs(os.path.join(root, "module", "kvm_pvm", "parameters"), exist_ok=True)
-    return root
-
-
 @case("host warnings: TCG, the lane, a PVM KVM, more vCPUs than host CPUs")
 def _(tmp):
     env = {"record": "env", "cpus": {"count": 4096}}
-    old = os.environ.get("IPIBENCH_SYSFS")
+    old = os.environ.get("IPIBENCH_HOST_ROOT")
+    where = tempfile.mkdtemp()
     try:
-        os.environ["IPIBENCH_SYSFS"] = fake_sysfs(tmp, pvm=True)
+        # PVM on 2 CPUs, then hardware KVM on 8 (tests/host/hosts.py).
+        os.environ["IPIBENCH_HOST_ROOT"] = hosts.make(where, "pvm")
         ids = [w["id"] for w in host_warnings({"accel": "kvm"}, [env])]
         check(ids == ["kvm-software", "overcommit"], f"kvm on PVM, 4096 vCPUs: {ids}")
-        os.environ["IPIBENCH_SYSFS"] = fake_sysfs(os.path.join(tmp, "hw"), pvm=False)
+        os.environ["IPIBENCH_HOST_ROOT"] = hosts.make(where, "intel-kvm")
         check(host_warnings({"accel": "kvm"}, [{"cpus": {"count": 1}}]) == [],
               "hardware KVM, 1 vCPU: no warning")
         for accel, want in (("tcg", "tcg"), ("tcg-single", "tcg"), ("kvm-in-tcg", "kvm-in-tcg")):
             ids = [w["id"] for w in host_warnings({"accel": accel}, [env])]
             check(ids == [want], f"{accel}: {ids}")
     finally:
+        shutil.rmtree(where)
         if old is None:
-            os.environ.pop("IPIBENCH_SYSFS", None)
+            os.environ.pop("IPIBENCH_HOST_ROOT", None)
         else:
-            os.environ["IPIBENCH_SYSFS"] = old
+            os.environ["IPIBENCH_HOST_ROOT"] = old
 
 
 def rdtsc_exits(_i, recs):

@@ -8,8 +8,8 @@ own (python3 tests/host/test_qemu.py).
 
 usage: together.py FILE... [--case TEXT]... [--list]
   FILE       a test file of tests/host (its path or its name)
-  --case, --list  as in every test file (harness.selected), over all the
-             files' cases
+  --case, --case-exact, --list  as in every test file (harness.selected),
+             over all the files' cases
 Exit status: 1 when a case failed, 2 for a FILE that is not one, else 0."""
 import importlib
 import os
@@ -24,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def main(argv):
     files, options, i = [], [], 0
     while i < len(argv):
-        if argv[i] == "--case" and i + 1 < len(argv):
+        if argv[i] in ("--case", "--case-exact") and i + 1 < len(argv):
             options += argv[i:i + 2]
             i += 2
             continue

@@ -3,13 +3,14 @@
 (docs/host-tools.md, "A configuration that needs KVM").
 
 choose() is the rule, pure but for the KVM it is handed: HostKvm asks the
-host's /dev/kvm and QEMU; the tests hand it a stand-in, or point HostKvm at
-a stand-in device (IPIBENCH_DEV_KVM) and module directory (IPIBENCH_SYSFS)."""
+host's /dev/kvm (through the seam, machine.py) and QEMU; the tests hand it a
+stand-in, or point the seam at a fixture host (IPIBENCH_HOST_ROOT)."""
 import errno
 import os
 import stat
 import subprocess
 
+from ipibench import machine
 from ipibench.boot.qemu import cpu_value, machine_arg
 from ipibench.exit_codes import EX_NEEDS_KVM, EX_USAGE, ToolError
 from ipibench.kvmhost import facts
@@ -22,18 +23,18 @@ FILE_KINDS = ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a directory"),
 
 
 class HostKvm:
-    """This host's KVM as QEMU binary `qemu` sees it: the device
-    IPIBENCH_DEV_KVM names (default /dev/kvm) and the modules under
-    IPIBENCH_SYSFS (default /sys), both read from environ (os.environ)."""
+    """This host's KVM as QEMU binary `qemu` sees it: its /dev/kvm and
+    modules, through the seam (machine.py) with environ (os.environ)."""
 
     def __init__(self, qemu, environ=None):
         self.qemu = qemu
         self.environ = os.environ if environ is None else environ
-        self.path = self.environ.get("IPIBENCH_DEV_KVM") or "/dev/kvm"
+        self.path = machine.KVM_DEVICE
 
-    # How the device is opened; a unit test's stand-in raises EACCES, which
-    # a test run as root cannot meet otherwise.
-    open_device = staticmethod(os.open)
+    def open_device(self, flags):
+        """The device opened; a fixture host's "kvm.errno" stands in for
+        an EACCES that a test run as root cannot meet otherwise."""
+        return machine.open_device(self.path, flags, self.environ)
 
     def unusable(self):
         """Why no VM can be made through the device, or None: missing, not a
@@ -41,7 +42,7 @@ class HostKvm:
         Opened, not judged by os.access(): root passes any mode check, yet
         opens no device node on a nodev mount, nor one without its driver."""
         try:
-            mode = os.stat(self.path).st_mode
+            mode = os.stat(machine.path(self.path, self.environ)).st_mode
         except OSError as e:
             if e.errno in (errno.ENOENT, errno.ENOTDIR):
                 return f"{self.path} is missing ({e.strerror})"
@@ -50,7 +51,7 @@ class HostKvm:
             kind = next((k for test, k in FILE_KINDS if test(mode)), "something else")
             return f"{self.path} is not a character device (it is {kind})"
         try:
-            os.close(self.open_device(self.path, os.O_RDWR | os.O_CLOEXEC))
+            os.close(self.open_device(os.O_RDWR | os.O_CLOEXEC))
         except OSError as e:
             if e.errno in (errno.ENODEV, errno.ENXIO):
                 return (f"{self.path} is not accessible ({e.strerror}: no KVM module "
@@ -105,6 +106,29 @@ def refuse_or_fall_back(model, why, preset, allow_fallback, kvm_present):
                    f"{what} needs KVM, the only accelerator that offers {need}, but {why}. Under TCG every backend these add would SKIP and the run pass having tested none of it: run it under real KVM nested in TCG with {lane}, or accept TCG knowingly with --allow-fallback (or --accel tcg)")
 
 
+# The model a software KVM (PVM) runs when --cpu names none: QEMU's -cpu
+# host asks it to set MSRs it refuses (QEMU aborts in kvm_buf_set_msrs on
+# MSR 0x10a, IA32_ARCH_CAPABILITIES), while qemu64 sets none of them.
+SOFTWARE_MODEL = "qemu64"
+
+
+def software_model(base, preset_cpu, machine, kvm):
+    """(-cpu base, notices) for --accel kvm on a software KVM: qemu64 where
+    --cpu named none; whichever model, probed before the boot, and
+    ToolError(31) naming a --cpu that works when the KVM refuses it."""
+    notes = []
+    if not base:
+        base = SOFTWARE_MODEL
+        notes.append(f"run.sh: -cpu {SOFTWARE_MODEL}: a software KVM refuses the MSRs -cpu host "
+                     "sets (--cpu names another)")
+    model = cpu_value(base, preset_cpu)
+    refusal = kvm.probe(model, machine)
+    if refusal is not None:
+        other = "" if base == SOFTWARE_MODEL else f"; --cpu {SOFTWARE_MODEL} is the model it runs"
+        raise ToolError(EX_NEEDS_KVM, f"--accel kvm: this host's software KVM cannot run -cpu {model} ({refusal}){other}")
+    return base, notes
+
+
 def extras_asked(o):
     """The options of run options o that read this host's KVM itself (its
     exits, its vCPU threads), in the order --help lists them."""
@@ -152,6 +176,8 @@ def choose(accel, cpu, preset, preset_cpu, machine, allow_fallback, kvm, extras=
         if soft:
             notes.append(f"run.sh: warning: {soft}: these figures measure that "
                          "path, not a hardware hypervisor's")
+            base, note = software_model(base, preset_cpu, machine, kvm)
+            notes += note
     elif accel not in ("tcg", "tcg-single", "kvm-in-tcg", "xen-in-tcg"):
         raise ToolError(EX_USAGE, f"--accel takes kvm, tcg, tcg-single, kvm-in-tcg, xen-in-tcg or auto, not '{accel}'")
     if not base:

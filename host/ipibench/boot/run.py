@@ -28,12 +28,13 @@ from ipibench.boot.save import save_run
 from ipibench.exit_codes import (EX_APICV_INHIBITED, EX_BUILD, EX_DEPS, EX_INTERRUPTED,
                                  EX_NOTHING_RAN, EX_OK, EX_QEMU_OLD, EX_SAVE, EX_TIMEOUT,
                                  EX_UNAVAILABLE, ToolError)
+from ipibench import machine
 from ipibench.jobs import elapsed, Interrupted, say
 from ipibench.kvmhost import hoststats as HS
 from ipibench.kvmhost import pin_perf as K
 from ipibench.kvmhost import trace as KT
 from ipibench.kvmhost import tracefs as TF
-from ipibench.kvmhost.facts import host_facts
+from ipibench.kvmhost import modparam
 from ipibench.options import check_memory, parse_run, smp_cpus, USAGE_RUN, UsageError
 from ipibench.presets import get_preset, load_presets, PRESETS
 from ipibench.results.records import parse_console
@@ -450,7 +451,7 @@ class Boot:
         soft = HostKvm(self.env.qemu, self.env.environ).software() \
             if self.accel == "kvm" else None
         self.pin, self.pin_why = K.pin_plan(o.pin, self.pin_default, self.accel,
-                                            smp_cpus(self.smp), sorted(os.sched_getaffinity(0)),
+                                            smp_cpus(self.smp), machine.allowed_cpus(),
                                             soft)
         if self.pin is None and self.pin_default and self.accel == "kvm":
             say(f"run.sh: vCPUs not pinned: {self.pin_why}")
@@ -619,7 +620,7 @@ class Boot:
         self.jobs.check(self.seconds)
         if self.tracefs:
             self.trace = os.path.join(self.dir or self.runtime_dir, KT.TRACE_FILE)
-            self.kvm_params = host_facts("")["kvm_params"]
+            self.kvm_params = modparam.read_all()
             self.show_exits(where="this host's KVM")
 
     def boot_lane(self):

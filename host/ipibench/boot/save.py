@@ -12,7 +12,7 @@ from ipibench.compare.model import row_key, row_name, X2apicBoot
 from ipibench.exit_codes import EX_SAVE, ToolError
 from ipibench.kvmhost import hoststats, pin_perf
 from ipibench.kvmhost import trace as kvm_trace
-from ipibench.kvmhost.facts import host_facts, host_warnings, read_first
+from ipibench.kvmhost.facts import host_facts, host_warnings
 from ipibench.results.files import dump_results, load_json, RESULTS_FORMAT, RESULTS_VERSION
 from ipibench.results.records import parse_console, RECORD_SCHEMA
 from ipibench.results.saved import pin_of, pin_words, power_facts, SavedBoot
@@ -169,8 +169,9 @@ def save_run(directory, *, qemu=(), label="", accel="", status="", config="", pr
         run["ab"] = ab  # this boot's side and place in ab's order (ipibench_ab)
     perf = os.path.join(directory, "perf-kvm.txt")
     if os.path.exists(perf):
-        run["perf_kvm"] = {"report": "perf-kvm.txt",
-                           "exits": pin_perf.perf_parse(read_first(perf) or "")}
+        with open(perf, encoding="utf-8", errors="replace") as f:
+            report = f.read()
+        run["perf_kvm"] = {"report": "perf-kvm.txt", "exits": pin_perf.perf_parse(report)}
     run["exits"] = attach_exits(directory, records, exits_kvm_params)
     if accel == "xen-in-tcg":
         for r in records:

@@ -3,8 +3,7 @@
 delivers an IPI, its power state (cpuidle, cpufreq, SMT, isolation), KVM's
 module parameters, and the warnings that make every figure of a run
 untrustworthy (a host that is itself a VM, too few CPUs)."""
-import os
-
+from ipibench import machine
 from ipibench.kvmhost import modparam
 
 
@@ -18,14 +17,6 @@ from ipibench.kvmhost import modparam
 CPU_FLAGS = ("svm", "avic", "x2avic", "vnmi", "pausefilter", "pfthreshold",
              "vmx", "vapic", "vapic_reg", "vid", "posted_intr", "ipi_virt", "tpr_shadow",
              "flexpriority", "ple", "preemption_timer", "x2apic", "hypervisor")
-
-
-def read_first(path):
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read().strip()
-    except OSError:
-        return None
 
 
 def cpuinfo_facts(text):
@@ -48,36 +39,38 @@ def cpuinfo_facts(text):
     return model, sorted(f for f in CPU_FLAGS if f in flags)
 
 
-def idle_states(cpuidle):
+def idle_states(ls, rd):
     """cpu0's cpuidle states in order, [{"name", "enabled"}] ("enabled" None
-    when its disable file is not read); None without the folder."""
-    try:
-        found = [d for d in os.listdir(cpuidle) if d.startswith("state") and d[5:].isdigit()]
-    except OSError:
+    when its disable file is not read); None without the folder. ls and rd
+    list and read under the host's CPU folder (read_power)."""
+    found = ls("cpu0", "cpuidle")
+    if found is None:
         return None
     out = []
-    for d in sorted(found, key=lambda d: int(d[5:])):
-        off = read_first(os.path.join(cpuidle, d, "disable"))
-        out.append({"name": read_first(os.path.join(cpuidle, d, "name")),
+    for d in sorted((d for d in found if d.startswith("state") and d[5:].isdigit()),
+                    key=lambda d: int(d[5:])):
+        off = rd("cpu0", "cpuidle", d, "disable")
+        out.append({"name": rd("cpu0", "cpuidle", d, "name"),
                     "enabled": {"0": True, "1": False}.get(off)})
     return out
 
 
-def read_power(sysfs):
+def read_power(environ=None):
     """The host's power state, which moves figures on one host while no KVM
     parameter changes: cpuidle's driver, governor and cpu0's
     states, cpufreq's driver and governor (cpu0), boost and turbo, SMT, and
     the CPUs kept from the scheduler or the tick. Each None where its file
     is not there or not readable (cpufreq is absent in most VMs)."""
-    cpu = os.path.join(sysfs, "devices", "system", "cpu")
-
     def rd(*path):
-        return read_first(os.path.join(cpu, *path))
+        return machine.read("/sys/devices/system/cpu/" + "/".join(path), environ)
+
+    def ls(*path):
+        return machine.listdir("/sys/devices/system/cpu/" + "/".join(path), environ)
     return {"cpuidle_driver": rd("cpuidle", "current_driver"),
             # current_governor since Linux 5.8; current_governor_ro before
             "cpuidle_governor": rd("cpuidle", "current_governor") or
             rd("cpuidle", "current_governor_ro"),
-            "cpuidle_states": idle_states(os.path.join(cpu, "cpu0", "cpuidle")),
+            "cpuidle_states": idle_states(ls, rd),
             "cpufreq_driver": rd("cpu0", "cpufreq", "scaling_driver"),
             "cpufreq_governor": rd("cpu0", "cpufreq", "scaling_governor"),
             "boost": rd("cpufreq", "boost"),  # acpi-cpufreq, amd-pstate
@@ -87,31 +80,23 @@ def read_power(sysfs):
             "isolated": rd("isolated"), "nohz_full": rd("nohz_full")}
 
 
-def host_facts(qemu_version):
-    """What the host was: every fact that changes how IPIs are delivered.
-    IPIBENCH_SYSFS, IPIBENCH_CPUINFO and IPIBENCH_PROC_CMDLINE point
-    elsewhere (tests only)."""
-    sysfs = os.environ.get("IPIBENCH_SYSFS", "/sys")
-    model, flags = cpuinfo_facts(read_first(os.environ.get("IPIBENCH_CPUINFO",
-                                                           "/proc/cpuinfo")))
-    u = os.uname()
-    return {"hostname": u.nodename, "kernel": u.release, "kernel_version": u.version,
-            "machine": u.machine, "cpu_model": model, "cpus": os.cpu_count(),
-            "cpu_flags": flags, "qemu_version": qemu_version,
-            "kvm_params": modparam.read_all(sysfs),
-            "power": read_power(sysfs),
-            "kernel_cmdline": read_first(os.environ.get("IPIBENCH_PROC_CMDLINE",
-                                                        "/proc/cmdline"))}
+def host_facts(qemu_version, environ=None):
+    """What the host was: every fact that changes how IPIs are delivered,
+    read through the seam (machine.py)."""
+    model, flags = cpuinfo_facts(machine.read("/proc/cpuinfo", environ))
+    return dict(machine.kernel(environ), cpu_model=model, cpus=machine.cpus(environ),
+                cpu_flags=flags, qemu_version=qemu_version,
+                kvm_params=modparam.read_all(environ), power=read_power(environ),
+                kernel_cmdline=machine.read("/proc/cmdline", environ))
 
 
-def kvm_software(environ):
+def kvm_software(environ=None):
     """Why this host's KVM is not hardware virtualization, or None. PVM
-    (module kvm_pvm under IPIBENCH_SYSFS, default /sys) runs guests in
-    software on a host without VMX/SVM: RDTSC traps, interrupt delivery
-    waits for unrelated exits, KVM_HC_SEND_IPI may never return. It boots
-    the guest, but its figures measure PVM."""
-    sysfs = environ.get("IPIBENCH_SYSFS", "/sys")
-    if os.path.isdir(os.path.join(sysfs, "module", "kvm_pvm")):
+    (module kvm_pvm) runs guests in software on a host without VMX/SVM:
+    RDTSC traps, interrupt delivery waits for unrelated exits,
+    KVM_HC_SEND_IPI may never return. It boots the guest, but its figures
+    measure PVM."""
+    if machine.isdir("/sys/module/kvm_pvm", environ):
         return ("this host's /dev/kvm is PVM (module kvm_pvm: virtualization in software, "
                 "not VMX/SVM; RDTSC and every exit cost its software path)")
     return None
@@ -131,15 +116,12 @@ def host_warnings(host, records):
         out.append(("xen-in-tcg", "Xen nested inside QEMU TCG: every figure doubly emulated; "
                     "behaviour only (Xen's exits are not traced)"))
     elif accel == "kvm":
-        why = kvm_software(os.environ)
+        why = kvm_software()
         if why:
             out.append(("kvm-software", why))
         env = next((r for r in records if r.get("record") == "env"), {})
         vcpus = (env.get("cpus") or {}).get("count") if isinstance(env.get("cpus"), dict) else None
-        try:
-            host_cpus = len(os.sched_getaffinity(0))
-        except OSError:
-            host_cpus = os.cpu_count()
+        host_cpus = machine.usable_cpus()
         if isinstance(vcpus, int) and host_cpus and vcpus > host_cpus:
             out.append(("overcommit", f"{vcpus} vCPUs on {host_cpus} host CPUs: a target's "
                         "vCPU may not be running when its IPI arrives"))

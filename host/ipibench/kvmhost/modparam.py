@@ -25,13 +25,14 @@ another process holding /dev/kvm (a reload would pull KVM from under its
 VMs).
 
 Paths and the modprobe command come from a Host, so that tests can point
-them at a stand-in tree (IPIBENCH_AB_ROOT, IPIBENCH_AB_EUID, IPIBENCH_AB_MODPROBE:
+them at a stand-in tree (IPIBENCH_HOST_ROOT, machine.py; IPIBENCH_AB_EUID, IPIBENCH_AB_MODPROBE:
 for tests only)."""
 import os
 import re
 import stat
 import subprocess
 
+from ipibench import machine
 from ipibench.exit_codes import EX_MODPARAM  # noqa: F401
 
 # The modules whose parameters are recorded and may be set: KVM itself and
@@ -59,13 +60,17 @@ class Refused(Exception):
 
 
 class Host:
+    """The host whose modules ab changes: its files through the seam
+    (machine.py), its euid and modprobe (IPIBENCH_AB_EUID and
+    IPIBENCH_AB_MODPROBE stand in for them in the tests)."""
+
     def __init__(self, environ=os.environ):
-        self.root = environ.get("IPIBENCH_AB_ROOT", "/")
+        self.environ = environ
         self.euid = int(environ.get("IPIBENCH_AB_EUID", os.geteuid()))
         self.modprobe = environ.get("IPIBENCH_AB_MODPROBE", "modprobe")
 
     def path(self, *parts):
-        return os.path.join(self.root, *parts)
+        return machine.path("/" + "/".join(parts), self.environ)
 
 
 # --- what exists, for the host facts and for the refusals
@@ -89,10 +94,10 @@ def read_value(path):
         return f.read().strip()
 
 
-def read_all(sysfs):
+def read_all(environ=None):
     """{'module.param': value} of every parameter of kvm, kvm_amd and kvm_intel
-    that sysfs shows and lets this process read."""
-    out = {}
+    that the host's sysfs shows and lets this process read."""
+    sysfs, out = machine.path("/sys", environ), {}
     for module in MODULES:
         for p in names(sysfs, module):
             try:
@@ -165,7 +170,7 @@ def holders(host):
             links = [os.readlink(os.path.join(fds, fd)) for fd in os.listdir(fds)]
         except OSError:
             continue
-        if any(link.endswith("/dev/kvm") for link in links):
+        if any(link.endswith(machine.KVM_DEVICE) for link in links):
             try:
                 with open(os.path.join(proc, pid, "comm")) as f:
                     comm = f.read().strip()

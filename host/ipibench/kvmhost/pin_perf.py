@@ -25,12 +25,10 @@ import socket
 import subprocess
 import time
 
+from ipibench import machine
 from ipibench.exit_codes import EX_UNAVAILABLE, EX_USAGE, ToolError
 from ipibench.jobs import say
 from ipibench.write import write_new
-
-
-TRACEFS = ("/sys/kernel/tracing", "/sys/kernel/debug/tracing")
 
 
 def check_extras(accel, pin, perf, any_accel=False):
@@ -43,7 +41,7 @@ def check_extras(accel, pin, perf, any_accel=False):
         if not shutil.which("perf"):
             raise ToolError(EX_UNAVAILABLE,
                             "--perf-kvm: perf is missing (Debian package linux-perf)")
-        if not any(os.path.exists(f"{t}/events/kvm/kvm_exit") for t in TRACEFS):
+        if not machine.tracefs():
             raise ToolError(EX_UNAVAILABLE, "--perf-kvm: no kvm:kvm_exit tracepoint (tracefs not mounted, kvm not loaded, or not root)")
 
 
@@ -305,7 +303,7 @@ def qmp_start(socket_path, pin, out, wait, watch):
     then let the guest run; watch() is false once QEMU has ended."""
     qmp = Qmp(socket_path, wait, watch)
     if pin is not None:
-        cpus = parse_cpu_list(pin) if pin not in ("", "auto") else sorted(os.sched_getaffinity(0))
+        cpus = parse_cpu_list(pin) if pin not in ("", "auto") else machine.allowed_cpus()
         pins = pin_vcpus(qmp, cpus)
         if out:
             write_new(out, json.dumps(pins, indent=1) + "\n")

@@ -12,10 +12,12 @@ kernel (two a character of console output, all outside any record); then
 the guest runs. After QEMU ends, the trace is copied next to the results
 as kvm-trace.txt and the events are switched off again.
 
-IPIBENCH_TRACEFS points at another tracefs (the tests' stand-in)."""
+The tracefs is the host's, through the seam (machine.py): a fixture host's
+sys/kernel/tracing is the tests' stand-in."""
 import os
 import shutil
 
+from ipibench import machine
 from ipibench.exit_codes import EX_UNAVAILABLE
 from ipibench.jobs import say
 from ipibench.kvmhost import trace as kvm_trace
@@ -37,11 +39,7 @@ BUFFER_KB = 65536
 
 def tracefs(environ):
     """The tracefs directory with KVM's events, or None."""
-    for t in ([environ["IPIBENCH_TRACEFS"]] if environ.get("IPIBENCH_TRACEFS") else
-              ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"]):
-        if os.path.exists(os.path.join(t, "events", "kvm", "kvm_exit")):
-            return t
-    return None
+    return machine.tracefs(environ)
 
 
 def _write(path, text):
@@ -49,11 +47,11 @@ def _write(path, text):
         f.write(text)
 
 
-def pit_threads(qemu_pid, proc="/proc"):
+def pit_threads(qemu_pid, proc=None):
     """The tids of the in-kernel PIT's worker of this VM: KVM names it
     kvm-pit/<the creating process's pid> (arch/x86/kvm/i8254.c,
     kvm_create_pit()), and it, not a QEMU thread, raises GSI 0."""
-    want, out = f"kvm-pit/{qemu_pid}", []
+    want, out, proc = f"kvm-pit/{qemu_pid}", [], proc or machine.process("")
     for d in os.listdir(proc):
         if d.isdigit():
             try:
@@ -72,7 +70,7 @@ class HostTrace:
     def start(self, qemu_pid):
         """Traces QEMU's threads (all exist while it is paused); 0 or an exit code."""
         try:
-            tids = sorted(os.listdir(f"/proc/{qemu_pid}/task"), key=int)
+            tids = sorted(os.listdir(machine.process(qemu_pid, "task")), key=int)
         except OSError:
             say(f"run.sh: --exits: QEMU's threads (pid {qemu_pid}) cannot be listed")
             return EX_UNAVAILABLE
