@@ -34,8 +34,10 @@
 #                        unique name: suite.x2apic), OPTIONS '-' or words:
 #                        exits (traced, as --exits), inner-timeout=S,
 #                        module-param=M.P=V (as --module-param, for this
-#                        frame: the modules are loaded again before it);
-#                        ARGS the guest's command line
+#                        frame: the modules are loaded again before it),
+#                        machine=M and image=PATH (as --machine and
+#                        --image, for this frame); ARGS the guest's
+#                        command line
 #   --jobs FILE          one SPEC a line ('#' comments)
 #   --out DIR            where logs go (default build/kvm-lane/out)
 #   --timeout S          bound on each outer boot (default 60 + 120 a frame)
@@ -45,8 +47,9 @@
 #                        again (a saved run, or the lane's own tests)
 #   --dry-run            boot nothing: print each frame as DIR/jobs lists
 #                        it, less its name and inner bound
-#                        (cpu|smp|extra|traced|module param|command line;
-#                        tests/kvm-lane/replay-lane.sh finds a frame so)
+#                        (cpu|smp|extra|traced|module param|image|command
+#                        line; tests/kvm-lane/replay-lane.sh finds a frame
+#                        so)
 #
 # Writes DIR/outer.log (the whole outer console), and for each frame (a
 # preset, or a job's FRAME) DIR/<frame>.log (its guest console),
@@ -56,7 +59,7 @@
 # when the guest reset or shut down without writing a byte (a triple fault
 # under -no-reboot), 137 when the --inner-timeout bound killed it).
 # DIR/jobs lists what each outer boot ran
-# (frame|cpu|smp|extra|traced|inner bound|module param|command line).
+# (frame|cpu|smp|extra|traced|inner bound|module param|image|command line).
 #
 # An outer kernel that soft-locks (an L1 CPU stuck in KVM for 20 s: it
 # panics, softlockup_panic=1) or oopses (an int3 oops in finish_task_switch
@@ -95,8 +98,10 @@ dry_run=0
 job_specs=()
 # The frames of this run, one entry per frame, in order: name, preset,
 # whether traced (0/1), inner bound in seconds, the guest's command line,
-# the module parameter it runs with (M.P=V, or empty: the modules' defaults).
+# the module parameter it runs with (M.P=V, or empty: the modules' defaults),
+# the inner QEMU's -M (or empty) and the image it boots (an absolute path).
 frames=() job_preset=() job_exits=() job_timeout=() job_append=() job_mparam=()
+job_machine=() job_image=()
 
 # shellcheck source=host/lane/nested-defaults.sh
 . "$here/nested-defaults.sh"
@@ -146,14 +151,15 @@ parse_args() {
 	module_param_ok "$module_param" ||
 		die "--module-param wants kvm.P=V or kvm_amd.P=V, not '$module_param'"
 	[ -z "$timeout" ] || [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || die "--timeout wants seconds"
-	# It joins each preset's extra arguments, which init splits on blanks.
-	[ -z "$machine" ] || [[ "$machine" =~ ^[a-z0-9][a-z0-9.,=_-]*$ ]] ||
-		die "--machine wants a QEMU -M value without blanks, not '$machine'"
+	machine_ok "$machine" || die "--machine wants a QEMU -M value without blanks, not '$machine'"
 	if [ ${#job_specs[@]} -gt 0 ] && { [ -n "$presets" ] || [ "$appended" = 1 ]; }; then
 		die "--job/--jobs give each frame its preset and command line: not with --presets or --append"
 	fi
 	return 0
 }
+
+# A -M value joins each preset's extra arguments, which init splits on blanks.
+machine_ok() { [ -z "$1" ] || [[ "$1" =~ ^[a-z0-9][a-z0-9.,=_-]*$ ]]; }
 
 # The module parameters lane.sh loads KVM with: kvm's or kvm_amd's (empty: none).
 module_param_ok() { [ -z "$1" ] || [[ "$1" =~ ^(kvm|kvm_amd)\.[a-z_]+=[A-Za-z0-9]+$ ]]; }
@@ -163,7 +169,7 @@ module_param_ok() { [ -z "$1" ] || [[ "$1" =~ ^(kvm|kvm_amd)\.[a-z_]+=[A-Za-z0-9
 # count): FRAME is [TAG.]PRESET, OPTIONS '-' or words (exits,
 # inner-timeout=S), ARGS the guest's command line (it may be empty).
 parse_jobs() {
-	local spec name opts args w t x m
+	local spec name opts args w t x m mach img
 	if [ ${#job_specs[@]} -eq 0 ]; then
 		local list
 		if [ -n "$presets" ]; then
@@ -172,7 +178,8 @@ parse_jobs() {
 			list=("${LANE_PRESETS[@]}")
 		fi
 		for name in "${list[@]}"; do
-			add_frame "$name" "$name" "$exits" "$inner_timeout" "$append" "$module_param"
+			add_frame "$name" "$name" "$exits" "$inner_timeout" "$append" "$module_param" \
+				"$machine" "$image"
 		done
 		return 0
 	fi
@@ -181,7 +188,7 @@ parse_jobs() {
 		name=${spec%%|*} opts=${spec#*|}
 		args=${opts#*|} opts=${opts%%|*}
 		read -r name <<<"$name"
-		x=$exits t=$inner_timeout m=$module_param
+		x=$exits t=$inner_timeout m=$module_param mach=$machine img=$image
 		for w in $opts; do
 			case "$w" in
 			-) ;;
@@ -190,16 +197,20 @@ parse_jobs() {
 				[[ "$t" =~ ^[0-9]+$ ]] || die "job $name: inner-timeout wants seconds, not '$t'" ;;
 			module-param=*) m=${w#module-param=}
 				module_param_ok "$m" || die "job $name: module-param wants kvm.P=V or kvm_amd.P=V, not '$m'" ;;
-			*) die "job $name: unknown option '$w' (exits, inner-timeout=S, module-param=M.P=V)" ;;
+			machine=*) mach=${w#machine=}
+				machine_ok "$mach" || die "job $name: machine wants a QEMU -M value, not '$mach'" ;;
+			image=?*) img=${w#image=}
+				[ -f "$img" ] || [ "$dry_run" = 1 ] || die "job $name: no image at $img" ;;
+			*) die "job $name: unknown option '$w' (exits, inner-timeout=S, module-param=M.P=V, machine=M, image=PATH)" ;;
 			esac
 		done
 		# Leading and trailing blanks are the spec's, not the guest's.
 		args=${args#"${args%%[![:space:]]*}"} args=${args%"${args##*[![:space:]]}"}
-		add_frame "$name" "${name##*.}" "$x" "$t" "$args" "$m"
+		add_frame "$name" "${name##*.}" "$x" "$t" "$args" "$m" "$mach" "$img"
 	done
 }
 
-add_frame() { # name preset exits timeout append module-param
+add_frame() { # name preset exits timeout append module-param machine image
 	local f
 	# Names become file names and marker words.
 	[[ "$1" =~ ^([a-z0-9][a-z0-9-]*\.)?[a-z0-9][a-z0-9-]*$ ]] ||
@@ -211,17 +222,20 @@ add_frame() { # name preset exits timeout append module-param
 	local args
 	args=$(nested_defaults "$5")
 	frames+=("$1") job_preset+=("$2") job_exits+=("$3") job_timeout+=("$4") job_append+=("$args")
-	job_mparam+=("$6")
+	job_mparam+=("$6") job_machine+=("$7") job_image+=("$(realpath -m "$8")")
 }
 
-# frame_line INDEX: the frame as the outer VM's init reads it, and DIR/jobs
-# lists it: name|cpu|smp|extra|traced|inner bound|module param|command line.
+# frame_line INDEX [IMAGE]: the frame as DIR/jobs lists it (and the outer
+# VM's init reads it, with IMAGE, the image's path there, instead of the
+# host's): name|cpu|smp|extra|traced|inner bound|module param|image|command
+# line.
 frame_line() {
-	local i=$1 line
+	local i=$1 line m=${job_machine[$1]}
 	line=$(preset_line "${job_preset[$i]}") || die "no preset '${job_preset[$i]}' in $conf"
 	[[ "$line" =~ ^[^|]*\|[^|]*\|[1-9][0-9]*\| ]] || die "preset ${job_preset[$i]}: bad smp field in $conf"
-	printf '%s|%s|%s|%s|%s|%s\n' "${frames[$i]}" "${line#*|}${machine:+ -M $machine}" \
-		"${job_exits[$i]}" "${job_timeout[$i]}" "${job_mparam[$i]}" "${job_append[$i]}"
+	printf '%s|%s|%s|%s|%s|%s|%s\n' "${frames[$i]}" "${line#*|}${m:+ -M $m}" \
+		"${job_exits[$i]}" "${job_timeout[$i]}" "${job_mparam[$i]}" "${2:-${job_image[$i]}}" \
+		"${job_append[$i]}"
 }
 
 # Prints "name|cpu flags|smp|extra args" for one preset of presets.conf.
@@ -609,7 +623,7 @@ run_preset() {
 		-smp "$3" -m 128M -nodefaults -display none -no-reboot -name ipibench,debug-threads=on \
 		-chardev file,id=con,path=/tmp/frame.console,append=on -serial chardev:con $hr \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 -global kvm-apic.vapic=off $4 \
-		-kernel /ipibench.elf -append "$7" </dev/null >>/tmp/frame.console 2>&1 &
+		-kernel "$kernel" -append "$7" </dev/null >>/tmp/frame.console 2>&1 &
 	qpid=$!
 	hpid=
 	if [ -n "$hr" ]; then
@@ -669,7 +683,7 @@ run_preset() {
 # target halts, each wake would end KVM's polling (pin_vcpus): it runs on
 # the housekeeping CPU, 0.
 pin_kthread rcu_preempt 1 >/dev/null
-while IFS='|' read -r name cpu smp extra traced_job bound mparam args; do
+while IFS='|' read -r name cpu smp extra traced_job bound mparam kernel args; do
 	[ "$mparam" = "$mp_now" ] || reload_kvm "$mparam"
 	run_preset "$name" "$cpu" "$smp" "$extra" "$traced_job" "$bound" "$args"
 	# A reset: the last exits, then, if it has the outer emulator's
@@ -713,21 +727,32 @@ EOF
 # build_initrd DIR INDEX...: the frames given by index; DIR/initrd.cpio.
 # The jobs are written to $out/jobs too: what each outer boot ran.
 build_initrd() {
-	local dir=$1 i traced=0
+	local dir=$1 i traced=0 img n=0
+	local -A there=()
 	shift
 	rm -rf "$dir"
 	mkdir -p "$dir/root/lane"
 	write_init "$dir/root/init"
+	# --image at /ipibench.elf (the path the guest's command line starts
+	# with), a job's own image=, where another, under /images/N/.
 	cp "$image" "$dir/root/ipibench.elf"
+	there[$(realpath -m "$image")]=/ipibench.elf
 	cp "$here/host-rip.sh" "$dir/root/lane/host-rip.sh"
 	echo "$module_param" >"$dir/root/lane/module-param"
 	: >"$dir/root/lane/jobs"
 	for i in "$@"; do
-		frame_line "$i" >>"$dir/root/lane/jobs"
+		img=${job_image[$i]}
+		if [ -z "${there[$img]-}" ]; then
+			n=$((n + 1))
+			mkdir -p "$dir/root/images/$n"
+			cp "$img" "$dir/root/images/$n/" || die "cannot copy $img"
+			there[$img]=/images/$n/$(basename "$img")
+		fi
+		frame_line "$i" "${there[$img]}" >>"$dir/root/lane/jobs"
+		frame_line "$i" >>"$out/jobs"
 		[ "${job_exits[$i]}" = 0 ] || traced=1
 	done
 	echo "$traced" >"$dir/root/lane/exits"
-	cat "$dir/root/lane/jobs" >>"$out/jobs"
 	(cd "$dir/root" && find . | sort | /bin/busybox cpio -o -H newc -R 0:0 2>/dev/null) \
 		>"$dir/run.cpio"
 	cat "$KVM_LANE_BASE" "$dir/run.cpio" >"$dir/initrd.cpio"
@@ -939,7 +964,9 @@ main() {
 			die "--exits needs base64 and gzip on the host (coreutils, gzip)"
 		fi
 	fi
-	"$here/prepare.sh" || rc=$?
+	# KVM_LANE_PREPARED=1: the caller ran prepare.sh itself moments ago
+	# (lane-test.sh), and its check of the cache hashes some 80 MB again.
+	[ "${KVM_LANE_PREPARED-}" = 1 ] && [ -f "$cache/base.env" ] || "$here/prepare.sh" || rc=$?
 	[ "$rc" -eq 0 ] || exit "$rc"
 	# shellcheck source=/dev/null
 	. "$cache/base.env"

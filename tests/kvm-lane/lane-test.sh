@@ -7,7 +7,8 @@
 # lane.sh frame below (lane.sh --jobs; an outer boot is 8 s, 30 s loaded),
 # each judged as its own pass was (judge.py like a boot test,
 # judge_exits.py), then host-side checks on that boot's console, then run.sh
-# through the lane (an outer boot each):
+# through the lane (its boots frames of that outer boot, which
+# replay-lane.sh hands it; the cli part's of an outer boot of their own):
 #   suite    the correctness suite on every lane preset once: plan=check on
 #            x2apic, xapic, hv and hv-xmm-4; in the figures frames on the rest;
 #   figures  hv-xmm, hv-vapic, kvm-pv: plan=default, the suite and a short
@@ -140,6 +141,8 @@ case $? in
    exit 1 ;;
 esac
 make -s all >/dev/null || { echo "not ok - kvm-lane: build"; exit 1; }
+# Prepared: lane.sh need not check the cache again (some 2 CPU-s each).
+export KVM_LANE_PREPARED=1
 read -r -a all <<<"$(sed -n 's/^readonly LANE_PRESETS=(\(.*\))$/\1/p' host/lane/lane.sh)"
 
 # The presets whose suite does not run in a suite frame: hv-vapic's inside
@@ -170,6 +173,11 @@ jobs_file() {
 	# with -smp 2 nobody else can watch the sender, so the target's tick is
 	# not paused; one in a 50-iteration window is 0.04 an iteration, inside
 	# judge_exits.py's 0.05, where at 2.5 s a loaded host fit three (0.12).
+	# So iters=50 is near the fewest the tolerance allows: a tick's two
+	# exits (EOI and HLT) over N iterations stay within 0.05 only for
+	# N >= 41 (2/40 = 0.05 sits on the bound, which the sum's floating
+	# point puts past it), and 41 would save some 3 s of this boot's 300
+	# for a margin of nothing.
 	exits="plan=bench bench=send-cost,single,single-halt,self iters=50 warmup=2 budget=1 halt_gap=6000 block_gap=6000 markers=1 debug=slow-eoi deadline=20000"
 	echo "exits.x2apic | exits | $exits backends=xapic,xapic-nmi,x2apic,x2apic-nmi"
 	echo "exits.hv-xmm | exits | $exits backends=hv-ipi,hv-ipi-slow,hv-ipi-ex-xmm"
@@ -656,34 +664,39 @@ if part cli; then
 		--append plan=boot --out "$base/bound" 2>&1)
 	expect_run "lane.sh: an outer VM past --timeout exits 124 and says so" 124 $? "$out" \
 		"^kvm-lane: error: outer VM timed out after 1s" || rc=1
-	# QEMU microvm as microVM monitors present a guest (no 8259, PIT or RTC),
-	# booted through PVH, under real KVM: run.sh tells the lane the machine and
-	# the image; the TSC frequency comes from kvmclock; the suite passes.
-	out=$(./run.sh --accel kvm-in-tcg --preset x2apic --machine microvm --no-save --verbose \
-		--timeout 120 --append "plan=check" 2>&1)
-	expect_run "run.sh --accel kvm-in-tcg --machine microvm: PVH, no 8259, TSC from kvmclock, the suite passes" \
-		0 $? "$out" "^loader: pvh$" "^pic: no 8259" "^tsc: [0-9]* kHz from kvmclock" \
-		"^smp: 2 of 2 CPUs online" "^check: [0-9]* passed, 0 failed" || rc=1
-	# The three boots of the two ab runs below, as frames of one outer boot
-	# (replay-lane.sh hands them to run.sh), kvm_amd loaded with each
-	# frame's value: with avic=0 at the boot, then again with avic=1, then
-	# with vnmi=1 (lane.sh module-param=), as a boot of its own would load
-	# it; their command lines as run.sh composes them (the lane's halt
-	# polling added). One outer boot instead of three: some 20 s of TCG.
+	# The boots of the run.sh commands below, as frames of one outer boot
+	# (replay-lane.sh hands them to run.sh): microvm's, its machine and
+	# PVH image its own (lane.sh machine= and image=), and the three of the
+	# two ab runs, kvm_amd loaded again before each with its value, avic=0,
+	# avic=1, then vnmi=1 (lane.sh module-param=), as a boot of its own
+	# would load it; their command lines as run.sh composes them (the
+	# lane's halt polling added; microvm's -M value, host/ipibench/boot/qemu.py).
+	# One outer boot instead of four: some 30 s of TCG.
 	ab_avic="plan=bench bench=send-cost backends=x2apic iters=10 warmup=1 budget=1"
 	ab_vnmi="plan=bench bench=send-cost backends=x2apic-nmi iters=10 warmup=1 budget=1"
 	added="halt_poll_ns=200000 halt_poll_grow=2"
 	rm -rf "$base/cli-lane"
-	if ! host/lane/lane.sh --image build/ipibench.elf32 --module-param kvm_amd.avic=0 \
-		--job "ab-avic-0.x2apic | - | $ab_avic $added" \
+	microvm=microvm,pic=off,pit=off,rtc=off,isa-serial=on
+	if ! host/lane/lane.sh --image build/ipibench.elf32 \
+		--job "microvm.x2apic | machine=$microvm image=build/ipibench.elf | plan=check $added" \
+		--job "ab-avic-0.x2apic | module-param=kvm_amd.avic=0 | $ab_avic $added" \
 		--job "ab-avic-1.x2apic | module-param=kvm_amd.avic=1 | $ab_avic $added" \
 		--job "ab-vnmi-1.x2apic | module-param=kvm_amd.vnmi=1 | $ab_vnmi $added" \
 		--inner-timeout 240 --out "$base/cli-lane" >"$replay_dir/cli-lane.out" 2>&1; then
-		echo "not ok - kvm-lane: the ab runs' outer VM did not run every frame"
+		echo "not ok - kvm-lane: the outer VM of the run.sh commands did not run every frame"
 		tail -n 15 "$replay_dir/cli-lane.out" | sed 's/^/#   /'
 		rc=1
 	fi
 	replay_from=$base/cli-lane
+	# QEMU microvm as microVM monitors present a guest (no 8259, PIT or RTC),
+	# booted through PVH, under real KVM: run.sh tells the lane the machine and
+	# the image; the TSC frequency comes from kvmclock; the suite passes.
+	replayed microvm ./run.sh --accel kvm-in-tcg --preset x2apic --machine microvm --no-save --verbose \
+		--timeout 120 --append "plan=check"
+	out=$(cat "$replay_dir/microvm.out")
+	expect_run "run.sh --accel kvm-in-tcg --machine microvm: PVH, no 8259, TSC from kvmclock, the suite passes" \
+		0 "$(waited microvm)" "$out" "^loader: pvh$" "^pic: no 8259" "^tsc: [0-9]* kHz from kvmclock" \
+		"^smp: 2 of 2 CPUs online" "^check: [0-9]* passed, 0 failed" || rc=1
 	# ab over kvm_amd.avic in the lane: TCG's SVM has no AVIC, so avic=1 must be
 	# refused by the module and the run must say so, with the reason; side B then
 	# ran as side A did, and ab says there is nothing to compare (exit 34).
