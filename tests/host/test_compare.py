@@ -1025,6 +1025,28 @@ def a_difference_in_the_hosts_power_state_is_listed_not_refused(_=None):
         shutil.rmtree(tmp)
 
 
+@case
+def a_difference_in_the_pits_lost_tick_policy_is_listed(_=None):
+    """QEMU's default "delay" keeps AVIC inhibited where "discard" does not
+    (boot/qemu.py, PIT_DISCARD): a side saved with each is listed as a
+    reported difference, never silently compared."""
+    import shutil
+    import tempfile
+    tmp = tempfile.mkdtemp()
+    try:
+        a, b = two_sets(tmp)
+        for side, policy in ((a, "discard"), (b, "delay")):
+            edit_results(side, lambda doc, p=policy: doc["host"].update(pit_policy=p))
+        out, differs = compare_text(a, b)
+        want = f"PIT lost-tick policy: {a} discard; {b} delay"
+        check(f"differs (not refused): {want}" in out and want in differs, f"{differs}")
+        edit_results(b, lambda doc: doc["host"].update(pit_policy="discard"))
+        _, differs = compare_text(a, b)
+        check(not [d for d in differs if d.startswith("PIT")], f"alike, listed: {differs}")
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main():
     return 1 if run_cases(CASES, "compare") else 0
 

@@ -44,6 +44,31 @@ def kernel_image(machine, pvh=False):
     return PVH_IMAGE if pvh or machine.startswith("microvm") else IMAGE
 
 
+# Every KVM boot discards the in-kernel PIT's lost ticks. QEMU's kvm-pit
+# defaults to lost_tick_policy=delay, under which KVM_CREATE_PIT2 leaves
+# reinjection on (kvm_pit_set_reinject(), arch/x86/kvm/i8254.c) and with it
+# APICV_INHIBIT_REASON_PIT_REINJ for the VM's life: AVIC is inhibited, and
+# an AVIC on/off A/B would compare "off" with "inhibited". discard makes
+# QEMU send KVM_REINJECT_CONTROL, which clears the inhibit. The guest stops
+# the PIT after calibration (kernel/pit.c), so no tick is lost that counts.
+PIT_POLICY = "kvm-pit.lost_tick_policy"
+PIT_DISCARD = ("-global", f"{PIT_POLICY}=discard")
+
+
+def pit_policy(cmdline, accel):
+    """The in-kernel PIT's lost-tick policy of a QEMU command line: the value
+    a -global sets, else QEMU's default "delay" under KVM; None where there
+    is no in-kernel PIT to ask (TCG) or the line is not this boot's (the
+    lanes start their inner QEMU themselves)."""
+    if accel != "kvm":
+        return None
+    words = [str(w) for w in cmdline or ()]
+    for w in words:
+        if w.startswith(PIT_POLICY + "="):
+            return w.split("=", 1)[1]
+    return "delay"
+
+
 def command_line(qemu, accel, machine, cpu, smp, memory, append, iso=False, preset_extra=(),
                  extra=(), runtime_dir=None, pidfile=False, pvh=False, host_read=None):
     """The QEMU command line of one boot. machine: a --machine value (MACHINES);
@@ -65,6 +90,9 @@ def command_line(qemu, accel, machine, cpu, smp, memory, append, iso=False, pres
            *(["-chardev", f"pipe,id=hostread,path={host_read}/hostread", "-serial",
               "chardev:hostread"] if host_read else []),
            *preset_extra, *extra, *boot]
+    if accel == "kvm" and not any(str(w).startswith(PIT_POLICY + "=")
+                                  for w in (*preset_extra, *extra)):
+        cmd[-len(boot):-len(boot)] = list(PIT_DISCARD)
     if host_read and not runtime_dir:
         cmd += ["-qmp", f"unix:{host_read}/qmp.sock,server=on,wait=off"]
     if runtime_dir:

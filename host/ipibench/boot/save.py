@@ -6,6 +6,7 @@ import os
 import shlex
 import sys
 
+from ipibench.boot import qemu as Q
 from ipibench.boot.xen_lane import EXITS_UNKNOWN
 from ipibench.compare.correctness import correctness_failures
 from ipibench.compare.model import row_key, row_name, X2apicBoot
@@ -153,7 +154,8 @@ def save_run(directory, *, qemu=(), label="", accel="", status="", config="", pr
         raise ToolError(EX_SAVE, f"{log}: cannot read: {e.strerror}")
     records, problems = parse_console(text)
     host = host_facts(qemu_version)
-    host.update({"accel": accel, "qemu_binary": qemu_bin, "qemu_cmdline": list(qemu)})
+    host.update({"accel": accel, "qemu_binary": qemu_bin, "qemu_cmdline": list(qemu),
+                 "pit_policy": Q.pit_policy(qemu, accel)})
     host["warnings"] = host_warnings(host, records)
     run = {"label": label, "config": config or label, "preset": preset,
            "started": started, "seconds": seconds, "qemu_exit": qemu_exit,

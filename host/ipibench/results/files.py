@@ -62,7 +62,7 @@ def _check_records(path, records):
 # gives them; absent or null is fine, another type is a malformed file.
 FACT_TYPES = (("host", "accel", str), ("host", "cpu_model", str), ("host", "kernel", str),
               ("host", "qemu_version", str), ("host", "kvm_params", dict),
-              ("host", "cpu_flags", list),
+              ("host", "cpu_flags", list), ("host", "pit_policy", str),
               ("run", "config", str), ("run", "label", str), ("run", "status", str),
               ("run", "preset", str))
 

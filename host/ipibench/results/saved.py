@@ -82,8 +82,9 @@ class SavedBoot:
         """What may legitimately differ (an A/B over a module parameter does) but
         a reader must see: the guest's build and QEMU's version (a nightly
         job that updates either must not read as a host change), the host
-        kernel, its CPU flags and KVM parameters, its power state and command
-        line, and whether the vCPUs were pinned."""
+        kernel, its CPU flags and KVM parameters, the in-kernel PIT's lost-tick
+        policy, its power state and command line, and whether the vCPUs were
+        pinned."""
         kvm = self.host.get("kvm_params") if isinstance(self.host.get("kvm_params"),
                                                         dict) else {}
         flags = self.host.get("cpu_flags")
@@ -91,6 +92,9 @@ class SavedBoot:
                "host kernel": self.host.get("kernel"),
                "host CPU flags": " ".join(map(str, flags)) if isinstance(flags, list) else None}
         out.update({k: v for k, v in kvm.items()})
+        # The in-kernel PIT's lost-tick policy: "delay" keeps AVIC inhibited
+        # (boot/qemu.py, PIT_DISCARD); None under TCG and in results before it.
+        out["PIT lost-tick policy"] = self.host.get("pit_policy")
         out.update({f"host {k}": v for k, v in power_facts(self.host)})
         cmdline = self.host.get("kernel_cmdline")
         out["host kernel command line"] = cmdline if isinstance(cmdline, str) else None
