@@ -43,13 +43,13 @@
 #   --timeout S          bound on each outer boot (default 60 + 120 a frame)
 #   --inner-timeout S    bound on each inner QEMU (default 60; a job's own
 #                        inner-timeout= for its frame)
-#   --resplit DIR        boot nothing: split DIR/outer.log into its frames
-#                        again (a saved run, or the lane's own tests)
 #   --dry-run            boot nothing: print each frame as DIR/jobs lists
 #                        it, less its name and inner bound
 #                        (cpu|smp|extra|traced|module param|image|command
 #                        line; tests/kvm-lane/replay-lane.sh finds a frame
 #                        so)
+#   --resplit DIR        boot nothing: split DIR/outer.log into its frames
+#                        again (a saved run, or the lane's own tests)
 #
 # Writes DIR/outer.log (the whole outer console), and for each frame (a
 # preset, or a job's FRAME) DIR/<frame>.log (its guest console),
@@ -980,7 +980,7 @@ main() {
 	trap 'rm -rf "$tmp"' EXIT
 	for i in "${!frames[@]}"; do pending+=("$i"); done
 	while :; do
-		echo "# outer boot $boot (image $image): frame|cpu|smp|extra|traced|inner bound|module param|command line" >>"$out/jobs"
+		echo "# outer boot $boot (image $image): frame|cpu|smp|extra|traced|inner bound|module param|image|command line" >>"$out/jobs"
 		build_initrd "$tmp/boot$boot" "${pending[@]}"
 		bound=${timeout:-$((60 + 120 * ${#pending[@]}))}
 		first=$(($(wc -l <"$out/outer.log") + 1))
