@@ -115,10 +115,11 @@ def selected(cases, argv=None):
     return picked
 
 
-def host_log(group, name):
+def host_log(group, name, host):
     """Where a case's reads of the host go (the seam's IPIBENCH_HOST_LOG),
-    under IPIBENCH_HOST_LOG_DIR with a line in its index that says how to
-    run the case again (tests/host/on_hosts.py); None without the folder."""
+    under IPIBENCH_HOST_LOG_DIR with a line in its index that says which
+    fixture host it ran on and how to run it again (tests/host/on_hosts.py);
+    None without the folder."""
     where = os.environ.get("IPIBENCH_HOST_LOG_DIR")
     if not where:
         return None
@@ -126,23 +127,40 @@ def host_log(group, name):
     key = hashlib.sha1(f"{sys.argv[0]}\0{group}\0{name}".encode()).hexdigest()[:16]
     files = [a for a in sys.argv[1:] if not a.startswith("--")]
     with open(os.path.join(where, "index.tsv"), "a") as f:
-        f.write("\t".join([key, name, os.path.abspath(sys.argv[0]), *files]) + "\n")
+        f.write("\t".join([key, name, host, os.path.abspath(sys.argv[0]), *files]) + "\n")
     return os.path.join(where, key)
 
 
 _case = {}
 
 
+def case_host(name):
+    """The fixture host a case runs on under tests/run's tools group: with
+    IPIBENCH_HOSTS_DIR (every host of tests/host/hosts.py made there), one
+    of them by the case's name, so that the cases spread over all of them
+    and each always meets the same one; IPIBENCH_TEST_HOST names it on
+    on_hosts.py's second runs. None outside the group."""
+    import hashlib
+    import hosts
+    if os.environ.get("IPIBENCH_TEST_HOST"):
+        return os.environ["IPIBENCH_TEST_HOST"]
+    if not os.environ.get("IPIBENCH_HOSTS_DIR"):
+        return None
+    names = sorted(hosts.HOSTS)
+    host = names[int(hashlib.sha1(name.encode()).hexdigest(), 16) % len(names)]
+    os.environ["IPIBENCH_HOST_ROOT"] = os.path.join(os.environ["IPIBENCH_HOSTS_DIR"], host)
+    return host
+
+
 def case_begins(group, name):
-    """Before a case runs: its reads of the host logged (host_log); what its
-    TAP line adds to its name, " (on HOST)" under tests/host/on_hosts.py's
-    runs on the other fixture hosts."""
+    """Before a case runs: its fixture host (case_host) and its reads of it
+    logged (host_log); what its TAP line adds to its name, " (on HOST)"."""
     import time
-    log = host_log(group, name)
+    host = case_host(name)
+    log = host_log(group, name, host or "")
     if log:
         os.environ["IPIBENCH_HOST_LOG"] = log
     _case.update(log=log, t0=time.monotonic())
-    host = os.environ.get("IPIBENCH_TEST_HOST")
     return f" (on {host})" if host else ""
 
 

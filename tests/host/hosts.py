@@ -11,11 +11,12 @@ suite meets, so that no test reads the machine it happens to run on.
   no-kvm      no /dev/kvm and no KVM module (a container, most CI machines)
   kvm-closed  Intel with /dev/kvm that cannot be opened (EACCES)
 
-tests/run runs every group on DEFAULT, and the tools group's cases that
-read the host on every other one (tests/host/on_hosts.py).
+tests/run runs every group on DEFAULT but the tools group, whose cases
+spread over all six (tests/host/on_hosts.py).
 
 usage: hosts.py DIR [NAME]  write host NAME's tree (default: DEFAULT) under
                             DIR/NAME, print its path
+       hosts.py DIR --all   write every host's tree under DIR, print DIR
        hosts.py --list      the names"""
 import os
 import sys
@@ -130,6 +131,11 @@ def make(where, name, dev_kvm=None, tracefs=False):
 def main(argv):
     if argv == ["--list"]:
         print("\n".join(HOSTS))
+        return 0
+    if argv[1:] == ["--all"]:
+        for name in HOSTS:
+            make(argv[0], name)
+        print(argv[0])
         return 0
     if len(argv) not in (1, 2) or argv[1:] and argv[1] not in HOSTS:
         print(__doc__.rsplit("usage:", 1)[1].rstrip(), file=sys.stderr)

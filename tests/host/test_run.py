@@ -860,7 +860,14 @@ def _(ctx):
 
 
 class Ctx:
-    pass
+    """tmp, and the matrix booted when a case first reads it (a case run
+    alone, --case or tests/host/on_hosts.py, boots it only if it needs it)."""
+
+    @property
+    def matrix(self):
+        if "_matrix" not in self.__dict__:
+            self._matrix = Matrix(os.path.join(self.tmp, "results"))
+        return self._matrix
 
 
 def run_case(ctx, name, fn):
@@ -889,7 +896,6 @@ def main():
     try:
         # One boot at a time: a guest starved of host CPU under TCG can miss
         # its own delivery deadlines, and this group must not be flaky.
-        ctx.matrix = Matrix(os.path.join(ctx.tmp, "results"))
         ok = [run_case(ctx, n, f) for n, f in selected(CASES)]
     finally:
         shutil.rmtree(ctx.tmp, ignore_errors=True)
