@@ -34,12 +34,13 @@ def root(environ=None):
 
 def note(where, r):
     """IPIBENCH_HOST_LOG (the tests' runner, tests/host/together.py): a file
-    that gets "ROOT<tab>PATH" for every host read, so that the runner knows
-    which cases read the host and runs those under every fixture host."""
+    that gets "ROOT<tab>PATH<tab>PID" for every host read, so that the
+    runner knows which cases read the host, and whether in the test's own
+    process or in a run.sh it started."""
     log = os.environ.get("IPIBENCH_HOST_LOG")
     if log:
         with open(log, "a", encoding="utf-8") as f:
-            f.write(f"{r}\t{where}\n")
+            f.write(f"{r}\t{where}\t{os.getpid()}\n")
 
 
 def path(where, environ=None):

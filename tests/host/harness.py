@@ -127,7 +127,8 @@ def host_log(group, name, host):
     key = hashlib.sha1(f"{sys.argv[0]}\0{group}\0{name}".encode()).hexdigest()[:16]
     files = [a for a in sys.argv[1:] if not a.startswith("--")]
     with open(os.path.join(where, "index.tsv"), "a") as f:
-        f.write("\t".join([key, name, host, os.path.abspath(sys.argv[0]), *files]) + "\n")
+        f.write("\t".join([key, name, host, str(os.getpid()), os.path.abspath(sys.argv[0]),
+                           *files]) + "\n")
     return os.path.join(where, key)
 
 
@@ -165,8 +166,8 @@ def case_begins(group, name):
 
 
 def case_ends():
-    """After a case: the seconds it took, beside its log (LOG.secs), which
-    on_hosts.py weighs."""
+    """After a case: the seconds it took, beside its log (LOG.secs), for
+    whoever looks for the cost of running it again."""
     import time
     if _case.get("log"):
         with open(_case["log"] + ".secs", "w") as f:

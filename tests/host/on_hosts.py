@@ -10,10 +10,13 @@ IPIBENCH_HOST_LOG_DIR, each case's reads through the seam
 (host/ipibench/machine.py), its own and those of every run.sh it starts,
 land in a file of its own, and the folder's index says which host it ran
 on and how to run it again. A case that read nothing of its host cannot
-depend on it. Each case that read it runs here again on the five other
-hosts, its TAP line marked "(on HOST)", when it took at most CHEAP seconds;
-a longer one (a TCG boot, mostly) has run on its own host only, which keeps
-the suite within its budget. --all runs those on every host too.
+depend on it. A case whose reads were all its own, in the test's process
+(the seam's functions called in place), runs here again on the five other
+hosts, its TAP line marked "(on HOST)". One whose host was read by a
+run.sh it started (a boot, most of them under TCG) ran on its own host
+only, which keeps the suite within its budget; --all runs those on every
+host too. The rule is the log's, never a timing: the same cases run again
+on every machine.
 
 usage: on_hosts.py [--all] LOG_DIR
 Exit status: 1 when a case failed on some host, 2 for bad usage, else 0."""
@@ -22,8 +25,6 @@ import subprocess
 import sys
 
 import hosts
-
-CHEAP = 1.0
 
 
 def lines(path):
@@ -35,24 +36,25 @@ def lines(path):
 
 
 def reading_cases(log_dir, hosts_dir):
-    """[(command, name, host, seconds)] of the cases whose log shows a read
-    of the fixture host they ran on, in the order they ran (command: the
-    script and its files)."""
+    """[(command, name, host, own)] of the cases whose log shows a read of
+    the fixture host they ran on, in the order they ran (command: the
+    script and its files; own: every such read was the test process's)."""
     out = {}
     for line in lines(os.path.join(log_dir, "index.tsv")):
-        key, name, host, *command = line.split("\t")
+        key, name, host, pid, *command = line.split("\t")
         root = os.path.join(hosts_dir, host)
-        if host and any(r.split("\t", 1)[0] == root for r in lines(os.path.join(log_dir, key))):
-            secs = (lines(os.path.join(log_dir, key + ".secs")) or ["0"])[0]
-            out.setdefault((tuple(command), name), (host, float(secs)))
-    return [(c, n, h, t) for (c, n), (h, t) in out.items()]
+        reads = [r.split("\t") for r in lines(os.path.join(log_dir, key))]
+        readers = {r[2] if len(r) > 2 else "" for r in reads if r[0] == root}
+        if host and readers:
+            out.setdefault((tuple(command), name), (host, readers == {pid}))
+    return [(c, n, h, own) for (c, n), (h, own) in out.items()]
 
 
 def plan(cases, every):
     """{host: {command: [names]}}: where each case runs again."""
     out = {h: {} for h in sorted(hosts.HOSTS)}
-    for command, name, ran_on, secs in cases:
-        if every or secs <= CHEAP:
+    for command, name, ran_on, own in cases:
+        if every or own:
             for h in out:
                 if h != ran_on:
                     out[h].setdefault(command, []).append(name)
@@ -68,9 +70,9 @@ def main(argv):
               file=sys.stderr)
         return 2
     cases = reading_cases(argv[0], hosts_dir)
-    again = sum(every or t <= CHEAP for *_, t in cases)
+    again = sum(every or own for *_, own in cases)
     print(f"# on_hosts: {len(cases)} host tests read their fixture host; {again} run again on "
-          f"each other one, {len(cases) - again} longer ones only on their own")
+          f"each other one, {len(cases) - again} whose run.sh read it only on their own")
     bad = 0
     for host, todo in plan(cases, every).items():
         env = dict(os.environ, IPIBENCH_HOST_ROOT=os.path.join(hosts_dir, host),

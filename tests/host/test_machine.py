@@ -88,8 +88,8 @@ def _(_s):
             if old is not None:
                 os.environ["IPIBENCH_HOST_LOG"] = old
         machine.read("/proc/cmdline", env)
-        want = [f"{env[machine.ROOT_VAR]}\t/proc/cpuinfo",
-                f"{env[machine.ROOT_VAR]}\t/sys/module/kvm_pvm"]
+        want = [f"{env[machine.ROOT_VAR]}\t/proc/cpuinfo\t{os.getpid()}",
+                f"{env[machine.ROOT_VAR]}\t/sys/module/kvm_pvm\t{os.getpid()}"]
         check(open(log).read().splitlines() == want, open(log).read())
 
 
