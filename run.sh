@@ -17,6 +17,9 @@
 # run.sh's PID stays the one that answers signals. PYTHONSAFEPATH keeps the
 # caller's directory off the module path (Python 3.11 and later), so a file
 # named like one of the package's modules there cannot stand in for it.
+# -S: the package needs nothing but the standard library, so no site
+# packages (nor their .pth files: one that imports certifi took a quarter
+# of every start under pyenv; the tests start run.sh over a thousand times).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -36,5 +39,5 @@ missing_python() {
 		"$here/tools/deps.sh" build || exit 9
 		command -v python3 >/dev/null 2>&1 || missing_python
 	fi
-	PYTHONPATH="$here/host${PYTHONPATH:+:$PYTHONPATH}" PYTHONSAFEPATH=1 exec python3 -m ipibench "$@"
+	PYTHONPATH="$here/host${PYTHONPATH:+:$PYTHONPATH}" PYTHONSAFEPATH=1 exec python3 -S -m ipibench "$@"
 }

@@ -36,7 +36,6 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import urllib.request
 
 from ipibench import REPO
 from ipibench.command_line import Parser
@@ -472,6 +471,9 @@ def embed(path, name):
 def upload(folder, url):
     """PUT the results directory, as a .tar.gz a reader unpacks into a folder
     that compare reads, to url; None, or why not."""
+    # Here, not at the top: urllib.request brings http.client and ssl, a
+    # fifth of every run.sh start, for the one command that uploads.
+    import urllib.request
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
         tar.add(folder, arcname=os.path.basename(os.path.abspath(folder)))
