@@ -16,30 +16,43 @@ import signal
 import subprocess
 import sys
 
-from ipibench import readers, REPO
-from ipibench.boot import ab, matrix
-from ipibench.boot import run as B
-from ipibench.boot import xen_lane as X
+from ipibench import REPO
 from ipibench.exit_codes import EX_DEPS, ToolError
 from ipibench.jobs import Jobs, say
-from ipibench.lab import lava
-from ipibench import options
-from ipibench.options import parse_list, USAGE_LIST, UsageError
-from ipibench.presets import load_presets, print_presets
-from ipibench.results import records
+
+# Each subcommand imports its own room when it runs, not every room at
+# every start: the tests start run.sh over a thousand times, and a reader
+# needs none of the boot's modules (nor a boot the readers' plots).
+
+
+def _readers(argv):
+    from ipibench import readers
+    return readers.main(argv)
+
+
+def _validate(argv):
+    from ipibench.results import records
+    return records.main(argv[1:])
+
+
+def _lava(argv):
+    from ipibench.lab import lava
+    return lava.main(argv[1:])
+
 
 # The subcommands that read what runs saved: they run where run.sh was
 # called from, and need no jobs of their own. Each declares its arguments
 # in its own room (parser() puts them under run.sh's).
-READERS = {"compare": readers.main, "gate": readers.main, "report": readers.main,
-           "history": readers.main,
-           "validate": lambda argv: records.main(argv[1:]),
-           "lava": lambda argv: lava.main(argv[1:])}
+READERS = {"compare": _readers, "gate": _readers, "report": _readers, "history": _readers,
+           "validate": _validate, "lava": _lava}
 
 
 def parser():
     """run.sh's one parser: the subcommands that boot (options.parser()) and
     the readers, validate and lava, added once."""
+    from ipibench import options, readers
+    from ipibench.lab import lava
+    from ipibench.results import records
     top = options.parser()
     if "compare" not in top.commands:
         top.commands.update(readers.add_readers(top.subcommands))
@@ -50,6 +63,10 @@ def parser():
 
 def cmd_list(args, env):
     """`./run.sh list [--names]`."""
+    from ipibench.boot import run as B
+    from ipibench.boot import xen_lane as X
+    from ipibench.options import parse_list, USAGE_LIST, UsageError
+    from ipibench.presets import load_presets, print_presets
     try:
         names = parse_list(args)
     except UsageError as e:
@@ -72,15 +89,15 @@ def _raise_interrupt(_signum, _frame):
     raise KeyboardInterrupt
 
 
-def cmd_reader(args, env):
-    """A reader (READERS), run where run.sh was called from. A signal ends
-    it with exit 11."""
+def cmd_reader(args, caller):
+    """A reader (READERS), run where run.sh was called from (caller). A
+    signal ends it with exit 11."""
     if args[0] == "report" and args[1:2] not in (["--help"], ["-h"]):
         if subprocess.call(["tools/deps.sh", "report"]) != 0:
             return EX_DEPS
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _raise_interrupt)
-    os.chdir(env.caller_dir)
+    os.chdir(caller)
     return READERS[args[0]](args)
 
 
@@ -92,11 +109,14 @@ def caller_dir():
 
 
 def main(argv):
-    env = B.Env(REPO, caller_dir(), os.environ)
+    caller = caller_dir()
     os.chdir(REPO)
     sub = argv[0] if argv else ""
     if sub in READERS:
-        return cmd_reader(argv, env)
+        return cmd_reader(argv, caller)
+    from ipibench.boot import ab, matrix
+    from ipibench.boot import run as B
+    env = B.Env(REPO, caller, os.environ)
     jobs = Jobs()
     jobs.install()
     if sub == "run":
