@@ -381,6 +381,20 @@ def the_wake_path_is_the_hosts_evidence_and_an_avic_miss_is_a_block(_=None):
     check("not running on AVIC" in kvm_trace.wake_path(cases[5][0])[1], "the miss is named")
     check(kvm_trace.wake_path(rec({}, {"poll": 1.0}, state="spin")) is None,
           "a spinning target has no wake path")
+    # kvm_amd.enable_ipiv=N (Zen 1/2 since 6.17, Hygon 18h): IsRunning is
+    # never set, so every send misses; a miss then proves no block, and
+    # the wakeup's waited alone says the path. Genuine polls stay polls.
+    off, on = {"kvm_amd.avic": "Y", "kvm_amd.enable_ipiv": "N"}, {"kvm_amd.avic": "Y",
+                                                                  "kvm_amd.enable_ipiv": "Y"}
+    for r, params, want in ((rec({miss: 1.0}, {"poll": 1.0}), off, "poll"),
+                            (rec({miss: 1.0}, {"wait": 1.0}), off, "block"),
+                            (rec({miss: 1.0}, {"poll": 0.5, "wait": 0.5}), off, "mixed"),
+                            (rec({miss: 1.0}, {"poll": 1.0}), on, "block"),
+                            (rec({miss: 1.0}, {"poll": 1.0}), None, "block")):
+        got = kvm_trace.wake_path(r, params)
+        check(got and got[0] == want, f"{params}: {r}: {got}, expected {want}")
+    check("says nothing of the wake" in kvm_trace.wake_path(rec({miss: 1.0}, {"poll": 1.0}),
+                                                            off)[1], "the reason")
 
 
 @case

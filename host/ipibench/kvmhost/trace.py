@@ -497,7 +497,7 @@ def attach(trace, recs, cmdline=None, kvm_params=None):
                       "apicv": ("inhibited: " + " ".join(sorted(w.inhibits))) if w.inhibits
                       else "no inhibit traced"}
         r["exits"]["apic_accel"], r["exits"]["apic_accel_why"] = apic_accel(r, kvm_params)
-        wake = wake_path(r)
+        wake = wake_path(r, kvm_params)
         if wake:
             r["exits"]["wake"], r["exits"]["wake_why"] = wake
     return recs
@@ -509,7 +509,16 @@ def attach_console(trace, lines, kvm_params=None):
     return attach(trace, records(lines), cmdline_of(lines), kvm_params)
 
 
-def wake_path(rec):
+def ipiv_off(kvm_params):
+    """Whether the host's KVM says AVIC's IPI virtualization is off:
+    kvm_amd.enable_ipiv=N (Linux 6.17 and later; forced off on Zen 1 and 2
+    by 8de4a1c8164e, on Hygon family 18h by 9a12fa5213cf). KVM then never
+    sets a vCPU's IsRunning bit (d921665e01ba), so every send to another
+    vCPU exits "target not running", whether the target blocked or not."""
+    return str((kvm_params or {}).get("kvm_amd.enable_ipiv", "")) in ("N", "n", "0")
+
+
+def wake_path(rec, kvm_params=None):
     """(what, why) of a halted target's wakes, from the host's evidence in a
     record's exits: "poll" (KVM's halt polling, or its check before
     blocking, saw the IPI), "block" (the vCPU had blocked), "mixed" (both,
@@ -527,8 +536,10 @@ def wake_path(rec):
     sender's handler traces kvm_avic_incomplete_ipi (poll_wakes_after_miss,
     from parse()); a
     record without that count (written before it was kept) falls back to
-    the window's totals, misses capping the polls. None for a record whose
-    target did not halt."""
+    the window's totals, misses capping the polls. Only where IPI
+    virtualization is on: with kvm_amd.enable_ipiv=N (ipiv_off) every send
+    misses, blocked target or polling, so waited alone tells the path. None
+    for a record whose target did not halt."""
     e = rec.get("exits") or {}
     if rec.get("target_state") != "halt" or "sender" not in e:
         return None
@@ -539,13 +550,20 @@ def wake_path(rec):
     if total <= EXITS_TOLERANCE:
         return "unknown", ("no wake from HLT traced (kvm_vcpu_wakeup): the target made no "
                            "HLT exit, or the event is not on this kernel")
-    if "poll_wakes_after_miss" in e:
+    no_ipiv = ipiv_off(kvm_params)
+    if no_ipiv:
+        block = min(total, wait)
+    elif "poll_wakes_after_miss" in e:
         block = min(total, wait + float(e["poll_wakes_after_miss"]))
     else:
         block = min(total, max(wait, miss))
     poll = total - block
     why = f"per iteration {poll:.2f} without a block, {block:.2f} after one"
-    if miss > EXITS_TOLERANCE:
+    if no_ipiv and miss > EXITS_TOLERANCE:
+        why += (f" (from kvm_vcpu_wakeup's waited: with kvm_amd.enable_ipiv=N every send "
+                f"finds the target not running, {miss:.2f} per iteration here, so a miss "
+                "says nothing of the wake)")
+    elif miss > EXITS_TOLERANCE:
         why += (f" ({miss:.2f} sends found the target not running on AVIC: a block path "
                 "whatever the wakeup's waited says)")
     if block <= EXITS_TOLERANCE:
@@ -620,7 +638,7 @@ def apic_accel(rec, kvm_params=None):
                            "record touched no APIC register an exit would show")
     miss = round(sum(_kind_sum(e[side], "doorbell")[0] for side in ("sender", "targets")), 4)
     ipiv = str((kvm_params or {}).get("kvm_amd.enable_ipiv", ""))
-    if miss > 0 and ipiv in ("N", "n", "0"):
+    if miss > 0 and ipiv_off(kvm_params):
         # kvm_amd.enable_ipiv=N: KVM never sets a vCPU's IsRunning bit
         # (d921665e01ba), so AVIC completes no IPI to another vCPU and KVM
         # delivers each one itself, halted target or spinning. Linux 6.17
