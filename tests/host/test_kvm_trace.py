@@ -398,6 +398,29 @@ def the_wake_path_is_the_hosts_evidence_and_an_avic_miss_is_a_block(_=None):
 
 
 @case
+def where_the_trace_and_kvms_statistics_disagree_on_a_wake_the_record_says_so(_=None):
+    """exits.wake against host_stats.wake: a disagreement is kept on the
+    record and shown in the exits table, neither label changed; unknown on
+    either side claims nothing."""
+    def rec(trace, stats):
+        return {"backend": "x2apic", "bench": "single-halt", "metric": "round-trip",
+                "target_state": "halt", "exits": {"sender": {}, "targets": {}, "wake": trace},
+                "host_stats": {"wake": stats}}
+    r = rec("block", "poll")
+    check(kvm_trace.cross_check_wake(r) and r["exits"]["wake"] == "block" and
+          r["host_stats"]["wake"] == "poll" and r["exits"]["wake_disagrees"] ==
+          "the trace says block, KVM's statistics say poll: neither is taken", f"{r}")
+    line = kvm_trace.table([r], kvm_trace.summary(kvm_trace.parse([])))[0]
+    check("woken: block" in line and "the wake evidence disagrees: the trace says block" in line,
+          line)
+    for trace, stats in (("poll", "poll"), ("block", "unknown"), ("unknown", "poll")):
+        r = rec(trace, stats)
+        check(not kvm_trace.cross_check_wake(r) and "wake_disagrees" not in r["exits"],
+              f"{trace}/{stats}: {r}")
+    check(not kvm_trace.cross_check_wake({"exits": {"wake": "poll"}}), "no host_stats")
+
+
+@case
 def an_avic_miss_makes_a_block_of_its_own_iterations_wake_only(_=None):
     """On AVIC each "target not running" send is paired with
     the target's wake in the same iteration, not counted against the

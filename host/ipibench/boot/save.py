@@ -180,6 +180,8 @@ def save_run(directory, *, qemu=(), label="", accel="", status="", config="", pr
             if r.get("record") == "result":
                 kvm_trace.exits_unknown(r, EXITS_UNKNOWN)
     run["host_stats"] = attach_host_stats(directory, text, records)
+    for r in records:
+        kvm_trace.cross_check_wake(r)
     if run["exits"] is not None:
         run["exits"]["apicv"] = apicv or None
         run["exits"]["kvm_params"] = exits_kvm_params or {}

@@ -573,6 +573,28 @@ def wake_path(rec, kvm_params=None):
     return "mixed", why
 
 
+# The wake classes that claim something: "unknown" on either side is none.
+WAKE_CLAIMS = ("poll", "block", "mixed")
+
+
+def cross_check_wake(rec):
+    """Where KVM's trace (exits.wake) and its statistics (host_stats.wake,
+    hoststats.py) both say how a halted target woke and say different
+    things, the record says so in exits.wake_disagrees, and neither label
+    is changed: one of the two readings is wrong, and which is not known
+    here. True when they disagree."""
+    e, h = rec.get("exits"), rec.get("host_stats")
+    if not isinstance(e, dict) or not isinstance(h, dict):
+        return False
+    trace, stats = e.get("wake"), h.get("wake")
+    if trace not in WAKE_CLAIMS or stats not in WAKE_CLAIMS or trace == stats:
+        e.pop("wake_disagrees", None)
+        return False
+    e["wake_disagrees"] = (f"the trace says {trace}, KVM's statistics say {stats}: "
+                           "neither is taken")
+    return True
+
+
 def _split_label(label):
     reason, _, detail = label.partition(" (")
     return reason, detail[:-1] if detail.endswith(")") else detail
@@ -698,6 +720,8 @@ def table(recs, summ):
             inside = f" (inside the sender's region: unknown, {e['targets_in_region_why']})"
         if "wake" in e:
             inside += f"; woken: {e['wake']} ({e.get('wake_why', '')})"
+        if "wake_disagrees" in e:
+            inside += f"; the wake evidence disagrees: {e['wake_disagrees']}"
         accel = ""
         if "apic_accel" in e:
             accel = f" | APIC accelerated: {e['apic_accel']} ({e.get('apic_accel_why', '')})"
