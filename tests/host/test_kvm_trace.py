@@ -409,7 +409,9 @@ def where_the_trace_and_kvms_statistics_disagree_on_a_wake_the_record_says_so(_=
     r = rec("block", "poll")
     check(kvm_trace.cross_check_wake(r) and r["exits"]["wake"] == "block" and
           r["host_stats"]["wake"] == "poll" and r["exits"]["wake_disagrees"] ==
-          "the trace says block, KVM's statistics say poll: neither is taken", f"{r}")
+          "the trace says block, KVM's statistics say poll: neither is taken (a kick "
+          "between kvm_arch_vcpu_blocking() and the first kvm_vcpu_check_block() is waited=0 "
+          "in the trace and a halt_wakeup in the statistics; else one reading is wrong)", f"{r}")
     line = kvm_trace.table([r], kvm_trace.summary(kvm_trace.parse([])))[0]
     check("woken: block" in line and "the wake evidence disagrees: the trace says block" in line,
           line)

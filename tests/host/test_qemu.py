@@ -84,6 +84,24 @@ def _(_s):
     check((Q.pit_policy(plain, "kvm"), Q.pit_policy(asked, "kvm"), Q.pit_policy(["q"], "kvm"),
            Q.pit_policy(tcg, "tcg"), Q.pit_policy(plain, "kvm-in-tcg")) ==
           ("discard", "delay", "delay", None, None), "pit_policy")
+    # QEMU applies -global in order: the last one wins, in either spelling,
+    # and run.sh adds none beside the user's own.
+    late = Q.command_line("q", "kvm", "q35", "host", "2", "256M", "",
+                          preset_extra=PRESETS["x2apic"]["extra"],
+                          extra=["-global", "kvm-pit.lost_tick_policy=delay"])
+    check(Q.pit_policy(late, "kvm") == "delay", f"the last -global: {late}")
+    long_form = Q.command_line("q", "kvm", "q35", "host", "2", "256M", "", extra=[
+        "-global", "driver=kvm-pit,property=lost_tick_policy,value=delay"])
+    check(pit(long_form) == ["driver=kvm-pit,property=lost_tick_policy,value=delay"] and
+          Q.pit_policy(long_form, "kvm") == "delay",
+          f"the long spelling: {long_form}")
+    # No in-kernel PIT, no policy and no global: microvm (pit=off), a split
+    # or userspace irqchip, pit=off (kvm_pit_in_kernel() in QEMU).
+    micro = Q.command_line("q", "kvm", "microvm", "host", "2", "256M", "")
+    split = Q.command_line("q", "kvm", "q35,kernel-irqchip=split", "host", "2", "256M", "")
+    check(pit(micro) == [] and pit(split) == [] and Q.pit_policy(micro, "kvm") is None and
+          Q.pit_policy(split, "kvm") is None and
+          Q.pit_policy(["q", "-M", "pc,pit=off"], "kvm") is None, f"{micro} {split}")
 
 
 @case("run.sh command line: --machine microvm and microvm-noacpi, the PVH image, no legacy "

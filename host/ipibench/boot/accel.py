@@ -108,7 +108,10 @@ def refuse_or_fall_back(model, why, preset, allow_fallback, kvm_present):
 
 # The model a software KVM (PVM) runs when --cpu names none: QEMU's -cpu
 # host asks it to set MSRs it refuses (QEMU aborts in kvm_buf_set_msrs on
-# MSR 0x10a, IA32_ARCH_CAPABILITIES), while qemu64 sets none of them.
+# MSR 0x10a, IA32_ARCH_CAPABILITIES), which qemu64 does not advertise. QEMU
+# picks other MSRs from KVM's own list, whatever the model, so the probe
+# (-S still writes every MSR, cpu_synchronize_all_post_init()) is what makes
+# it sure; the model is on the QEMU line results.json keeps.
 SOFTWARE_MODEL = "qemu64"
 
 

@@ -44,29 +44,46 @@ def kernel_image(machine, pvh=False):
     return PVH_IMAGE if pvh or machine.startswith("microvm") else IMAGE
 
 
-# Every KVM boot discards the in-kernel PIT's lost ticks. QEMU's kvm-pit
-# defaults to lost_tick_policy=delay, under which KVM_CREATE_PIT2 leaves
-# reinjection on (kvm_pit_set_reinject(), arch/x86/kvm/i8254.c) and with it
-# APICV_INHIBIT_REASON_PIT_REINJ for the VM's life: AVIC is inhibited, and
-# an AVIC on/off A/B would compare "off" with "inhibited". discard makes
-# QEMU send KVM_REINJECT_CONTROL, which clears the inhibit. The guest stops
-# the PIT after calibration (kernel/pit.c), so no tick is lost that counts.
+# Every KVM boot with an in-kernel PIT discards its lost ticks. QEMU's
+# kvm-pit defaults to lost_tick_policy=delay, for which kvm_pit_realizefn()
+# asks nothing of KVM, and KVM_CREATE_PIT2 left reinjection on
+# (kvm_create_pit() -> kvm_pit_set_reinject(), arch/x86/kvm/i8254.c) and
+# with it APICV_INHIBIT_REASON_PIT_REINJ for the VM's life: on AMD, AVIC is
+# inhibited (VMX's inhibit mask ignores that reason), and an AVIC on/off
+# A/B would compare "off" with "inhibited". discard makes QEMU send
+# KVM_REINJECT_CONTROL, whose kvm_vm_ioctl_reinject() clears the inhibit.
+# The guest stops the PIT after calibration (kernel/pit.c): no tick lost
+# counts. QEMU makes kvm-pit only with an in-kernel irqchip that is not
+# split and a PIT at all (kvm_pit_in_kernel()): microvm (pit=off),
+# kernel-irqchip=split or off, and pit=off have none.
 PIT_POLICY = "kvm-pit.lost_tick_policy"
 PIT_DISCARD = ("-global", f"{PIT_POLICY}=discard")
+NO_KVM_PIT = re.compile(r"(^|,)(pit=off|kernel-irqchip=(split|off))(,|$)")
+
+
+def _global_policy(word):
+    """The policy a -global value sets for kvm-pit, in either spelling
+    (kvm-pit.lost_tick_policy=V, driver=kvm-pit,property=...,value=V), or None."""
+    if word.startswith(PIT_POLICY + "="):
+        return word.split("=", 1)[1]
+    parts = dict(p.split("=", 1) for p in word.split(",") if "=" in p)
+    if parts.get("driver") == "kvm-pit" and parts.get("property") == "lost_tick_policy":
+        return parts.get("value")
+    return None
 
 
 def pit_policy(cmdline, accel):
-    """The in-kernel PIT's lost-tick policy of a QEMU command line: the value
-    a -global sets, else QEMU's default "delay" under KVM; None where there
-    is no in-kernel PIT to ask (TCG) or the line is not this boot's (the
-    lanes start their inner QEMU themselves)."""
-    if accel != "kvm":
-        return None
+    """The in-kernel PIT's lost-tick policy of a QEMU command line: the last
+    -global that sets it (QEMU applies them in order), else QEMU's default
+    "delay" under KVM; None where the VM has no in-kernel PIT (TCG, microvm,
+    a split irqchip, pit=off) or the line is not this boot's (the lanes
+    start their inner QEMU themselves)."""
     words = [str(w) for w in cmdline or ()]
-    for w in words:
-        if w.startswith(PIT_POLICY + "="):
-            return w.split("=", 1)[1]
-    return "delay"
+    if accel != "kvm" or any(NO_KVM_PIT.search(w) for w in words):
+        return None
+    found = [_global_policy(v) for k, v in zip(words, words[1:]) if k == "-global"]
+    found = [f for f in found if f is not None]
+    return found[-1] if found else "delay"
 
 
 def command_line(qemu, accel, machine, cpu, smp, memory, append, iso=False, preset_extra=(),
@@ -90,8 +107,8 @@ def command_line(qemu, accel, machine, cpu, smp, memory, append, iso=False, pres
            *(["-chardev", f"pipe,id=hostread,path={host_read}/hostread", "-serial",
               "chardev:hostread"] if host_read else []),
            *preset_extra, *extra, *boot]
-    if accel == "kvm" and not any(str(w).startswith(PIT_POLICY + "=")
-                                  for w in (*preset_extra, *extra)):
+    if pit_policy(cmd, accel) == "delay" and not any(
+            _global_policy(str(w)) for w in (*preset_extra, *extra)):
         cmd[-len(boot):-len(boot)] = list(PIT_DISCARD)
     if host_read and not runtime_dir:
         cmd += ["-qmp", f"unix:{host_read}/qmp.sock,server=on,wait=off"]

@@ -538,8 +538,10 @@ def wake_path(rec, kvm_params=None):
     record without that count (written before it was kept) falls back to
     the window's totals, misses capping the polls. Only where IPI
     virtualization is on: with kvm_amd.enable_ipiv=N (ipiv_off) every send
-    misses, blocked target or polling, so waited alone tells the path. None
-    for a record whose target did not halt."""
+    misses, blocked target or polling, so the label is kvm_vcpu_wakeup's
+    waited, as KVM's own poll accounting counts it (a kick in the window
+    before kvm_vcpu_block()'s first check is then a poll: cross_check_wake).
+    None for a record whose target did not halt."""
     e = rec.get("exits") or {}
     if rec.get("target_state") != "halt" or "sender" not in e:
         return None
@@ -581,8 +583,12 @@ def cross_check_wake(rec):
     """Where KVM's trace (exits.wake) and its statistics (host_stats.wake,
     hoststats.py) both say how a halted target woke and say different
     things, the record says so in exits.wake_disagrees, and neither label
-    is changed: one of the two readings is wrong, and which is not known
-    here. True when they disagree."""
+    is changed. They can differ without either being wrong: a kick after
+    kvm_vcpu_block() has run kvm_arch_vcpu_blocking() and
+    prepare_to_rcuwait() but before its first kvm_vcpu_check_block() is
+    waited=0 for kvm_vcpu_wakeup (KVM's own poll accounting,
+    update_halt_poll_stats(..., !waited)) and a halt_wakeup in the
+    statistics. True when they disagree."""
     e, h = rec.get("exits"), rec.get("host_stats")
     if not isinstance(e, dict) or not isinstance(h, dict):
         return False
@@ -590,8 +596,10 @@ def cross_check_wake(rec):
     if trace not in WAKE_CLAIMS or stats not in WAKE_CLAIMS or trace == stats:
         e.pop("wake_disagrees", None)
         return False
-    e["wake_disagrees"] = (f"the trace says {trace}, KVM's statistics say {stats}: "
-                           "neither is taken")
+    e["wake_disagrees"] = (f"the trace says {trace}, KVM's statistics say {stats}: neither "
+                           "is taken (a kick between kvm_arch_vcpu_blocking() and the first "
+                           "kvm_vcpu_check_block() is waited=0 in the trace and a "
+                           "halt_wakeup in the statistics; else one reading is wrong)")
     return True
 
 
