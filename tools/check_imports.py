@@ -234,10 +234,14 @@ def host_read_violations(root):
     return found
 
 
-def file_reads(path, text, _seen={}):  # noqa: B006 (a cache: the self-test's plants)
-    """host_read_violations of one file's text."""
-    if (path, text) in _seen:
-        return _seen[path, text]
+_reads = {}
+
+
+def file_reads(path, text):
+    """host_read_violations of one file's text, once per distinct text (as
+    parse())."""
+    if (path, text) in _reads:
+        return _reads[path, text]
     found = []
     try:
         tree = parse(text)
@@ -256,7 +260,7 @@ def file_reads(path, text, _seen={}):  # noqa: B006 (a cache: the self-test's pl
                 isinstance(n.value, ast.Name) and n.value.id == "os":
             found.append(f"{path}:{n.lineno}: reads the host outside the seam (os.{n.attr}): "
                          f"use {SEAM}")
-    _seen[path, text] = found
+    _reads[path, text] = found
     return found
 
 

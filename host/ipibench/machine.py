@@ -16,6 +16,7 @@ QEMU's version is asked of the binary $QEMU names, the tests' stand-in or
 the real one; that variable is its seam."""
 import errno
 import os
+import re
 
 ROOT_VAR = "IPIBENCH_HOST_ROOT"
 # The device KVM offers VMs through (its host path).
@@ -33,7 +34,8 @@ def root(environ=None):
 
 
 def note(where, r):
-    """IPIBENCH_HOST_LOG (the tests' runner, tests/host/together.py): a file
+    """IPIBENCH_HOST_LOG (the tests' runner: tests/host/harness.py sets it,
+    tests/host/on_hosts.py reads it): a file
     that gets "ROOT<tab>PATH<tab>PID" for every host read, so that the
     runner knows which cases read the host, and whether in the test's own
     process or in a run.sh it started."""
@@ -112,16 +114,18 @@ def kernel(environ=None):
 
 
 def parse_cpu_list(text):
-    """"0-3,8" -> [0, 1, 2, 3, 8]; ValueError on anything else."""
-    out = []
-    for part in text.split(","):
-        lo, _, hi = part.strip().partition("-")
-        lo = int(lo)
-        hi = int(hi) if hi else lo
+    """"2-5,8" -> [2, 3, 4, 5, 8], the kernel's CPU list format (sysfs'
+    online, --pin): order kept, each CPU once; ValueError saying why."""
+    cpus = []
+    for part in filter(None, text.split(",")):
+        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part.strip())
+        if not m:
+            raise ValueError(f"bad CPU list {text!r} (e.g. 2-5,8)")
+        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
         if hi < lo:
-            raise ValueError(f"'{part}' counts down")
-        out.extend(range(lo, hi + 1))
-    return out
+            raise ValueError(f"bad range {part!r}")
+        cpus += [c for c in range(lo, hi + 1) if c not in cpus]
+    return cpus
 
 
 def cpus(environ=None):

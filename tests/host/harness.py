@@ -8,6 +8,7 @@ is fixtures.py's.
 Importing it puts host/ on sys.path, where run.sh finds the ipibench
 package (run.sh sets PYTHONPATH), so a test file imports harness before
 ipibench."""
+import hashlib
 import os
 import struct
 import subprocess
@@ -123,7 +124,6 @@ def host_log(group, name, host):
     where = os.environ.get("IPIBENCH_HOST_LOG_DIR")
     if not where:
         return None
-    import hashlib
     key = hashlib.sha1(f"{sys.argv[0]}\0{group}\0{name}".encode()).hexdigest()[:16]
     files = [a for a in sys.argv[1:] if not a.startswith("--")]
     with open(os.path.join(where, "index.tsv"), "a") as f:
@@ -132,16 +132,12 @@ def host_log(group, name, host):
     return os.path.join(where, key)
 
 
-_case = {}
-
-
 def case_host(name):
     """The fixture host a case runs on under tests/run's tools group: with
     IPIBENCH_HOSTS_DIR (every host of tests/host/hosts.py made there), one
     of them by the case's name, so that the cases spread over all of them
     and each always meets the same one; IPIBENCH_TEST_HOST names it on
     on_hosts.py's second runs. None outside the group."""
-    import hashlib
     import hosts
     if os.environ.get("IPIBENCH_TEST_HOST"):
         return os.environ["IPIBENCH_TEST_HOST"]
@@ -156,22 +152,11 @@ def case_host(name):
 def case_begins(group, name):
     """Before a case runs: its fixture host (case_host) and its reads of it
     logged (host_log); what its TAP line adds to its name, " (on HOST)"."""
-    import time
     host = case_host(name)
     log = host_log(group, name, host or "")
     if log:
         os.environ["IPIBENCH_HOST_LOG"] = log
-    _case.update(log=log, t0=time.monotonic())
     return f" (on {host})" if host else ""
-
-
-def case_ends():
-    """After a case: the seconds it took, beside its log (LOG.secs), for
-    whoever looks for the cost of running it again."""
-    import time
-    if _case.get("log"):
-        with open(_case["log"] + ".secs", "w") as f:
-            f.write(f"{time.monotonic() - _case['t0']:.2f}\n")
 
 
 def run_cases(cases, group, ctx=None, also=(), select=True):
@@ -185,10 +170,8 @@ def run_cases(cases, group, ctx=None, also=(), select=True):
         on = case_begins(group, name)
         try:
             fn(ctx)
-            case_ends()
             print(f"ok - {group}: {name}{on}")
         except (Fail, *also) as e:
-            case_ends()
             bad += 1
             print(f"not ok - {group}: {name}{on}")
             for line in str(e).splitlines():

@@ -17,7 +17,7 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
-from harness import (Fail, case_begins, case_ends, check, expect, png_ok, registry, run_cmd,
+from harness import (Fail, case_begins, check, expect, png_ok, registry, run_cmd,
                      selected, stand_in_tracefs, svg_ok)
 
 import hosts
@@ -875,7 +875,6 @@ def run_case(ctx, name, fn):
     on = case_begins("tools", name)
     try:
         fn(ctx)
-        case_ends()
         print(f"ok - tools: {name}{on} ({time.monotonic() - t0:.1f} s)")
         ok = True
     except Skip as e:

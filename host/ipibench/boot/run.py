@@ -125,7 +125,7 @@ def exits_tracefs(env, accel):
         raise ToolError(EX_UNAVAILABLE, "--exits traces KVM's events; the Xen lane does not trace Xen's exits (xentrace): under --accel xen-in-tcg every record's exits are unknown, run it without --exits")
     if accel != "kvm" and not env.pin_any_accel:
         raise ToolError(EX_UNAVAILABLE, f"--exits traces KVM's events: use --accel kvm on a KVM host (tracefs, root) or --accel kvm-in-tcg (the lane), not --accel {accel}")
-    found = TF.tracefs(env.environ)
+    found = machine.tracefs(env.environ)
     if not found:
         raise ToolError(EX_UNAVAILABLE, "--exits: no tracefs with KVM's events (mount -t tracefs nodev /sys/kernel/tracing, as root, with kvm loaded); or run it in the lane: --accel kvm-in-tcg")
     return found

@@ -107,17 +107,12 @@ def lane_pin(outer):
 
 
 def parse_cpu_list(text):
-    """'2-5,8' -> [2, 3, 4, 5, 8] (order kept: vCPU i goes to the i-th)."""
-    cpus = []
-    for part in filter(None, text.split(",")):
-        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part.strip())
-        if not m:
-            raise ToolError(EX_USAGE, f"--pin: bad CPU list {text!r} (e.g. 2-5,8)")
-        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
-        if hi < lo:
-            raise ToolError(EX_USAGE, f"--pin: bad range {part!r}")
-        cpus += [c for c in range(lo, hi + 1) if c not in cpus]
-    return cpus
+    """--pin's '2-5,8' -> [2, 3, 4, 5, 8] (order kept: vCPU i goes to the
+    i-th); ToolError(EX_USAGE) naming what is wrong."""
+    try:
+        return machine.parse_cpu_list(text)
+    except ValueError as e:
+        raise ToolError(EX_USAGE, f"--pin: {e}")
 
 
 def _alive(pid):

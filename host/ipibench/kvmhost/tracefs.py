@@ -37,11 +37,6 @@ SET_IRQ_FILTER = "gsi == 0"
 BUFFER_KB = 65536
 
 
-def tracefs(environ):
-    """The tracefs directory with KVM's events, or None."""
-    return machine.tracefs(environ)
-
-
 def _write(path, text):
     with open(path, "w") as f:
         f.write(text)
