@@ -932,6 +932,15 @@ unfinished() {
 	done
 }
 
+# lane_done FIRST: the console from line FIRST on has the lane's last line.
+# (Not tail | grep -q: under pipefail, grep leaving at the match while tail
+# still writes the line after it, QEMU's own, fails the pipe with SIGPIPE;
+# a clean-clone run once read a finished lane as stopped so.)
+lane_done() {
+	awk -v first="$1" 'NR >= first && /^@@@ lane-done$/ { done = 1 } END { exit !done }' \
+		"$out/outer.log"
+}
+
 check_frames() {
 	local name missing=0
 	for name in "${frames[@]}"; do
@@ -1000,7 +1009,7 @@ main() {
 				grep -m 1 -o -E '^\[ *[0-9.]*\] Oops: .*' || true)
 			kind=outer-oops
 		fi
-		if [ -n "$lockup" ] && ! tail -n +"$first" "$out/outer.log" | grep -q '^@@@ lane-done$'; then
+		if [ -n "$lockup" ] && ! lane_done "$first"; then
 			mapfile -t again < <(unfinished "$first" "${pending[@]}")
 			if [ ${#again[@]} -gt 0 ]; then
 				name=${frames[${again[0]}]}
@@ -1030,7 +1039,7 @@ main() {
 	esac
 	grep -q '^@@@ lane-error ' "$out/outer.log" &&
 		die "outer VM: $(sed -n 's/^@@@ lane-error //p' "$out/outer.log" | head -n1)"
-	tail -n +"$first" "$out/outer.log" | grep -q '^@@@ lane-done$' ||
+	lane_done "$first" ||
 		die "outer VM stopped before the end of the lane$(running_preset) (see $out/outer.log)"
 	check_frames
 	say "[$(since_start)] lane done; logs in $out"
