@@ -33,10 +33,13 @@ esac
 APT=(apt-get -o DPkg::Lock::Timeout=600 -y -q)
 min_qemu=8.1
 
+# DEPS_QEMU_VERSION: the first line of `qemu-system-x86_64 --version`, as
+# run.sh asked it already (it asks once a command).
 qemu_ok() {
 	command -v qemu-system-x86_64 >/dev/null 2>&1 || return 1
 	local v
-	v=$(qemu-system-x86_64 --version | sed -n '1s/.*version \([0-9]*\.[0-9]*\).*/\1/p')
+	v=${DEPS_QEMU_VERSION-$(qemu-system-x86_64 --version)}
+	v=$(sed -n '1s/.*version \([0-9]*\.[0-9]*\).*/\1/p' <<<"$v")
 	[ -n "$v" ] && [ "$(printf '%s\n%s\n' "$min_qemu" "$v" | sort -V | head -n1)" = "$min_qemu" ]
 }
 
@@ -89,6 +92,7 @@ if [ ${#backports[@]} -gt 0 ] &&
 		>/etc/apt/sources.list.d/bookworm-backports.list
 fi
 echo "ipibench: installing ${missing[*]}" >&2
+unset DEPS_QEMU_VERSION # what is installed now is asked anew
 "${APT[@]}" update >/dev/null
 export DEBIAN_FRONTEND=noninteractive
 "${APT[@]}" install --no-install-recommends "${missing[@]}" >/dev/null

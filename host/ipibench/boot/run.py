@@ -8,6 +8,7 @@ decoded, results.json and summary.txt saved (boot/save.py). What is
 printed of the console: boot/console.py (progress and summary), the whole
 of it with --verbose, nothing with --quiet. Exit codes: docs/exit-codes.md;
 signals: jobs.py."""
+import functools
 import json
 import os
 import re
@@ -163,16 +164,27 @@ def first_line(argv):
     return out.split("\n", 1)[0]
 
 
+@functools.lru_cache(maxsize=None)
+def qemu_version(binary):
+    """The first line of `BINARY --version`, asked once a command (a QEMU
+    start is some 0.05 CPU-s, and a boot wanted it three times)."""
+    return first_line([binary, "--version"])
+
+
 def qemu_too_old(binary):
     """Why this QEMU is too old (or of no telling version), or None."""
-    return Q.too_old(binary, shutil.which(binary) or "", first_line([binary, "--version"]))
+    return Q.too_old(binary, shutil.which(binary) or "", qemu_version(binary))
 
 
 def prepare(env, jobs):
     """Dependencies, QEMU's version and the build, once per command."""
     if env.prepared:
         return
-    if subprocess.call(["tools/deps.sh", "build"]) != 0:
+    # deps.sh's own check of QEMU's version reads the line asked here.
+    deps_env = dict(os.environ)
+    if shutil.which("qemu-system-x86_64"):
+        deps_env["DEPS_QEMU_VERSION"] = qemu_version("qemu-system-x86_64")
+    if subprocess.call(["tools/deps.sh", "build"], env=deps_env) != 0:
         jobs.check()
         if shutil.which("qemu-system-x86_64"):
             why = qemu_too_old("qemu-system-x86_64")
@@ -780,7 +792,7 @@ class Boot:
         try:
             save_run(self.dir, label=self.label, config=self.label, preset=self.preset,
                      accel=self.accel, qemu_bin=shutil.which(self.env.qemu) or "",
-                     qemu_version=first_line([self.env.qemu, "--version"]),
+                     qemu_version=qemu_version(self.env.qemu),
                      status=status, started=self.started, seconds=float(self.seconds),
                      qemu_exit=self.rc, exit=code, qemu=self.qemu, apicv=self.apicv,
                      exits_kvm_params=self.kvm_params, module_param=self.module_param,
