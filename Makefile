@@ -210,7 +210,7 @@ lint:
 	./tools/lint.sh
 
 check-kvm: $(B)/ipibench.elf32
-	./tests/run --only kvm-lane
+	./tests/run --only kvm-lane,kvm-lane-judge
 
 check-xen: $(B)/ipibench.elf32
 	./tests/run --only xen-lane

@@ -30,7 +30,13 @@ What an entry may change, and only that:
   group runs on every target (a pass of it here took 20 s and proved
   nothing more).
 Commands that need the KVM lane run when host/lane/prepare.sh can
-prepare it, and are SKIPped with its reason otherwise."""
+prepare it, and are SKIPped with its reason otherwise. Where this tests/run
+booted the kvm-lane group's one outer boot, which runs their frames as
+their commands compose them (tests/kvm-lane/lane-test.sh, docs_frames), a
+command runs as written with tests/kvm-lane/replay-lane.sh handing it that
+frame in lane.sh's place (run.sh's IPIBENCH_LANE; a lane.sh command's first
+word): its arguments parsed and its frame composed by lane.sh itself
+(--dry-run), its output judged as a boot of its own would be."""
 import glob
 import os
 import re
@@ -167,12 +173,13 @@ def argv_of(cmd, ctx):
     return filled
 
 
-def run(argv, ctx, codes=(0,), needles=(), timeout=900):
+def run(argv, ctx, codes=(0,), needles=(), timeout=900, env=None):
     """argv's output, once it exited in codes with every needle in it; a
-    command shown in two spellings (sudo ./run.sh, ./run.sh) runs once."""
+    command shown in two spellings (sudo ./run.sh, ./run.sh) runs once.
+    env: added to the test's own environment."""
     key = tuple(argv)
     if key not in ctx.ran:
-        ctx.ran[key] = run_cmd(argv, env=ctx.env, timeout=timeout)
+        ctx.ran[key] = run_cmd(argv, env=dict(ctx.env, **(env or {})), timeout=timeout)
     rc, out, err = ctx.ran[key]
     text = out + err
     check(rc in codes, f"`{shlex.join(argv)}` exited {rc}, expected {'/'.join(map(str, codes))}:\n"
@@ -191,17 +198,40 @@ def as_written(codes=(0,), needles=(), then=None):
     return go
 
 
+LANE_BOOT = os.path.join(REPO, "build", "kvm-lane", "out", "lane")
+
+
+def lane_boot():
+    """The kvm-lane group's outer boot when this tests/run booted it (its
+    test-run file names the run, IPIBENCH_TEST_RUN), else None."""
+    want = os.environ.get("IPIBENCH_TEST_RUN")
+    try:
+        with open(os.path.join(LANE_BOOT, "test-run")) as f:
+            got = f.readline().rstrip("\n")
+    except OSError:
+        return None
+    return LANE_BOOT if want and got == want else None
+
+
 def in_lane(codes=(0,), needles=(), judge=()):
     """In the KVM lane; judge: frames that tests/kvm-lane/judge.py must pass,
     as the kvm-lane group judges its own (that group leaves these presets'
     suites to these commands): of lane.sh's --out folder, or the preset of
-    the results folder run.sh says it saved."""
+    the results folder run.sh says it saved. With this run's kvm-lane boot,
+    its frame stands for the command's own outer boot (the module's text)."""
     def go(cmd, ctx):
         why = ctx.lane()
         if why:
             return f"SKIP the KVM lane cannot be prepared here: {why}"
-        argv = argv_of(cmd, ctx)
-        text = run(argv, ctx, codes, needles)
+        argv, env = argv_of(cmd, ctx), None
+        boot = lane_boot() if judge else None
+        if boot:
+            env = {"KVM_LANE_REPLAY": boot}
+            if argv[0] == "host/lane/lane.sh":
+                argv = ["tests/kvm-lane/replay-lane.sh", *argv[1:]]
+            else:
+                env["IPIBENCH_LANE"] = "tests/kvm-lane/replay-lane.sh"
+        text = run(argv, ctx, codes, needles, env=env)
         if judge:
             if "--out" in argv:
                 where = argv[argv.index("--out") + 1]
