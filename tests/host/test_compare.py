@@ -1047,6 +1047,107 @@ def a_difference_in_the_pits_lost_tick_policy_is_listed(_=None):
         shutil.rmtree(tmp)
 
 
+HALT_ROW = ("single-halt", "round-trip", "none", "x2apic", "halt", 1)
+
+
+def halted_sets(tmp, a_rec, b_rec, slower=1.0):
+    """Two synthetic sets with a single-halt row whose records a_rec(i, rec)
+    and b_rec(i, rec) give their wake evidence (boot i); B's centre slower."""
+    import synth
+    rows = {**synth.ROWS, HALT_ROW: 5000}
+
+    def mutate(fn):
+        def go(i, recs):
+            for r in recs:
+                if r.get("record") == "result" and r.get("bench") == "single-halt":
+                    fn(i, r)
+        return go
+    a = synth.make_set(os.path.join(tmp, "a"), boots=5, rows=rows, seed=11, samples=50,
+                       mutate=mutate(a_rec))
+    b = synth.make_set(os.path.join(tmp, "b"), boots=5, rows=rows, seed=12, samples=50,
+                       scale={HALT_ROW: slower}, mutate=mutate(b_rec))
+    return a, b
+
+
+def traced_wake(label, poll, wait, block=None, **more):
+    """A record's exits as run.sh --exits leaves them: the raw wakes
+    (target_wakeups: poll, wait), the label and its counts (block: an AVIC
+    miss counted as one, whatever wait says)."""
+    block = wait if block is None else block
+    def fn(i, r):
+        r["exits"] = {"sender": {"msr (ICR)": 1.0}, "targets": {"msr (EOI)": 1.0, "hlt": 1.0},
+                      "target_wakeups": {"poll": poll, "wait": wait}, "wake": label,
+                      "wake_why": "test", "wake_counts": {"poll": poll + wait - block,
+                                                          "block": block}}
+        r["exits"].update(more)
+    return fn
+
+
+@case
+def each_side_of_a_halted_row_shows_its_wake_and_a_change_of_wake_is_the_hosts(_=None):
+    """Issue 42 item 3: compare read neither exits.wake nor host_stats.wake,
+    so a side that polled was set against one that blocked without a word,
+    and its blocked share came from kvm_vcpu_wakeup's raw waited (an AVIC
+    miss read as a poll). Each side's class and source is shown; a row
+    whose classes differ says so in compare and gate (a note, never a
+    verdict); the blocked share is the label's count; re-halt timeouts,
+    late wakes and ticked iterations are shown where not zero; KVM's
+    statistics stand where there is no trace; a disputed wake is said so."""
+    import json
+    import shutil
+    import tempfile
+    from harness import expect, run_cmd
+    tmp = tempfile.mkdtemp()
+    row = "single-halt/round-trip/none/x2apic/halt/n1"
+    try:
+        # B: every send missed on AVIC (a block), though the wakeups said
+        # waited=0; its first boot's re-halt wait ran out once.
+        def b_rec(i, r):
+            traced_wake("block", 1.0, 0.0, block=1.0)(i, r)
+            r["rehalt_timeouts"] = 1 if i == 1 else 0
+        a, b = halted_sets(tmp, traced_wake("poll", 1.0, 0.0), b_rec, slower=1.5)
+        _, out, _ = expect(run_cmd(IPIBENCH + ["compare", a, b]), 0)
+        want = (f"{row}: A poll (trace); B block (trace); re-halt timeouts 1: CHANGED, the "
+                "host's wake path changed, not the guest's code (the slower figure is the "
+                "host's doing)")
+        check(want in out, f"no wake line {want!r}:\n{out}")
+        line = next(l for l in out.splitlines() if l.startswith("single-halt "))
+        check("b0.00" in line and "b1.00" in line and
+              "(wake poll -> block: the host's wake path changed" in line, line)
+        rows = json.loads(run_cmd(IPIBENCH + ["compare", a, b, "--format", "json"])[1])["rows"]
+        r = next(x for x in rows if x["row"] == row)
+        check(r["wake_changed"] and r["a_wake"]["class"] == "poll" and
+              r["b_wake"]["events"] == {"re-halt timeouts": 1}, f"{r}")
+        check(all(not x["wake_changed"] and x["a_wake"] is None for x in rows if x["row"] != row),
+              "a wake on a row without a halted target")
+        _, _, err = run_cmd(IPIBENCH + ["gate", "--baseline", a, b, "--threshold", "5%"])
+        check(f"gate: note: {row}: the halted target's wake poll (trace) -> block (trace); "
+              "re-halt timeouts 1: the host's wake path changed" in err, err[-600:])
+        # Alike: no change said; a mixed side with its counts; from KVM's
+        # statistics where there is no trace; a disputed wake is neither.
+        shutil.rmtree(tmp)
+        tmp = tempfile.mkdtemp()
+
+        def stats(label, **counts):
+            def fn(i, r):
+                r["host_stats"] = {"wake": label, "wake_why": "test", **counts}
+            return fn
+        a, b = halted_sets(tmp, traced_wake("mixed", 0.6, 0.4),
+                           stats("mixed", halts=50, polled=30, blocked=20, other=0))
+        _, out, _ = expect(run_cmd(IPIBENCH + ["compare", a, b]), 0)
+        check(f"{row}: A mixed: poll 0.60, block 0.40 an iteration (trace); B mixed: 150 "
+              "polled, 100 blocked, 0 other (statistics)" in out and "CHANGED" not in out,
+              out[-900:])
+        edit_results(b, lambda doc: [r.update(exits={"sender": {}, "targets": {}, "wake": "poll",
+                                                     "wake_disagrees": "test"})
+                                     for r in doc["records"] if r.get("bench") == "single-halt"])
+        _, out, _ = expect(run_cmd(IPIBENCH + ["compare", a, b]), 0)
+        check(f"B disputed (trace poll, statistics mixed: neither taken)" in out and
+              "CHANGED" not in out, out[-900:])
+    finally:
+        shutil.rmtree(tmp)
+
+
 def main():
     return 1 if run_cases(CASES, "compare") else 0
 

@@ -395,6 +395,15 @@ def the_wake_path_is_the_hosts_evidence_and_an_avic_miss_is_a_block(_=None):
         check(got and got[0] == want, f"{params}: {r}: {got}, expected {want}")
     check("says nothing of the wake" in kvm_trace.wake_path(rec({miss: 1.0}, {"poll": 1.0}),
                                                             off)[1], "the reason")
+    # wake_counts: the label's poll and block per iteration (compare's
+    # blocked share), a miss a block only where IPI virtualization is on.
+    for r, params, want in ((rec({miss: 1.0}, {"poll": 1.0}), on, {"poll": 0.0, "block": 1.0}),
+                            (rec({miss: 1.0}, {"poll": 1.0}), off, {"poll": 1.0, "block": 0.0}),
+                            (rec({}, {"poll": 0.5, "wait": 0.5}), None,
+                             {"poll": 0.5, "block": 0.5}),
+                            (rec({}, {}), None, None)):
+        got = kvm_trace.wake_counts(r, params)
+        check(got == want, f"wake_counts {params}: {r}: {got}, expected {want}")
 
 
 @case

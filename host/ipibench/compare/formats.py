@@ -133,6 +133,8 @@ def table_rows(cmp, every=False):
         verdict += f" ({r.note})" if r.note else ""
         if r.after_x2apic:
             verdict += f" ({AFTER_X2APIC_MARK}: {', '.join(r.after_x2apic)})"
+        if r.wake_changed:
+            verdict += f" (wake {r.a_wake.cls} -> {r.b_wake.cls}: {WAKE_CHANGED})"
         row = (bench, metric, variant, backend, state, str(ntargets), fmt_num(r.a),
                fmt_num(r.b), fmt_change(r), fmt_p(r), fmt_ci(r),
                fmt_boots(r), r.method, verdict)
@@ -154,6 +156,30 @@ def table_head(cmp):
     if has_exits(cmp):
         return head[:13] + EXITS_HEAD + head[13:]
     return head
+
+
+WAKE_CHANGED = "the host's wake path changed, not the guest's code"
+
+
+def wake_lines(cmp, every=False):
+    """A halted target's wakes, as each side's host evidence says (KVM's
+    trace, else its statistics), for every listed row that has some; a
+    row whose classes differ says that the host's path changed."""
+    lines = []
+    for r in listed_rows(cmp, every):
+        if not (r.a_wake or r.b_wake):
+            continue
+        line = (f"{r.name}: A {r.a_wake.text if r.a_wake else '-'}; "
+                f"B {r.b_wake.text if r.b_wake else '-'}")
+        if r.wake_changed:
+            line += f": CHANGED, {WAKE_CHANGED}"
+            if r.verdict == "slower":
+                line += " (the slower figure is the host's doing)"
+        lines.append(line)
+    if lines:
+        lines.insert(0, "wake of the halted target (the host's evidence: KVM's trace, else its "
+                        "statistics; poll, block, mixed, unknown):")
+    return lines
 
 
 def warning_lines(cmp):
@@ -200,6 +226,8 @@ def format_text(cmp, every=False, closing=None):
         lines.append("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
     unlisted = unlisted_line(cmp, every)
     lines += [unlisted] if unlisted else []
+    wake = wake_lines(cmp, every)
+    lines += [""] + wake[:1] + [f"  {w}" for w in wake[1:]] if wake else []
     lines += [""] + legend(cmp)
     lines += ["", closing] if closing else []
     return "\n".join(lines) + "\n"
@@ -222,9 +250,15 @@ def format_markdown(cmp, every=False, closing=None):
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
     unlisted = unlisted_line(cmp, every)
     lines += ["", unlisted] if unlisted else []
+    wake = wake_lines(cmp, every)
+    lines += ["", wake[0], ""] + [f"- {w}" for w in wake[1:]] if wake else []
     lines += [""] + legend(cmp)
     lines += ["", f"**{closing}**"] if closing else []
     return "\n".join(lines) + "\n"
+
+
+def wake_json(w):
+    return {"class": w.cls, "text": w.text, "events": w.events} if w else None
 
 
 def format_json(cmp, every=True, closing=None):
@@ -237,7 +271,9 @@ def format_json(cmp, every=True, closing=None):
              "verdict": r.verdict, "note": r.note, "after_x2apic": r.after_x2apic,
              "emulated": r.emulated,
              "a_exits": list(r.a_exits) if r.a_exits else None,
-             "b_exits": list(r.b_exits) if r.b_exits else None} for r in cmp.rows]
+             "b_exits": list(r.b_exits) if r.b_exits else None,
+             "a_wake": wake_json(r.a_wake), "b_wake": wake_json(r.b_wake),
+             "wake_changed": r.wake_changed} for r in cmp.rows]
     return json.dumps({"a": cmp.sa.name, "b": cmp.sb.name, "unit": cmp.unit,
                        "alpha": cmp.alpha, "not_comparable": cmp.reasons,
                        "timings_not_comparable": cmp.timing_reasons,

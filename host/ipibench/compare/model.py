@@ -42,6 +42,8 @@ class Side:
         self.emulated = {}  # key -> records measured after x2APIC on AVIC without x2AVIC
         self.unknown = {}   # why whether they were is unknown -> records
         self.untrusted = {}  # key -> the EMULATION_IDS its figures carry (any boot)
+        self.wakes = {}  # key -> per record (class, source, counts): wake_evidence()
+        self.wake_events = {}  # key -> {WAKE_EVENTS label: count over boots}
         for boot in boots:
             per_boot = {}
             x2apic = X2apicBoot(boot)
@@ -62,7 +64,8 @@ class Side:
                         and isinstance(ex.get("targets"), dict):
                     self.exits.setdefault(key, []).append(
                         (exits_total(ex["sender"]), exits_total(ex["targets"]),
-                         wakes_blocked(ex.get("target_wakeups"))))
+                         blocked_share(ex)))
+                self.add_wake(key, rec)
                 stats = rec.get(unit)
                 if rec["status"] != "SUCCESS" or not isinstance(stats, dict):
                     continue
@@ -101,6 +104,19 @@ class Side:
 
     def keys(self):
         return set(self.statuses)
+
+    def add_wake(self, key, rec):
+        """A halted target's wake evidence and its events (WAKE_EVENTS)."""
+        if rec.get("target_state") != "halt":
+            return
+        wake = wake_evidence(rec)
+        if wake:
+            self.wakes.setdefault(key, []).append(wake)
+        for field, label in WAKE_EVENTS:
+            n = rec.get(field)
+            if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+                events = self.wake_events.setdefault(key, {})
+                events[label] = events.get(label, 0) + n
 
     def mark_after_x2apic(self, key, state):
         """state: X2apicBoot's verdict on one record (None: not concerned)."""
@@ -161,16 +177,100 @@ def exits_total(side):
         return None
 
 
-def wakes_blocked(wakeups):
-    """Of a halted target's wakes (kvm_vcpu_wakeup, per iteration), the
-    share that came after a block; None where none were traced."""
-    if not isinstance(wakeups, dict):
+def blocked_share(exits):
+    """Of a halted target's traced wakes, the share that came after a block,
+    as the record's wake label counts them (exits.wake_counts: an AVIC miss
+    is a block whatever kvm_vcpu_wakeup's waited said); from the raw waited
+    flags (target_wakeups) only in records older than that count. None
+    where no wake was traced."""
+    counts = exits.get("wake_counts")
+    if isinstance(counts, dict):
+        poll, block = counts.get("poll", 0), counts.get("block", 0)
+    elif isinstance(exits.get("target_wakeups"), dict):
+        poll, block = exits["target_wakeups"].get("poll", 0), exits["target_wakeups"].get("wait", 0)
+    else:
         return None
     try:
-        poll, wait = float(wakeups.get("poll", 0)), float(wakeups.get("wait", 0))
+        poll, block = float(poll), float(block)
     except (TypeError, ValueError):
         return None
-    return round(wait / (poll + wait), 4) if poll + wait > 0 else None
+    return round(block / (poll + block), 4) if poll + block > 0 else None
+
+
+# What else a halted target's records count, shown where not zero:
+# (record field, its words).
+WAKE_EVENTS = (("rehalt_timeouts", "re-halt timeouts"), ("late_wakes", "late wakes"),
+               ("tick_iterations", "ticked iterations"))
+WAKE_CLASSES = ("poll", "block", "mixed", "unknown")
+
+
+def wake_evidence(rec):
+    """(class, source, counts) of a halted target's wakes in one record, from
+    the host's evidence: KVM's trace (exits.wake, with exits.wake_counts per
+    iteration), else its statistics (host_stats.wake, with their halts,
+    polled, blocked and other); "disputed" where both claim and differ
+    (exits.wake_disagrees: neither is taken). None without either."""
+    e = rec.get("exits") if isinstance(rec.get("exits"), dict) else {}
+    h = rec.get("host_stats") if isinstance(rec.get("host_stats"), dict) else {}
+    if e.get("wake_disagrees"):
+        return "disputed", f"trace {e.get('wake')}, statistics {h.get('wake')}", None
+    if e.get("wake") in WAKE_CLASSES:
+        counts = e.get("wake_counts") if isinstance(e.get("wake_counts"), dict) else None
+        return e["wake"], "trace", counts
+    if h.get("wake") in WAKE_CLASSES:
+        counts = {k: h[k] for k in ("halts", "polled", "blocked", "other")
+                  if isinstance(h.get(k), int)}
+        return h["wake"], "statistics", counts or None
+    return None
+
+
+class WakeSummary:
+    """One side's wake evidence for a row, over its boots: cls, the class
+    every record gave ("varies" where they differ), and its words."""
+
+    def __init__(self, wakes, events):
+        self.events = events or {}
+        classes = {}
+        for w in wakes:
+            classes[w[0]] = classes.get(w[0], 0) + 1
+        sources = sorted({w[1] for w in wakes if w[0] != "disputed"})
+        where = f" ({', '.join(sources)})" if sources else ""
+        if not wakes:
+            self.cls, text = None, "-"
+        elif len(classes) > 1:
+            self.cls = "varies"
+            text = "varies over records: " + ", ".join(
+                f"{c} {n}" for c, n in sorted(classes.items())) + where
+        elif wakes[0][0] == "disputed":
+            self.cls, text = "disputed", f"disputed ({wakes[0][1]}: neither taken)"
+        else:
+            self.cls = wakes[0][0]
+            text = self.cls + self.counts(wakes) + where
+        if self.events:
+            text += "; " + ", ".join(f"{label} {n}" for label, n in self.events.items())
+        self.text = text
+
+    @staticmethod
+    def counts(wakes):
+        """A mixed class's counts: per iteration from the trace (median over
+        records), or the statistics' halts summed."""
+        if wakes[0][0] != "mixed":
+            return ""
+        trace = [w[2] for w in wakes if w[1] == "trace" and w[2]]
+        stats = [w[2] for w in wakes if w[1] == "statistics" and w[2]]
+        if trace:
+            return (f": poll {median([c.get('poll', 0) for c in trace]):.2f}, block "
+                    f"{median([c.get('block', 0) for c in trace]):.2f} an iteration")
+        if stats:
+            total = {k: sum(c.get(k, 0) for c in stats) for k in ("polled", "blocked", "other")}
+            return f": {total['polled']} polled, {total['blocked']} blocked, {total['other']} other"
+        return ""
+
+
+def wake_changed(a, b):
+    """Whether two sides' wake classes both claim something and differ."""
+    claims = ("poll", "block", "mixed")
+    return bool(a and b and a.cls in claims and b.cls in claims and a.cls != b.cls)
 
 
 def exits_median(per_boot):
@@ -194,6 +294,8 @@ class Row:
         self.note = ""
         self.after_x2apic = []  # the sides ("A", "B") whose figure is xAPIC emulation
         self.a_exits = self.b_exits = None  # (sender, targets) judged exits per iteration
+        self.a_wake = self.b_wake = None  # WakeSummary of a halted target's wakes
+        self.wake_changed = False
         self.emulated = []  # the EMULATION_IDS either side's figures of this row carry
         self.p_min = self.samples_p = None
 
@@ -212,6 +314,10 @@ def compare_row(key, sa, sb, alpha, comparable):
     row.a_vals, row.b_vals = sa.values.get(key, []), sb.values.get(key, [])
     row.a_exits = exits_median(sa.exits.get(key, []))
     row.b_exits = exits_median(sb.exits.get(key, []))
+    for side, attr in ((sa, "a_wake"), (sb, "b_wake")):
+        if key in side.wakes or key in side.wake_events:
+            setattr(row, attr, WakeSummary(side.wakes.get(key, []), side.wake_events.get(key)))
+    row.wake_changed = wake_changed(row.a_wake, row.b_wake)
     if key not in sa.statuses or key not in sb.statuses:
         row.verdict = "only in A" if key in sa.statuses else "only in B"
         return row

@@ -500,6 +500,9 @@ def attach(trace, recs, cmdline=None, kvm_params=None):
         wake = wake_path(r, kvm_params)
         if wake:
             r["exits"]["wake"], r["exits"]["wake_why"] = wake
+            shares = wake_counts(r, kvm_params)
+            if shares:
+                r["exits"]["wake_counts"] = shares
     return recs
 
 
@@ -542,24 +545,13 @@ def wake_path(rec, kvm_params=None):
     waited, as KVM's own poll accounting counts it (a kick in the window
     before kvm_vcpu_block()'s first check is then a poll: cross_check_wake).
     None for a record whose target did not halt."""
-    e = rec.get("exits") or {}
-    if rec.get("target_state") != "halt" or "sender" not in e:
+    split = _wake_split(rec, kvm_params)
+    if split is None:
         return None
-    wakes = e.get("target_wakeups") or {}
-    poll, wait = float(wakes.get("poll", 0)), float(wakes.get("wait", 0))
-    miss = _kind_sum(e["sender"], "doorbell")[0]
-    total = poll + wait
-    if total <= EXITS_TOLERANCE:
+    poll, block, miss, no_ipiv = split
+    if poll + block <= EXITS_TOLERANCE:
         return "unknown", ("no wake from HLT traced (kvm_vcpu_wakeup): the target made no "
                            "HLT exit, or the event is not on this kernel")
-    no_ipiv = ipiv_off(kvm_params)
-    if no_ipiv:
-        block = min(total, wait)
-    elif "poll_wakes_after_miss" in e:
-        block = min(total, wait + float(e["poll_wakes_after_miss"]))
-    else:
-        block = min(total, max(wait, miss))
-    poll = total - block
     why = f"per iteration {poll:.2f} without a block, {block:.2f} after one"
     if no_ipiv and miss > EXITS_TOLERANCE:
         why += (f" (from kvm_vcpu_wakeup's waited: with kvm_amd.enable_ipiv=N every send "
@@ -573,6 +565,37 @@ def wake_path(rec, kvm_params=None):
     if poll <= EXITS_TOLERANCE:
         return "block", why
     return "mixed", why
+
+
+def _wake_split(rec, kvm_params):
+    """(poll, block, AVIC misses, IPI virtualization off) per iteration of a
+    halted target's traced wakes, as wake_path() reads them; None for a
+    record whose target did not halt."""
+    e = rec.get("exits") or {}
+    if rec.get("target_state") != "halt" or "sender" not in e:
+        return None
+    wakes = e.get("target_wakeups") or {}
+    poll, wait = float(wakes.get("poll", 0)), float(wakes.get("wait", 0))
+    miss = _kind_sum(e["sender"], "doorbell")[0]
+    total = poll + wait
+    no_ipiv = ipiv_off(kvm_params)
+    if no_ipiv:
+        block = min(total, wait)
+    elif "poll_wakes_after_miss" in e:
+        block = min(total, wait + float(e["poll_wakes_after_miss"]))
+    else:
+        block = min(total, max(wait, miss))
+    return total - block, block, miss, no_ipiv
+
+
+def wake_counts(rec, kvm_params=None):
+    """{"poll", "block"}: a halted target's wakes per iteration as
+    wake_path() classes them (an AVIC miss a block, whatever kvm_vcpu_wakeup's
+    waited said), for compare's blocked share; None where it gives none."""
+    split = _wake_split(rec, kvm_params)
+    if split is None or split[0] + split[1] <= EXITS_TOLERANCE:
+        return None
+    return {"poll": round(split[0], 4), "block": round(split[1], 4)}
 
 
 # The wake classes that claim something: "unknown" on either side is none.
