@@ -212,8 +212,26 @@ def _apic_reg(off, write):
     return name if write else f"{name} read"
 
 
+# AMD's idle-HLT intercept (APM vol. 2 15.9, "Idle HLT Intercept"): where
+# the CPU has it, KVM sets INTERCEPT_IDLE_HLT instead of INTERCEPT_HLT
+# (init_vmcb(), arch/x86/kvm/svm/svm.c), and a HLT with no interrupt
+# pending exits with SVM_EXIT_IDLE_HLT, which kvm_exit prints "idle-halt"
+# (SVM_EXIT_REASONS, arch/x86/include/uapi/asm/svm.h) and KVM handles as
+# a HLT (svm_exit_handlers[SVM_EXIT_IDLE_HLT] = kvm_emulate_halt). It is
+# the halted target's HLT exit, labelled "hlt (idle-halt)", so JUDGED
+# counts it as one and a host that gained the intercept moves no count.
+IDLE_HLT = "idle-halt"
+
+
+def _exit_reason(reason):
+    return "hlt" if reason == IDLE_HLT else reason
+
+
 def _exit_detail(reason, info1, info2):
-    """The APIC register an MMIO exit touched; reads say so ("ICR read")."""
+    """The APIC register an MMIO exit touched; reads say so ("ICR read");
+    the idle-HLT intercept's name (IDLE_HLT)."""
+    if reason == IDLE_HLT:
+        return IDLE_HLT
     if reason == "npf" and info2 is not None and 0 <= info2 - APIC_BASE < 0x1000:
         # SVM: info1 is the #PF error code, bit 1 = write (APM vol. 2 15.25.6).
         return _apic_reg(info2 - APIC_BASE, bool((info1 or 0) & 2))
@@ -256,7 +274,7 @@ def parse(lines):
                 continue
             info1 = int(e["info1"] or e["i1"] or "0", 16) if (e["info1"] or e["i1"]) else None
             info2 = int(e["info2"] or e["i2"] or "0", 16) if (e["info2"] or e["i2"]) else None
-            x = Exit(tid, ts, e["reason"], _exit_detail(e["reason"], info1, info2))
+            x = Exit(tid, ts, _exit_reason(e["reason"]), _exit_detail(e["reason"], info1, info2))
             if open_window is not None:
                 x.window = open_window
                 x.side = "sender" if tid == open_window.tid else "targets"
