@@ -18,7 +18,7 @@ its wakes (wake()).
 
 What KVM counts, per halt (virt/kvm/kvm_main.c, kvm_vcpu_halt() and
 kvm_vcpu_block(), as Sean Christopherson's halt-polling rework left them
-in Linux 5.16; the histograms from 5.16 too):
+in Linux 5.17):
 - halt_successful_poll: the halt ended without the vCPU being scheduled
   out ("halt-polling is considered successful so long as the vCPU was
   never actually scheduled out"), counted only where polling was attempted;
@@ -152,7 +152,9 @@ def _vcpu_stats(answer, qom):
 
 
 def _count(v):
-    """A counter's value; a histogram's is the sum of its buckets."""
+    """A counter's value; a histogram's is the sum of its buckets, whatever
+    their order (QEMU's query-stats lists them last bucket first:
+    add_kvmstat_entry() prepends each, accel/kvm/kvm-all.c)."""
     if isinstance(v, list):
         return sum(x for x in v if isinstance(x, int))
     return v if isinstance(v, int) and not isinstance(v, bool) else None
