@@ -435,7 +435,8 @@ def a_planted_exit_gates_20_whether_or_not_a_figure_was_withheld_for_timing(_=No
 @case
 def what_adds_work_to_the_timed_regions_keeps_timings_apart_not_exits(_=None):
     """markers=1 (an OUT to QEMU after each iteration), the
-    host's KVM trace (run.sh --exits) and perf kvm stat (--perf-kvm) each add
+    host's KVM trace (run.sh --exits), perf kvm stat (--perf-kvm) and
+    host_stats=1 (shown neutral only under TCG) each add
     work to every timed region. Timings across a difference in them are not
     comparable (gate 30, compare says why); exit rows still compare, so a
     planted exit is still 20."""
@@ -466,6 +467,16 @@ def what_adds_work_to_the_timed_regions_keeps_timings_apart_not_exits(_=None):
                "more exits per iteration than the baseline")
         expect(run_cmd(gate + ["--exits", "--baseline", s["traced"], s["traced"]]), 0,
                "gate: pass")
+        # host_stats=1 (issue 42 item 5): neutral under TCG -icount only, so
+        # instrumentation for timings; exits still compare across it.
+        s.update(_exits_sets(tmp, {
+            "stats": ("plan=bench markers=1 host_stats=1", traced, False, True, 0.0),
+            "stats-extra": ("plan=bench markers=1 host_stats=1 debug=extra-exit", traced,
+                            False, True, 1.0)}))
+        expect(run_cmd(gate + ["--baseline", s["traced"], s["stats"]]), 30,
+               "/traced markers=1 kvm-trace, ", "/stats markers=1 kvm-trace host_stats=1")
+        expect(run_cmd(gate + ["--exits", "--baseline", s["traced"], s["stats-extra"]]), 20,
+               "more exits per iteration than the baseline")
     finally:
         shutil.rmtree(tmp)
 
