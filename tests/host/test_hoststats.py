@@ -49,7 +49,7 @@ def wake_reads_kvms_counters_by_hand(ctx=None):
     # window, 12 of them ended unscheduled; 4 without a window; 6 slept, 8
     # kicks found a waiter. The 2 kicks that found a halt awake may have
     # been among the 12 (a window open) or among the 4 (none): 10 halts
-    # surely polled, 8 blocked, 2 not surely either.
+    # polled (never slept), 8 blocked, 2 not certainly either.
     w = HS.wake(d(poll=12, attempted=16, wakeup=8, waited=6, halts=21))
     check(w[0] == "mixed" and w[2] == {"halts": 20, "polled": 10, "blocked": 8, "other": 2}, w)
     # With every halt under a window, such a kick is one of the polls: on
@@ -97,8 +97,8 @@ def a_lane_frame_gives_each_pass_its_targets_wakes(ctx=None):
     check(b["wake"] == "block" and b["blocked"] == 20 and b["polled"] == 0 and
           b["halts"] == 20, b)
     check(b["deltas"]["halt_wait_hist"] == 20, b["deltas"])
-    # The 50 us gap: 10 of the first pass's 20 halts surely ended while KVM
-    # polled (wake_reads_kvms_counters_by_hand has its counters).
+    # The 50 us gap: 10 of the first pass's 20 halts ended without the vCPU
+    # sleeping (wake_reads_kvms_counters_by_hand has its counters).
     check((rt["none"]["polled"], rt["none"]["blocked"], rt["none"]["other"]) == (10, 8, 2),
           rt["none"])
     check(rt["ack-after-eoi"]["polled"] > 0, rt["ack-after-eoi"])

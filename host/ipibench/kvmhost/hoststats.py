@@ -180,14 +180,19 @@ def wake(d, exact=True):
     halts a kick found waiting in kvm_vcpu_block()'s rcuwait (halt_wakeup:
     asleep, or between set_current_state() and the check that then saw the
     kick) or that were scheduled out (halt_wait_hist), at most one each.
-    polled: the halts KVM's poll loop or its check before sleeping surely
-    ended: halt_successful_poll (counted only where a poll window was open)
-    less every kick that found a halt without it sleeping, since the
-    counters cannot tell whether such a halt had a window open (then it is
-    among the successful polls) or not. other: the halts left, counted
-    neither way or not surely either: an IPI pending at the HLT exit (which
-    never enters kvm_vcpu_halt()), one caught at the first check with no
-    window open, and those kicked halts.
+    polled: the halts that ended without the vCPU sleeping:
+    halt_successful_poll (never scheduled out; counted only where a poll
+    window was open) less every kick that found a halt without it
+    sleeping, since the counters cannot tell whether such a halt had a
+    window open (then it is among the successful polls) or not. That is
+    all it says: a halt that kvm_vcpu_block()'s first check ended is a
+    successful poll, though kvm_arch_vcpu_blocking() had run before that
+    check, so on AVIC IsRunning was already clear and the sender's
+    doorbell may have missed (the trace's avic_incomplete_ipi tells).
+    other: the halts left, counted neither way or not certainly either:
+    an IPI pending at the HLT exit (which never enters kvm_vcpu_halt()),
+    one caught at the first check with no window open, and those kicked
+    halts.
 
     "block", "poll", "mixed" (both), or "unknown": KVM counted neither, or
     most halts were other."""
@@ -204,8 +209,8 @@ def wake(d, exact=True):
     other = max(0, halts - polled - blocked) if halts is not None else None
     counts = {"halts": halts, "polled": polled, "blocked": blocked, "other": other}
     why = (f"of {halts if halts is not None else 'an unknown number of'} halts, {polled} "
-           f"surely ended while KVM polled, {blocked} after the vCPU blocked, "
-           f"{other if other is not None else 'an unknown number'} neither or not surely "
+           f"ended without the vCPU sleeping, {blocked} after it blocked, "
+           f"{other if other is not None else 'an unknown number'} neither or not certainly "
            f"(halt_successful_poll +{success}, halt_attempted_poll "
            f"+{d.get('halt_attempted_poll', '?')}, halt_wakeup +{kicked}, halt_wait_hist "
            f"{'+' + str(waited) if waited is not None else 'not reported'}, halt_exits "
