@@ -54,7 +54,8 @@ def _(s):
         expect(call(X.load_xen_presets, conf), EX_PRESET, msg)
 
 
-@case("the -cpu flags only KVM offers (hv-*, kvm-pv-* not turned off); the presets that need it")
+@case("the -cpu flags only KVM offers (hv-*, kvm-pv-* not turned off); the presets that need it; "
+      "those at 2 vCPUs say that a halted target's tick stays armed")
 def _(s):
     for cpu, want in (("host,hv-relaxed,hv-vpindex", "hv-relaxed,hv-vpindex"),
                       ("max,kvm-pv-ipi=on", "kvm-pv-ipi=on"),
@@ -64,13 +65,18 @@ def _(s):
         out = ",".join(kvm_only_flags(cpu))
         check(out == want, f"kvm-only {cpu}: {out!r}, expected {want!r}")
     _, out, _ = expect(tool("list"), 0)
-    needs, name = set(), None
+    needs, armed, name = set(), set(), None
     for line in out.splitlines():
         name = line.split()[0] if line[:1].strip() else name
         if "needs KVM" in line:
             needs.add(name)
+        if "single-halt: target-timer=armed" in line:
+            armed.add(name)
     check(needs == {"hv", "hv-xmm", "hv-xmm-4", "hv-vapic", "kvm-pv"},
           f"listed as needing KVM: {sorted(needs)}")
+    # Issue 42 item 5: at 2 vCPUs a halted target keeps its tick armed.
+    check(armed == {"x2apic", "xapic", "hv", "hv-xmm", "hv-vapic", "kvm-pv"},
+          f"listed with the target's tick armed: {sorted(armed)}")
 
 
 if __name__ == "__main__":
