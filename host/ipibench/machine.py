@@ -153,6 +153,18 @@ def usable_cpus(environ=None):
         return os.cpu_count()
 
 
+def cpu_core(cpu, environ=None):
+    """(package, core, its SMT siblings) of host CPU N, from sysfs's
+    topology; None where that does not say."""
+    base = f"/sys/devices/system/cpu/cpu{cpu}/topology/"
+    try:
+        return (int(read(base + "physical_package_id", environ)),
+                int(read(base + "core_id", environ)),
+                parse_cpu_list(read(base + "thread_siblings_list", environ)))
+    except (TypeError, ValueError):
+        return None
+
+
 def allowed_cpus():
     """The CPUs this process may pin threads to, sorted: its own affinity,
     under any root (pinning moves real threads)."""

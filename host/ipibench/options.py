@@ -79,7 +79,8 @@ RUN_HELP = (
      "smp)"),
     ("--results-dir", "DIR", "save into DIR exactly (must not exist; matrix uses it)"),
     ("--pin", "[=CPUS]", "KVM only: pin vCPU i to the i-th host CPU of CPUS (default: the "
-     "CPUs run.sh may use), before the guest starts; recorded"),
+     "CPUs run.sh may use, one a core, never CPU 0's core), QEMU's other threads to the rest, "
+     "before the guest starts; recorded"),
     ("--perf-kvm", None, "KVM only: record `perf kvm stat` during the boot and attach the "
      "VM-exit breakdown to the results"),
     ("--exits", None, "exit accounting: the guest marks each sampling (markers=1) and the "
@@ -441,7 +442,8 @@ def add_matrix(sub):
     p.add_argument("--no-pin", dest="pin_default", action="store_const", const=None,
                    help="leave the vCPUs to the host's scheduler: under --accel kvm (or auto "
                    "that chose it) every boot pins vCPU i to the i-th host CPU run.sh may "
-                   "use, as --pin, when there are enough of them (else it says why not); "
+                   "use, one a core, never CPU 0's core, as --pin, when there are enough "
+                   "of them (else it says why not); "
                    "every boot's results.json says which (run.pin)")
     p.add_argument("--verbose", action="store_true",
                    help="stream every boot's whole console (default: one line per boot)")

@@ -11,7 +11,7 @@ suite meets, so that no test reads the machine it happens to run on.
   no-kvm      no /dev/kvm and no KVM module (a container, most CI machines)
   kvm-closed  Intel with /dev/kvm that cannot be opened (EACCES)
 
-tests/run runs every group on DEFAULT but the tools group, whose cases
+tests/run runs every group on DEFAULT but tools and tools-run, whose cases
 spread over all six (tests/host/on_hosts.py).
 
 usage: hosts.py DIR [NAME]  write host NAME's tree (default: DEFAULT) under
@@ -39,6 +39,13 @@ KERNEL = {"proc/sys/kernel/osrelease": "6.12.57-fixture",
           "sys/devices/system/cpu/cpu0/cpuidle/state1/disable": "0",
           "sys/devices/system/cpu/cpu0/cpufreq/scaling_driver": "acpi-cpufreq",
           "sys/devices/system/cpu/cpu0/cpufreq/scaling_governor": "performance"}
+# Its 8 CPUs: 4 cores of 2 SMT threads, CPU i and i + 4 siblings (as Linux
+# numbers them on Intel and AMD: first threads first).
+for _c in range(8):
+    KERNEL.update({f"sys/devices/system/cpu/cpu{_c}/topology/physical_package_id": "0",
+                   f"sys/devices/system/cpu/cpu{_c}/topology/core_id": str(_c % 4),
+                   f"sys/devices/system/cpu/cpu{_c}/topology/thread_siblings_list":
+                   f"{_c % 4},{_c % 4 + 4}"})
 KVM = {"sys/module/kvm/parameters/halt_poll_ns": "200000",
        "sys/module/kvm/parameters/halt_poll_ns_grow": "2",
        "sys/module/kvm/parameters/halt_poll_ns_shrink": "0"}

@@ -37,6 +37,8 @@ def _(_s):
           machine.exists(machine.process(os.getpid()), REAL), "the real root")
     check(machine.process(os.getpid(), "stat") == machine.path(f"/proc/{os.getpid()}/stat",
                                                                REAL), "a process's folder")
+    core = machine.cpu_core(allowed[0], REAL)
+    check(core is None or allowed[0] in core[2], f"CPU {allowed[0]}'s core: {core}")
 
 
 # What each fixture host must look like through the seam: CPU model, KVM's
@@ -54,7 +56,7 @@ EXPECT = {
 
 
 @case("machine: each fixture host read through the seam: its CPU, kernel, KVM and its "
-      "parameters, whatever the real host is")
+      "parameters, its CPUs' cores, whatever the real host is")
 def _(_s):
     check(sorted(EXPECT) == sorted(hosts.HOSTS), f"hosts {sorted(hosts.HOSTS)}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -68,6 +70,9 @@ def _(_s):
             k = A.HostKvm("qemu-system-x86_64", env)
             got = k.unusable() or ("software" if k.software() else None)
             check(got == kvm, f"{name}: KVM {got!r}, expected {kvm!r}")
+        env = {machine.ROOT_VAR: hosts.make(tmp, "intel-kvm")}
+        check(machine.cpu_core(5, env) == (0, 1, [1, 5]) and machine.cpu_core(9, env) is None,
+              f"topology: {machine.cpu_core(5, env)}, {machine.cpu_core(9, env)}")
         check(machine.kernel({machine.ROOT_VAR: os.path.join(tmp, "none")}) ==
               dict.fromkeys(("hostname", "kernel", "kernel_version", "machine")) and
               machine.cpus({machine.ROOT_VAR: os.path.join(tmp, "none")}) is None,

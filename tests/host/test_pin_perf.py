@@ -102,11 +102,37 @@ def _(s):
         os.environ["PATH"] = old_path
     check(code == 0 and rc == 65, f"start {code}, the stand-in exited {rc}")
     pins = json.load(open(os.path.join(d, "save", "pin.json")))
-    check(pins == [{"vcpu": 0, "thread_id": job.pid, "host_cpu": cpu}], f"{pins}")
+    where = machine.cpu_core(cpu)
+    want = {"vcpu": 0, "thread_id": job.pid, "host_cpu": cpu,
+            "core": f"package {where[0]} core {where[1]}" if where else "unknown",
+            "siblings": where[2] if where else []}
+    check(pins["map"] == [want] and isinstance(pins["emulator"].get("threads"), int) and
+          pins["emulator"]["why"], f"{pins}")
     report = open(os.path.join(d, "save", "perf-kvm.txt")).read()
     check([x["reason"] for x in K.perf_parse(report)] == ["MSR_WRITE"], report)
     check(sorted(os.listdir(os.path.join(d, "save"))) == ["perf-kvm.txt", "pin.json"],
           f"{os.listdir(os.path.join(d, 'save'))}")
+
+
+@case("default pinning: never CPU 0's core, one CPU a core (no SMT siblings), else not "
+      "pinned and why; a host whose sysfs gives no topology: each CPU a core")
+def _(_s):
+    # 4 cores of 2 threads: CPU i and i+4 are siblings.
+    smt = {c: (0, c % 4, sorted({c % 4, c % 4 + 4})) for c in range(8)}.get
+    for cpus, n, want in ((range(8), 3, [1, 2, 3]), (range(8), 4, None),
+                          ([0, 4, 5, 6], 2, [5, 6]), ([4, 5, 1], 2, None)):
+        got, why = K.default_cpus(list(cpus), n, smt)
+        if want is None:
+            check(got is None and why.startswith(f"{n} vCPUs, ") and
+                  "CPU 0's core left to the host" in why, f"{list(cpus)} x{n}: {got} {why}")
+        else:
+            check(got == want and "CPU 0's core and SMT siblings left out" in why,
+                  f"{list(cpus)} x{n}: {got}, expected {want}")
+    got, _ = K.default_cpus([0, 1, 2], 2, lambda c: None)
+    check(got == [1, 2], f"no topology: {got}")
+    got, why = K.default_cpus([0], 1, lambda c: None)
+    check(got is None and "0 host cores" in why, f"CPU 0 alone: {got} {why}")
+    check(K.format_cpus([0, 1, 2, 5, 7, 8]) == "0-2,5,7-8", K.format_cpus([0, 1, 2, 5, 7, 8]))
 
 
 @case("QMP: a QEMU that died after its greeting is exit 29 with QMP's words, not a broken pipe "
@@ -167,25 +193,31 @@ def _(s):
         check(docs, f"{args}: no boot saved: {err[-300:]}")
         return docs, err
 
-    # matrix under KVM: pinned, before the guest ran, the map in every boot.
+    # matrix under KVM: pinned, before the guest ran, the map in every boot,
+    # never on CPU 0's core (default_cpus); where this host has no other,
+    # not pinned, and why.
     docs, _ = boots("matrix", "--accel", "kvm", "--presets", "x2apic", "--smp", "1",
                     "--boots", "2")
+    want, why = K.default_cpus(cpus, 1)
     for doc in docs:
         pin = doc["run"].get("pin") or {}
-        check(len(docs) == 2 and pin.get("state") == "pinned" and
-              [(p["vcpu"], p["host_cpu"]) for p in pin["map"]] == [(0, cpus[0])] and
-              "by default under KVM" in pin["why"] and "-S" in doc["host"]["qemu_cmdline"],
-              f"matrix: {pin}")
+        check(len(docs) == 2 and (
+            pin.get("state") == "pinned" and want and want != [0] and
+            [(p["vcpu"], p["host_cpu"]) for p in pin["map"]] == [(0, want[0])] and
+            "by default under KVM" in pin["why"] and "-S" in doc["host"]["qemu_cmdline"]
+            and pin["emulator"]["why"] if want else
+            pin.get("state") == "not pinned" and pin["why"] == why), f"matrix: {pin}")
     # ab under KVM: both sides' boots pinned.
     docs, _ = boots("ab", "--module-param", "kvm.halt_poll_ns=0,1000", "--boots", "1",
                     "--accel", "kvm", "--smp", "1")
-    check(len(docs) == 2 and all(doc["run"]["pin"]["state"] == "pinned" for doc in docs),
+    check(len(docs) == 2 and all(doc["run"]["pin"]["state"] == ("pinned" if want else
+                                                                 "not pinned") for doc in docs),
           f"ab: {[doc['run']['pin'] for doc in docs]}")
-    # More vCPUs than host CPUs: not pinned, said, and the boots still run.
+    # More vCPUs than host cores: not pinned, said, and the boots still run.
     many = str(len(cpus) + 1)
     docs, err = boots("matrix", "--accel", "kvm", "--presets", "x2apic", "--smp", many,
                       "--boots", "1")
-    why = f"{many} vCPUs, {len(cpus)} host CPUs to pin them to"
+    why = f"{many} vCPUs, "
     check(docs[0]["run"]["pin"]["state"] == "not pinned" and
           docs[0]["run"]["pin"]["why"].startswith(why) and
           f"run.sh: vCPUs not pinned: {why}" in err, f"{docs[0]['run']['pin']}: {err[-300:]}")

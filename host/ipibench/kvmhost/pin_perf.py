@@ -10,9 +10,14 @@ the same way.
 
 qmp_start: QEMU was started paused (-S) with a QMP socket. Ask it for the
 vCPU thread ids (query-cpus-fast), pin each thread to one host CPU with
-sched_setaffinity (what taskset -p does), record the map, then let the guest
-run (cont). Pinning happens before the guest executes one instruction, so
-every measurement runs pinned.
+sched_setaffinity (what taskset -p does), move QEMU's other threads (its
+main loop, I/O and RCU threads) off those CPUs where others are left, as
+libvirt's emulatorpin does, record both, then let the guest run (cont).
+Pinning happens before the guest executes one instruction, so every
+measurement runs pinned.
+
+default_cpus: where pinning goes when nobody named the CPUs: never CPU 0's
+core, never two SMT siblings of one core.
 
 perf_parse: the VM-exit table of `perf kvm stat report`, as records.
 """
@@ -45,13 +50,14 @@ def check_extras(accel, pin, perf, any_accel=False):
             raise ToolError(EX_UNAVAILABLE, "--perf-kvm: no kvm:kvm_exit tracepoint (tracefs not mounted, kvm not loaded, or not root)")
 
 
-def pin_plan(asked, by_default, accel, vcpus, cpus, software=None):
+def pin_plan(asked, by_default, accel, vcpus, cpus, software=None, core=machine.cpu_core):
     """Whether a boot pins its vCPUs, decided before it starts: (the --pin
     value to pin with, None for no pinning; why, for the run record's "pin").
     asked: --pin's value (None: not given); by_default: ab and matrix, which
     pin under KVM unless --no-pin (None: --no-pin given, False: a plain run);
-    vcpus: the -smp count; cpus: the host CPUs run.sh may use. Default
-    pinning never fails a boot: where it cannot pin, the why says so. Under
+    vcpus: the -smp count; cpus: the host CPUs run.sh may use, of which
+    default_cpus() picks. Default pinning never fails a boot: where it
+    cannot pin, the why says so. Under
     kvm-in-tcg the lane pins its own inner vCPUs (take_lane reads it);
     software: why the host's KVM is software (PVM), whose vCPU placement
     measures that software, so default pinning leaves it alone."""
@@ -68,18 +74,66 @@ def pin_plan(asked, by_default, accel, vcpus, cpus, software=None):
                       "Xen's scheduler places the guest's vCPUs")
     if software:
         return None, f"{software}: where its vCPUs run measures that software"
-    if vcpus > len(cpus):
-        return None, f"{vcpus} vCPUs, {len(cpus)} host CPUs to pin them to, one a CPU"
-    return "", "by default under KVM: ab and matrix pin unless --no-pin"
+    picks, why = default_cpus(cpus, vcpus, core)
+    if picks is None:
+        return None, why
+    return ",".join(map(str, picks)), ("by default under KVM: ab and matrix pin unless "
+                                      "--no-pin; " + why)
+
+
+def default_cpus(cpus, n, core=machine.cpu_core):
+    """(the host CPUs of cpus that n vCPUs are pinned to by default, in
+    order, and what was left out) or (None, why not). Never a CPU of CPU
+    0's core: the host's housekeeping runs there (its tick, RCU callbacks,
+    most device interrupts by default). One CPU a core: two SMT siblings
+    share the core's pipeline and caches, so one vCPU's spinning would time
+    into the other's figures. So libvirt's and tuned's realtime placements
+    do; a user who wants siblings or CPU 0 names them with --pin=CPUS.
+    core(cpu): (package, core, siblings) or None, machine.cpu_core."""
+    def key(cpu):
+        t = core(cpu)
+        return t[:2] if t else ("cpu", cpu)
+    housekeeping = key(0)
+    first = {}
+    for cpu in sorted(cpus):
+        if cpu != 0 and key(cpu) != housekeeping:
+            first.setdefault(key(cpu), cpu)
+    picks = sorted(first.values())
+    if len(picks) < n:
+        return None, (f"{n} vCPUs, {len(picks)} host cores to pin them to, one a core, "
+                      f"CPU 0's core left to the host (of CPUs {format_cpus(cpus)})")
+    left = sorted(set(cpus) - set(picks[:n]))
+    return picks[:n], f"CPU 0's core and SMT siblings left out ({format_cpus(left) or 'none'})"
+
+
+def format_cpus(cpus):
+    """[0, 1, 2, 5] -> "0-2,5"."""
+    out, run = [], []
+    for c in sorted(cpus):
+        if run and c == run[-1] + 1:
+            run.append(c)
+            continue
+        if run:
+            out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+        run = [c]
+    if run:
+        out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+    return ",".join(out)
 
 
 def pin_record(pins, why):
     """The run record's "pin": {"state": "pinned" | "not pinned" | "unknown",
-    "map": [{vcpu, thread_id, host_cpu}, ...], "why": text} from the map
-    pin.json holds (None: none was written) and pin_plan's why (None: the
-    saver was not told)."""
+    "map": [{vcpu, thread_id, host_cpu, core, siblings}, ...], "emulator":
+    where QEMU's other threads ran, "why": text} from what pin.json holds
+    ({"map", "emulator"}; a bare map before the emulator was recorded;
+    None: none was written) and pin_plan's why (None: the saver was not
+    told)."""
+    emulator = None
+    if isinstance(pins, dict):
+        pins, emulator = pins.get("map"), pins.get("emulator")
     if isinstance(pins, list) and pins:
-        return {"state": "pinned", "map": pins, "why": why or ""}
+        return {"state": "pinned", "map": pins, "why": why or "",
+                **({"emulator": emulator} if emulator else {})}
     if why is None:
         return {"state": "unknown", "map": [], "why": "run.sh did not say"}
     return {"state": "not pinned", "map": [], "why": why}
@@ -288,8 +342,47 @@ def pin_vcpus(qmp, cpus):
             os.sched_setaffinity(tid, {host})
         except OSError as e:
             raise ToolError(EX_UNAVAILABLE, f"--pin: cannot pin thread {tid} to CPU {host}: {e.strerror}")
-        pins.append({"vcpu": v.get("cpu-index"), "thread_id": tid, "host_cpu": host})
+        where = machine.cpu_core(host)
+        pins.append({"vcpu": v.get("cpu-index"), "thread_id": tid, "host_cpu": host,
+                     "core": f"package {where[0]} core {where[1]}" if where else "unknown",
+                     "siblings": where[2] if where else []})
     return pins
+
+
+def pin_emulator(pins, allowed):
+    """QEMU's threads other than its vCPUs (main loop, I/O, RCU, workers),
+    moved to the allowed CPUs no vCPU was pinned to, as libvirt's
+    emulatorpin does: {"threads", "cpus", "why"}. Where no CPU is left
+    they stay where the host puts them, and the record says so."""
+    vcpu_tids = {p["thread_id"] for p in pins}
+    try:
+        with open(machine.process(pins[0]["thread_id"], "status")) as f:
+            status = f.read()
+    except OSError:
+        status = ""
+    tgid = re.search(r"^Tgid:\s*(\d+)", status, re.M)
+    try:
+        tids = [int(t) for t in os.listdir(machine.process(tgid.group(1), "task"))] \
+            if tgid else []
+    except (OSError, ValueError):
+        tids = []
+    others = sorted(set(tids) - vcpu_tids)
+    free = sorted(set(allowed) - {p["host_cpu"] for p in pins})
+    if not others:
+        return {"threads": 0, "cpus": [], "why": "QEMU has no thread besides its vCPUs"
+                if tgid else "QEMU's threads could not be read"}
+    if not free:
+        return {"threads": len(others), "cpus": [], "why": "no CPU left besides the vCPUs': "
+                "QEMU's other threads run where the host puts them, beside the vCPUs"}
+    moved = 0
+    for tid in others:
+        try:
+            os.sched_setaffinity(tid, set(free))
+            moved += 1
+        except OSError:
+            pass  # a thread that ended meanwhile
+    return {"threads": moved, "cpus": free, "why": "off the vCPUs' CPUs (as libvirt's "
+            "emulatorpin)"}
 
 
 def qmp_start(socket_path, pin, out, wait, watch):
@@ -298,10 +391,18 @@ def qmp_start(socket_path, pin, out, wait, watch):
     then let the guest run; watch() is false once QEMU has ended."""
     qmp = Qmp(socket_path, wait, watch)
     if pin is not None:
-        cpus = parse_cpu_list(pin) if pin not in ("", "auto") else machine.allowed_cpus()
+        allowed = machine.allowed_cpus()
+        if pin in ("", "auto"):
+            n = len(qmp.execute("query-cpus-fast") or [])
+            cpus, why = default_cpus(allowed, n)
+            if cpus is None:
+                raise ToolError(EX_UNAVAILABLE, f"--pin: {why}; name the CPUs (--pin=CPUS)")
+        else:
+            cpus = parse_cpu_list(pin)
         pins = pin_vcpus(qmp, cpus)
+        emulator = pin_emulator(pins, allowed)
         if out:
-            write_new(out, json.dumps(pins, indent=1) + "\n")
+            write_new(out, json.dumps({"map": pins, "emulator": emulator}, indent=1) + "\n")
     qmp.execute("cont")
     return 0
 
