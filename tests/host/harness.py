@@ -133,7 +133,7 @@ def host_log(group, name, host):
 
 
 def case_host(name):
-    """The fixture host a case runs on under tests/run's tools group: with
+    """The fixture host a case runs on under tests/run's tools and tools-run groups: with
     IPIBENCH_HOSTS_DIR (every host of tests/host/hosts.py made there), one
     of them by the case's name, so that the cases spread over all of them
     and each always meets the same one; IPIBENCH_TEST_HOST names it on

@@ -3,8 +3,8 @@
 """The host tests on every fixture host (tests/host/hosts.py), within the
 suite's budget.
 
-tests/run's tools group makes every fixture host under IPIBENCH_HOSTS_DIR
-and runs each case of tests/host on one of them, picked by its name
+tests/run's tools and tools-run groups each make every fixture host under
+IPIBENCH_HOSTS_DIR and run each case of tests/host on one of them, picked by its name
 (harness.case_host): the cases spread over all six. With
 IPIBENCH_HOST_LOG_DIR, each case's reads through the seam
 (host/ipibench/machine.py), its own and those of every run.sh it starts,
