@@ -277,7 +277,7 @@ const struct flush_family flush_hv = {
 	    .what = (call),                                                                        \
 	    .form = (frm) == HV_FORM_XMM ? "XMM-fast" : "slow",                                    \
 	    .fallback = (frm) == HV_FORM_XMM ? "slow" : NULL,                                      \
-	    .words = "input=encoded-in-region",                                                    \
+	    .words = "input=encoded-in-region via=hypercall-page",                                 \
 	    .flags = (range) ? 0 : FLUSH_F_WHOLE,                                                  \
 	    .family = &flush_hv,                                                                   \
 	    .probe = hv_flush_probe_##id,                                                          \

@@ -229,14 +229,21 @@ static int hv_ipi_ex_xmm_activate(void)
 		.describe_call = hv_describe_call,                                                 \
 	}
 
-HV_IPI_OPS(ipi_hv_ipi, "hv-ipi", "call=send-ipi form=fast set=one-call vp<64", hv_ipi_probe,
-	   hv_ipi_activate);
-HV_IPI_OPS(ipi_hv_ipi_slow, "hv-ipi-slow", "call=send-ipi form=slow set=one-call vp<64",
-	   hv_ipi_slow_probe, hv_ipi_slow_activate);
-HV_IPI_OPS(ipi_hv_ipi_ex, "hv-ipi-ex", "call=send-ipi-ex form=slow set=one-call all=set-all",
+/*
+ * via=hypercall-page: every call goes through the page the hypervisor filled
+ * (hv.c), as Windows and Linux call it, not a VMCALL of the guest's own.
+ */
+HV_IPI_OPS(ipi_hv_ipi, "hv-ipi", "call=send-ipi form=fast via=hypercall-page set=one-call vp<64",
+	   hv_ipi_probe, hv_ipi_activate);
+HV_IPI_OPS(ipi_hv_ipi_slow, "hv-ipi-slow",
+	   "call=send-ipi form=slow via=hypercall-page set=one-call vp<64", hv_ipi_slow_probe,
+	   hv_ipi_slow_activate);
+HV_IPI_OPS(ipi_hv_ipi_ex, "hv-ipi-ex",
+	   "call=send-ipi-ex form=slow via=hypercall-page set=one-call all=set-all",
 	   hv_ipi_ex_probe, hv_ipi_ex_activate);
 HV_IPI_OPS(ipi_hv_ipi_ex_xmm, "hv-ipi-ex-xmm",
-	   "call=send-ipi-ex form=xmm-fast set=one-call all=set-all over-11-banks=slow",
+	   "call=send-ipi-ex form=xmm-fast via=hypercall-page set=one-call all=set-all "
+	   "over-11-banks=slow",
 	   hv_ipi_ex_xmm_probe, hv_ipi_ex_xmm_activate);
 IPI_BACKEND_REGISTER(ipi_hv_ipi, 300);
 IPI_BACKEND_REGISTER(ipi_hv_ipi_slow, 310);

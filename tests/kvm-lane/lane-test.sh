@@ -557,6 +557,32 @@ if part judge; then
 	# docs.*: the docs group judges them again, through its commands.
 	judge "${suite[@]}" figures.hv-xmm flush.hv-xmm figures.hv-vapic flush.hv-vapic figures.kvm-pv \
 		docs.hv-xmm docs.kvm-pv || rc=1
+	# Every Hyper-V call, IPI and flush, went through the hypercall page
+	# KVM filled, and its record says so (via=hypercall-page).
+	hv_via=$(python3 - "$base/lane/figures.hv-xmm.log" "$base/lane/flush.hv-xmm.log" <<-'EOF'
+		import json, sys
+		n, bad = 0, []
+		for path in sys.argv[1:]:
+		    for line in open(path, errors="replace"):
+		        if not line.startswith('{"record":"result"'):
+		            continue
+		        r = json.loads(line)
+		        hv = r.get("backend", "").startswith("hv-ipi") or "Hv" in r.get("variant", "")
+		        if hv and r.get("status") == "SUCCESS":
+		            n += 1
+		            if "via=hypercall-page" not in r.get("flags", "").split():
+		                bad.append(f"{r['bench']} {r['variant']} {r['backend']}: {r.get('flags')}")
+		print(f"{n} {len(bad)}" + "".join(f"\n{b}" for b in bad[:5]))
+	EOF
+	)
+	mapfile -t hv_lines <<<"$hv_via"
+	hv_n=${hv_lines[0]%% *}
+	hv_bad=("${hv_lines[@]:1}")
+	[ "${hv_n:-0}" -gt 0 ] 2>/dev/null ||
+		hv_bad+=("no Hyper-V call record in figures.hv-xmm or flush.hv-xmm: ${hv_lines[0]}")
+	tally "kvm-lane: hypercall page" \
+		"kvm-lane: every Hyper-V call's record says it went through the hypercall page ($hv_n records)" \
+		"${hv_bad[@]}" || rc=1
 	if [ "$lane_ok" = 1 ]; then
 		rerun_split_test || rc=1
 		lockup_rerun_test || rc=1
