@@ -31,12 +31,14 @@ What an entry may change, and only that:
   nothing more).
 Commands that need the KVM lane run when host/lane/prepare.sh can
 prepare it, and are SKIPped with its reason otherwise. Where this tests/run
-booted the kvm-lane group's one outer boot, which runs their frames as
-their commands compose them (tests/kvm-lane/lane-test.sh, docs_frames), a
-command runs as written with tests/kvm-lane/replay-lane.sh handing it that
-frame in lane.sh's place (run.sh's IPIBENCH_LANE; a lane.sh command's first
-word): its arguments parsed and its frame composed by lane.sh itself
-(--dry-run), its output judged as a boot of its own would be."""
+booted the kvm-lane group's one outer boot, which runs the frame of the
+README's run.sh hv-xmm command as run.sh composes it
+(tests/kvm-lane/lane-test.sh, docs_frames), that command runs as written
+with tests/kvm-lane/replay-lane.sh handing it the frame in lane.sh's place
+(run.sh's IPIBENCH_LANE): its arguments parsed, its frame composed by
+lane.sh itself (--dry-run) and checked against the boot's, its results
+saved and judged. A lane.sh command boots for real: lane.sh's --presets
+path, which run.sh --accel kvm-in-tcg takes, end to end."""
 import glob
 import os
 import re
@@ -224,13 +226,9 @@ def in_lane(codes=(0,), needles=(), judge=()):
         if why:
             return f"SKIP the KVM lane cannot be prepared here: {why}"
         argv, env = argv_of(cmd, ctx), None
-        boot = lane_boot() if judge else None
+        boot = lane_boot() if judge and argv[0] == "./run.sh" else None
         if boot:
-            env = {"KVM_LANE_REPLAY": boot}
-            if argv[0] == "host/lane/lane.sh":
-                argv = ["tests/kvm-lane/replay-lane.sh", *argv[1:]]
-            else:
-                env["IPIBENCH_LANE"] = "tests/kvm-lane/replay-lane.sh"
+            env = {"KVM_LANE_REPLAY": boot, "IPIBENCH_LANE": "tests/kvm-lane/replay-lane.sh"}
         text = run(argv, ctx, codes, needles, env=env)
         if judge:
             if "--out" in argv:

@@ -130,6 +130,46 @@ def an_idle_hlt_exit_is_a_hlt_exit(_=None):
 
 
 @case
+def apic_acceleration_is_judged_per_side_and_a_pre_617_miss_is_descheduling(_=None):
+    """Issue 42 item 5: one verdict for both sides read APICv without IPIv
+    (the ICR write trapped, the targets' EOI virtualized) and hybrid AVIC
+    as a flat "no"; each side now has its own. And where kvm_amd has no
+    enable_ipiv (a kernel before 6.17: avic_vcpu_load() sets IsRunning for
+    every loaded vCPU), a running target's doorbell miss is the host's
+    descheduling, not unknown."""
+    def rec(sender, targets, state="spin"):
+        return {"backend": "x2apic", "bench": "send-cost", "metric": "send", "variant": "none",
+                "target_state": state, "ntargets": 1,
+                "exits": {"sender": sender, "targets": targets, "apicv": "no inhibit traced"}}
+    miss = "avic_incomplete_ipi (target not running)"
+    for r, want in ((rec({"msr (ICR)": 1.0}, {}), ("no", "yes")),
+                    (rec({"msr (ICR)": 1.0}, {"msr (EOI)": 1.0}), ("no", "no")),
+                    (rec({}, {}), ("yes", "yes")),
+                    (rec({miss: 1.0}, {}), ("yes", "yes"))):
+        sides = kvm_trace.apic_accel_sides(r)
+        check((sides["sender"][0], sides["targets"][0]) == want, f"{r['exits']}: {sides}")
+    check("doorbell misses" in kvm_trace.apic_accel_sides(rec({miss: 1.0}, {}))["sender"][1],
+          "the sender's misses unnamed")
+    # A doorbell miss is reported, never judged: whether the target was
+    # running is the target's blocking or the host's scheduling; another
+    # cause of an incomplete IPI is a trap, and judged.
+    side = {"msr (ICR)": 1.0, miss: 0.8, "avic_incomplete_ipi (invalid target)": 0.2}
+    check(kvm_trace.judged_total(side) == 1.2, f"judged {kvm_trace.judged_total(side)}")
+    old, new = {"kvm_amd.avic": "Y"}, {"kvm_amd.avic": "Y", "kvm_amd.enable_ipiv": "Y"}
+    got = kvm_trace.apic_accel(rec({miss: 0.5}, {}), old)
+    check(got[0] == "yes" and "descheduled" in got[1] and "before 6.17" in got[1], f"{got}")
+    check(kvm_trace.apic_accel(rec({miss: 1.0}, {}), None)[0] == "unknown",
+          "a miss with no parameters read is still unknown")
+    check(kvm_trace.apic_accel(rec({miss: 0.5}, {}), new)[0] == "yes", "6.17+ with ipiv on")
+    r = rec({"msr (ICR)": 1.0}, {})
+    r["exits"]["apic_accel"], r["exits"]["apic_accel_why"] = kvm_trace.apic_accel(r)
+    r["exits"]["apic_accel_sides"] = kvm_trace.apic_accel_sides(r)
+    line = kvm_trace.table([r], kvm_trace.summary(kvm_trace.parse([])))[0]
+    check("| accelerated on the sender: no, on the targets: yes | APIC accelerated: no (" in line,
+          line)
+
+
+@case
 def markers_are_not_counted_and_apicv_state_is_read(_=None):
     trace, recs = load("svm-apic")
     check(trace.markers == 2 * len({r["mark"] for r in recs}),
@@ -419,6 +459,13 @@ def the_wake_path_is_the_hosts_evidence_and_an_avic_miss_is_a_block(_=None):
         check(got and got[0] == want, f"{params}: {r}: {got}, expected {want}")
     check("says nothing of the wake" in kvm_trace.wake_path(rec({miss: 1.0}, {"poll": 1.0}),
                                                             off)[1], "the reason")
+    # Before 5.17 KVM polled with IsRunning already clear: a miss proves no
+    # block there either (the kernel whose KVM was traced, where known).
+    for kernel, want in (("5.15.0-91-generic", "poll"), ("6.1.0-18-amd64", "block"),
+                         (None, "block")):
+        got = kvm_trace.wake_path(rec({miss: 1.0}, {"poll": 1.0}), on, kernel)
+        check(got[0] == want and (kernel != "5.15.0-91-generic" or "before Linux 5.17" in got[1]),
+              f"kernel {kernel}: {got}")
     # wake_counts: the label's poll and block per iteration (compare's
     # blocked share), a miss a block only where IPI virtualization is on.
     for r, params, want in ((rec({miss: 1.0}, {"poll": 1.0}), on, {"poll": 0.0, "block": 1.0}),

@@ -133,6 +133,22 @@ def _(_s):
     got, why = K.default_cpus([0], 1, lambda c: None)
     check(got is None and "0 host cores" in why, f"CPU 0 alone: {got} {why}")
     check(K.format_cpus([0, 1, 2, 5, 7, 8]) == "0-2,5,7-8", K.format_cpus([0, 1, 2, 5, 7, 8]))
+    # QEMU's other threads: off the vCPUs' cores (CPU 0's included), onto
+    # a vCPU's SMT sibling only where nothing else is left. This process
+    # stands for QEMU, its main thread for vCPU 0 (nothing is pinned).
+    import threading
+    me, done = os.getpid(), threading.Event()
+    helper = threading.Thread(target=done.wait, daemon=True)  # a thread of "QEMU's"
+    helper.start()
+    before = set(machine.allowed_cpus())
+    try:
+        for allowed, want in (([0, 1, 2, 4, 5, 6], [0, 2, 4, 6]), ([1, 5], [5])):
+            got = K.pin_emulator([{"vcpu": 0, "thread_id": me, "host_cpu": 1}], allowed, smt)
+            check(got["cpus"] == want and ("siblings" in got["why"]) == (want == [5]),
+                  f"allowed {allowed}: {got}")
+    finally:
+        done.set()
+        os.sched_setaffinity(0, before)
 
 
 @case("QMP: a QEMU that died after its greeting is exit 29 with QMP's words, not a broken pipe "

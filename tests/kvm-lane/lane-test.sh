@@ -266,13 +266,14 @@ cli_frames() {
 	echo "ab-vnmi-1.x2apic | module-param=kvm_amd.vnmi=1 | $ab_vnmi $added"
 }
 
-# The suites of hv-xmm and kvm-pv, as the two documented commands ask for
-# them (README.md's run.sh line, with run.sh's additions; docs/paravirt.md's
-# lane.sh line): the docs group runs each as written, with replay-lane.sh
-# handing it this boot's frame (tests/host/test_docs.py), and judges it.
+# hv-xmm's suite, as README.md's documented run.sh command asks for it
+# (with run.sh's additions): the docs group runs it as written, with
+# replay-lane.sh handing it this boot's frame (tests/host/test_docs.py),
+# and judges it. kvm-pv's suite is docs/paravirt.md's lane.sh command,
+# which the docs group boots for real: the one run of lane.sh's --presets
+# path, run.sh --accel kvm-in-tcg's, from the command line to its frame.
 docs_frames() {
 	echo "docs.hv-xmm | - | plan=check halt_poll_ns=200000 halt_poll_grow=2"
-	echo "docs.kvm-pv | - | plan=check"
 }
 
 # The frames of the run.sh commands that go through the lane (below:
@@ -520,7 +521,7 @@ rc=$early
 # Every lane.sh frame in one outer boot, then each judged as its pass was.
 # The run.sh commands through the lane (matrix --exits twice, run --exits,
 # ab over kvm.halt_poll_ns, microvm, ab over kvm_amd.avic and .vnmi) and the
-# docs group's two lane commands are frames of it too, which replay-lane.sh
+# README's hv-xmm command, which the docs group runs, are frames of it too, which replay-lane.sh
 # hands them: an outer boot (some 10 s of TCG before the first frame) each
 # was five of the group's seven. The matrix runs are the exits gate's base
 # and candidate (matrix_exits_test, below).
@@ -554,9 +555,9 @@ if part judge; then
 	for p in "${all[@]}"; do
 		figures_preset "$p" || suite+=("suite.$p")
 	done
-	# docs.*: the docs group judges them again, through its commands.
+	# docs.hv-xmm: the docs group judges it again, through its command.
 	judge "${suite[@]}" figures.hv-xmm flush.hv-xmm figures.hv-vapic flush.hv-vapic figures.kvm-pv \
-		docs.hv-xmm docs.kvm-pv || rc=1
+		docs.hv-xmm || rc=1
 	# Every Hyper-V call, IPI and flush, went through the hypercall page
 	# KVM filled, and its record says so (via=hypercall-page).
 	hv_via=$(python3 - "$base/lane/figures.hv-xmm.log" "$base/lane/flush.hv-xmm.log" <<-'EOF'

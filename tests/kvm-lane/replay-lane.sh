@@ -9,9 +9,8 @@
 # So the group's run.sh commands (matrix --exits, run --exits, ab
 # --module-param) run as written, their boots shared with the group's
 # other frames instead of paying for an outer boot each (what
-# tests/xen-lane/replay-lane.sh does for the Xen lane); the docs group
-# runs a documented lane.sh command with this in lane.sh's place, on the
-# same arguments.
+# tests/xen-lane/replay-lane.sh does for the Xen lane), and so does the
+# docs group's README command.
 #
 # What run.sh gets is what lane.sh would have left in --out: the frame's
 # console (PRESET.log), status and trace, and an outer.log made of the
@@ -65,7 +64,6 @@ if [ -n "$exits" ] && [ ! -s "$dir/$frame.trace" ]; then
 	exit 1
 fi
 echo "kvm-lane: replaying frame $frame of $dir"
-mkdir -p "$out" || exit 1
 cp "$dir/$frame.log" "$out/$preset.log"
 cp "$dir/$frame.status" "$out/$preset.status"
 [ -z "$exits" ] || cp "$dir/$frame.trace" "$out/$preset.trace"
@@ -102,6 +100,3 @@ awk -v f="$frame" '
 		if (rerun != "") print rerun
 		for (i = 1; i <= n; i++) print body[i]
 	}' "$dir/outer.log" >"$out/outer.log"
-# lane.sh's closing line for the frame, as a documented lane.sh command
-# prints it (tests/host/test_docs.py runs one through here).
-printf 'kvm-lane:   %-10s %3s (frame %s, replayed)\n' "$preset" "$(cat "$out/$preset.status")" "$frame"

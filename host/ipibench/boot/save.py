@@ -94,9 +94,10 @@ def summary_text(doc):
     return "\n".join(lines) + "\n"
 
 
-def attach_exits(directory, records, kvm_params=None):
+def attach_exits(directory, records, kvm_params=None, kernel=None):
     """With a KVM trace beside the log (run.sh --exits): "exits" on every record
-    that carries a phase marker, and what the run's summary keeps; else None."""
+    that carries a phase marker, and what the run's summary keeps; else None.
+    kernel: the release of the kernel whose KVM was traced, where known."""
     path = os.path.join(directory, kvm_trace.TRACE_FILE)
     if not os.path.exists(path):
         return None
@@ -105,7 +106,7 @@ def attach_exits(directory, records, kvm_params=None):
     env = next((r for r in records if r.get("record") == "env"), {})
     kvm_trace.attach(trace, [r for r in records if r.get("record") == "result"
                              and isinstance(r.get("mark"), int)], env.get("cmdline"),
-                     kvm_params)
+                     kvm_params, kernel)
     return kvm_trace.summary(trace)
 
 
@@ -174,7 +175,10 @@ def save_run(directory, *, qemu=(), label="", accel="", status="", config="", pr
         with open(perf, encoding="utf-8", errors="replace") as f:
             report = f.read()
         run["perf_kvm"] = {"report": "perf-kvm.txt", "exits": pin_perf.perf_parse(report)}
-    run["exits"] = attach_exits(directory, records, exits_kvm_params)
+    # This host's kernel is the traced KVM's under accel kvm only (the
+    # lane's is its L1's, a recent Debian kernel).
+    run["exits"] = attach_exits(directory, records, exits_kvm_params,
+                                host.get("kernel") if accel == "kvm" else None)
     if accel == "xen-in-tcg":
         for r in records:
             if r.get("record") == "result":

@@ -134,7 +134,7 @@ def table_rows(cmp, every=False):
         if r.after_x2apic:
             verdict += f" ({AFTER_X2APIC_MARK}: {', '.join(r.after_x2apic)})"
         if r.wake_changed:
-            verdict += f" (wake {r.a_wake.cls} -> {r.b_wake.cls}: {WAKE_CHANGED})"
+            verdict += f" (wake {r.a_wake.cls} -> {r.b_wake.cls})"
         row = (bench, metric, variant, backend, state, str(ntargets), fmt_num(r.a),
                fmt_num(r.b), fmt_change(r), fmt_p(r), fmt_ci(r),
                fmt_boots(r), r.method, verdict)
@@ -158,13 +158,26 @@ def table_head(cmp):
     return head
 
 
-WAKE_CHANGED = "the host's wake path changed, not the guest's code"
+WAKE_CHANGED = ("the halted target's wake path differs, which alone moves its round trip, "
+                "not the send path")
+
+
+def wake_cause(cmp):
+    """What can have changed a wake path between the two sides: the KVM
+    parameters or host kernel they differ in (reported_differences), else
+    nothing of the host's that was read."""
+    host = [d.split(":", 1)[0] for d in cmp.reported
+            if d.startswith(("kvm.", "kvm_amd.", "kvm_intel.", "host kernel:"))]
+    if host:
+        return "the sides' hosts differ in " + ", ".join(host)
+    return ("the sides' KVM parameters and kernel are alike: the guest's own timing or the "
+            "host's load (KVM's halt-poll window follows the halts it sees)")
 
 
 def wake_lines(cmp, every=False):
     """A halted target's wakes, as each side's host evidence says (KVM's
     trace, else its statistics), for every listed row that has some; a
-    row whose classes differ says that the host's path changed."""
+    row whose classes differ says so, and what can have changed them."""
     lines = []
     for r in listed_rows(cmp, every):
         if not (r.a_wake or r.b_wake):
@@ -172,9 +185,7 @@ def wake_lines(cmp, every=False):
         line = (f"{r.name}: A {r.a_wake.text if r.a_wake else '-'}; "
                 f"B {r.b_wake.text if r.b_wake else '-'}")
         if r.wake_changed:
-            line += f": CHANGED, {WAKE_CHANGED}"
-            if r.verdict == "slower":
-                line += " (the slower figure is the host's doing)"
+            line += f": CHANGED, {WAKE_CHANGED}; {wake_cause(cmp)}"
         lines.append(line)
     if lines:
         lines.insert(0, "wake of the halted target (the host's evidence: KVM's trace, else its "

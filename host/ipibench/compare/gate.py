@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 from ipibench.compare.compare import emit, make_comparison
 from ipibench.compare.correctness import correctness_failures
 from ipibench.compare.formats import (WAKE_CHANGED, fmt_change, fmt_exits, fmt_num, fmt_p,
-                                      format_markdown, format_text)
+                                      format_markdown, format_text, wake_cause)
 from ipibench.exit_codes import EX_CORRECTNESS, EX_INCOMPARABLE, EX_REGRESSION, EX_USAGE, ToolError
 from ipibench.kvmhost import trace as kvm_trace
 from ipibench.results.saved import AFTER_X2APIC_MARK
@@ -183,8 +183,8 @@ def judge_gate(a, cmp, verdicts, threshold, err):
     # Never a verdict (it would move with the host's kind): said beside it.
     for r in cmp.rows:
         if r.wake_changed:
-            print(f"gate: note: {r.name}: the halted target's wake {r.a_wake.text} -> "
-                  f"{r.b_wake.text}: {WAKE_CHANGED}", file=sys.stderr)
+            print(f"gate: note: {r.name}: wake {r.a_wake.text} -> {r.b_wake.text}: "
+                  f"{WAKE_CHANGED}; {wake_cause(cmp)}", file=sys.stderr)
     wrong = [v for v in verdicts if v.group == "correctness" and not v.ok]
     slow = [v for v in verdicts if v.group == "timing" and not v.ok and v.name != "overlap"]
     for v in wrong:

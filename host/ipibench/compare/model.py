@@ -64,7 +64,7 @@ class Side:
                         and isinstance(ex.get("targets"), dict):
                     self.exits.setdefault(key, []).append(
                         (exits_total(ex["sender"]), exits_total(ex["targets"]),
-                         blocked_share(ex)))
+                         blocked_share(rec, traced_params(boot))))
                 self.add_wake(key, rec)
                 stats = rec.get(unit)
                 if rec["status"] != "SUCCESS" or not isinstance(stats, dict):
@@ -177,17 +177,29 @@ def exits_total(side):
         return None
 
 
-def blocked_share(exits):
+def traced_params(boot):
+    """The KVM module parameters of the KVM a boot's --exits traced
+    (run.exits.kvm_params), or None."""
+    ex = (getattr(boot, "run", None) or {}).get("exits")
+    return ex.get("kvm_params") if isinstance(ex, dict) else None
+
+
+def blocked_share(rec, kvm_params=None):
     """Of a halted target's traced wakes, the share that came after a block,
     as the record's wake label counts them (exits.wake_counts: an AVIC miss
-    is a block whatever kvm_vcpu_wakeup's waited said); from the raw waited
-    flags (target_wakeups) only in records older than that count. None
-    where no wake was traced."""
+    is a block whatever kvm_vcpu_wakeup's waited said), or, in records
+    saved before that count, as trace.wake_counts() counts them anew from
+    the record and the traced KVM's parameters. None where no wake was
+    traced."""
+    exits = rec.get("exits") or {}
     counts = exits.get("wake_counts")
+    if not isinstance(counts, dict):
+        try:
+            counts = kvm_trace.wake_counts(rec, kvm_params)
+        except (TypeError, ValueError, AttributeError):
+            counts = None
     if isinstance(counts, dict):
         poll, block = counts.get("poll", 0), counts.get("block", 0)
-    elif isinstance(exits.get("target_wakeups"), dict):
-        poll, block = exits["target_wakeups"].get("poll", 0), exits["target_wakeups"].get("wait", 0)
     else:
         return None
     try:
@@ -214,13 +226,16 @@ def wake_evidence(rec):
     h = rec.get("host_stats") if isinstance(rec.get("host_stats"), dict) else {}
     if e.get("wake_disagrees"):
         return "disputed", f"trace {e.get('wake')}, statistics {h.get('wake')}", None
-    if e.get("wake") in WAKE_CLASSES:
+    # "unknown" claims nothing: the other source's claim stands before it.
+    if e.get("wake") in kvm_trace.WAKE_CLAIMS:
         counts = e.get("wake_counts") if isinstance(e.get("wake_counts"), dict) else None
         return e["wake"], "trace", counts
     if h.get("wake") in WAKE_CLASSES:
         counts = {k: h[k] for k in ("halts", "polled", "blocked", "other")
                   if isinstance(h.get(k), int)}
         return h["wake"], "statistics", counts or None
+    if e.get("wake") == "unknown":
+        return "unknown", "trace", None
     return None
 
 

@@ -24,8 +24,9 @@ in Linux 5.17):
   never actually scheduled out"), counted only where polling was attempted;
 - halt_wakeup: a kick found the vCPU waiting in kvm_vcpu_block()'s rcuwait
   (kvm_vcpu_wake_up()), which it entered after kvm_arch_vcpu_blocking():
-  on AVIC after avic_vcpu_blocking() cleared IsRunning, so the sender's
-  doorbell missed. A halt can count here and in halt_successful_poll both,
+  on AVIC after avic_vcpu_blocking() cleared IsRunning, so an IPI's
+  doorbell then missed; the kick itself may be the armed tick's
+  (apic_timer_fn()) or AVIC's GA log's rather than an IPI's. A halt can count here and in halt_successful_poll both,
   when the kick came between set_current_state() and the check that then
   saw it (a kick before set_current_state() finds the task running and
   counts nothing);

@@ -349,11 +349,14 @@ def pin_vcpus(qmp, cpus):
     return pins
 
 
-def pin_emulator(pins, allowed):
+def pin_emulator(pins, allowed, core=machine.cpu_core):
     """QEMU's threads other than its vCPUs (main loop, I/O, RCU, workers),
-    moved to the allowed CPUs no vCPU was pinned to, as libvirt's
-    emulatorpin does: {"threads", "cpus", "why"}. Where no CPU is left
-    they stay where the host puts them, and the record says so."""
+    moved to the allowed CPUs of cores no vCPU was pinned to (CPU 0's core
+    among them: the host's housekeeping is theirs too), as libvirt's
+    emulatorpin does: {"threads", "cpus", "why"}; onto the vCPUs' SMT
+    siblings only where no other core is left, said so. Where no CPU at
+    all is left they stay where the host puts them, and the record says
+    so. A thread a vCPU's thread starts later inherits that vCPU's CPU."""
     vcpu_tids = {p["thread_id"] for p in pins}
     try:
         with open(machine.process(pins[0]["thread_id"], "status")) as f:
@@ -367,7 +370,17 @@ def pin_emulator(pins, allowed):
     except (OSError, ValueError):
         tids = []
     others = sorted(set(tids) - vcpu_tids)
-    free = sorted(set(allowed) - {p["host_cpu"] for p in pins})
+
+    def key(cpu):
+        t = core(cpu)
+        return t[:2] if t else ("cpu", cpu)
+    taken = {p["host_cpu"] for p in pins}
+    vcores = {key(c) for c in taken}
+    free = sorted(c for c in set(allowed) - taken if key(c) not in vcores)
+    where = "off the vCPUs' cores (as libvirt's emulatorpin)"
+    if not free:
+        free = sorted(set(allowed) - taken)
+        where = "on the vCPUs' SMT siblings: no other core is left"
     if not others:
         return {"threads": 0, "cpus": [], "why": "QEMU has no thread besides its vCPUs"
                 if tgid else "QEMU's threads could not be read"}
@@ -381,8 +394,7 @@ def pin_emulator(pins, allowed):
             moved += 1
         except OSError:
             pass  # a thread that ended meanwhile
-    return {"threads": moved, "cpus": free, "why": "off the vCPUs' CPUs (as libvirt's "
-            "emulatorpin)"}
+    return {"threads": moved, "cpus": free, "why": where}
 
 
 def qmp_start(socket_path, pin, out, wait, watch):

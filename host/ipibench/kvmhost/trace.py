@@ -139,8 +139,14 @@ HEADER = re.compile(r"^#\s*ipibench-trace:\s*(?P<key>windows-only|lost|cut|pit-t
 
 
 def judged_total(side):
-    """Exits per iteration of the judged kinds on one side ({label: value})."""
-    return round(sum(v for k, v in side.items() if JUDGED.match(k)), 4)
+    """Exits per iteration of the judged kinds on one side ({label: value}),
+    less AVIC's doorbell misses: a send that found its target not running
+    (avic_vcpu_blocking() or avic_vcpu_put() had cleared IsRunning) exits
+    or not by when the target blocked or was descheduled, which timing and
+    load decide; reported beside the judged exits, never judged (an
+    incomplete IPI for any other cause is a trap, and judged)."""
+    return round(sum(v for k, v in side.items()
+                     if JUDGED.match(k) and apic_kind(k) != "doorbell"), 4)
 
 
 class Exit:
@@ -218,8 +224,10 @@ def _apic_reg(off, write):
 # pending exits with SVM_EXIT_IDLE_HLT, which kvm_exit prints "idle-halt"
 # (SVM_EXIT_REASONS, arch/x86/include/uapi/asm/svm.h) and KVM handles as
 # a HLT (svm_exit_handlers[SVM_EXIT_IDLE_HLT] = kvm_emulate_halt). It is
-# the halted target's HLT exit, labelled "hlt (idle-halt)", so JUDGED
-# counts it as one and a host that gained the intercept moves no count.
+# the halted target's HLT exit, labelled "hlt (idle-halt)", and JUDGED
+# counts it as one. A HLT with an interrupt already pending (V_INTR or the
+# vAPIC's IRR) makes no exit at all there, where HLT's intercept exits and
+# KVM returns at once: on such a host a row's HLT count can fall.
 IDLE_HLT = "idle-halt"
 
 
@@ -476,7 +484,7 @@ def exits_unknown(r, why):
     r["exits"] = {"status": why, "apic_accel": "unknown", "apic_accel_why": why}
 
 
-def attach(trace, recs, cmdline=None, kvm_params=None):
+def attach(trace, recs, cmdline=None, kvm_params=None, kernel=None):
     """Adds "exits" to each record: per measured iteration, sender and targets,
     the inhibits traced, and whether the APIC was accelerated (apic_accel).
     cmdline: the guest's (cmdline_of); targets_in_region is reported only
@@ -484,7 +492,8 @@ def attach(trace, recs, cmdline=None, kvm_params=None):
     region (before it for ack-after-eoi, after the region-end mark for the
     count-first order), else it is unknown, with why. kvm_params: the host's
     module parameters as run.sh read them ("kvm_amd.enable_ipiv": "N"...),
-    which settle what AVIC's incomplete-IPI exits mean (apic_accel)."""
+    which settle what AVIC's incomplete-IPI exits mean (apic_accel); kernel:
+    the release of the kernel whose KVM was traced, where known (wake_path)."""
     causal = slow_eoi(cmdline)
     counts = sampling_iterations(recs)
     for r in recs:
@@ -515,10 +524,11 @@ def attach(trace, recs, cmdline=None, kvm_params=None):
                       "apicv": ("inhibited: " + " ".join(sorted(w.inhibits))) if w.inhibits
                       else "no inhibit traced"}
         r["exits"]["apic_accel"], r["exits"]["apic_accel_why"] = apic_accel(r, kvm_params)
-        wake = wake_path(r, kvm_params)
+        r["exits"]["apic_accel_sides"] = apic_accel_sides(r, kvm_params)
+        wake = wake_path(r, kvm_params, kernel)
         if wake:
             r["exits"]["wake"], r["exits"]["wake_why"] = wake
-            shares = wake_counts(r, kvm_params)
+            shares = wake_counts(r, kvm_params, kernel)
             if shares:
                 r["exits"]["wake_counts"] = shares
     return recs
@@ -539,7 +549,7 @@ def ipiv_off(kvm_params):
     return str((kvm_params or {}).get("kvm_amd.enable_ipiv", "")) in ("N", "n", "0")
 
 
-def wake_path(rec, kvm_params=None):
+def wake_path(rec, kvm_params=None, kernel=None):
     """(what, why) of a halted target's wakes, from the host's evidence in a
     record's exits: "poll" (KVM's halt polling, or its check before
     blocking, saw the IPI), "block" (the vCPU had blocked), "mixed" (both,
@@ -562,8 +572,12 @@ def wake_path(rec, kvm_params=None):
     misses, blocked target or polling, so the label is kvm_vcpu_wakeup's
     waited, as KVM's own poll accounting counts it (a kick in the window
     before kvm_vcpu_block()'s first check is then a poll: cross_check_wake).
+    Before Linux 5.17 kvm_vcpu_block() ran kvm_arch_vcpu_blocking() before
+    its halt-polling loop, so IsRunning was clear while KVM polled and a
+    miss proves no block there either: on such a kernel (kernel, where
+    known) the label is waited's too.
     None for a record whose target did not halt."""
-    split = _wake_split(rec, kvm_params)
+    split = _wake_split(rec, kvm_params, kernel)
     if split is None:
         return None
     poll, block, miss, no_ipiv = split
@@ -571,7 +585,11 @@ def wake_path(rec, kvm_params=None):
         return "unknown", ("no wake from HLT traced (kvm_vcpu_wakeup): the target made no "
                            "HLT exit, or the event is not on this kernel")
     why = f"per iteration {poll:.2f} without a block, {block:.2f} after one"
-    if no_ipiv and miss > EXITS_TOLERANCE:
+    if no_ipiv and miss > EXITS_TOLERANCE and kernel_before(kernel, (5, 17)):
+        why += (f" (from kvm_vcpu_wakeup's waited: before Linux 5.17 KVM polled with "
+                f"IsRunning already clear, so the {miss:.2f} misses per iteration here say "
+                "nothing of the wake)")
+    elif no_ipiv and miss > EXITS_TOLERANCE:
         why += (f" (from kvm_vcpu_wakeup's waited: with kvm_amd.enable_ipiv=N every send "
                 f"finds the target not running, {miss:.2f} per iteration here, so a miss "
                 "says nothing of the wake)")
@@ -585,7 +603,14 @@ def wake_path(rec, kvm_params=None):
     return "mixed", why
 
 
-def _wake_split(rec, kvm_params):
+def kernel_before(release, version):
+    """Whether a kernel release ("5.15.0-91-generic") is older than version
+    ((5, 17)); False where it cannot be read."""
+    m = re.match(r"^(\d+)\.(\d+)", str(release or ""))
+    return bool(m) and (int(m.group(1)), int(m.group(2))) < version
+
+
+def _wake_split(rec, kvm_params, kernel=None):
     """(poll, block, AVIC misses, IPI virtualization off) per iteration of a
     halted target's traced wakes, as wake_path() reads them; None for a
     record whose target did not halt."""
@@ -596,7 +621,7 @@ def _wake_split(rec, kvm_params):
     poll, wait = float(wakes.get("poll", 0)), float(wakes.get("wait", 0))
     miss = _kind_sum(e["sender"], "doorbell")[0]
     total = poll + wait
-    no_ipiv = ipiv_off(kvm_params)
+    no_ipiv = ipiv_off(kvm_params) or kernel_before(kernel, (5, 17))
     if no_ipiv:
         block = min(total, wait)
     elif "poll_wakes_after_miss" in e:
@@ -606,11 +631,11 @@ def _wake_split(rec, kvm_params):
     return total - block, block, miss, no_ipiv
 
 
-def wake_counts(rec, kvm_params=None):
+def wake_counts(rec, kvm_params=None, kernel=None):
     """{"poll", "block"}: a halted target's wakes per iteration as
     wake_path() classes them (an AVIC miss a block, whatever kvm_vcpu_wakeup's
     waited said), for compare's blocked share; None where it gives none."""
-    split = _wake_split(rec, kvm_params)
+    split = _wake_split(rec, kvm_params, kernel)
     if split is None or split[0] + split[1] <= EXITS_TOLERANCE:
         return None
     return {"poll": round(split[0], 4), "block": round(split[1], 4)}
@@ -719,6 +744,14 @@ def apic_accel(rec, kvm_params=None):
                       f"{ipiv} on the host: KVM never sets IsRunning, AVIC's IPI "
                       "virtualization is off and KVM delivered each IPI")
     running = rec.get("target_state") in ("spin", "self")
+    if miss > EXITS_TOLERANCE and running and not ipiv and ipiv_absent(kvm_params):
+        # Before 6.17 (d921665e01ba added enable_ipiv) avic_vcpu_load() sets
+        # IsRunning for every vCPU it loads: a running target's miss is the
+        # host's scheduling (avic_vcpu_put() cleared it), nothing else.
+        return "yes", (f"{miss:.2f} avic_incomplete_ipi per iteration with a running target: "
+                       "the host descheduled it (kvm_amd has no enable_ipiv, a kernel before "
+                       "6.17, which sets IsRunning for every loaded vCPU); no trapped APIC "
+                       "access")
     if miss > EXITS_TOLERANCE and running and not ipiv:
         # A spinning target is running (a self IPI's target is the sender
         # itself), unless the host descheduled its vCPU (avic_vcpu_put()
@@ -740,6 +773,45 @@ def apic_accel(rec, kvm_params=None):
         why += (f"; {miss:.2f} avic_incomplete_ipi per iteration (doorbell misses: a target "
                 "was not running, KVM delivered those)")
     return "yes", why
+
+
+def ipiv_absent(kvm_params):
+    """kvm_amd was read (its avic parameter is there) and has no enable_ipiv:
+    a kernel before 6.17, on which a loaded vCPU's IsRunning is always set."""
+    p = kvm_params or {}
+    return "kvm_amd.avic" in p and "kvm_amd.enable_ipiv" not in p
+
+
+def apic_accel_sides(rec, kvm_params=None):
+    """{"sender": [verdict, why], "targets": [verdict, why]}: apic_accel()
+    for each side apart, so that APICv without IPIv (the sender's ICR write
+    trapped, the targets' EOI and delivery virtualized) and hybrid AVIC (an
+    x2APIC access trapped on either side, the doorbell still rung) do not
+    read as one flat "no". The sender's ICR write counts as accelerated even
+    where AVIC then missed a doorbell (the target not running: KVM
+    delivered that IPI, which is the wake path's question, not the APIC's)."""
+    e = rec["exits"]
+    out = {}
+    for side in ("sender", "targets"):
+        n, hit = _kind_sum(e[side], "trap")
+        unnamed = _kind_sum(e[side], "msr?")[0]
+        if n > EXITS_TOLERANCE:
+            what = ", ".join(k for k, _ in sorted(hit.items(), key=lambda kv: -kv[1]))
+            out[side] = ["no", f"{n:.2f} trapped APIC accesses per iteration ({what})"]
+        elif unnamed > EXITS_TOLERANCE:
+            out[side] = ["unknown", f"{unnamed:.2f} MSR exits per iteration the trace does "
+                         "not name"]
+        elif str(e.get("apicv", "")).startswith("inhibited"):
+            out[side] = ["unknown", "no trapped APIC access, but APICv/AVIC was inhibited"]
+        else:
+            out[side] = ["yes", "no trapped APIC access"]
+    miss = _kind_sum(e["sender"], "doorbell")[0]
+    if miss > EXITS_TOLERANCE and out["sender"][0] == "yes":
+        out["sender"][1] += (f"; {miss:.2f} doorbell misses per iteration (target not "
+                             "running: KVM delivered those)")
+    if rec.get("backend") in (None, "none"):
+        out["sender"] = ["unknown", "the record sends no IPI"]
+    return out
 
 
 def _side_text(d):
@@ -772,8 +844,12 @@ def table(recs, summ):
         if "wake_disagrees" in e:
             inside += f"; the wake evidence disagrees: {e['wake_disagrees']}"
         accel = ""
+        sides = e.get("apic_accel_sides")
+        if isinstance(sides, dict):
+            accel = (f" | accelerated on the sender: {sides['sender'][0]}, on the targets: "
+                     f"{sides['targets'][0]}")
         if "apic_accel" in e:
-            accel = f" | APIC accelerated: {e['apic_accel']} ({e.get('apic_accel_why', '')})"
+            accel += f" | APIC accelerated: {e['apic_accel']} ({e.get('apic_accel_why', '')})"
         out.append(f"{name}: sender {_side_text(e['sender'])} | targets "
                    f"{_side_text(e['targets'])}{inside}{accel}")
     if summ.get("outside") is None:
