@@ -165,6 +165,24 @@ def cpu_core(cpu, environ=None):
         return None
 
 
+def host_cores(cpus, core=None):
+    """Of cpus, the first CPU of each core but CPU 0's, sorted: where vCPUs
+    go when nobody named the CPUs (kvmhost/pin_perf.default_cpus) and what
+    a preset scaled to the host counts (presets.host_vcpus). CPU 0's core
+    is the host's housekeeping's; a second thread of a core would share
+    its pipeline with the first. core: cpu_core (its environ's)."""
+    core = core or cpu_core
+
+    def key(cpu):
+        t = core(cpu)
+        return t[:2] if t else ("cpu", cpu)
+    housekeeping, first = key(0), {}
+    for cpu in sorted(cpus):
+        if cpu != 0 and key(cpu) != housekeeping:
+            first.setdefault(key(cpu), cpu)
+    return sorted(first.values())
+
+
 def allowed_cpus():
     """The CPUs this process may pin threads to, sorted: its own affinity,
     under any root (pinning moves real threads)."""

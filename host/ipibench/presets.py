@@ -5,6 +5,7 @@ KVM offers (run.sh's rule for when a configuration needs KVM)."""
 import os
 import re
 
+from ipibench import machine
 from ipibench.exit_codes import EX_PRESET, ToolError
 
 
@@ -35,13 +36,26 @@ def load_presets(path):
             raise ToolError(EX_PRESET, f"{where}: configuration {name!r} defined twice")
         # Four digits at most: no machine QEMU offers has 10000 vCPUs, and int()
         # refuses strings of over 4300 digits with a ValueError
-        if not re.fullmatch(r"[1-9][0-9]{0,3}", smp):
-            raise ToolError(EX_PRESET, f"{where}: smp {smp!r} is not a vCPU count")
+        if smp != HOST and not re.fullmatch(r"[1-9][0-9]{0,3}", smp):
+            raise ToolError(EX_PRESET, f"{where}: smp {smp!r} is not a vCPU count or {HOST!r}")
         if re.search(r"\s", cpu):
             raise ToolError(EX_PRESET, f"{where}: cpu flags {cpu!r} contain blanks")
-        presets[name] = {"cpu": cpu, "smp": int(smp), "extra": extra.split(),
-                         "description": desc}
+        presets[name] = {"cpu": cpu, "smp": smp if smp == HOST else int(smp),
+                         "extra": extra.split(), "description": desc}
     return presets
+
+
+# A preset's smp that scales to the machine it runs on (host_vcpus).
+HOST = "host"
+
+
+def host_vcpus(smp):
+    """A preset's vCPU count: its number, or for HOST one vCPU a host core
+    but CPU 0's (machine.host_cores: where default pinning puts them, one
+    a core), at least 2."""
+    if smp != HOST:
+        return smp
+    return max(2, len(machine.host_cores(machine.allowed_cpus())))
 
 
 # QEMU's ways of turning a boolean -cpu property off.
@@ -78,20 +92,21 @@ def print_presets(path, name=None):
     if name:
         p = get_preset(presets, name, path)
         print(p["cpu"])
-        print(p["smp"])
+        print(host_vcpus(p["smp"]))
         for x in p["extra"]:
             print(x)
         return 0
     width = max(len(n) for n in presets) if presets else 4
     for name, p in presets.items():
-        print(f"{name.ljust(width)}  -smp {p['smp']}  {p['description']}")
+        smp = p["smp"] if p["smp"] != HOST else f"{host_vcpus(HOST)} (host: one a core)"
+        print(f"{name.ljust(width)}  -smp {smp}  {p['description']}")
         print(f"{''.ljust(width)}  -cpu BASE,{p['cpu']}" if p["cpu"] else
               f"{''.ljust(width)}  -cpu BASE")
         if p["extra"]:
             print(f"{''.ljust(width)}  {' '.join(p['extra'])}")
         if kvm_only_flags(p["cpu"]):
             print(f"{''.ljust(width)}  needs KVM (or --accel kvm-in-tcg): {','.join(kvm_only_flags(p['cpu']))}")
-        if _vcpus(p["smp"]) < 3:
+        if _vcpus(host_vcpus(p["smp"])) < 3:
             print(f"{''.ljust(width)}  {TIMER_ARMED}")
     return 0
 

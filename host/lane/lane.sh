@@ -243,7 +243,8 @@ preset_line() {
 	awk -F'|' -v want="$1" '
 		/^[ \t]*(#|$)/ { next }
 		{ for (i = 1; i <= NF; i++) gsub(/^[ \t]+|[ \t]+$/, "", $i) }
-		$1 == want { print $1 "|" $2 "|" $3 "|" $4; found = 1; exit }
+		# smp "host" (one vCPU a host core): the two CPUs of the outer VM here.
+		$1 == want { print $1 "|" $2 "|" ($3 == "host" ? 2 : $3) "|" $4; found = 1; exit }
 		END { exit !found }' "$conf"
 }
 

@@ -442,6 +442,13 @@ COMMANDS = {
     "sudo ./run.sh ab --module-param kvm_amd.avic=0,1 --preset xapic --smp 4 --boots 5 --append "
     "bench=send-cost,single,single-halt,broadcast":
         kvm_host(33, (r"^run\.sh: ab: kvm_amd\.avic: .*nothing was changed",)),
+    # docs/exits-and-apicv.md: the AVIC broadcast report's two ab runs.
+    "sudo ./run.sh ab --module-param kvm_amd.avic=0,1 --preset avic-report-xapic --boots 5 "
+    "--append bench=broadcast":
+        kvm_host(33, (r"^run\.sh: ab: kvm_amd\.avic: .*nothing was changed",)),
+    "sudo ./run.sh ab --module-param kvm_amd.avic=0,1 --preset avic-report-x2apic --boots 5 "
+    "--append bench=broadcast":
+        kvm_host(33, (r"^run\.sh: ab: kvm_amd\.avic: .*nothing was changed",)),
     "sudo ./run.sh matrix --presets x2apic,kvm-pv --boots 1 --accel kvm --exits --label base "
     "--append bench=send-cost,single,self": kvm_host(31, NO_KVM),
     "./run.sh gate --exits --baseline BASE CANDIDATE": synopsis(["./run.sh", "gate", "--help"]),

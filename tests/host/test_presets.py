@@ -75,7 +75,9 @@ def _(s):
     check(needs == {"hv", "hv-xmm", "hv-xmm-4", "hv-vapic", "kvm-pv"},
           f"listed as needing KVM: {sorted(needs)}")
     # Issue 42 item 5: at 2 vCPUs a halted target keeps its tick armed.
-    check(armed == {"x2apic", "xapic", "hv", "hv-xmm", "hv-vapic", "kvm-pv"},
+    from ipibench.presets import host_vcpus
+    scaled = {"avic-report-xapic", "avic-report-x2apic"} if host_vcpus("host") < 3 else set()
+    check(armed == {"x2apic", "xapic", "hv", "hv-xmm", "hv-vapic", "kvm-pv"} | scaled,
           f"listed with the target's tick armed: {sorted(armed)}")
 
 

@@ -14,6 +14,7 @@ from ipibench.exit_codes import EX_INTERRUPTED, ToolError
 from ipibench.jobs import elapsed, Interrupted, say
 from ipibench.options import (check_memory, parse_matrix, parse_run, smp_folder, USAGE_MATRIX,
                               UsageError)
+from ipibench.presets import host_vcpus
 from ipibench.results.files import load_results_file
 from ipibench.write import write_new
 
@@ -40,7 +41,8 @@ def configurations(o, presets):
     """(preset, -smp value, configuration folder) of every configuration, in
     boot order: x2apic-smp4, x2apic-smp8-s2c2t2 (options.smp_folder)."""
     return [(name, smp, f"{name}-{smp_folder(smp)}")
-            for name in o.names for smp in o.counts or [str(presets[name]["smp"])]]
+            for name in o.names
+            for smp in o.counts or [str(host_vcpus(presets[name]["smp"]))]]
 
 
 def pair_hint(mdir, cfgs):

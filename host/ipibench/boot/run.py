@@ -37,7 +37,7 @@ from ipibench.kvmhost import trace as KT
 from ipibench.kvmhost import tracefs as TF
 from ipibench.kvmhost import modparam
 from ipibench.options import check_memory, parse_run, smp_cpus, USAGE_RUN, UsageError
-from ipibench.presets import get_preset, load_presets, PRESETS
+from ipibench.presets import get_preset, host_vcpus, load_presets, PRESETS
 from ipibench.results.records import parse_console
 
 LANE = "host/lane/lane.sh"
@@ -443,7 +443,8 @@ class Boot:
             preset_smp = X.xen_preset(self.preset)["vcpus"]
         elif self.preset:
             p = load_preset(self.env, self.preset)
-            self.preset_cpu, preset_smp, self.preset_extra = p["cpu"], p["smp"], p["extra"]
+            self.preset_cpu, preset_smp, self.preset_extra = \
+                p["cpu"], host_vcpus(p["smp"]), p["extra"]
         self.smp = o.smp or str(preset_smp)
         try:
             check_memory(o.memory, self.smp)
@@ -459,6 +460,10 @@ class Boot:
                                              extras_asked(o))
         for n in notes:
             say(n)
+        if "cpu-pm=on" in " ".join(self.preset_extra or ()):
+            say("run.sh: -overcommit cpu-pm=on: under KVM the guest's HLT, MWAIT and PAUSE do "
+                "not exit, so single-halt's target halts in the CPU, not in KVM: its wake rows "
+                "have no HLT exit, no halt polling and no block (under TCG it changes nothing)")
         K.check_extras(self.accel, o.pin, o.perf_kvm, self.env.pin_any_accel)
         soft = HostKvm(self.env.qemu, self.env.environ).software() \
             if self.accel == "kvm" else None

@@ -90,15 +90,7 @@ def default_cpus(cpus, n, core=machine.cpu_core):
     into the other's figures. So libvirt's and tuned's realtime placements
     do; a user who wants siblings or CPU 0 names them with --pin=CPUS.
     core(cpu): (package, core, siblings) or None, machine.cpu_core."""
-    def key(cpu):
-        t = core(cpu)
-        return t[:2] if t else ("cpu", cpu)
-    housekeeping = key(0)
-    first = {}
-    for cpu in sorted(cpus):
-        if cpu != 0 and key(cpu) != housekeeping:
-            first.setdefault(key(cpu), cpu)
-    picks = sorted(first.values())
+    picks = machine.host_cores(cpus, core)
     if len(picks) < n:
         return None, (f"{n} vCPUs, {len(picks)} host cores to pin them to, one a core, "
                       f"CPU 0's core left to the host (of CPUs {format_cpus(cpus)})")

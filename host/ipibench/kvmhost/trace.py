@@ -572,8 +572,9 @@ def wake_path(rec, kvm_params=None, kernel=None):
     misses, blocked target or polling, so the label is kvm_vcpu_wakeup's
     waited, as KVM's own poll accounting counts it (a kick in the window
     before kvm_vcpu_block()'s first check is then a poll: cross_check_wake).
-    Before Linux 5.17 kvm_vcpu_block() ran kvm_arch_vcpu_blocking() before
-    its halt-polling loop, so IsRunning was clear while KVM polled and a
+    Before Linux 5.17 (f6c60d081e2c) kvm_vcpu_block() ran
+    kvm_arch_vcpu_blocking() before its halt-polling loop, so IsRunning
+    was clear while KVM polled and a
     miss proves no block there either: on such a kernel (kernel, where
     known) the label is waited's too.
     None for a record whose target did not halt."""

@@ -40,8 +40,8 @@ import tarfile
 from ipibench import REPO
 from ipibench.command_line import Parser
 from ipibench.compare.model import row_key, row_name
-from ipibench.exit_codes import EX_MALFORMED, EX_MISSING, EX_SAVE, ToolError
-from ipibench.presets import get_preset, load_presets, PRESETS
+from ipibench.exit_codes import EX_MALFORMED, EX_MISSING, EX_SAVE, EX_USAGE, ToolError
+from ipibench.presets import get_preset, HOST, load_presets, PRESETS
 from ipibench.results.files import dump_results, load_json, RESULTS_FORMAT, RESULTS_VERSION
 from ipibench.results.records import parse_console
 from ipibench.write import write_new
@@ -91,6 +91,9 @@ def job_text(kernel_url, preset=None, accel="kvm", cpu=None, smp=None, machine="
     if preset:
         p = get_preset(load_presets(PRESETS), preset)
         flags, preset_smp, extra = p["cpu"], p["smp"], p["extra"]
+        if preset_smp == HOST and not smp:
+            raise ToolError(EX_USAGE, f"preset {preset} scales to the host it boots on: give "
+                            "the device's vCPU count (--smp)")
     base = cpu or ("host" if accel == "kvm" else "max")
     cpu_arg = base + ("," + flags if flags else "")
     accel_arg = "tcg,thread=single" if accel == "tcg-single" else accel
