@@ -53,7 +53,7 @@ from ipibench.compare.model import Comparison  # noqa: E402
 from ipibench.exit_codes import EX_MALFORMED, EX_MISSING, EX_PRESET, EX_SCHEMA  # noqa: E402
 from ipibench.exit_codes import ToolError  # noqa: E402
 from ipibench.kvmhost import trace as kvm_trace  # noqa: E402
-from ipibench.presets import load_presets, print_presets  # noqa: E402
+from ipibench.presets import HOST, load_presets, print_presets  # noqa: E402
 from ipibench.results.files import (load_console_log, load_results_file,  # noqa: E402
                                     split_by_config)
 
@@ -266,8 +266,9 @@ def use_presets(path):
         for name in list(presets)[:2]:
             print_presets(path, name)
     for name, p in presets.items():
-        if not (isinstance(p["smp"], int) and p["smp"] > 0 and not any(c.isspace() for c in
-                                                                         p["cpu"] + name)):
+        # smp: a vCPU count, or HOST (scaled to the host, presets.host_vcpus).
+        smp_ok = p["smp"] == HOST or (isinstance(p["smp"], int) and p["smp"] > 0)
+        if not (smp_ok and not any(c.isspace() for c in p["cpu"] + name)):
             raise Broken(f"preset {name!r} accepted with {p!r}")
 
 
