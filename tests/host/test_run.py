@@ -864,8 +864,9 @@ def _(ctx):
     for sub in ([], ["run"], ["matrix"], ["list"], ["compare"], ["gate"], ["report"]):
         expect(run(*sub, "--help"), 0, "usage")
     rc, out, _ = expect(run("list", "--names"), 0)
-    check(out.split() == ["x2apic", "xapic", "hv", "hv-xmm", "hv-xmm-4", "hv-vapic", "kvm-pv"],
-          f"names {out.split()}")
+    from ipibench.presets import load_presets, PRESETS
+    names = list(load_presets(PRESETS))
+    check(out.split() == names and names[:2] == ["x2apic", "xapic"], f"names {out.split()}")
     root = os.path.join(ctx.tmp, "bad")
     expect(run("--preset", "nope", "--accel", "tcg", env={"IPIBENCH_RESULTS": root}), 26,
            "unknown configuration 'nope'")
