@@ -49,13 +49,15 @@ def load_presets(path):
 HOST = "host"
 
 
-def host_vcpus(smp):
+def host_vcpus(smp, cpu=""):
     """A preset's vCPU count: its number, or for HOST one vCPU a host core
     but CPU 0's (machine.host_cores: where default pinning puts them, one
-    a core), at least 2."""
+    a core), at least 2; at most 255 where its cpu flags hide x2APIC (the
+    xAPIC's IDs end at 254, QEMU refuses more)."""
     if smp != HOST:
         return smp
-    return max(2, len(machine.host_cores(machine.allowed_cpus())))
+    n = max(2, len(machine.host_cores(machine.allowed_cpus())))
+    return min(n, 255) if "x2apic=off" in cpu.split(",") else n
 
 
 # QEMU's ways of turning a boolean -cpu property off.
@@ -92,13 +94,14 @@ def print_presets(path, name=None):
     if name:
         p = get_preset(presets, name, path)
         print(p["cpu"])
-        print(host_vcpus(p["smp"]))
+        print(host_vcpus(p["smp"], p["cpu"]))
         for x in p["extra"]:
             print(x)
         return 0
     width = max(len(n) for n in presets) if presets else 4
     for name, p in presets.items():
-        smp = p["smp"] if p["smp"] != HOST else f"{host_vcpus(HOST)} (host: one a core)"
+        smp = p["smp"] if p["smp"] != HOST else \
+            f"{host_vcpus(HOST, p['cpu'])} (host: one a core)"
         print(f"{name.ljust(width)}  -smp {smp}  {p['description']}")
         print(f"{''.ljust(width)}  -cpu BASE,{p['cpu']}" if p["cpu"] else
               f"{''.ljust(width)}  -cpu BASE")
@@ -106,7 +109,7 @@ def print_presets(path, name=None):
             print(f"{''.ljust(width)}  {' '.join(p['extra'])}")
         if kvm_only_flags(p["cpu"]):
             print(f"{''.ljust(width)}  needs KVM (or --accel kvm-in-tcg): {','.join(kvm_only_flags(p['cpu']))}")
-        if _vcpus(host_vcpus(p["smp"])) < 3:
+        if _vcpus(host_vcpus(p["smp"], p["cpu"])) < 3:
             print(f"{''.ljust(width)}  {TIMER_ARMED}")
     return 0
 

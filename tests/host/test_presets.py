@@ -81,5 +81,24 @@ def _(s):
           f"listed with the target's tick armed: {sorted(armed)}")
 
 
+
+@case("smp host: one vCPU a host core but CPU 0's, at least 2, at most 255 with x2APIC hidden")
+def _(_s):
+    from ipibench import machine
+    from ipibench.presets import host_vcpus
+    real = machine.allowed_cpus
+    try:
+        # The count is host_cores' (its own test: test_pin_perf's), capped.
+        cores = len(machine.host_cores(list(range(600))))
+        check(cores > 255, f"{cores} cores of 600 CPUs")
+        for cpus, cpu, want in ((range(600), "x2apic=off,kvm-pv-ipi=off", 255),
+                                (range(600), "x2apic=on", cores), ([0], "x2apic=on", 2)):
+            machine.allowed_cpus = lambda c=cpus: list(c)
+            got = host_vcpus("host", cpu)
+            check(got == want, f"{len(cpus)} CPUs, {cpu}: {got}, expected {want}")
+        check(host_vcpus(4, "x2apic=off") == 4, "a number is its own count")
+    finally:
+        machine.allowed_cpus = real
+
 if __name__ == "__main__":
     sys.exit(main(CASES))

@@ -558,13 +558,19 @@ if part judge; then
 	# docs.hv-xmm: the docs group judges it again, through its command.
 	judge "${suite[@]}" figures.hv-xmm flush.hv-xmm figures.hv-vapic flush.hv-vapic figures.kvm-pv \
 		docs.hv-xmm || rc=1
-	# Every Hyper-V call, IPI and flush, went through the hypercall page
-	# KVM filled, and its record says so (via=hypercall-page).
+	# The hypercall page KVM filled holds SVM's VMMCALL (the guest's line
+	# when it enables the page: what it read back, not what it wrote), and
+	# every Hyper-V call's record, IPI and flush, says it went through it
+	# (via=hypercall-page).
 	hv_via=$(python3 - "$base/lane/figures.hv-xmm.log" "$base/lane/flush.hv-xmm.log" <<-'EOF'
-		import json, sys
+		import json, re, sys
 		n, bad = 0, []
 		for path in sys.argv[1:]:
-		    for line in open(path, errors="replace"):
+		    text = open(path, errors="replace").read()
+		    pages = re.findall(r"hypercall page at 0x[0-9a-f]+ holds (\S+); calls go through it", text)
+		    if not pages or set(pages) != {"vmmcall"}:
+		        bad.append(f"{path}: the hypercall page holds {sorted(set(pages)) or 'nothing said'}")
+		    for line in text.splitlines():
 		        if not line.startswith('{"record":"result"'):
 		            continue
 		        r = json.loads(line)

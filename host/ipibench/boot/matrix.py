@@ -42,7 +42,7 @@ def configurations(o, presets):
     boot order: x2apic-smp4, x2apic-smp8-s2c2t2 (options.smp_folder)."""
     return [(name, smp, f"{name}-{smp_folder(smp)}")
             for name in o.names
-            for smp in o.counts or [str(host_vcpus(presets[name]["smp"]))]]
+            for smp in o.counts or [str(host_vcpus(presets[name]["smp"], presets[name]["cpu"]))]]
 
 
 def pair_hint(mdir, cfgs):

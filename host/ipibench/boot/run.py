@@ -444,7 +444,7 @@ class Boot:
         elif self.preset:
             p = load_preset(self.env, self.preset)
             self.preset_cpu, preset_smp, self.preset_extra = \
-                p["cpu"], host_vcpus(p["smp"]), p["extra"]
+                p["cpu"], host_vcpus(p["smp"], p["cpu"]), p["extra"]
         self.smp = o.smp or str(preset_smp)
         try:
             check_memory(o.memory, self.smp)

@@ -64,7 +64,7 @@ class Side:
                         and isinstance(ex.get("targets"), dict):
                     self.exits.setdefault(key, []).append(
                         (exits_total(ex["sender"]), exits_total(ex["targets"]),
-                         blocked_share(rec, traced_params(boot))))
+                         blocked_share(rec, traced_params(boot), traced_kernel(boot))))
                 self.add_wake(key, rec)
                 stats = rec.get(unit)
                 if rec["status"] != "SUCCESS" or not isinstance(stats, dict):
@@ -184,7 +184,14 @@ def traced_params(boot):
     return ex.get("kvm_params") if isinstance(ex, dict) else None
 
 
-def blocked_share(rec, kvm_params=None):
+def traced_kernel(boot):
+    """The release of the kernel whose KVM a boot's --exits traced: this
+    host's under accel kvm (the lane's L1 is not recorded), else None."""
+    host = getattr(boot, "host", None) or {}
+    return host.get("kernel") if host.get("accel") == "kvm" else None
+
+
+def blocked_share(rec, kvm_params=None, kernel=None):
     """Of a halted target's traced wakes, the share that came after a block,
     as the record's wake label counts them (exits.wake_counts: an AVIC miss
     is a block whatever kvm_vcpu_wakeup's waited said), or, in records
@@ -195,7 +202,7 @@ def blocked_share(rec, kvm_params=None):
     counts = exits.get("wake_counts")
     if not isinstance(counts, dict):
         try:
-            counts = kvm_trace.wake_counts(rec, kvm_params)
+            counts = kvm_trace.wake_counts(rec, kvm_params, kernel)
         except (TypeError, ValueError, AttributeError):
             counts = None
     if isinstance(counts, dict):
