@@ -171,16 +171,19 @@ def host_cores(cpus, core=None):
     a preset scaled to the host counts (presets.host_vcpus). CPU 0's core
     is the host's housekeeping's; a second thread of a core would share
     its pipeline with the first. core: cpu_core (its environ's)."""
-    core = core or cpu_core
-
-    def key(cpu):
-        t = core(cpu)
-        return t[:2] if t else ("cpu", cpu)
-    housekeeping, first = key(0), {}
+    housekeeping, first = core_key(0, core), {}
     for cpu in sorted(cpus):
-        if cpu != 0 and key(cpu) != housekeeping:
-            first.setdefault(key(cpu), cpu)
+        key = core_key(cpu, core)
+        if cpu != 0 and key != housekeeping:
+            first.setdefault(key, cpu)
     return sorted(first.values())
+
+
+def core_key(cpu, core=None):
+    """Which core host CPU N is on, (package, core), as core (cpu_core)
+    says; where it does not say, the CPU is a core of its own."""
+    t = (core or cpu_core)(cpu)
+    return t[:2] if t else ("cpu", cpu)
 
 
 def allowed_cpus():

@@ -109,7 +109,7 @@ def print_presets(path, name=None):
             print(f"{''.ljust(width)}  {' '.join(p['extra'])}")
         if kvm_only_flags(p["cpu"]):
             print(f"{''.ljust(width)}  needs KVM (or --accel kvm-in-tcg): {','.join(kvm_only_flags(p['cpu']))}")
-        if _vcpus(host_vcpus(p["smp"], p["cpu"])) < 3:
+        if host_vcpus(p["smp"], p["cpu"]) < 3:
             print(f"{''.ljust(width)}  {TIMER_ARMED}")
     return 0
 
@@ -120,9 +120,3 @@ def print_presets(path, name=None):
 # and a tick can land inside a round trip (tick_iterations counts them).
 TIMER_ARMED = "single-halt: target-timer=armed (the target's tick pauses only at --smp 3 or more)"
 
-
-def _vcpus(smp):
-    """The vCPU count of a -smp value ("2", "6,sockets=2,cores=3")."""
-    head = str(smp).split(",", 1)[0]
-    head = head.split("=", 1)[1] if head.startswith("cpus=") else head
-    return int(head) if head.isdigit() else 0

@@ -318,8 +318,8 @@ class PausedStart:
         os.unlink(tmp)
 
 
-def pin_vcpus(qmp, cpus):
-    vcpus = qmp.execute("query-cpus-fast")
+def pin_vcpus(vcpus, cpus):
+    """Pins each vCPU of query-cpus-fast's answer to the next of cpus."""
     if not isinstance(vcpus, list) or not vcpus:
         raise ToolError(EX_UNAVAILABLE, "--pin: query-cpus-fast returned no vCPUs")
     if len(cpus) < len(vcpus):
@@ -362,13 +362,9 @@ def pin_emulator(pins, allowed, core=machine.cpu_core):
     except (OSError, ValueError):
         tids = []
     others = sorted(set(tids) - vcpu_tids)
-
-    def key(cpu):
-        t = core(cpu)
-        return t[:2] if t else ("cpu", cpu)
     taken = {p["host_cpu"] for p in pins}
-    vcores = {key(c) for c in taken}
-    free = sorted(c for c in set(allowed) - taken if key(c) not in vcores)
+    vcores = {machine.core_key(c, core) for c in taken}
+    free = sorted(c for c in set(allowed) - taken if machine.core_key(c, core) not in vcores)
     where = "off the vCPUs' cores (as libvirt's emulatorpin)"
     if not free:
         free = sorted(set(allowed) - taken)
@@ -395,15 +391,14 @@ def qmp_start(socket_path, pin, out, wait, watch):
     then let the guest run; watch() is false once QEMU has ended."""
     qmp = Qmp(socket_path, wait, watch)
     if pin is not None:
-        allowed = machine.allowed_cpus()
+        allowed, vcpus = machine.allowed_cpus(), qmp.execute("query-cpus-fast")
         if pin in ("", "auto"):
-            n = len(qmp.execute("query-cpus-fast") or [])
-            cpus, why = default_cpus(allowed, n)
+            cpus, why = default_cpus(allowed, len(vcpus) if isinstance(vcpus, list) else 0)
             if cpus is None:
                 raise ToolError(EX_UNAVAILABLE, f"--pin: {why}; name the CPUs (--pin=CPUS)")
         else:
             cpus = parse_cpu_list(pin)
-        pins = pin_vcpus(qmp, cpus)
+        pins = pin_vcpus(vcpus, cpus)
         emulator = pin_emulator(pins, allowed)
         if out:
             write_new(out, json.dumps({"map": pins, "emulator": emulator}, indent=1) + "\n")

@@ -594,10 +594,7 @@ def wake_path(rec, kvm_params=None, kernel=None):
     if poll + block <= EXITS_TOLERANCE:
         return "unknown", ("no wake from HLT traced (kvm_vcpu_wakeup): the target made no "
                            "HLT exit, or the event is not on this kernel")
-    if miss > EXITS_TOLERANCE and kernel_before(kernel, (5, 17)) and not ipiv_off(kvm_params):
-        # The release alone cannot tell: upstream before 5.17 polled with
-        # IsRunning clear (a miss proves no block), a distribution kernel
-        # that backported f6c60d081e2c (RHEL 9's 5.14) does not.
+    if _release_unreadable(miss, kvm_params, kernel):
         return "unknown", (f"{miss:.2f} doorbell misses per iteration on a kernel that says "
                            f"{kernel}: before 5.17 KVM polled with IsRunning clear, so a miss "
                            "proves no block, unless the distribution backported the 5.17 "
@@ -616,6 +613,15 @@ def wake_path(rec, kvm_params=None, kernel=None):
     if poll <= EXITS_TOLERANCE:
         return "block", why
     return "mixed", why
+
+
+def _release_unreadable(miss, kvm_params, kernel):
+    """Misses on a kernel that says it is older than 5.17, with IPI
+    virtualization on: the release alone cannot tell what they mean.
+    Upstream before 5.17 polled with IsRunning clear (a miss proves no
+    block); a distribution kernel that backported f6c60d081e2c (RHEL 9's
+    5.14) does not."""
+    return miss > EXITS_TOLERANCE and kernel_before(kernel, (5, 17)) and not ipiv_off(kvm_params)
 
 
 def kernel_before(release, version):
@@ -652,7 +658,7 @@ def wake_counts(rec, kvm_params=None, kernel=None):
     waited said), for compare's blocked share; None where it gives none."""
     split = _wake_split(rec, kvm_params, kernel)
     if split is None or split[0] + split[1] <= EXITS_TOLERANCE or \
-            wake_path(rec, kvm_params, kernel)[0] == "unknown":
+            _release_unreadable(split[2], kvm_params, kernel):
         return None
     return {"poll": round(split[0], 4), "block": round(split[1], 4)}
 
