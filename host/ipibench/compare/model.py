@@ -220,7 +220,7 @@ def blocked_share(rec, kvm_params=None, kernel=None):
 # (record field, its words).
 WAKE_EVENTS = (("rehalt_timeouts", "re-halt timeouts"), ("late_wakes", "late wakes"),
                ("tick_iterations", "ticked iterations"))
-WAKE_CLASSES = ("poll", "block", "mixed", "unknown")
+WAKE_CLASSES = kvm_trace.WAKE_CLAIMS + ("unknown",)
 
 
 def wake_evidence(rec):
