@@ -243,7 +243,7 @@ jobs_file() {
 	# Last: the two sides of the ab over kvm.halt_poll_ns, which measures
 	# against real time; each loads kvm again with its value (lane.sh
 	# module-param=), as its own outer boot would.
-	local ab="plan=bench bench=single-halt backends=x2apic iters=20 warmup=20 budget=1 block_gap=60000 markers=1"
+	local ab="plan=bench bench=single-halt backends=x2apic iters=20 warmup=20 budget=1 halt_gap=3000 block_gap=60000 markers=1"
 	echo "ab-poll-0.x2apic | exits module-param=kvm.halt_poll_ns=0 | $ab halt_poll_ns=0 halt_poll_grow=2 host_stats=1"
 	echo "ab-poll-50m.x2apic | exits module-param=kvm.halt_poll_ns=50000000 | $ab halt_poll_ns=50000000 halt_poll_grow=2 host_stats=1"
 }
@@ -464,7 +464,9 @@ cut_split_test() {
 # each single-halt round trip of ab boots: what the host's evidence says of
 # its halted target's wakes, from KVM's trace (exits.wake,
 # host/ipibench/kvmhost/trace.py) and from KVM's statistics (host_stats.wake,
-# host/ipibench/kvmhost/hoststats.py), "none" without.
+# host/ipibench/kvmhost/hoststats.py), "none" without; then "polls
+# PARAM=ASKED VARIANT tried N caught M of H": KVM's halt_attempted_poll and
+# the halts it counted as caught by a poll, which need no timing to judge.
 wake_facts() {
 	python3 - "$@" <<'PY'
 import json, sys
@@ -478,8 +480,12 @@ for path in sys.argv[1:]:
         if r.get("record") == "result" and r.get("bench") == "single-halt" \
                 and r.get("metric") == "round-trip":
             wake = (r.get("exits") or {}).get("wake", "none")
-            stats = (r.get("host_stats") or {}).get("wake", "none")
-            print(f"wake {ab.get('param')}={ab.get('asked')} {r.get('variant')} {wake} {stats}")
+            h = r.get("host_stats") or {}
+            tried = (h.get("deltas") or {}).get("halt_attempted_poll", "?")
+            print(f"wake {ab.get('param')}={ab.get('asked')} {r.get('variant')} {wake} "
+                  f"{h.get('wake', 'none')}")
+            print(f"polls {ab.get('param')}={ab.get('asked')} {r.get('variant')} "
+                  f"tried {tried} caught {h.get('polled', '?')} of {h.get('halts', '?')}")
 PY
 }
 
@@ -704,7 +710,14 @@ deadline: $(grep -o 'deadline=[0-9]*' "$cdir/x2apic-smp2/boot1/console.log" 2>/d
 	# of single-halt comes after a block (b1.00), in KVM's trace and in its
 	# statistics read at the passes' edges (--host-stats); with a 50 ms window the
 	# ack-after-eoi pass's wakes come without one (b under 0.4), and its block
-	# pass (block_gap 60 ms, past the window) still blocks. Each side reads
+	# pass (block_gap 60 ms, past the window) still blocks. KVM's own
+	# counters say it exactly: no poll tried with polling off, polls tried
+	# and some caught with it on. halt_gap=3000: with polling off, a wake
+	# whose IPI came before the target's vCPU slept in L1 is waited=0 in
+	# the trace; the default 50 us gap let that happen (2 of 20 wakes, trace
+	# "mixed", in CI at c945171), 3 ms leaves the nested HLT exit time to
+	# reach schedule() even on a loaded host and is still well inside the
+	# other side's window (wake-aim=poll). Each side reads
 	# the lane's parameter back. The window is in L1's time, which runs at
 	# the host's pace: a halt of 0.3-1 ms on a quiet host was 5-8 ms on a
 	# loaded one, past a 2 ms window, which then shrinks instead of growing
@@ -727,7 +740,7 @@ deadline: $(grep -o 'deadline=[0-9]*' "$cdir/x2apic-smp2/boot1/console.log" 2>/d
 	replayed ab-poll env IPIBENCH_RESULTS="$base/ab-poll" ./run.sh ab \
 		--module-param kvm.halt_poll_ns=0,50000000 --boots 1 \
 		--accel kvm-in-tcg --preset x2apic --exits --host-stats --timeout 240 \
-		--append "plan=bench bench=single-halt backends=x2apic iters=20 warmup=20 budget=1 block_gap=60000"
+		--append "plan=bench bench=single-halt backends=x2apic iters=20 warmup=20 budget=1 halt_gap=3000 block_gap=60000"
 	st=$(waited ab-poll)
 	out=$(cat "$replay_dir/ab-poll.out")
 	out="$out
@@ -741,6 +754,9 @@ $(wake_facts "$base"/ab-poll/*/kvm.halt_poll_ns_*/boot1/results.json)"
 		"^single-halt  *round-trip  *ack-after-eoi  *x2apic .* b\(1\.00\|0\.9[0-9]\)  *s[0-9.]* t[0-9.]* b0\.[0-3]" \
 		"^single-halt  *round-trip  *block  *x2apic .* b\(1\.00\|0\.9[0-9]\)  *s[0-9.]* t[0-9.]* b\(1\.00\|0\.9[0-9]\)" \
 		"^wake kvm.halt_poll_ns=0 ack-after-eoi block block$" \
+		"^polls kvm.halt_poll_ns=0 ack-after-eoi tried 0 caught 0 of " \
+		"^polls kvm.halt_poll_ns=0 block tried 0 caught 0 of " \
+		"^polls kvm.halt_poll_ns=50000000 ack-after-eoi tried [1-9][0-9]* caught [1-9]" \
 		"^wake kvm.halt_poll_ns=50000000 ack-after-eoi \(poll\|mixed\) \(poll\|mixed\)$" \
 		"^wake kvm.halt_poll_ns=50000000 block block block$" || rc=1
 	# The rest: run.sh and lane.sh commands whose verdicts are words and
