@@ -52,14 +52,14 @@ NASMFLAGS := -f elf64 -g -I$(B)/ -I$(B)/boot/ -I./
 LIB_SRCS := lib/acpi.c lib/backtrace.c lib/cmdline.c lib/cpu_topo.c lib/cpuset.c lib/crossover.c \
 	lib/error.c lib/fmt.c lib/skew.c lib/hv_encode.c lib/icr.c lib/ipi_flags.c lib/json.c \
 	lib/kut_names.c lib/kvm_pvipi.c lib/late_wake.c lib/lava.c lib/mptable.c lib/pv_result.c \
-	lib/record.c \
+	lib/record.c lib/vring.c \
 	lib/sort.c lib/stats.c lib/trust.c lib/watch_line.c
 
 KERNEL_SRCS := kernel/boot.c kernel/console.c kernel/cpu.c kernel/host_read.c kernel/lapic.c \
 	kernel/lava_board.c kernel/libc.c kernel/main.c kernel/mm.c kernel/multiboot.c \
-	kernel/options.c kernel/percpu.c kernel/pic.c kernel/pit.c kernel/plan.c kernel/pvh.c \
-	kernel/smp.c kernel/status.c kernel/topology.c kernel/trap.c kernel/tsc.c kernel/tsc_sync.c \
-	kernel/watchdog.c
+	kernel/options.c kernel/pci.c kernel/percpu.c kernel/pic.c kernel/pit.c kernel/plan.c \
+	kernel/pvh.c kernel/smp.c kernel/status.c kernel/topology.c kernel/trap.c kernel/tsc.c \
+	kernel/tsc_sync.c kernel/virtio_console.c kernel/watchdog.c
 
 # The IPI core and its backends.
 IPI_SRCS := ipi/core.c ipi/flush_native.c ipi/flush_registry.c ipi/irq.c ipi/switch.c \

@@ -46,6 +46,11 @@ static inline void outb(uint16_t port, uint8_t v)
 	asm volatile("outb %0, %1" : : "a"(v), "Nd"(port));
 }
 
+static inline void outw(uint16_t port, uint16_t v)
+{
+	asm volatile("outw %0, %1" : : "a"(v), "Nd"(port));
+}
+
 static inline void outl(uint16_t port, uint32_t v)
 {
 	asm volatile("outl %0, %1" : : "a"(v), "Nd"(port));
@@ -56,6 +61,14 @@ static inline uint8_t inb(uint16_t port)
 	uint8_t v;
 
 	asm volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+static inline uint16_t inw(uint16_t port)
+{
+	uint16_t v;
+
+	asm volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
 	return v;
 }
 

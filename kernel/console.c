@@ -5,11 +5,20 @@
  * holding it must not silence the CPU reporting the crash. What a CPU
  * prints is progress for the stall watchdog (include/watchdog.h): only the
  * BSP prints in a healthy run, never inside a timed region.
+ *
+ * Where the VM has a virtio console (include/virtio_console.h), what is
+ * printed under the lock goes there instead, one send a print: the same
+ * bytes, CR before each LF included, for one exit instead of one a byte.
+ * A print without the lock (its holder stuck, or a trap on top of a print)
+ * still takes the UART, which needs no state that the holder may have
+ * left half-written; so does everything once a send has failed. Both are
+ * meant to reach one place (the KVM lane muxes them onto one chardev).
  */
 #include <stddef.h>
 #include "include/console.h"
 #include "include/status.h"
 #include "include/uart.h"
+#include "include/virtio_console.h"
 #include "include/watchdog.h"
 #include "include/x86.h"
 #include "lib/fmt.h"
@@ -30,6 +39,9 @@ static int console_lock;
 static int uart_present;
 static int tx_load = 1;	/* bytes one THRE lets us write: 1, or FIFO_BYTES */
 static int tx_room;	/* of those, not yet written (counted under console_lock) */
+static bool virtio_on;
+static char vbuf[VIRTCON_MAX];	/* a print on its way to the virtio console */
+static size_t vlen;		/* both under console_lock */
 
 void serial_init(void)
 {
@@ -45,6 +57,13 @@ void serial_init(void)
 	/* An 8250 or 16450 has no FIFO and leaves IIR[7:6] clear. */
 	if (uart_present && (inb(COM1 + UART_IIR) & IIR_FIFO_ON) == IIR_FIFO_ON)
 		tx_load = FIFO_BYTES;
+	virtio_on = !virtcon_init();
+}
+
+void console_print_transport(void)
+{
+	if (virtio_on)
+		kprintf("console: %s\n", virtcon_where());
 }
 
 /* locked: this CPU holds console_lock, so tx_room is its own to count down. */
@@ -60,6 +79,29 @@ static void uart_putc(char c, bool locked)
 	}
 	tx_room--;
 	outb(COM1 + UART_THR, (uint8_t)c);
+}
+
+static void uart_write(const char *s, size_t n, bool locked)
+{
+	for (size_t i = 0; i < n; i++)
+		uart_putc(s[i], locked);
+}
+
+/* Under console_lock. A send that failed goes to the UART, and so does all that follows. */
+static void virtio_flush(void)
+{
+	if (vlen && virtcon_send(vbuf, vlen)) {
+		virtio_on = false;
+		uart_write(vbuf, vlen, true);
+	}
+	vlen = 0;
+}
+
+static void virtio_putc(char c)
+{
+	if (vlen == sizeof(vbuf))
+		virtio_flush();
+	vbuf[vlen++] = c;
 }
 
 /*
@@ -82,6 +124,12 @@ static void console_out(void *ctx, const char *s, size_t n)
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
+		if (locked && virtio_on) {
+			if (s[i] == '\n')
+				virtio_putc('\r');
+			virtio_putc(s[i]);
+			continue;
+		}
 		if (s[i] == '\n')
 			uart_putc('\r', locked);
 		uart_putc(s[i], locked);
@@ -100,8 +148,11 @@ static bool console_lock_take(void)
 
 static void console_lock_drop(bool taken)
 {
-	if (taken)
-		__atomic_store_n(&console_lock, 0, __ATOMIC_RELEASE);
+	if (!taken)
+		return;
+	if (virtio_on)
+		virtio_flush();
+	__atomic_store_n(&console_lock, 0, __ATOMIC_RELEASE);
 }
 
 void console_write(const char *s, unsigned long n)

@@ -127,6 +127,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
 
 	serial_init();
 	kprintf("\nipibench %s\n", ipibench_version);
+	console_print_transport();
 	if (boot_take(magic, info_phys))
 		status_exit(STATUS_ERROR);
 	mm_init();

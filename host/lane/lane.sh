@@ -620,9 +620,18 @@ run_preset() {
 			hr="-chardev pipe,id=hostread,path=/tmp/hostread -serial chardev:hostread
 				-chardev pipe,id=qmp,path=/tmp/qmp -mon chardev=qmp,mode=control" ;;
 	esac
+	# The console: COM1 and, where the machine has PCI, a virtio console,
+	# both on one chardev (mux). Each byte to COM1 is an exit to this QEMU
+	# and some 150 us of the frame's time (a frame's console was half of
+	# the lane's time); the guest sends whole lines to the virtio console
+	# (kernel/console.c), one exit each. ioeventfd=off: the notify is
+	# handled before its exit returns, so the guest's wait for the used
+	# ring ends at once.
+	vcon="-device virtio-serial-pci,disable-legacy=off,ioeventfd=off -device virtconsole,chardev=con"
+	case " $4 " in *" -M microvm"*) vcon= ;; esac
 	timeout -s KILL "$6" qemu-system-x86_64 -accel kvm -cpu "host${2:+,$2}" \
 		-smp "$3" -m 128M -nodefaults -display none -no-reboot -name ipibench,debug-threads=on \
-		-chardev file,id=con,path=/tmp/frame.console,append=on -serial chardev:con $hr \
+		-chardev file,id=con,path=/tmp/frame.console,append=on,mux=on -serial chardev:con $vcon $hr \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 -global kvm-apic.vapic=off $4 \
 		-kernel "$kernel" -append "$7" </dev/null >>/tmp/frame.console 2>&1 &
 	qpid=$!

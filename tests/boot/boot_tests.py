@@ -694,6 +694,49 @@ def microvm_scenarios():
     return out
 
 
+VIRTIO_CONSOLE_LOG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                  "build", "boot-tests", "virtio-console.log")
+
+
+@check_factory
+def virtio_console(path):
+    """Everything the guest prints reaches the virtio console's file (the
+    transport of the KVM lane's frames, kernel/virtio_console.c) and
+    nothing COM1: the banner, the device line, the suite, the records and
+    the status."""
+    def check(sc, log):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                text = f.read().replace("\r", "")
+        except OSError as e:
+            return [f"no virtio console file: {e}"]
+        problems = [f"virtio console: {p}" for p in
+                    contains(r"^ipibench \S+$",
+                             r"^console: virtio console at PCI 00:[0-9a-f]{2}\.[0-7], "
+                             r"ports 0x[0-9a-f]+, queue [1-9]\d*$")(sc, text)
+                    + suite_passed(sc, text) + records_valid("env", "check", "end")(sc, text)
+                    + final_status("SUCCESS")(sc, text)]
+        if log.strip():
+            problems.append("COM1 printed something: " + " | ".join(log.strip().splitlines()[:3]))
+        return problems
+    return check
+
+
+def virtio_console_scenarios():
+    """The virtio console under TCG: COM1 on run.sh's stdout, the
+    virtconsole on a file of its own. The KVM lane muxes both onto one file;
+    apart, they show which transport carried what."""
+    os.makedirs(os.path.dirname(VIRTIO_CONSOLE_LOG), exist_ok=True)
+    if os.path.exists(VIRTIO_CONSOLE_LOG):
+        os.remove(VIRTIO_CONSOLE_LOG)
+    qemu = ["-device", "virtio-serial-pci,disable-legacy=off,ioeventfd=off",
+            "-device", "virtconsole,chardev=vcon",
+            "-chardev", f"file,id=vcon,path={VIRTIO_CONSOLE_LOG}"]
+    return [Scenario("virtio console: every line through the virtqueue, none on COM1; "
+                     "the suite passes", smp="2", append="plan=check backends=x2apic",
+                     qemu=qemu, checks=[virtio_console(VIRTIO_CONSOLE_LOG)])]
+
+
 # --- the hand-written scenarios: tests/boot/scenarios.cfg, whose header says its format
 
 SCENARIO_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenarios.cfg")
@@ -949,8 +992,9 @@ def reader_self_test():
 
 
 def all_scenarios():
-    """The generated shapes, then the hand-written scenarios of scenarios.cfg."""
-    return shape_matrix() + microvm_scenarios() + load_scenarios()
+    """The generated shapes, the virtio console's, then the hand-written scenarios of
+    scenarios.cfg."""
+    return shape_matrix() + microvm_scenarios() + virtio_console_scenarios() + load_scenarios()
 
 
 def run(sc):

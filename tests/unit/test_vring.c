@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Host tests for lib/vring.c: offsets hand-checked against virtio 1.2,
+ * 2.7.2 (legacy layout: descriptors 16 bytes each, the available ring
+ * 6 + 2 x num, the used ring 6 + 8 x num from the next 4096) and the
+ * structure sizes of 2.7.5, 2.7.6 and 2.7.8.
+ */
+#include "lib/error.h"
+#include "lib/vring.h"
+#include "tests/unit/check.h"
+
+TEST(struct_sizes)
+{
+	CHECK_EQ(sizeof(struct vring_desc), 16);
+	CHECK_EQ(sizeof(struct vring_avail), 4);
+	CHECK_EQ(sizeof(struct vring_used_elem), 8);
+	CHECK_EQ(sizeof(struct vring_used), 4);
+}
+
+/* QEMU's virtio-serial queues hold 128: 2048 + 262 = 2310, used at 4096. */
+TEST(layout_128)
+{
+	struct vring_layout l;
+
+	CHECK_EQ(vring_legacy_layout(128, &l), 0);
+	CHECK_EQ(l.avail, 2048);
+	CHECK_EQ(l.used, 4096);
+	CHECK_EQ(l.size, 4096 + 1030);
+}
+
+/* 4096 + 518 spills into a second page: used at 8192. */
+TEST(layout_256)
+{
+	struct vring_layout l;
+
+	CHECK_EQ(vring_legacy_layout(256, &l), 0);
+	CHECK_EQ(l.avail, 4096);
+	CHECK_EQ(l.used, 8192);
+	CHECK_EQ(l.size, 8192 + 2054);
+}
+
+TEST(layout_1)
+{
+	struct vring_layout l;
+
+	CHECK_EQ(vring_legacy_layout(1, &l), 0);
+	CHECK_EQ(l.avail, 16);
+	CHECK_EQ(l.used, 4096);
+	CHECK_EQ(l.size, 4096 + 14);
+}
+
+TEST(layout_refused)
+{
+	struct vring_layout l;
+
+	CHECK_EQ(vring_legacy_layout(0, &l), -E_RANGE);
+	CHECK_EQ(vring_legacy_layout(96, &l), -E_RANGE);
+	CHECK_EQ(vring_legacy_layout(65536, &l), -E_RANGE);
+	CHECK_EQ(vring_legacy_layout(32768, &l), 0);
+}
+
+TEST_MAIN(T(struct_sizes), T(layout_128), T(layout_256), T(layout_1), T(layout_refused))
