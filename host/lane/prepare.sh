@@ -82,10 +82,12 @@ ensure_busybox() {
 # only, so a cached run needs no network. Refreshes the lists once if needed.
 meta_version() {
 	local v
-	v=$(apt-cache madison "$META" | awk -F' *[|] *' -v s="$SUITE/" 'index($3, s) { print $2; exit }')
+	v=$(apt_cached "$cache/apt/madison-$META" apt-cache madison "$META" |
+		awk -F' *[|] *' -v s="$SUITE/" 'index($3, s) { print $2; exit }')
 	if [ -z "$v" ] && is_root; then
 		"${APT[@]}" update >/dev/null 2>&1 || true
-		v=$(apt-cache madison "$META" | awk -F' *[|] *' -v s="$SUITE/" 'index($3, s) { print $2; exit }')
+		v=$(apt_cached "$cache/apt/madison-$META" apt-cache madison "$META" |
+			awk -F' *[|] *' -v s="$SUITE/" 'index($3, s) { print $2; exit }')
 	fi
 	[ -n "$v" ] || cannot "$META is not available from $SUITE (is $SUITE in the apt sources?)" \
 		"echo 'deb http://deb.debian.org/debian $SUITE main' > /etc/apt/sources.list.d/$SUITE.list && ${APT[*]} update"

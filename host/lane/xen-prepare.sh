@@ -63,7 +63,8 @@ readonly LANE_TAG=xen-lane
 
 # The candidate version of a package, from the local apt lists only.
 candidate() {
-	apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ && !v { v = $2 } END { print v }'
+	apt_cached "$cache/apt/policy-$1" apt-cache policy "$1" 2>/dev/null |
+		awk '/Candidate:/ && !v { v = $2 } END { print v }'
 }
 
 # The packages' files, unpacked into xen-<version>/root; xen.elf beside it.
