@@ -63,6 +63,7 @@ struct options {
 	enum plan plan;
 	uint32_t ap_timeout_ms;
 	uint32_t init_delay_us;
+	uint32_t watch_floor_ms;	/* the least stall bound (kernel/watchdog.c) */
 	uint64_t backends;	/* bit per enum ipi_backend_id (include/ipi.h) */
 	uint64_t debug;		/* bit per enum debug_key */
 	uint32_t debug_cpu;	/* victim of fault injection; DEBUG_CPU_LAST when not given */

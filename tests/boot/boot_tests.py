@@ -523,11 +523,12 @@ def stall_story(sc, cpu, log):
 
 
 @check_factory
-def stalled(cpu, apic_id, deadline_ms):
-    """The watchdog names the stalled CPU, what it did and its RIP, within its bound."""
+def stalled(cpu, apic_id, deadline_ms, floor_ms):
+    """The watchdog names the stalled CPU, what it did and its RIP, within its bound
+    (2 x deadline= or watch_floor=, whichever is more, + 1 s)."""
     def check(sc, log):
         m = re.search(rf"^watchdog: CPU {cpu} \(APIC ID {apic_id}\) made no progress for (\d+) "
-                      rf"ms \(bound (\d+) ms: 2 x deadline {deadline_ms} ms, at least 4000 ms, "
+                      rf"ms \(bound (\d+) ms: 2 x deadline {deadline_ms} ms, at least {floor_ms} ms, "
                       rf"\+ 1000 ms \+ phase budget \d+ ms\): backend (\S+), benchmark (\S+) on "
                       rf"\S+, phase measuring "
                       rf"\d+ iterations .*, RIP ([0-9a-f]{{16}}) CS 0008 \(NMI taken\)$", log, re.M)
@@ -867,7 +868,7 @@ CHECK_KEYS = {
     "rehalt_timeouts": lambda v: [rehalt_timeouts(_counts(v))],
     "sent_from": lambda v: [sent_from(**_named(v, sender=_number, halt_ran=_yes_no))],
     "stalled": lambda v: [stalled(**_named(v, cpu=_number, apic_id=_number,
-                                           deadline_ms=_number))],
+                                           deadline_ms=_number, floor_ms=_number))],
     "microvm_facts": lambda v: [microvm_facts(**_named(v, acpi=_yes_no))],
 }
 
