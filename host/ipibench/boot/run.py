@@ -31,6 +31,8 @@ from ipibench.exit_codes import (EX_APICV_INHIBITED, EX_BUILD, EX_DEPS, EX_INTER
                                  EX_UNAVAILABLE, ToolError)
 from ipibench import machine
 from ipibench.jobs import elapsed, Interrupted, say
+from ipibench.kvmhost import facts as KF
+from ipibench.kvmhost import host_class
 from ipibench.kvmhost import hoststats as HS
 from ipibench.kvmhost import pin_perf as K
 from ipibench.kvmhost import trace as KT
@@ -787,6 +789,10 @@ class Boot:
             say("  " + line)
         self.apicv = KT.apicv_line(self.kvm_params, trace)
         say(f"  {self.apicv} ({where})")
+        kvm = self.accel == "kvm"
+        say("  " + host_class.line(*host_class.classify(
+            self.accel, KF.cpu_flags() if kvm else None, self.kvm_params,
+            KF.kvm_software() if kvm else None)))
         self.inhibited = KT.apicv_inhibited(recs) or not self.apicv_enabled()
 
     def apicv_enabled(self):

@@ -11,9 +11,9 @@ from ipibench.boot.xen_lane import EXITS_UNKNOWN
 from ipibench.compare.correctness import correctness_failures
 from ipibench.compare.model import row_key, row_name, X2apicBoot
 from ipibench.exit_codes import EX_SAVE, ToolError
-from ipibench.kvmhost import hoststats, pin_perf
+from ipibench.kvmhost import host_class, hoststats, pin_perf
 from ipibench.kvmhost import trace as kvm_trace
-from ipibench.kvmhost.facts import host_facts, host_warnings
+from ipibench.kvmhost.facts import host_facts, host_warnings, kvm_software
 from ipibench.results.files import dump_results, load_json, RESULTS_FORMAT, RESULTS_VERSION
 from ipibench.results.records import parse_console, RECORD_SCHEMA
 from ipibench.results.saved import pin_of, pin_words, power_facts, SavedBoot
@@ -138,6 +138,9 @@ def exits_lines(doc):
         ["  " + line for line in kvm_trace.table(marked, ex)]
     if ex.get("apicv"):
         lines.append("  " + ex["apicv"])
+    hc = ex.get("host_class") or {}
+    if hc.get("name") in host_class.CLASSES:
+        lines.append("  " + host_class.line(hc["name"], hc.get("why", "")))
     return lines
 
 
@@ -189,6 +192,9 @@ def save_run(directory, *, qemu=(), label="", accel="", status="", config="", pr
     if run["exits"] is not None:
         run["exits"]["apicv"] = apicv or None
         run["exits"]["kvm_params"] = exits_kvm_params or {}
+        name, why = host_class.classify(accel, host.get("cpu_flags"), exits_kvm_params,
+                                        kvm_software() if accel == "kvm" else None)
+        run["exits"]["host_class"] = {"name": name, "why": why}
     doc = {"format": RESULTS_FORMAT, "version": RESULTS_VERSION, "host": host, "run": run,
            "problems": problems, "records": records}
     write_new(os.path.join(directory, "results.json"), dump_results(doc))

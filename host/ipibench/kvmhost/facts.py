@@ -90,6 +90,11 @@ def host_facts(qemu_version, environ=None):
                 kernel_cmdline=machine.read("/proc/cmdline", environ))
 
 
+def cpu_flags(environ=None):
+    """The CPU_FLAGS this host shows (cpuinfo_facts()), None when not read."""
+    return cpuinfo_facts(machine.read("/proc/cpuinfo", environ))[1]
+
+
 def kvm_software(environ=None):
     """Why this host's KVM is not hardware virtualization, or None. PVM
     (module kvm_pvm) runs guests in software on a host without VMX/SVM:
