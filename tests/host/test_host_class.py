@@ -3,14 +3,19 @@
 """kvmhost/host_class.py: each class from the facts a run saves (the CPU
 flags, the module parameters as the module reports them, the accelerator,
 a PVM host's reason), never from this machine; the class a saved --exits
-run records and prints in summary.txt.
+run records and prints in summary.txt. kvmhost/host_model.py: the model
+file's lines, and records judged against a class (as predicted, diverging,
+not modelled, an inhibited VM, doorbell misses predicted or the load's).
 One TAP line per case, "ok - tools: ..."; problems follow on '#' lines."""
+import os
+import re
 import sys
 
 from harness import check, registry
 
 from ipibench.boot import save
 from ipibench.kvmhost import host_class as H
+from ipibench.kvmhost import host_model as HM
 from fixtures import main
 
 
@@ -30,7 +35,7 @@ def _(ctx):
             (AMD + ["avic"], {"kvm_amd.avic": "1", "kvm_amd.enable_ipiv": "Y"}),
         ("avic-ipiv-off", "kvm_amd.avic=Y, kvm_amd.enable_ipiv=N"):
             (AMD + ["avic"], {"kvm_amd.avic": "Y", "kvm_amd.enable_ipiv": "N"}),
-        ("avic-ipiv-off", "kvm_amd.avic=Y, kvm_amd.enable_ipiv=N, x2avic"):
+        ("x2avic-ipiv-off", "kvm_amd.avic=Y, kvm_amd.enable_ipiv=N, x2avic"):
             (AMD + ["avic", "x2avic"], {"kvm_amd.avic": "Y", "kvm_amd.enable_ipiv": "0"}),
         ("x2avic", "kvm_amd.avic=Y, kvm_amd.enable_ipiv=Y, x2avic"):
             (AMD + ["avic", "x2avic"], {"kvm_amd.avic": "Y", "kvm_amd.enable_ipiv": "Y"}),
@@ -68,6 +73,7 @@ def _(ctx):
     check(H.classify("kvm", None, {"kvm_amd.avic": "Y"})[0] == "unknown", "flags not read")
     check(H.classify("kvm", ["x2apic"], {})[0] == "unknown", "neither svm nor vmx")
     check(set(H.CLASSES) >= {"lane", "pvm", "svm-no-avic", "avic", "avic-ipiv-off", "x2avic",
+                             "x2avic-ipiv-off",
                              "vmx-no-apicv", "apicv", "apicv-ipiv", "unknown"}, "the classes")
 
 
@@ -82,6 +88,96 @@ def _(ctx):
           f"{lines}")
     doc["run"]["exits"]["host_class"] = {"name": "no-such-class", "why": "x"}
     check(not any("host class" in x for x in save.exits_lines(doc)), "an unknown name shown")
+
+
+def rec(backend, bench, metric, variant, sender, targets, **extra):
+    """A record with exits, as trace.attach() leaves one."""
+    r = {"record": "result", "backend": backend, "bench": bench, "metric": metric,
+         "variant": variant, "exits": {"iterations": 50, "sender": sender, "targets": targets}}
+    r["exits"].update(extra.pop("exits", {}))
+    r.update(extra)
+    return r
+
+
+@case("host model: every class but unknown and pvm has rows and a cite naming commits")
+def _(ctx):
+    m = HM.load()
+    for cls in set(H.CLASSES) - {"unknown", "pvm"}:
+        rows, real = HM.rows_of(m, cls)
+        check(len(rows) >= 6, f"{cls}: {len(rows)} rows")
+        cite = m["cites"].get(real, "")
+        check("()" in cite, f"{real}: its cite names no KVM function")
+        check(real == "svm-no-avic" or re.search(r"\b[0-9a-f]{12}\b", cite),
+              f"{real}: its cite names no commit")
+
+
+@case("host model: a malformed line is refused naming its line")
+def _(ctx):
+    for text, want in (("row | a | b | c | d | e | 1 | 0 | x | yes | -\n", "not a number"),
+                       ("row | a | b | c | d | e | 1 | 0 | 1 | maybe | -\n", "eoi is yes or no"),
+                       ("same | a | nowhere\n", "nowhere has no rows"),
+                       ("row | a | b\n", "not a same, cite or row line"),
+                       ("row | a | b | c | d | e | 1 | 0 | 1 | yes | -\n" * 2, "given twice")):
+        path = os.path.join(ctx.tmp, "model.conf")
+        with open(path, "w") as f:
+            f.write(text)
+        try:
+            HM.load(path)
+            check(False, f"{text!r} loaded")
+        except HM.ModelError as e:
+            check(want in str(e) and "model.conf:" in str(e), f"{text!r}: {e}")
+
+
+@case("host model: records as predicted, diverging, not modelled, on an inhibited VM")
+def _(ctx):
+    m = HM.load()
+    good = rec("x2apic", "send-cost", "send", "none", {"msr (ICR)": 1.0},
+               {"msr (EOI)": 1.0, "interrupt": 1.8})
+    extra = rec("x2apic", "send-cost", "send", "none", {"msr (ICR)": 1.0, "msr (ID read)": 1.0},
+                {"msr (EOI)": 1.0})
+    other = rec("x2apic", "self", "send-to-handler", "sti-nop", {"msr (SELF_IPI)": 1.0}, {})
+    res = HM.judge([good, extra, other], "lane", m)
+    check(res["matched"] == 1 and res["unmodelled"] == 1 and len(res["diverging"]) == 1,
+          f"{res}")
+    check(res["diverging"][0]["what"] == "sender 2.00, expected 1.00", f"{res}")
+    check(HM.lines(res)[0].endswith("1 records as predicted, 1 diverge, 1 not modelled"),
+          f"{HM.lines(res)}")
+    # x2AVIC predicts no exit; the same trapped record diverges there, unless
+    # the VM was inhibited, which judges it as the unaccelerated class.
+    res = HM.judge([good], "x2avic", m)
+    check(res["diverging"] and "sender 1.00, expected 0.00" in res["diverging"][0]["what"],
+          f"{res}")
+    inhibited = rec("x2apic", "send-cost", "send", "none", {"msr (ICR)": 1.0},
+                    {"msr (EOI)": 1.0}, exits={"apicv": "inhibited (PIT_REINJ)"})
+    res = HM.judge([inhibited], "x2avic", m)
+    check(res["matched"] == 1 and not res["diverging"], f"inhibited: {res}")
+    # A wake the trace calls a poll where the class predicts a block.
+    halt = rec("x2apic", "single-halt", "round-trip", "block", {"msr (ICR)": 1.0},
+               {"hlt": 1.0, "msr (EOI)": 1.0}, exits={"wake": "poll"}, target_state="halt")
+    res = HM.judge([halt], "svm-no-avic", m)
+    check(res["diverging"] and res["diverging"][0]["what"] == "wake poll, expected block",
+          f"{res}")
+
+
+@case("host model: AVIC doorbell misses judged where the class predicts them, else the load's")
+def _(ctx):
+    m = HM.load()
+    miss = "avic_incomplete_ipi (target not running)"
+    # IPI virtualization off: every xAPIC send to another vCPU misses.
+    send = rec("xapic", "send-cost", "send", "none", {miss: 1.0}, {})
+    check(HM.judge([send], "avic-ipiv-off", m)["matched"] == 1, "ipiv off: a miss a send")
+    none = rec("xapic", "send-cost", "send", "none", {}, {})
+    res = HM.judge([none], "avic-ipiv-off", m)
+    check(res["diverging"] and "sender 0.00, expected 1.00" in res["diverging"][0]["what"],
+          f"ipiv off without the miss: {res}")
+    # IPI virtualization on, a spinning target: a miss is the load's, counted apart.
+    loaded = rec("xapic", "send-cost", "send", "none", {miss: 0.3}, {})
+    res = HM.judge([loaded], "avic", m)
+    check(res["matched"] == 1 and res["load_misses"] == 1, f"load: {res}")
+    check("not judged" in HM.lines(res)[0], f"{HM.lines(res)}")
+    # After the first x2APIC switch on AVIC without x2AVIC: not modelled.
+    late = rec("xapic", "send-cost", "send", "none", {"npf (ICR)": 1.0}, {}, after_x2apic=True)
+    check(HM.judge([late], "avic", m)["unmodelled"] == 1, "after x2APIC")
 
 
 if __name__ == "__main__":

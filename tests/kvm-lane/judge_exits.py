@@ -21,7 +21,12 @@ register access (1.00 -> 2.00) by a factor of 20.
 A line's value may carry its own tolerance, "0 +- 0.25": where a count is
 known to move with what the host does (a PV EOI cancelled by a stray exit).
 
-usage: judge_exits.py EXPECT DIR FRAME... [--expect-failure REGEX]
+With --model CLASS the frame's records are also judged against that class
+of host-model.conf (host/ipibench/kvmhost/host_model.py): the lane's class
+checked against the lane's real KVM; a divergence is a problem, and the
+TAP line says how many records the model predicted.
+
+usage: judge_exits.py EXPECT DIR FRAME... [--expect-failure REGEX] [--model CLASS]
   --expect-failure  pass when a problem matches REGEX (a planted change);
                     expectations whose records the run did not produce are
                     then not problems
@@ -31,6 +36,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "host"))
+from ipibench.kvmhost import host_model  # noqa: E402
 from ipibench.kvmhost import trace as kvm_trace  # noqa: E402
 
 TOLERANCE = kvm_trace.EXITS_TOLERANCE
@@ -59,12 +65,13 @@ def expectations(path):
 PIT_TICKS_MAX = 0
 
 
-def judge(expect, trace_path, log_path):
+def judge(expect, trace_path, log_path, model_class=None):
     with open(trace_path, errors="replace") as f:
         trace = kvm_trace.parse(f)
     with open(log_path, errors="replace") as f:
         lines = f.read().splitlines()
     recs = kvm_trace.attach_console(trace, lines)
+    model = host_model.judge(recs, model_class) if model_class else None
     by_key = {(r["backend"], r["bench"], r["metric"], r["variant"]): r for r in recs}
     problems, checks, unaccelerated = [], 0, 0
     checks += 1
@@ -107,7 +114,11 @@ def judge(expect, trace_path, log_path):
             extra = {k: v for k, v in got.items() if JUDGED.match(k) and k not in want}
             problems.append(f"{where}: {judged:.2f} register/hypercall/HLT exits per iteration, "
                             f"expected {total:.2f}; not expected: {extra}")
-    return checks, problems, unaccelerated
+    if model is not None:
+        checks += model["matched"] + len(model["diverging"])
+        problems += [f"model {model_class}: {d['row']} ({d['class']}): {d['what']}"
+                     for d in model["diverging"]]
+    return checks, problems, unaccelerated, model
 
 
 def main(argv):
@@ -115,6 +126,11 @@ def main(argv):
     if "--expect-failure" in argv:
         i = argv.index("--expect-failure")
         fail_re = re.compile(argv[i + 1])
+        del argv[i:i + 2]
+    model_class = None
+    if "--model" in argv:
+        i = argv.index("--model")
+        model_class = argv[i + 1]
         del argv[i:i + 2]
     expect_path, out, frames = argv[1], argv[2], argv[3:]
     expect = expectations(expect_path)
@@ -131,8 +147,9 @@ def main(argv):
             continue
         # A frame's own expectations (first field TAG.PRESET) stand for it
         # alone; else its preset's.
-        checks, problems, no_accel = judge(expect.get(frame, expect.get(preset, {})), trace,
-                                           os.path.join(out, frame + ".log"))
+        checks, problems, no_accel, model = judge(expect.get(frame, expect.get(preset, {})),
+                                                  trace, os.path.join(out, frame + ".log"),
+                                                  model_class)
         if fail_re is not None:
             problems = [p for p in problems if "no record with exits" not in p]
             hit = [p for p in problems if fail_re.search(p)]
@@ -151,9 +168,11 @@ def main(argv):
             for p in problems:
                 print(f"#   {p}")
         else:
+            said = "" if model is None else \
+                f"; the {model_class} model predicted {model['matched']} records"
             print(f"ok - kvm-lane: {name} ({checks} checks, each within "
                   f"{TOLERANCE} per iteration or its line's bound; {no_accel} records read "
-                  "apic_accel no)")
+                  f"apic_accel no{said})")
     return 1 if bad else 0
 
 

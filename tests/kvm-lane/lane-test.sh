@@ -614,15 +614,23 @@ if part judge; then
 	judge stall.hv-xmm -- \
 		--expect-error "^watchdog: CPU 1 \(APIC ID 1\) made no progress .*latest hypercall HvCallSendSyntheticClusterIpiEx \(code 0x0015, XMM-fast.*RIP [0-9a-f]{16} CS 0008 \(NMI taken\)" ||
 		rc=1
-	# exits: exits per iteration as exits.expect states them.
+	# exits: exits per iteration as exits.expect states them, and the
+	# records the host-class model has lines for as its lane class predicts
+	# them (host/ipibench/kvmhost/host-model.conf, checked against real KVM).
 	python3 tests/kvm-lane/judge_exits.py tests/kvm-lane/exits.expect "$base/lane" \
-		exits.x2apic exits.hv-xmm exits.kvm-pv exits-pv-eoi.x2apic exits-flush.x2apic || rc=1
+		exits.x2apic exits.hv-xmm exits.kvm-pv exits-pv-eoi.x2apic exits-flush.x2apic \
+		--model lane || rc=1
 	[ "$lane_ok" = 0 ] || cut_split_test || rc=1
 	# exits-negative: debug=extra-exit (every send reads the APIC ID first)
 	# must fail that judgement.
 	python3 tests/kvm-lane/judge_exits.py tests/kvm-lane/exits.expect "$base/lane" \
 		exits-negative.x2apic \
 		--expect-failure "x2apic send-cost send none sender: 2\.00 register/hypercall/HLT exits per iteration, expected 1\.00" ||
+		rc=1
+	# ... and the model's judgement of the lane class.
+	python3 tests/kvm-lane/judge_exits.py tests/kvm-lane/exits.expect "$base/lane" \
+		exits-negative.x2apic --model lane \
+		--expect-failure "^model lane: x2apic send-cost send none \(svm-no-avic\): sender 2\.00, expected 1\.00$" ||
 		rc=1
 	# Where it failed, the guest's own last lines say why (--quiet hides them).
 	out="$(cat "$replay_dir/exits-run.out")"
@@ -633,7 +641,8 @@ $(cat "$base"/exits-run/*/console.log 2>/dev/null | grep -v '^{' | tail -n 8 | s
 		"^  hv-ipi send-cost send: sender 1.00 hypercall (HvCallSendSyntheticClusterIpi fast)" \
 		"^  hv-ipi send-cost send: .* | APIC accelerated: no (1.00 trapped APIC accesses per iteration: 1.00 on the targets (msr (EOI)))$" \
 		"^  AVIC: disabled in kvm_amd .*inhibited for this VM from .*DISABLED" \
-		"^  host class: lane (accel kvm-in-tcg: the lane's L1 KVM, SVM without AVIC): " || rc=1
+		"^  host class: lane (accel kvm-in-tcg: the lane's L1 KVM, SVM without AVIC): " \
+		"^  model (lane, host/ipibench/kvmhost/host-model.conf): 1 records as predicted, 0 diverge, [0-9]* not modelled: matches the model$" || rc=1
 	# The example workflow's exits job (.github/workflows/example.yml) in the
 	# lane: matrix --exits of one preset at its own -smp, one boot, a plan
 	# subset; the boot's folder keeps the trace and the exits as run --exits

@@ -32,7 +32,7 @@ from ipibench.exit_codes import (EX_APICV_INHIBITED, EX_BUILD, EX_DEPS, EX_INTER
 from ipibench import machine
 from ipibench.jobs import elapsed, Interrupted, say
 from ipibench.kvmhost import facts as KF
-from ipibench.kvmhost import host_class
+from ipibench.kvmhost import host_class, host_model
 from ipibench.kvmhost import hoststats as HS
 from ipibench.kvmhost import pin_perf as K
 from ipibench.kvmhost import trace as KT
@@ -790,9 +790,11 @@ class Boot:
         self.apicv = KT.apicv_line(self.kvm_params, trace)
         say(f"  {self.apicv} ({where})")
         kvm = self.accel == "kvm"
-        say("  " + host_class.line(*host_class.classify(
-            self.accel, KF.cpu_flags() if kvm else None, self.kvm_params,
-            KF.kvm_software() if kvm else None)))
+        name, why = host_class.classify(self.accel, KF.cpu_flags() if kvm else None,
+                                        self.kvm_params, KF.kvm_software() if kvm else None)
+        say("  " + host_class.line(name, why))
+        for line in host_model.lines(host_model.judge(recs, name)):
+            say("  " + line)
         self.inhibited = KT.apicv_inhibited(recs) or not self.apicv_enabled()
 
     def apicv_enabled(self):

@@ -11,7 +11,7 @@ from ipibench.boot.xen_lane import EXITS_UNKNOWN
 from ipibench.compare.correctness import correctness_failures
 from ipibench.compare.model import row_key, row_name, X2apicBoot
 from ipibench.exit_codes import EX_SAVE, ToolError
-from ipibench.kvmhost import host_class, hoststats, pin_perf
+from ipibench.kvmhost import host_class, host_model, hoststats, pin_perf
 from ipibench.kvmhost import trace as kvm_trace
 from ipibench.kvmhost.facts import host_facts, host_warnings, kvm_software
 from ipibench.results.files import dump_results, load_json, RESULTS_FORMAT, RESULTS_VERSION
@@ -141,6 +141,7 @@ def exits_lines(doc):
     hc = ex.get("host_class") or {}
     if hc.get("name") in host_class.CLASSES:
         lines.append("  " + host_class.line(hc["name"], hc.get("why", "")))
+    lines += ["  " + x for x in host_model.lines(ex.get("model"))]
     return lines
 
 
@@ -195,6 +196,7 @@ def save_run(directory, *, qemu=(), label="", accel="", status="", config="", pr
         name, why = host_class.classify(accel, host.get("cpu_flags"), exits_kvm_params,
                                         kvm_software() if accel == "kvm" else None)
         run["exits"]["host_class"] = {"name": name, "why": why}
+        run["exits"]["model"] = host_model.judge(records, name)
     doc = {"format": RESULTS_FORMAT, "version": RESULTS_VERSION, "host": host, "run": run,
            "problems": problems, "records": records}
     write_new(os.path.join(directory, "results.json"), dump_results(doc))

@@ -24,6 +24,8 @@ CLASSES = {
     "avic-ipiv-off": "AMD AVIC with IPI virtualization off (kvm_amd.enable_ipiv=N: forced on "
                      "Zen 1 and 2 by 8de4a1c8164e and on Hygon family 18h by 9a12fa5213cf): "
                      "IsRunning never set (d921665e01ba), so every IPI to another vCPU exits",
+    "x2avic-ipiv-off": "AMD x2AVIC with IPI virtualization off (kvm_amd.enable_ipiv=N on a Zen 4 "
+                       "or later host): IsRunning never set, every IPI to another vCPU exits",
     "x2avic": "AMD x2AVIC (Zen 4 and later), IPI virtualization on: xAPIC MMIO and x2APIC "
               "MSRs accelerated",
     "vmx-no-apicv": "Intel VMX without APICv (kvm_intel.enable_apicv=N, or a CPU without it): "
@@ -78,8 +80,8 @@ def _classify_svm(flags, kvm_params):
     x2 = "x2avic" in flags
     ipiv = _param(kvm_params, "kvm_amd.enable_ipiv")
     if ipiv == "N":
-        return "avic-ipiv-off", "kvm_amd.avic=Y, kvm_amd.enable_ipiv=N" + (
-            ", x2avic" if x2 else "")
+        return ("x2avic-ipiv-off" if x2 else "avic-ipiv-off"), \
+            "kvm_amd.avic=Y, kvm_amd.enable_ipiv=N" + (", x2avic" if x2 else "")
     # No parameter before 6.17 (d921665e01ba): IPI virtualization always on.
     why = "kvm_amd.avic=Y, " + ("kvm_amd.enable_ipiv=Y" if ipiv else
                                 "no kvm_amd.enable_ipiv (before 6.17: always on)")
