@@ -7,8 +7,8 @@
 #include "include/compiler.h"
 
 void serial_init(void);
-/* The "console: virtio console at ..." line, when the console is one. */
-void console_print_transport(void);
+/* console=virtio: the virtio console from here on, and a line that says so (or why not). */
+void console_use_virtio(void);
 void console_write(const char *s, unsigned long n);
 __printf(1, 2) void kprintf(const char *fmt, ...);
 void kvprintf(const char *fmt, va_list ap);

@@ -56,6 +56,9 @@ enum skip_key {
 /* The guest OS ID the Hyper-V backends write (hv_os_id=, lib/hv_abi.h). */
 enum hv_os_id { HV_OS_ID_OPEN_SOURCE, HV_OS_ID_WINDOWS };
 
+/* Where the console goes (console=, kernel/console.c). */
+enum console_kind { CONSOLE_SERIAL, CONSOLE_VIRTIO };
+
 #define INIT_DELAY_AUTO UINT32_MAX
 #define DEBUG_CPU_LAST UINT32_MAX	/* debug_cpu not given: the last CPU */
 
@@ -69,6 +72,7 @@ struct options {
 	uint32_t debug_cpu;	/* victim of fault injection; DEBUG_CPU_LAST when not given */
 	uint64_t skip;		/* bit per enum skip_key */
 	enum hv_os_id hv_os_id;
+	enum console_kind console;
 	bool lava;		/* lava=1: the LAVA monitor lines (include/lava.h) */
 	bool help;
 };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * QEMU's virtio console, legacy interface (virtio-serial-pci with a
- * virtconsole on port 0): the console's transport when the VM has one.
+ * virtconsole on port 0): the console's transport with console=virtio.
  * A 16550 costs a VM exit for every byte, some 150 us each under KVM nested
  * inside TCG (the KVM lane, host/lane); a virtqueue takes a whole line for
  * one exit, the notify.

@@ -6,21 +6,26 @@
  * prints is progress for the stall watchdog (include/watchdog.h): only the
  * BSP prints in a healthy run, never inside a timed region.
  *
- * Where the VM has a virtio console (include/virtio_console.h), what is
- * printed under the lock goes there instead, one send a print: the same
- * bytes, CR before each LF included, for one exit instead of one a byte.
- * A print without the lock (its holder stuck, or a trap on top of a print)
- * still takes the UART, which needs no state that the holder may have
- * left half-written; so does everything once a send has failed. Both are
- * meant to reach one place (the KVM lane muxes them onto one chardev).
+ * With console=virtio (include/virtio_console.h), once the command line
+ * is read, what is printed under the lock goes to the virtio console
+ * instead, one send a print: the same bytes, CR before each LF included,
+ * for one exit instead of one a byte. A print without the lock (its holder
+ * stuck, or a trap on top of a print) still takes the UART, which needs no
+ * state that the holder may have left half-written, after the holder's
+ * unsent bytes; so does everything once a send has failed. Both are meant
+ * to reach one place (the KVM lane muxes them onto one chardev). Opt-in:
+ * the driver cannot tell a console on port 0 from a controller without one,
+ * whose lines QEMU discards as if it had taken them.
  */
 #include <stddef.h>
 #include "include/console.h"
+#include "include/options.h"
 #include "include/status.h"
 #include "include/uart.h"
 #include "include/virtio_console.h"
 #include "include/watchdog.h"
 #include "include/x86.h"
+#include "lib/error.h"
 #include "lib/fmt.h"
 
 /*
@@ -57,13 +62,23 @@ void serial_init(void)
 	/* An 8250 or 16450 has no FIFO and leaves IIR[7:6] clear. */
 	if (uart_present && (inb(COM1 + UART_IIR) & IIR_FIFO_ON) == IIR_FIFO_ON)
 		tx_load = FIFO_BYTES;
-	virtio_on = !virtcon_init();
 }
 
-void console_print_transport(void)
+void console_use_virtio(void)
 {
-	if (virtio_on)
-		kprintf("console: %s\n", virtcon_where());
+	int err;
+
+	if (options.console != CONSOLE_VIRTIO)
+		return;
+	err = virtcon_init();
+	if (err) {
+		kprintf("console: console=virtio, but %s: COM1 stays\n",
+			err == -E_NODEV ? "no legacy virtio console on PCI bus 0"
+					: "its transmit queue is larger than this driver holds");
+		return;
+	}
+	virtio_on = true;
+	kprintf("console: %s; what follows goes there\n", virtcon_where());
 }
 
 /* locked: this CPU holds console_lock, so tx_room is its own to count down. */
@@ -114,6 +129,14 @@ static void console_out(void *ctx, const char *s, size_t n)
 {
 	const bool locked = *(const bool *)ctx;
 
+	if (locked && virtio_on) {
+		for (size_t i = 0; i < n; i++) {
+			if (s[i] == '\n')
+				virtio_putc('\r');
+			virtio_putc(s[i]);
+		}
+		return;
+	}
 	if (!uart_present) {
 		/* No COM1 (a Xen PVH guest has no emulated UART): the debug
 		 * port, which Xen prints as "(dN) ..." (guest_loglvl=all) and
@@ -124,12 +147,6 @@ static void console_out(void *ctx, const char *s, size_t n)
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (locked && virtio_on) {
-			if (s[i] == '\n')
-				virtio_putc('\r');
-			virtio_putc(s[i]);
-			continue;
-		}
 		if (s[i] == '\n')
 			uart_putc('\r', locked);
 		uart_putc(s[i], locked);
@@ -143,7 +160,16 @@ static bool console_lock_take(void)
 			return true;
 		cpu_relax();
 	}
-	return false;	/* the holder is stuck: print anyway */
+	/*
+	 * The holder is stuck (or this CPU, trapped inside its own print): print
+	 * anyway, after what it had not sent yet, which would otherwise be lost
+	 * with it (on COM1 it would have been out already).
+	 */
+	if (virtio_on && vlen) {
+		uart_write(vbuf, vlen, false);
+		vlen = 0;
+	}
+	return false;
 }
 
 static void console_lock_drop(bool taken)

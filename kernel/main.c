@@ -127,7 +127,6 @@ void kmain(uint32_t magic, uint32_t info_phys)
 
 	serial_init();
 	kprintf("\nipibench %s\n", ipibench_version);
-	console_print_transport();
 	if (boot_take(magic, info_phys))
 		status_exit(STATUS_ERROR);
 	mm_init();
@@ -140,6 +139,7 @@ void kmain(uint32_t magic, uint32_t info_phys)
 	kprintf("cmdline: %s\n", boot_cmdline);
 	if (options_parse(boot_cmdline))
 		status_exit(STATUS_BADCMD);
+	console_use_virtio();
 	lava_begin();
 	if (options.help) {
 		options_print_help();

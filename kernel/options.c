@@ -32,6 +32,7 @@ static const char *const debug_names[] = { "fault-bsp", "fault-ap", "skip-sipi",
 _Static_assert(ARRAY_SIZE(debug_names) == DEBUG_COUNT + 1, "one name per debug key");
 static const char *const skip_names[] = { "tpr-hold", NULL };
 static const char *const hv_os_id_names[] = { "open-source", "windows", NULL };
+static const char *const console_names[] = { "serial", "virtio", NULL };
 _Static_assert(ARRAY_SIZE(skip_names) == SKIP_COUNT + 1, "one name per skip key");
 
 /* --- the kernel's keys: plan first, the rest after every other group ------------------------ */
@@ -51,7 +52,8 @@ static const struct option_group plan_group = { 0, plan_spec, ARRAY_SIZE(plan_sp
 						plan_apply };
 OPTION_GROUP(plan_group);
 
-enum { K_AP_TIMEOUT, K_INIT_DELAY, K_WATCH_FLOOR, K_DEBUG, K_DEBUG_CPU, K_SKIP, K_HV_OS_ID, K_LAVA, K_HELP, K_COUNT };
+enum { K_AP_TIMEOUT, K_INIT_DELAY, K_WATCH_FLOOR, K_DEBUG, K_DEBUG_CPU, K_SKIP, K_HV_OS_ID, K_CONSOLE, K_LAVA, K_HELP,
+       K_COUNT };
 
 static const struct opt_spec kernel_specs[K_COUNT] = {
 	[K_AP_TIMEOUT] = { "ap_timeout", OPT_UINT, 1, 60000, NULL,
@@ -67,6 +69,8 @@ static const struct opt_spec kernel_specs[K_COUNT] = {
 		     "checks to SKIP where the platform under test cannot run them (docs/xen.md)" },
 	[K_HV_OS_ID] = { "hv_os_id", OPT_ENUM, 0, 0, hv_os_id_names,
 			 "the Hyper-V guest OS ID's format: open-source (the TLFS's for a non-Microsoft guest) or windows (Xen's viridian recommends hypercalls to Windows IDs only: docs/xen.md)" },
+	[K_CONSOLE] = { "console", OPT_ENUM, 0, 0, console_names,
+			"serial (COM1) or virtio: after the command line, each print whole to the virtconsole on port 0 of the first legacy virtio-serial controller, one exit a print instead of one a byte (the KVM lane gives it)" },
 	[K_LAVA] = { "lava", OPT_BOOL, 0, 0, NULL,
 		     "also print a LAVA monitor line per check and headline figure (docs/lab.md)" },
 	[K_HELP] = { "help", OPT_BOOL, 0, 0, NULL, "print this list and stop" },
@@ -88,6 +92,8 @@ static void kernel_apply(const struct opt_value *v)
 		options.skip = v[K_SKIP].u;
 	if (v[K_HV_OS_ID].set)
 		options.hv_os_id = (enum hv_os_id)v[K_HV_OS_ID].u;
+	if (v[K_CONSOLE].set)
+		options.console = (enum console_kind)v[K_CONSOLE].u;
 	options.lava = v[K_LAVA].set && v[K_LAVA].u;
 	options.help = v[K_HELP].set && v[K_HELP].u;
 }

@@ -80,6 +80,7 @@ int virtcon_init(void)
 	avail = (struct vring_avail *)(queue_mem + l.avail);
 	used = (struct vring_used *)(queue_mem + l.used);
 	avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
+	barrier();	/* the port helpers clobber no memory: the flag before the ring's address */
 	outl(io + VIO_QUEUE_PFN, (uint32_t)((uintptr_t)queue_mem / VRING_LEGACY_ALIGN));
 	outb(io + VIO_STATUS, VIO_ACKNOWLEDGE | VIO_DRIVER | VIO_DRIVER_OK);
 	fmt_snprintf(where, sizeof(where), "virtio console at PCI 00:%02x.%u, ports 0x%x, queue %u",
@@ -104,6 +105,8 @@ int virtcon_send(const char *buf, size_t n)
 			return 0;
 		cpu_relax();
 	}
+	/* Take the buffer back: reset, so that a late completion cannot print it twice. */
+	outb(io + VIO_STATUS, 0);
 	io = 0;
 	return -E_TIMEDOUT;
 }

@@ -16,26 +16,31 @@ cannot() {
 }
 is_root() { [ "$(id -u)" -eq 0 ]; }
 
-# What changes when the apt lists do (apt-get update rewrites the lists and
-# the package cache): the key under which an apt-cache answer is kept.
-apt_state() { stat -c '%n %Y %s' /var/cache/apt/pkgcache.bin /var/lib/apt/lists 2>/dev/null | tr '\n' ' '; }
+# What an apt-cache answer depends on: the lists, the package cache, the
+# sources and the pins (a pin moves a candidate), each file's name, mtime to
+# the nanosecond and size; empty where none can be read.
+apt_state() {
+	stat -c '%n %.9Y %s' /var/cache/apt/pkgcache.bin /var/lib/apt/lists /etc/apt/sources.list \
+		/etc/apt/sources.list.d /etc/apt/sources.list.d/* /etc/apt/preferences \
+		/etc/apt/preferences.d /etc/apt/preferences.d/* 2>/dev/null | tr '\n' ' ' || true
+}
 
 # apt_cached FILE COMMAND...: COMMAND's output, kept in FILE and given again
 # while the apt state is the same. An apt-cache query takes most of a second
-# of CPU; the lanes' tests once made 18 a suite, for the same answers.
-# Nothing is kept where the state cannot be read.
+# of CPU; the lanes' tests once made 18 a suite, for the same answers. A
+# command that fails returns its status and is not kept; nothing is kept
+# where the state cannot be read.
 apt_cached() {
-	local f=$1 state out
+	local f=$1 state out first tmp
 	shift
 	state=$(apt_state)
-	if [ -n "$state" ] && [ -f "$f" ] && [ "$(head -n 1 "$f")" = "$state" ]; then
-		tail -n +2 "$f"
+	if [ -n "$state" ] && [ -f "$f" ] && { IFS= read -r first && [ "$first" = "$state" ] &&
+		cat; } <"$f"; then
 		return 0
 	fi
-	out=$("$@")
-	if [ -n "$state" ]; then
-		mkdir -p "$(dirname "$f")"
-		printf '%s\n%s\n' "$state" "$out" >"$f.$$" && mv -f "$f.$$" "$f"
+	out=$("$@") || return $?
+	if [ -n "$state" ] && mkdir -p "$(dirname "$f")" && tmp=$(mktemp "$f.XXXXXX"); then
+		printf '%s\n%s\n' "$state" "$out" >"$tmp" && mv -f "$tmp" "$f"
 	fi
 	printf '%s\n' "$out"
 }

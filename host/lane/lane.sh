@@ -221,6 +221,9 @@ add_frame() { # name preset exits timeout append module-param machine image
 	[[ "$5" != *$'\n'* ]] || die "frame $1: a command line on one line"
 	local args
 	args=$(nested_defaults "$5")
+	# The console: each print whole to the virtio console run_preset gives
+	# a frame (one exit a print instead of one a byte); microvm has no PCI.
+	[[ " $args " == *" console="* || "$7" == microvm* ]] || args="$args console=virtio"
 	frames+=("$1") job_preset+=("$2") job_exits+=("$3") job_timeout+=("$4") job_append+=("$args")
 	job_mparam+=("$6") job_machine+=("$7") job_image+=("$(realpath -m "$8")")
 }
@@ -329,8 +332,9 @@ trace_kvm
 # missing ones are named, not silently dropped (host/ipibench/kvmhost/trace.py). The
 # per-exit events are recorded only inside the guest's marker windows: a
 # begin marker's port write (port 0xed, even value) switches them on, the
-# guest's next console output (a COM1 port exit: SVM_EXIT_IOIO = 0x7b, the
-# port in info1 bits 31:16) off again, in the kernel. Outside the windows
+# guest's next console output (a COM1 port exit, or the virtio console's
+# notify, at a PCI I/O port: SeaBIOS puts them from 0xc000; SVM_EXIT_IOIO =
+# 0x7b, the port in info1 bits 31:16) off again, in the kernel. Outside the windows
 # the default plan makes some twenty times the exits it makes inside (its
 # ipibench_benchmark part has no markers), and every one of them would
 # cross the serial line as text.
@@ -341,11 +345,13 @@ if [ "$exits" = 1 ] && [ -n "$T" ] && { [ -d $T/instances/exits ] || mkdir $T/in
 	echo 65536 >$T/instances/exits/buffer_size_kb; then
 	X=$T/instances/exits
 	E=$X/events/kvm
-	# The guest's console (COM1, 0x3f8-0x3ff: two port exits a character,
-	# all outside the measured windows) would swamp the serial line that
+	# The guest's console (COM1, 0x3f8-0x3ff: a port exit a character; the
+	# virtio console's notify, a PCI I/O port from 0xc000: one a print; all
+	# outside the measured windows) would swamp the serial line that
 	# carries the trace out: filtered in the kernel, and said so.
-	echo 'exit_reason != 123 || info1 < 0x3f80000 || info1 >= 0x4000000' >$E/kvm_exit/filter
-	echo 'port < 0x3f8 || port > 0x3ff' >$E/kvm_pio/filter
+	echo 'exit_reason != 123 || ((info1 < 0x3f80000 || info1 >= 0x4000000) && info1 < 0xc0000000)' \
+		>$E/kvm_exit/filter
+	echo '(port < 0x3f8 || port > 0x3ff) && port < 0xc000' >$E/kvm_pio/filter
 	# The PIT's line only: the guest stops the PIT after calibration, and
 	# judge_exits.py wants it silent through the regions (kernel/pit.c).
 	[ ! -d $E/kvm_set_irq ] || echo 'gsi == 0' >$E/kvm_set_irq/filter
@@ -369,8 +375,8 @@ if [ "$exits" = 1 ] && [ -n "$T" ] && { [ -d $T/instances/exits ] || mkdir $T/in
 	# A begin marker's port write (even, and not a round trip's region-end
 	# word 0xfffffffe, which every iteration writes, warm-up included)
 	# switches them on; the guest's
-	# next console output, its first COM1 port exit after the window,
-	# switches them off: the guest prints after each sampling, never inside
+	# next console output, its first COM1 or virtio console port exit after
+	# the window, switches them off: the guest prints after each sampling, never inside
 	# one. (Not the end marker: only kvm_pio carries the value, and an
 	# event takes one enable or disable trigger per target, a second is
 	# EEXIST; nor any exit at port 0xed, which would close the window at a
@@ -382,7 +388,7 @@ if [ "$exits" = 1 ] && [ -n "$T" ] && { [ -d $T/instances/exits ] || mkdir $T/in
 	# (median of 100), with these six 0.05 ms, as with none.
 	for e in kvm_exit kvm_entry kvm_msr kvm_hypercall kvm_hv_hypercall kvm_apicv_accept_irq; do
 		if [ -d $E/$e ] &&
-			echo "disable_event:kvm:$e if exit_reason == 123 && info1 >= 0x3f80000 && info1 < 0x4000000" \
+			echo "disable_event:kvm:$e if exit_reason == 123 && ((info1 >= 0x3f80000 && info1 < 0x4000000) || info1 >= 0xc0000000)" \
 				>>$E/kvm_exit/trigger &&
 			echo "enable_event:kvm:$e if port == 0xed && !(val & 1) && val != 0xfffffffe" \
 				>>$E/kvm_pio/trigger; then
@@ -392,7 +398,7 @@ if [ "$exits" = 1 ] && [ -n "$T" ] && { [ -d $T/instances/exits ] || mkdir $T/in
 		fi
 	done
 	echo "@@@ lane-info exit-events traced:$have; not on this kernel:${missing:- none}"
-	echo "@@@ lane-info exit-filter COM1 port exits (0x3f8-0x3ff) not traced; exits traced inside marker windows only"
+	echo "@@@ lane-info exit-filter console port exits (COM1 0x3f8-0x3ff, PCI I/O from 0xc000) not traced; exits traced inside marker windows only"
 	# What the L1 host's KVM allows, for the APICv/AVIC line (host/ipibench/kvmhost/trace.py).
 	params=
 	for p in kvm_amd/avic kvm_amd/npt kvm_amd/nested kvm/halt_poll_ns; do
