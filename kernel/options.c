@@ -9,6 +9,7 @@
 #include "include/compiler.h"
 #include "include/console.h"
 #include "include/options.h"
+#include "include/status.h"
 #include "lib/cmdline.h"
 #include "lib/error.h"
 
@@ -70,7 +71,7 @@ static const struct opt_spec kernel_specs[K_COUNT] = {
 	[K_HV_OS_ID] = { "hv_os_id", OPT_ENUM, 0, 0, hv_os_id_names,
 			 "the Hyper-V guest OS ID's format: open-source (the TLFS's for a non-Microsoft guest) or windows (Xen's viridian recommends hypercalls to Windows IDs only: docs/xen.md)" },
 	[K_CONSOLE] = { "console", OPT_ENUM, 0, 0, console_names,
-			"serial (COM1) or virtio: after the command line, each print whole to the virtconsole on port 0 of the first legacy virtio-serial controller, one exit a print instead of one a byte (the KVM lane gives it)" },
+			"serial (COM1) or virtio: each print after the command line whole to a virtio console, one exit a print (the KVM lane gives it)" },
 	[K_LAVA] = { "lava", OPT_BOOL, 0, 0, NULL,
 		     "also print a LAVA monitor line per check and headline figure (docs/lab.md)" },
 	[K_HELP] = { "help", OPT_BOOL, 0, 0, NULL, "print this list and stop" },
@@ -166,9 +167,14 @@ int options_parse(const char *line)
 
 void options_print_help(void)
 {
-	static char buf[4096];
+	static char buf[16384];
 
 	options_collect();
-	cmdline_help(buf, sizeof(buf), all_specs, nspecs);
+	/* A list cut short would read as whole: its end is checked, not assumed. */
+	if (cmdline_help(buf, sizeof(buf), all_specs, nspecs) < 0) {
+		kprintf("ipibench: help: the key list outgrew its %lu-byte buffer (kernel/options.c)\n",
+			(unsigned long)sizeof(buf));
+		status_exit(STATUS_ERROR);
+	}
 	kprintf("ipibench: command-line keys (key=value, separated by spaces):\n%s", buf);
 }

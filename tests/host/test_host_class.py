@@ -16,6 +16,7 @@ from harness import check, registry
 from ipibench.boot import save
 from ipibench.kvmhost import host_class as H
 from ipibench.kvmhost import host_model as HM
+from ipibench.kvmhost import trace as KT
 from fixtures import main
 
 
@@ -177,7 +178,29 @@ def _(ctx):
     check("not judged" in HM.lines(res)[0], f"{HM.lines(res)}")
     # After the first x2APIC switch on AVIC without x2AVIC: not modelled.
     late = rec("xapic", "send-cost", "send", "none", {"npf (ICR)": 1.0}, {}, after_x2apic=True)
-    check(HM.judge([late], "avic", m)["unmodelled"] == 1, "after x2APIC")
+    for cls in ("avic", "avic-ipiv-off"):
+        check(HM.judge([late], cls, m)["unmodelled"] == 1, f"after x2APIC on {cls}")
+
+
+@case("host model: what it cannot judge is not modelled: AVIC before 6.0, cpu-pm=on, an inhibit "
+      "changing inside the window; VMX's APIC-write exit is judged and named")
+def _(ctx):
+    m = HM.load()
+    xsend = rec("xapic", "send-cost", "send", "none", {}, {})
+    check(HM.judge([xsend], "avic", m, kernel="5.15.0-91-generic")["unmodelled"] == 1,
+          "AVIC on 5.15: the xAPIC rows")
+    check(HM.judge([xsend], "avic", m, kernel="6.8.0")["matched"] == 1, "AVIC on 6.8")
+    halt = rec("x2apic", "single-halt", "round-trip", "block", {"msr (ICR)": 1.0},
+               {"msr (EOI)": 1.0}, target_state="halt")
+    check(HM.judge([halt], "svm-no-avic", m, cpu_pm=True)["unmodelled"] == 1, "cpu-pm=on")
+    check(HM.judge([halt], "svm-no-avic", m)["diverging"], "a halt without its HLT exit")
+    mixed = rec("x2apic", "send-cost", "send", "none", {"msr (ICR)": 0.5}, {"msr (EOI)": 0.5},
+                exits={"apicv": "inhibited: IRQWIN", "apicv_changed_inside": True})
+    check(HM.judge([mixed], "x2avic", m)["unmodelled"] == 1, "an inhibit changing inside")
+    check(KT._exit_detail("APIC_WRITE", 0x300, None) == "ICR", "APIC_WRITE's register")
+    check(KT._exit_detail("EOI_INDUCED", 0x31, None) == "EOI", "EOI_INDUCED")
+    vmx = rec("xapic", "send-cost", "send", "none", {"APIC_WRITE (ICR)": 1.0}, {})
+    check(HM.judge([vmx], "apicv", m)["matched"] == 1, "apicv: the ICR write's APIC-write exit")
 
 
 if __name__ == "__main__":

@@ -793,7 +793,10 @@ class Boot:
         name, why = host_class.classify(self.accel, KF.cpu_flags() if kvm else None,
                                         self.kvm_params, KF.kvm_software() if kvm else None)
         say("  " + host_class.line(name, why))
-        for line in host_model.lines(host_model.judge(recs, name)):
+        cpu_pm = "cpu-pm=on" in " ".join(self.preset_extra or ())
+        for line in host_model.lines(host_model.judge(
+                recs, name, kernel=machine.kernel().get("kernel") if kvm else None,
+                cpu_pm=cpu_pm)):
             say("  " + line)
         self.inhibited = KT.apicv_inhibited(recs) or not self.apicv_enabled()
 

@@ -196,7 +196,9 @@ def save_run(directory, *, qemu=(), label="", accel="", status="", config="", pr
         name, why = host_class.classify(accel, host.get("cpu_flags"), exits_kvm_params,
                                         kvm_software() if accel == "kvm" else None)
         run["exits"]["host_class"] = {"name": name, "why": why}
-        run["exits"]["model"] = host_model.judge(records, name)
+        run["exits"]["model"] = host_model.judge(
+            records, name, kernel=host.get("kernel") if accel == "kvm" else None,
+            cpu_pm=any("cpu-pm=on" in str(w) for w in qemu))
     doc = {"format": RESULTS_FORMAT, "version": RESULTS_VERSION, "host": host, "run": run,
            "problems": problems, "records": records}
     write_new(os.path.join(directory, "results.json"), dump_results(doc))

@@ -68,9 +68,12 @@ def classify(accel, cpu_flags, kvm_params, software=None):
 
 
 # The modules clear these parameters where the CPU lacks the feature
-# (avic_hardware_setup(), vmx's hardware_setup() for enable_apicv and
-# enable_ipiv), so each reads as what KVM granted: the parameters decide,
-# and of the CPU flags only x2avic, which has no parameter.
+# (svm_hardware_setup() for avic, without AVIC or nested paging;
+# avic_hardware_setup() forces enable_ipiv off, 8de4a1c8164e, 9a12fa5213cf;
+# vmx's hardware_setup() for enable_apicv and enable_ipiv), so each reads as
+# what KVM granted: the parameters decide, and of the CPU flags only x2avic,
+# which KVM's x2avic_enabled reads. Since 6.18 kvm_amd.avic may read "auto"
+# before it is resolved: unknown.
 def _classify_svm(flags, kvm_params):
     avic = _param(kvm_params, "kvm_amd.avic")
     if avic is None:

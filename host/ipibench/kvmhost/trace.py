@@ -105,8 +105,8 @@ APIC_BASE = 0xfee00000
 # takes an NMI-window exit when a second NMI is pending while NMIs are
 # blocked (vmx_enable_nmi_window(); without virtual NMIs it falls back to
 # interrupt-window exits).
-JUDGED = re.compile(r"^(npf|msr|hypercall|vmmcall|vmcall|hlt|APIC_ACCESS|MSR_|VMCALL|HLT|"
-                    r"EPT_|avic|iret|IRET|NMI_WINDOW)")
+JUDGED = re.compile(r"^(npf|msr|hypercall|vmmcall|vmcall|hlt|APIC_ACCESS|APIC_WRITE|"
+                    r"EOI_INDUCED|MSR_|VMCALL|HLT|EPT_|avic|iret|IRET|NMI_WINDOW)")
 # Exits per iteration are counts: one register access more per send is +1.00,
 # host noise a few hundredths. compare and gate call a change beyond this real.
 EXITS_TOLERANCE = 0.05
@@ -175,6 +175,7 @@ class Window:
         self.sender = collections.Counter()
         self.targets = collections.Counter()
         self.inhibits = set(inhibits)  # APICv/AVIC inhibits in force at any time inside
+        self.inhibit_changed = False   # one was set or cleared inside
         self.region_ends = []          # times the sender marked a region's close
         self.wakeups = collections.Counter()  # halted targets' wakes: "poll" or "wait"
         self.in_region = collections.Counter()  # target exits inside the sender's regions
@@ -254,6 +255,12 @@ def _exit_detail(reason, info1, info2):
     if reason == "APIC_ACCESS" and info1 is not None:
         # VMX: exit qualification 11:0 offset, 15:12 access type, 1 = write (SDM 28.2.1).
         return _apic_reg(info1 & 0xfff, (info1 >> 12) & 0xf == 1)
+    if reason == "APIC_WRITE" and info1 is not None:
+        # VMX APIC-write (trap-like): exit qualification 11:0 the offset written (SDM 28.2.1).
+        return _apic_reg(info1 & 0xff0, True)
+    if reason == "EOI_INDUCED":
+        # VMX EOI-induced: a level vector's EOI, which virtualization left to KVM.
+        return "EOI"
     if reason == "avic_unaccelerated_access" and info1 is not None:
         # AVIC: info1 bits 11:4 offset, info2 bit 32 = write (APM vol. 2 15.29.9.1).
         return _apic_reg(info1 & 0xff0, bool((info2 or 0) >> 32 & 1))
@@ -355,6 +362,7 @@ def parse(lines):
                 t.apicv.append((ts, p["what"], " ".join(names) or f"reason {p['reason']}"))
                 if open_window is not None:
                     open_window.inhibits |= t.inhibits
+                    open_window.inhibit_changed = True
         elif event == "kvm_vcpu_wakeup":
             p = WAKEUP.match(body)
             if not p:
@@ -530,7 +538,8 @@ def attach(trace, recs, cmdline=None, kvm_params=None, kernel=None):
                           "poll_wakes_after_miss": round(w.poll_after_miss / n, 4)}
                          if w.wakeups else {}),
                       "apicv": ("inhibited: " + " ".join(sorted(w.inhibits))) if w.inhibits
-                      else "no inhibit traced"}
+                      else "no inhibit traced",
+                      **({"apicv_changed_inside": True} if w.inhibit_changed else {})}
         r["exits"]["apic_accel"], r["exits"]["apic_accel_why"] = apic_accel(r, kvm_params)
         r["exits"]["apic_accel_sides"] = apic_accel_sides(r, kvm_params)
         wake = wake_path(r, kvm_params, kernel)
