@@ -115,7 +115,7 @@ HOST_LAYERS = (
     ("kvmhost", ("kvmhost",)),
     ("results", ("results",)),
     ("compare", ("compare",)),
-    ("readers", ("report", "history_plot", "readers", "lab")),
+    ("readers", ("report", "history_plot", "readers", "lab", "model_table")),
     ("boot", ("boot", "options")),
     ("cli", ("cli", "__main__")),
 )

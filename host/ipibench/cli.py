@@ -8,6 +8,7 @@ its subcommands and where each lives (docs/host-tools.md):
   list           the named configurations (presets.py, presets.conf)
   compare, gate, report, history  the readers of saved results (readers.py)
   validate       a console log's records against docs/results.md (results/records.py)
+  model          a saved --exits run against its host class's predictions (model_table.py)
   lava           LAVA jobs and results (lab/lava.py)
 
 Usage: ./run.sh --help; exit codes: docs/exit-codes.md."""
@@ -35,6 +36,11 @@ def _validate(argv):
     return records.main(argv[1:])
 
 
+def _model(argv):
+    from ipibench import model_table
+    return model_table.main(argv[1:])
+
+
 def _lava(argv):
     from ipibench.lab import lava
     return lava.main(argv[1:])
@@ -44,19 +50,20 @@ def _lava(argv):
 # called from, and need no jobs of their own. Each declares its arguments
 # in its own room (parser() puts them under run.sh's).
 READERS = {"compare": _readers, "gate": _readers, "report": _readers, "history": _readers,
-           "validate": _validate, "lava": _lava}
+           "validate": _validate, "model": _model, "lava": _lava}
 
 
 def parser():
     """run.sh's one parser: the subcommands that boot (options.parser()) and
     the readers, validate and lava, added once."""
-    from ipibench import options, readers
+    from ipibench import model_table, options, readers
     from ipibench.lab import lava
     from ipibench.results import records
     top = options.parser()
     if "compare" not in top.commands:
         top.commands.update(readers.add_readers(top.subcommands))
         top.commands["validate"] = records.add_validate(top.subcommands)
+        top.commands["model"] = model_table.add_model(top.subcommands)
         top.commands["lava"] = lava.add_lava(top.subcommands)
     return top
 

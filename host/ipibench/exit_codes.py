@@ -35,6 +35,7 @@ EX_SAME_SIDES = 34    # ab: the module granted neither side what set them apart
 # A guest SKIP that measured and checked nothing (console.ran_nothing):
 # never a pass, whatever could not run.
 EX_NOTHING_RAN = 35
+EX_MODEL_DIVERGES = 36  # model: a record's exits diverge from its host class's predictions
 
 
 class ToolError(Exception):

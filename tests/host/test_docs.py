@@ -573,6 +573,10 @@ COMMANDS = {
     "tools/deps.sh test": as_written(),
     # docs/results.md
     "./run.sh validate LOG": synopsis(["./run.sh", "validate", "--help"]),
+    # docs/exits-and-apicv.md
+    "./run.sh model --class x2avic": as_written(needles=("| x2apic | send-cost | send | none |",
+                                                         "4d1d7942e36a")),
+    "./run.sh model results/DATE-LABEL/BOOT": synopsis(["./run.sh", "model", "--help"]),
     # docs/hyperv-abi.md
     "qemu-system-x86_64 -accel kvm -machine q35 -smp 4 -m 512M -nodefaults -display none -cpu "
     "host,hv-vpindex,hv-vapic,hv-ipi,hv-tlbflush,hv-tlbflush-ext,hv-xmm-input,hv-time,"

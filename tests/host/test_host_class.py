@@ -11,7 +11,7 @@ import os
 import re
 import sys
 
-from harness import check, registry
+from harness import check, expect, IPIBENCH, registry, run_cmd
 
 from ipibench.boot import save
 from ipibench.kvmhost import host_class as H
@@ -201,6 +201,47 @@ def _(ctx):
     check(KT._exit_detail("EOI_INDUCED", 0x31, None) == "EOI", "EOI_INDUCED")
     vmx = rec("xapic", "send-cost", "send", "none", {"APIC_WRITE (ICR)": 1.0}, {})
     check(HM.judge([vmx], "apicv", m)["matched"] == 1, "apicv: the ICR write's APIC-write exit")
+
+
+def saved_run(ctx, name, cls, sender, targets):
+    """A saved boot (synth) whose run says --exits on a host of class cls and
+    whose first result is x2apic's send-cost send with these exits."""
+    import json
+    import synth
+    folder = os.path.join(ctx.tmp, name)
+    synth.make_set(folder, boots=1, samples=20)
+    path = os.path.join(folder, "boot1", "results.json")
+    doc = json.load(open(path))
+    doc["run"]["exits"] = {"markers": 2, "outside": None, "apicv_inhibits": [],
+                           "host_class": {"name": cls, "why": "synthetic"}}
+    r = next(r for r in doc["records"] if r.get("record") == "result")
+    r.update(backend="x2apic", bench="send-cost", metric="send", variant="none",
+             exits={"iterations": 20, "sender": sender, "targets": targets})
+    os.unlink(path)
+    json.dump(doc, open(path, "w"))
+    return os.path.join(folder, "boot1")
+
+
+@case("./run.sh model: a class's predictions, a saved run against its class (36 when a record "
+      "diverges), and its refusals")
+def _(ctx):
+    model = IPIBENCH + ["model"]
+    expect(run_cmd(model + ["--class", "apicv-ipiv"]), 0,
+           "| x2apic | send-cost | send | none | 0 | 0 | 0 | no | - |", "d588bb9be1da")
+    rc, out, _ = expect(run_cmd(model + ["--class", "lane", "--json"]), 0)
+    import json
+    js = json.loads(out)
+    check(js[0]["as"] == "svm-no-avic" and len(js[0]["rows"]) == 6, f"{js}")
+    good = saved_run(ctx, "good", "x2avic", {}, {})
+    expect(run_cmd(model + [good]), 0, "host class x2avic (synthetic)",
+           "| x2apic send-cost send none | x2avic | 0.00 (predicted 0) |", "matches the model")
+    bad = saved_run(ctx, "bad", "x2avic", {"msr (ICR)": 1.0}, {"msr (EOI)": 1.0})
+    expect(run_cmd(model + [bad]), 36, "diverges: sender 1.00, expected 0.00")
+    rc, out, _ = expect(run_cmd(model + ["--json", bad]), 36)
+    check(json.loads(out)[0]["diverging"][0]["row"] == "x2apic send-cost send none", out)
+    expect(run_cmd(model), 2, "usage")
+    expect(run_cmd(model + [os.path.join(ctx.tmp, "nowhere")]), 22, "model: ")
+    expect(run_cmd(model + ["--class", "no-such"]), 2, "invalid choice")
 
 
 if __name__ == "__main__":
