@@ -11,7 +11,6 @@ import sys
 from ipibench.command_line import Parser
 from ipibench.exit_codes import EX_MODEL_DIVERGES, EX_USAGE, ToolError
 from ipibench.kvmhost import host_class, host_model
-from ipibench.kvmhost import trace as kvm_trace
 from ipibench.results.files import find_results, load_results_file
 
 DESCRIPTION = ("A saved --exits run against its host class's predictions "
@@ -69,9 +68,8 @@ def run_table(model, path):
     md = [f"### {os.path.dirname(path) or path}", "",
           f"host class {cls} ({hc.get('why', 'not recorded')}), accel {accel}"
           + (f", kernel {kernel}" if kernel else ""), "",
-          "| record | judged as | sender | targets | targets' EOI | verdict |",
+          "| record | judged as | sender (doorbell misses) | targets | targets' EOI | verdict |",
           "|---|---|---|---|---|---|"]
-    diverging = {d["row"]: d for d in res["diverging"]}
     for r in boot.records:
         e = r.get("exits")
         if not isinstance(e, dict) or "sender" not in e:
@@ -80,14 +78,15 @@ def run_table(model, path):
         row = " ".join(str(r.get(k)) for k in host_model.KEY)
         if got is None:
             continue
-        judged_as, _ = got
+        judged_as, problems = got
         want = host_model.rows_of(model, judged_as)[0][tuple(str(r.get(k))
                                                              for k in host_model.KEY)]
-        verdict = "diverges: " + diverging[row]["what"] if row in diverging else "as predicted"
-        md.append(f"| {row} | {judged_as} | {kvm_trace.judged_total(e['sender']):.2f} "
-                  f"(predicted {want['sender']:.0f}) | "
-                  f"{kvm_trace.judged_total(e['targets']):.2f} (predicted {want['targets']:.0f}) "
-                  f"| {'yes' if want['eoi'] else 'no'} | {verdict} |")
+        verdict = "diverges: " + "; ".join(problems) if problems else "as predicted"
+        sender, miss, targets, eoi = host_model.measured(r, want)
+        md.append(f"| {row} | {judged_as} | {sender:.2f} ({miss:.2f}; predicted "
+                  f"{want['sender']:.0f} ({want['misses']:.0f})) | {targets:.2f} (predicted "
+                  f"{want['targets']:.0f}) | {eoi:.2f} (predicted "
+                  f"{'1' if want['eoi'] else '0'}) | {verdict} |")
     md += [""] + host_model.lines(res)
     if real in model["cites"]:
         md += ["", f"Why ({real}): {model['cites'][real]}"]

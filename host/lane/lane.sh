@@ -252,7 +252,8 @@ preset_line() {
 }
 
 # Writes the outer VM's init. It runs under busybox ash, prints only framed
-# lines or lines starting "@@@ ", "outer-dmesg: " or "outer-trace: ", and
+# lines or lines starting "@@@ ", "outer-dmesg: " or "outer-trace: " (a
+# frame's last exits after a reset, its vCPUs' state near its bound), and
 # always powers off.
 write_init() {
 	cat >"$1" <<'EOF'
@@ -591,6 +592,25 @@ host_reads() {
 	exec 7<&- 8>&- 9<&-
 }
 
+# hang_facts QEMU_PID: where a frame's vCPUs are as it nears its bound: each
+# vCPU thread's state, wait channel and kernel stack, and the last exits of
+# the reset ring. A frame killed at its bound says nothing else ("Killed"),
+# and such a hang (one in a few hundred frames on a loaded host) is the
+# guest's, KVM's, the inner QEMU's or the outer emulator's: these tell which.
+hang_facts() {
+	local d c tid
+	echo "@@@ lane-info hang-facts: the frame nears its bound; its vCPU threads and last exits"
+	for tid in $(ls /proc/$1/task 2>/dev/null); do	# no glob: init runs under set -f
+		d=/proc/$1/task/$tid
+		read -r c <"$d/comm" 2>/dev/null || continue
+		case "$c" in "CPU "*"/KVM") ;; *) continue ;; esac
+		# stat's third field, after the comm's ")": the comm has spaces.
+		echo "outer-trace: $c: state $(sed 's/.*) //; s/ .*//' "$d/stat" 2>/dev/null) wchan $(cat "$d/wchan" 2>/dev/null)"
+		head -n 12 "$d/stack" 2>/dev/null | sed "s|^|outer-trace: $c: |"
+	done
+	[ -z "$T" ] || grep ' kvm_exit: ' $T/trace | tail -n 12 | sed 's/^ */outer-trace: /'
+}
+
 # run_preset NAME CPU SMP EXTRA TRACED BOUND ARGS: one framed inner boot;
 # sets $st.
 run_preset() {
@@ -648,6 +668,9 @@ run_preset() {
 	fi
 	pin_vcpus $qpid "$3"
 	[ -z "$hpid" ] || [ -z "$hk" ] || taskset -p "$hk" $hpid >/dev/null 2>&1
+	# 3 s before the bound's SIGKILL (busybox timeout execs QEMU: $qpid is QEMU's).
+	( sleep $(($6 > 6 ? $6 - 3 : 3)); kill -0 $qpid 2>/dev/null && hang_facts $qpid ) &
+	wpid=$!
 	# The copier reads the file through one descriptor, whose offset keeps
 	# its place: a cat each half second, two forks with the sleep (under
 	# TCG a fork and exec of busybox costs some 10 ms of L1's time).
@@ -671,6 +694,8 @@ run_preset() {
 	[ -z "$hk" ] || taskset -p "$hk" $cpid >/dev/null 2>&1
 	wait $qpid
 	st=$?
+	kill $wpid 2>/dev/null
+	wait $wpid 2>/dev/null
 	wait $cpid
 	[ -z "$hpid" ] || wait $hpid
 	cat /tmp/frame.stats >&2

@@ -73,6 +73,9 @@ def _(ctx):
         check(H.classify(accel, AMD, {})[0] == "unknown", f"{accel!r}")
     check(H.classify("kvm", None, {"kvm_amd.avic": "Y"})[0] == "unknown", "flags not read")
     check(H.classify("kvm", ["x2apic"], {})[0] == "unknown", "neither svm nor vmx")
+    x2 = (AMD + ["avic", "x2avic"], {"kvm_amd.avic": "Y"})
+    check(H.classify("kvm", *x2, kernel="5.15.0")[0] == "avic", "x2AVIC before 6.0: AVIC's")
+    check(H.classify("kvm", *x2, kernel="6.8.0")[0] == "x2avic", "x2AVIC on 6.8")
     check(set(H.CLASSES) >= {"lane", "pvm", "svm-no-avic", "avic", "avic-ipiv-off", "x2avic",
                              "x2avic-ipiv-off",
                              "vmx-no-apicv", "apicv", "apicv-ipiv", "unknown"}, "the classes")
@@ -158,6 +161,9 @@ def _(ctx):
     res = HM.judge([halt], "svm-no-avic", m)
     check(res["diverging"] and res["diverging"][0]["what"] == "wake poll, expected block",
           f"{res}")
+    # ... unless the record's own evidence disputes its wake: then neither is judged.
+    halt["exits"]["wake_disagrees"] = "the trace says poll, KVM's statistics say block"
+    check(HM.judge([halt], "svm-no-avic", m)["matched"] == 1, "a disputed wake judged")
 
 
 @case("host model: AVIC doorbell misses judged where the class predicts them, else the load's")
@@ -171,6 +177,12 @@ def _(ctx):
     res = HM.judge([none], "avic-ipiv-off", m)
     check(res["diverging"] and "sender 0.00, expected 1.00" in res["diverging"][0]["what"],
           f"ipiv off without the miss: {res}")
+    # The sender's APIC verdict with IPI virtualization off: every send exits.
+    send["exits"]["targets"] = {}
+    sides = KT.apic_accel_sides(send, {"kvm_amd.enable_ipiv": "N"})
+    check(sides["sender"][0] == "no" and "enable_ipiv=N" in sides["sender"][1], f"{sides}")
+    check(KT.apic_accel_sides(send, {"kvm_amd.enable_ipiv": "Y"})["sender"][0] == "yes",
+          "a miss with IPI virtualization on is the wake's question")
     # IPI virtualization on, a spinning target: a miss is the load's, counted apart.
     loaded = rec("xapic", "send-cost", "send", "none", {miss: 0.3}, {})
     res = HM.judge([loaded], "avic", m)
@@ -234,7 +246,8 @@ def _(ctx):
     check(js[0]["as"] == "svm-no-avic" and len(js[0]["rows"]) == 6, f"{js}")
     good = saved_run(ctx, "good", "x2avic", {}, {})
     expect(run_cmd(model + [good]), 0, "host class x2avic (synthetic)",
-           "| x2apic send-cost send none | x2avic | 0.00 (predicted 0) |", "matches the model")
+           "| x2apic send-cost send none | x2avic | 0.00 (0.00; predicted 0 (0)) | 0.00 "
+           "(predicted 0) | 0.00 (predicted 0) | as predicted |", "matches the model")
     bad = saved_run(ctx, "bad", "x2avic", {"msr (ICR)": 1.0}, {"msr (EOI)": 1.0})
     expect(run_cmd(model + [bad]), 36, "diverges: sender 1.00, expected 0.00")
     rc, out, _ = expect(run_cmd(model + ["--json", bad]), 36)

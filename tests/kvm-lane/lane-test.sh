@@ -243,7 +243,7 @@ jobs_file() {
 	# Last: the two sides of the ab over kvm.halt_poll_ns, which measures
 	# against real time; each loads kvm again with its value (lane.sh
 	# module-param=), as its own outer boot would.
-	local ab="plan=bench bench=single-halt backends=x2apic iters=20 warmup=20 budget=1 halt_gap=3000 block_gap=60000 markers=1"
+	local ab="plan=bench bench=single-halt backends=x2apic iters=20 warmup=20 budget=1 block_gap=60000 markers=1"
 	echo "ab-poll-0.x2apic | exits module-param=kvm.halt_poll_ns=0 | $ab halt_poll_ns=0 halt_poll_grow=2 host_stats=1"
 	echo "ab-poll-50m.x2apic | exits module-param=kvm.halt_poll_ns=50000000 | $ab halt_poll_ns=50000000 halt_poll_grow=2 host_stats=1"
 }
@@ -716,18 +716,20 @@ deadline: $(grep -o 'deadline=[0-9]*' "$cdir/x2apic-smp2/boot1/console.log" 2>/d
 			0 0 "$out" "^\*\*history: 0 figures changed" "^- regression: .single/one-way/"
 	}
 	matrix_exits_test || rc=1
-	# ab over kvm.halt_poll_ns in the lane: with polling off every halted wake
-	# of single-halt comes after a block (b1.00), in KVM's trace and in its
-	# statistics read at the passes' edges (--host-stats); with a 50 ms window the
-	# ack-after-eoi pass's wakes come without one (b under 0.4), and its block
-	# pass (block_gap 60 ms, past the window) still blocks. KVM's own
-	# counters say it exactly: no poll tried with polling off, polls tried
-	# and some caught with it on. halt_gap=3000: with polling off, a wake
-	# whose IPI came before the target's vCPU slept in L1 is waited=0 in
-	# the trace; the default 50 us gap let that happen (2 of 20 wakes, trace
-	# "mixed", in CI at c945171), 3 ms leaves the nested HLT exit time to
-	# reach schedule() even on a loaded host and is still well inside the
-	# other side's window (wake-aim=poll). Each side reads
+	# ab over kvm.halt_poll_ns in the lane. What KVM's own counters say
+	# exactly, whatever the timing: with polling off no poll was tried
+	# (halt_attempted_poll +0) and none caught, in every pass; with a 50 ms
+	# window polls were tried and some caught in the ack-after-eoi pass. What
+	# the shares say, with room for the timing of a doubly emulated host:
+	# with polling off the ack-after-eoi pass's wakes come after a block
+	# (b at least 0.80; the trace's label block or mixed: a wake whose IPI
+	# came before the target's vCPU slept in L1 is waited=0 with no poll
+	# window open, 2 of 20 in CI at c945171; KVM's statistics call the pass
+	# a block), with the window without one (b under 0.5); the block pass
+	# (block_gap 60 ms, past the window) blocks on both sides. A 3 ms
+	# halt_gap, tried to keep the first side's wakes after the sleep, made
+	# the second side's halts outlast its window under load (6 of 20 caught,
+	# CI at the next commit): the default 50 us gap stays. Each side reads
 	# the lane's parameter back. The window is in L1's time, which runs at
 	# the host's pace: a halt of 0.3-1 ms on a quiet host was 5-8 ms on a
 	# loaded one, past a 2 ms window, which then shrinks instead of growing
@@ -750,7 +752,7 @@ deadline: $(grep -o 'deadline=[0-9]*' "$cdir/x2apic-smp2/boot1/console.log" 2>/d
 	replayed ab-poll env IPIBENCH_RESULTS="$base/ab-poll" ./run.sh ab \
 		--module-param kvm.halt_poll_ns=0,50000000 --boots 1 \
 		--accel kvm-in-tcg --preset x2apic --exits --host-stats --timeout 240 \
-		--append "plan=bench bench=single-halt backends=x2apic iters=20 warmup=20 budget=1 halt_gap=3000 block_gap=60000"
+		--append "plan=bench bench=single-halt backends=x2apic iters=20 warmup=20 budget=1 block_gap=60000"
 	st=$(waited ab-poll)
 	out=$(cat "$replay_dir/ab-poll.out")
 	out="$out
@@ -761,9 +763,11 @@ $(wake_facts "$base"/ab-poll/*/kvm.halt_poll_ns_*/boot1/results.json)"
 		0 $st "$out" "^pinned boots: 2$" \
 		"the lane's kvm.halt_poll_ns: asked 0, got 0" \
 		"the lane's kvm.halt_poll_ns: asked 50000000, got 50000000" \
-		"^single-halt  *round-trip  *ack-after-eoi  *x2apic .* b\(1\.00\|0\.9[0-9]\)  *s[0-9.]* t[0-9.]* b0\.[0-3]" \
+		"^single-halt  *round-trip  *ack-after-eoi  *x2apic .* b\(1\.00\|0\.[89][0-9]\)  *s[0-9.]* t[0-9.]* b0\.[0-4]" \
 		"^single-halt  *round-trip  *block  *x2apic .* b\(1\.00\|0\.9[0-9]\)  *s[0-9.]* t[0-9.]* b\(1\.00\|0\.9[0-9]\)" \
-		"^wake kvm.halt_poll_ns=0 ack-after-eoi block block$" \
+		"^wake kvm.halt_poll_ns=0 ack-after-eoi \(block\|mixed\) block$" \
+		"^polls kvm.halt_poll_ns=0 none tried 0 caught 0 of " \
+		"^polls kvm.halt_poll_ns=0 vmexit-gap tried 0 caught 0 of " \
 		"^polls kvm.halt_poll_ns=0 ack-after-eoi tried 0 caught 0 of " \
 		"^polls kvm.halt_poll_ns=0 block tried 0 caught 0 of " \
 		"^polls kvm.halt_poll_ns=50000000 ack-after-eoi tried [1-9][0-9]* caught [1-9]" \

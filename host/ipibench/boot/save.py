@@ -194,7 +194,8 @@ def save_run(directory, *, qemu=(), label="", accel="", status="", config="", pr
         run["exits"]["apicv"] = apicv or None
         run["exits"]["kvm_params"] = exits_kvm_params or {}
         name, why = host_class.classify(accel, host.get("cpu_flags"), exits_kvm_params,
-                                        kvm_software() if accel == "kvm" else None)
+                                        kvm_software() if accel == "kvm" else None,
+                                        host.get("kernel") if accel == "kvm" else None)
         run["exits"]["host_class"] = {"name": name, "why": why}
         run["exits"]["model"] = host_model.judge(
             records, name, kernel=host.get("kernel") if accel == "kvm" else None,

@@ -10,6 +10,8 @@ the trace's inhibits, which the exits table shows beside it.
 classify() is the seam the host-class model (issue 42, item 6) hangs its
 predictions on: one name per class, and the facts that chose it."""
 
+from ipibench.kvmhost import trace as kvm_trace
+
 # name: what a KVM developer calls such a host, and what it accelerates.
 CLASSES = {
     "pvm": "KVM in software (module kvm_pvm): no VMX or SVM, RDTSC and every exit its "
@@ -46,11 +48,12 @@ def _param(kvm_params, name):
     return "Y" if v in YES else "N" if v in NO else None
 
 
-def classify(accel, cpu_flags, kvm_params, software=None):
+def classify(accel, cpu_flags, kvm_params, software=None, kernel=None):
     """(class name, why) for a run: accel as results.json's host.accel,
     cpu_flags the host's CPU_FLAGS (None: not read), kvm_params the traced
     KVM's module parameters, software why this host's KVM is not hardware
-    virtualization (facts.kvm_software()), or None."""
+    virtualization (facts.kvm_software()), or None; kernel the traced KVM's
+    release, where known (x2AVIC is KVM's from 6.0, 4d1d7942e36a)."""
     if accel == "kvm-in-tcg":
         return "lane", "accel kvm-in-tcg: the lane's L1 KVM, SVM without AVIC"
     if accel != "kvm":
@@ -61,6 +64,8 @@ def classify(accel, cpu_flags, kvm_params, software=None):
     if cpu_flags is None:
         return "unknown", "the host's CPU flags were not read"
     if "svm" in flags:
+        if "x2avic" in flags and kvm_trace.kernel_before(kernel, (6, 0)):
+            flags = flags - {"x2avic"}  # the CPU's, but this KVM does not use it
         return _classify_svm(flags, kvm_params)
     if "vmx" in flags:
         return _classify_vmx(kvm_params)
