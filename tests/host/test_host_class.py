@@ -94,6 +94,11 @@ def _(ctx):
     check(not any("host class" in x for x in save.exits_lines(doc)), "an unknown name shown")
 
 
+def good_trap():
+    """x2apic's send-cost as KVM without APIC virtualization makes it."""
+    return rec("x2apic", "send-cost", "send", "none", {"msr (ICR)": 1.0}, {"msr (EOI)": 1.0})
+
+
 def rec(backend, bench, metric, variant, sender, targets, **extra):
     """A record with exits, as trace.attach() leaves one."""
     r = {"record": "result", "backend": backend, "bench": bench, "metric": metric,
@@ -202,6 +207,11 @@ def _(ctx):
     check(HM.judge([xsend], "avic", m, kernel="5.15.0-91-generic")["unmodelled"] == 1,
           "AVIC on 5.15: the xAPIC rows")
     check(HM.judge([xsend], "avic", m, kernel="6.8.0")["matched"] == 1, "AVIC on 6.8")
+    x2 = rec("x2apic", "send-cost", "send", "none", {}, {})
+    check(HM.judge([x2], "x2avic", m, kernel="5.15.0")["unmodelled"] == 1,
+          "an accelerated class before 5.19: no inhibit traced")
+    check(HM.judge([good_trap()], "svm-no-avic", m, kernel="5.4.0")["matched"] == 1,
+          "an unaccelerated class is judged on any kernel")
     halt = rec("x2apic", "single-halt", "round-trip", "block", {"msr (ICR)": 1.0},
                {"msr (EOI)": 1.0}, target_state="halt")
     check(HM.judge([halt], "svm-no-avic", m, cpu_pm=True)["unmodelled"] == 1, "cpu-pm=on")

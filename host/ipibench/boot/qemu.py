@@ -77,7 +77,8 @@ def pit_policy(cmdline, accel):
     -global that sets it (QEMU applies them in order), else QEMU's default
     "delay" under KVM; None where the VM has no in-kernel PIT (TCG, microvm,
     a split irqchip, pit=off) or the line is not this boot's (the lanes
-    start their inner QEMU themselves)."""
+    start their inner QEMU themselves: lane.sh discards, as here, unless a
+    preset sets a policy)."""
     words = [str(w) for w in cmdline or ()]
     if accel != "kvm" or any(NO_KVM_PIT.search(w) for w in words):
         return None

@@ -89,6 +89,7 @@ def unmodelled_why(cls, rec, kernel=None, cpu_pm=False):
       before 6.0 (0e311d33bfbe) x2APIC in the guest's CPUID inhibits AVIC for
       the whole VM, which a kernel before 5.19 does not trace
       (kvm_apicv_inhibit_changed): its xAPIC rows are not modelled.
+    - an accelerated class on a kernel before 5.19, which traces no inhibit.
     - -overcommit cpu-pm=on: the target's HLT does not exit, nor does it block.
     - an inhibit set or cleared inside the window: the counts are a mix."""
     e = rec.get("exits") or {}
@@ -97,6 +98,10 @@ def unmodelled_why(cls, rec, kernel=None, cpu_pm=False):
         return "after the first x2APIC switch on AVIC without x2AVIC (2008fab34530)"
     if cls == "avic" and xapic and kvm_trace.kernel_before(kernel, (6, 0)):
         return f"AVIC on {kernel}: before 6.0 an x2APIC-capable vCPU inhibits AVIC for the VM"
+    if cls not in ("lane", "svm-no-avic", "vmx-no-apicv") and \
+            kvm_trace.kernel_before(kernel, (5, 19)):
+        return (f"{kernel}: an APICv/AVIC inhibit is not traced before 5.19 "
+                "(kvm_apicv_inhibit_changed), so an inhibited VM cannot be told apart")
     if cpu_pm and rec.get("bench") == "single-halt":
         return "-overcommit cpu-pm=on: the target's HLT does not exit"
     if e.get("apicv_changed_inside"):
