@@ -61,8 +61,8 @@ def run_table(model, path):
     hc = ex.get("host_class") or {}
     cls = hc.get("name") if hc.get("name") in host_class.CLASSES else "unknown"
     accel = boot.host.get("accel")
-    kernel = boot.host.get("kernel") if accel == "kvm" else None
-    cpu_pm = any("cpu-pm=on" in str(w) for w in boot.host.get("qemu_cmdline") or ())
+    kernel, cpu_pm = host_model.run_facts(accel, boot.host.get("kernel"),
+                                          boot.host.get("qemu_cmdline"))
     res = host_model.judge(boot.records, cls, model, kernel=kernel, cpu_pm=cpu_pm)
     rows, real = host_model.rows_of(model, cls)
     md = [f"### {os.path.dirname(path) or path}", "",
@@ -75,12 +75,10 @@ def run_table(model, path):
         if not isinstance(e, dict) or "sender" not in e:
             continue
         got = host_model.judge_record(model, cls, r, kernel, cpu_pm)
-        row = " ".join(str(r.get(k)) for k in host_model.KEY)
         if got is None:
             continue
-        judged_as, problems = got
-        want = host_model.rows_of(model, judged_as)[0][tuple(str(r.get(k))
-                                                             for k in host_model.KEY)]
+        judged_as, problems, want = got
+        row = " ".join(host_model.row_key(r))
         verdict = "diverges: " + "; ".join(problems) if problems else "as predicted"
         sender, miss, targets, eoi = host_model.measured(r, want)
         md.append(f"| {row} | {judged_as} | {sender:.2f} ({miss:.2f}; predicted "

@@ -790,14 +790,14 @@ class Boot:
         self.apicv = KT.apicv_line(self.kvm_params, trace)
         say(f"  {self.apicv} ({where})")
         kvm = self.accel == "kvm"
-        kernel = machine.kernel().get("kernel") if kvm else None
+        kernel, cpu_pm = host_model.run_facts(
+            self.accel, machine.kernel().get("kernel") if kvm else None, self.qemu)
         name, why = host_class.classify(self.accel, KF.cpu_flags() if kvm else None,
                                         self.kvm_params, KF.kvm_software() if kvm else None,
                                         kernel)
         say("  " + host_class.line(name, why))
-        cpu_pm = any("cpu-pm=on" in str(w) for w in (self.qemu or ()))
-        for line in host_model.lines(host_model.judge(
-                recs, name, kernel=kernel, cpu_pm=cpu_pm)):
+        for line in host_model.lines(host_model.judge(recs, name, kernel=kernel,
+                                                      cpu_pm=cpu_pm)):
             say("  " + line)
         self.inhibited = KT.apicv_inhibited(recs) or not self.apicv_enabled()
 

@@ -193,13 +193,11 @@ def save_run(directory, *, qemu=(), label="", accel="", status="", config="", pr
     if run["exits"] is not None:
         run["exits"]["apicv"] = apicv or None
         run["exits"]["kvm_params"] = exits_kvm_params or {}
+        kernel, cpu_pm = host_model.run_facts(accel, host.get("kernel"), qemu)
         name, why = host_class.classify(accel, host.get("cpu_flags"), exits_kvm_params,
-                                        kvm_software() if accel == "kvm" else None,
-                                        host.get("kernel") if accel == "kvm" else None)
+                                        kvm_software() if accel == "kvm" else None, kernel)
         run["exits"]["host_class"] = {"name": name, "why": why}
-        run["exits"]["model"] = host_model.judge(
-            records, name, kernel=host.get("kernel") if accel == "kvm" else None,
-            cpu_pm=any("cpu-pm=on" in str(w) for w in qemu))
+        run["exits"]["model"] = host_model.judge(records, name, kernel=kernel, cpu_pm=cpu_pm)
     doc = {"format": RESULTS_FORMAT, "version": RESULTS_VERSION, "host": host, "run": run,
            "problems": problems, "records": records}
     write_new(os.path.join(directory, "results.json"), dump_results(doc))

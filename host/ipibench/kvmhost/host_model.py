@@ -63,6 +63,19 @@ def load(path=MODEL_FILE):
     return model
 
 
+def row_key(rec):
+    """A record's key in a class's rows (KEY's fields)."""
+    return tuple(str(rec.get(k)) for k in KEY)
+
+
+def run_facts(accel, kernel, qemu_cmdline):
+    """(kernel, cpu_pm) of a run as judge() reads them: the traced KVM's
+    release (this host's, under accel kvm only: the lane's is its L1's) and
+    whether QEMU's line has -overcommit cpu-pm=on."""
+    return (kernel if accel == "kvm" else None,
+            any("cpu-pm=on" in str(w) for w in qemu_cmdline or ()))
+
+
 def rows_of(model, cls):
     """The class's predictions ({} for a class without lines) and the class they are."""
     cls = model["same"].get(cls, cls)
@@ -120,8 +133,8 @@ def measured(rec, want):
 
 
 def judge_record(model, cls, rec, kernel=None, cpu_pm=False):
-    """None (not modelled), or (the class judged against, [divergences]),
-    each divergence a text."""
+    """None (not modelled), or (the class judged against, [divergences], the
+    prediction), each divergence a text."""
     e = rec.get("exits")
     if not isinstance(e, dict) or "status" in e or "sender" not in e:
         return None
@@ -130,7 +143,7 @@ def judge_record(model, cls, rec, kernel=None, cpu_pm=False):
     if str(e.get("apicv", "")).startswith("inhibited") and _unaccelerated(cls):
         cls = _unaccelerated(cls)
     rows, cls = rows_of(model, cls)
-    want = rows.get(tuple(str(rec.get(k)) for k in KEY))
+    want = rows.get(row_key(rec))
     if want is None:
         return None
     tol, out = kvm_trace.EXITS_TOLERANCE, []
@@ -147,7 +160,7 @@ def judge_record(model, cls, rec, kernel=None, cpu_pm=False):
     if want["wake"] != "-" and e.get("wake") in kvm_trace.WAKE_CLAIMS and \
             not e.get("wake_disagrees") and e["wake"] != want["wake"]:
         out.append(f"wake {e['wake']}, expected {want['wake']}")
-    return cls, out
+    return cls, out, want
 
 
 def judge(records, cls, model=None, kernel=None, cpu_pm=False):
@@ -165,13 +178,12 @@ def judge(records, cls, model=None, kernel=None, cpu_pm=False):
         if got is None:
             out["unmodelled"] += 1
             continue
-        judged_as, problems = got
-        row = " ".join(str(r.get(k)) for k in KEY)
+        judged_as, problems, want = got
         if problems:
-            out["diverging"].append({"row": row, "class": judged_as, "what": "; ".join(problems)})
+            out["diverging"].append({"row": " ".join(row_key(r)), "class": judged_as,
+                                     "what": "; ".join(problems)})
         else:
             out["matched"] += 1
-        want = rows_of(model, judged_as)[0][tuple(str(r.get(k)) for k in KEY)]
         if not want["misses"] and _misses(r["exits"]["sender"]) > kvm_trace.EXITS_TOLERANCE:
             out["load_misses"] += 1
     return out
