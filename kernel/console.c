@@ -96,18 +96,32 @@ static void uart_putc(char c, bool locked)
 	outb(COM1 + UART_THR, (uint8_t)c);
 }
 
-static void uart_write(const char *s, size_t n, bool locked)
+/*
+ * COM1, CR before each LF when crlf (bytes the virtio path kept already have
+ * theirs); without COM1 (a Xen PVH guest has no emulated UART) the debug
+ * port, which Xen prints as "(dN) ..." (guest_loglvl=all) and QEMU's
+ * isa-debugcon writes out; a port nothing decodes drops the bytes.
+ */
+static void serial_out(const char *s, size_t n, bool locked, bool crlf)
 {
-	for (size_t i = 0; i < n; i++)
+	if (!uart_present) {
+		for (size_t i = 0; i < n; i++)
+			outb(DEBUG_PORT, (uint8_t)s[i]);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (crlf && s[i] == '\n')
+			uart_putc('\r', locked);
 		uart_putc(s[i], locked);
+	}
 }
 
-/* Under console_lock. A send that failed goes to the UART, and so does all that follows. */
+/* Under console_lock. A send that failed goes to the serial console, and so does all that follows. */
 static void virtio_flush(void)
 {
 	if (vlen && virtcon_send(vbuf, vlen)) {
 		virtio_on = false;
-		uart_write(vbuf, vlen, true);
+		serial_out(vbuf, vlen, true, false);
 	}
 	vlen = 0;
 }
@@ -137,20 +151,7 @@ static void console_out(void *ctx, const char *s, size_t n)
 		}
 		return;
 	}
-	if (!uart_present) {
-		/* No COM1 (a Xen PVH guest has no emulated UART): the debug
-		 * port, which Xen prints as "(dN) ..." (guest_loglvl=all) and
-		 * QEMU's isa-debugcon writes out; a port nothing decodes
-		 * drops the bytes. */
-		for (size_t i = 0; i < n; i++)
-			outb(DEBUG_PORT, (uint8_t)s[i]);
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '\n')
-			uart_putc('\r', locked);
-		uart_putc(s[i], locked);
-	}
+	serial_out(s, n, locked, true);
 }
 
 static bool console_lock_take(void)
@@ -166,7 +167,7 @@ static bool console_lock_take(void)
 	 * with it (on COM1 it would have been out already).
 	 */
 	if (virtio_on && vlen) {
-		uart_write(vbuf, vlen, false);
+		serial_out(vbuf, vlen, false, false);
 		vlen = 0;
 	}
 	return false;
