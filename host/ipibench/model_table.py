@@ -42,10 +42,11 @@ def class_table(model, cls):
     md = [f"### host class {cls}" + (f" (as {real})" if real != cls else ""), "",
           host_class.CLASSES[cls], "",
           "| backend | bench | metric | variant | sender | of them doorbell misses | targets "
-          "| targets' EOI exit | wake |", "|---|---|---|---|---|---|---|---|---|"]
+          "| targets' EOI exit | wake | why |", "|---|---|---|---|---|---|---|---|---|---|"]
     for key, w in sorted(rows.items()):
         md.append(f"| {' | '.join(key)} | {w['sender']:.0f} | {w['misses']:.0f} | "
-                  f"{w['targets']:.0f} | {'yes' if w['eoi'] else 'no'} | {w['wake']} |")
+                  f"{w['targets']:.0f} | {'yes' if w['eoi'] else 'no'} | {w['wake']} | "
+                  f"{w['why']} |")
     md += ["", f"Why: {cite}" if cite else "Why: (no citation)"]
     js = {"class": cls, "as": real, "title": host_class.CLASSES[cls], "cite": cite,
           "rows": [dict(zip(host_model.KEY, k), **w) for k, w in sorted(rows.items())]}
@@ -55,18 +56,15 @@ def class_table(model, cls):
 def run_table(model, path):
     """(Markdown lines, JSON, diverged) of one saved run."""
     boot = load_results_file(path)
-    ex = boot.run.get("exits")
-    if not isinstance(ex, dict):
+    judged = host_model.judge_saved(boot, model)
+    if judged is None:
         raise ToolError(EX_USAGE, f"{path}: saved without --exits: no exits to judge")
-    hc = ex.get("host_class") or {}
-    cls = hc.get("name") if hc.get("name") in host_class.CLASSES else "unknown"
+    cls, why, kernel, res = judged
     accel = boot.host.get("accel")
-    kernel, cpu_pm = host_model.run_facts(accel, boot.host.get("kernel"),
-                                          boot.host.get("qemu_cmdline"))
-    res = host_model.judge(boot.records, cls, model, kernel=kernel, cpu_pm=cpu_pm)
+    cpu_pm = host_model.run_facts(accel, None, boot.host.get("qemu_cmdline"))[1]
     rows, real = host_model.rows_of(model, cls)
     md = [f"### {os.path.dirname(path) or path}", "",
-          f"host class {cls} ({hc.get('why', 'not recorded')}), accel {accel}"
+          f"host class {cls} ({why}), accel {accel}"
           + (f", kernel {kernel}" if kernel else ""), "",
           "| record | judged as | sender (doorbell misses) | targets | targets' EOI | verdict |",
           "|---|---|---|---|---|---|"]
@@ -88,7 +86,7 @@ def run_table(model, path):
     md += [""] + host_model.lines(res)
     if real in model["cites"]:
         md += ["", f"Why ({real}): {model['cites'][real]}"]
-    return md, dict(res, run=path, why=hc.get("why")), bool(res["diverging"])
+    return md, dict(res, run=path, why=why), bool(res["diverging"])
 
 
 def main(argv):

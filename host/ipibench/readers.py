@@ -15,7 +15,8 @@ from ipibench.results.changepoints import ALPHA
 
 EXIT_TABLE = """exit status: 0 done; 2 usage; 20 regression; 21 correctness failure;
 22 results missing; 23 malformed or truncated; 24 unknown schema or format
-version; 25 nothing in common to compare; 30 environments not comparable
+version; 25 nothing in common to compare; 30 environments not comparable;
+36 gate --exits: a side's exits diverge from its host class's model
 (docs/exit-codes.md)."""
 
 
@@ -77,7 +78,8 @@ def add_readers(sub):
     g.add_argument("--format", choices=("text", "markdown"), default="text")
     g.add_argument("--exits", action="store_true",
                    help="also fail on more exits per iteration than the baseline "
-                        "(beyond 0.05; both sides need run.sh --exits)")
+                        "(beyond 0.05; both sides need run.sh --exits), and on a side "
+                        "whose exits diverge from its host class's model (36)")
 
     r = sub.add_parser("report", prog="./run.sh report",
                        help="plots (SVG, PNG) and an HTML/Markdown page",

@@ -11,7 +11,7 @@ import os
 import re
 import sys
 
-from harness import check, expect, IPIBENCH, registry, run_cmd
+from harness import check, expect, IPIBENCH, registry, REPO, run_cmd
 
 from ipibench.boot import save
 from ipibench.kvmhost import host_class as H
@@ -118,15 +118,21 @@ def _(ctx):
         check("()" in cite, f"{real}: its cite names no KVM function")
         check(real == "svm-no-avic" or re.search(r"\b[0-9a-f]{12}\b", cite),
               f"{real}: its cite names no commit")
+        for key, want in rows.items():
+            check(re.search(r"\w\(\)|\b[0-9a-f]{12}\b|SDM|APM", want["why"]),
+                  f"{real} {key}: its why names no KVM function, commit or manual")
 
 
 @case("host model: a malformed line is refused naming its line")
 def _(ctx):
-    for text, want in (("row | a | b | c | d | e | 1 | 0 | x | yes | -\n", "not a number"),
-                       ("row | a | b | c | d | e | 1 | 0 | 1 | maybe | -\n", "eoi is yes or no"),
+    for text, want in (("row | a | b | c | d | e | 1 | 0 | x | yes | - | f()\n", "not a number"),
+                       ("row | a | b | c | d | e | 1 | 0 | 1 | maybe | - | f()\n",
+                        "eoi is yes or no"),
+                       ("row | a | b | c | d | e | 1 | 0 | 1 | yes | - | \n", "says why"),
                        ("same | a | nowhere\n", "nowhere has no rows"),
                        ("row | a | b\n", "not a same, cite or row line"),
-                       ("row | a | b | c | d | e | 1 | 0 | 1 | yes | -\n" * 2, "given twice")):
+                       ("row | a | b | c | d | e | 1 | 0 | 1 | yes | - | f()\n" * 2,
+                        "given twice")):
         path = os.path.join(ctx.tmp, "model.conf")
         with open(path, "w") as f:
             f.write(text)
@@ -144,7 +150,7 @@ def _(ctx):
                {"msr (EOI)": 1.0, "interrupt": 1.8})
     extra = rec("x2apic", "send-cost", "send", "none", {"msr (ICR)": 1.0, "msr (ID read)": 1.0},
                 {"msr (EOI)": 1.0})
-    other = rec("x2apic", "self", "send-to-handler", "sti-nop", {"msr (SELF_IPI)": 1.0}, {})
+    other = rec("x2apic-nmi", "send-cost", "send", "none", {"msr (ICR)": 1.0}, {"iret": 1.0})
     res = HM.judge([good, extra, other], "lane", m)
     check(res["matched"] == 1 and res["unmodelled"] == 1 and len(res["diverging"]) == 1,
           f"{res}")
@@ -249,11 +255,13 @@ def saved_run(ctx, name, cls, sender, targets):
 def _(ctx):
     model = IPIBENCH + ["model"]
     expect(run_cmd(model + ["--class", "apicv-ipiv"]), 0,
-           "| x2apic | send-cost | send | none | 0 | 0 | 0 | no | - |", "d588bb9be1da")
+           "| x2apic | send-cost | send | none | 0 | 0 | 0 | no | - | the x2APIC ICR MSR is not "
+           "intercepted with IPIv (d588bb9be1da)", "d588bb9be1da")
     rc, out, _ = expect(run_cmd(model + ["--class", "lane", "--json"]), 0)
     import json
     js = json.loads(out)
-    check(js[0]["as"] == "svm-no-avic" and len(js[0]["rows"]) == 6, f"{js}")
+    check(js[0]["as"] == "svm-no-avic" and len(js[0]["rows"]) == 16
+          and all(r["why"] for r in js[0]["rows"]), f"{js}")
     good = saved_run(ctx, "good", "x2avic", {}, {})
     expect(run_cmd(model + [good]), 0, "host class x2avic (synthetic)",
            "| x2apic send-cost send none | x2avic | 0.00 (0.00; predicted 0 (0)) | 0.00 "
@@ -265,6 +273,62 @@ def _(ctx):
     expect(run_cmd(model), 2, "usage")
     expect(run_cmd(model + [os.path.join(ctx.tmp, "nowhere")]), 22, "model: ")
     expect(run_cmd(model + ["--class", "no-such"]), 2, "invalid choice")
+
+
+
+@case("docs: the per-class EOI table of exits-and-apicv.md says what the model predicts for "
+      "x2apic-pv-eoi's target with APIC virtualization on")
+def _(ctx):
+    m = HM.load()
+    doc = os.path.join(REPO, "docs", "exits-and-apicv.md")
+    seen = 0
+    for line in open(doc, encoding="utf-8"):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        named = re.search(r"\(`([a-z0-9-]+)`\)$", cells[0]) if len(cells) >= 4 else None
+        if not named:
+            continue
+        rows, real = HM.rows_of(m, named[1])
+        want = rows.get(("x2apic-pv-eoi", "send-cost", "send", "none"))
+        check(want is not None, f"{named[1]}: the model has no x2apic-pv-eoi row")
+        said = re.findall(r"\b([01])\b", cells[2])
+        check(want is None or (said and int(said[-1]) == int(want["eoi"])),
+              f"{named[1]}: the docs say {cells[2]!r}, the model {int(want['eoi'])}"
+              if want else "")
+        seen += 1
+    check(seen >= 3, f"{seen} classes named in the EOI table")
+
+
+@case("compare and gate --exits: each side's host class and model verdict; gate exits 36 on a "
+      "side that diverges from its class, 20 first for more exits")
+def _(ctx):
+    good = saved_run(ctx, "gate-good", "x2avic", {}, {})
+    good2 = saved_run(ctx, "gate-good2", "x2avic", {}, {})
+    trap = saved_run(ctx, "gate-trap", "svm-no-avic", {"msr (ICR)": 1.0}, {"msr (EOI)": 1.0})
+    bad = saved_run(ctx, "gate-bad", "x2avic", {"msr (ICR)": 1.0}, {"msr (EOI)": 1.0})
+    expect(run_cmd(IPIBENCH + ["compare", trap, good]), 0,
+           "host model: A svm-no-avic: 1 records as predicted, 0 rows diverge, 0 not modelled "
+           "(1 boots): matches the model", "host model: B x2avic: 1 records as predicted")
+    rc, out, _ = expect(run_cmd(IPIBENCH + ["compare", "--format", "json", trap, bad]), 0)
+    import json
+    m = json.loads(out)["model"]
+    check(m["a"]["classes"] == ["svm-no-avic"] and not m["a"]["diverging"], f"{m}")
+    check(m["b"]["diverging"] == [{"row": "x2apic send-cost send none", "class": "x2avic",
+                                   "what": "sender 1.00, expected 0.00; targets 1.00, expected "
+                                   "0.00; targets' EOI 1.00, expected 0.00", "boots": 1}], f"{m}")
+    gate = IPIBENCH + ["gate", "--exits"]
+    # Fewer exits on B, each side as its class predicts: the AVIC-on side
+    # of an on/off pair.
+    expect(run_cmd(gate + ["--baseline", trap, good]), 0, "gate: pass")
+    expect(run_cmd(gate + ["--baseline", good, good2]), 0, "gate: pass")
+    # Alike exits, but not what x2AVIC's KVM does: the host is not the class it claims.
+    expect(run_cmd(gate + ["--baseline", trap, bad]), 36,
+           "gate: FAIL: model: candidate diverges from its host class x2avic: sender 1.00, "
+           "expected 0.00", "rows diverge from their host class's model")
+    # More exits than the baseline is the regression, said first.
+    expect(run_cmd(gate + ["--baseline", good, bad]), 20, "gate: regression")
+    # Without --exits the model is printed, never a verdict.
+    expect(run_cmd(IPIBENCH + ["gate", "--baseline", trap, bad]), 0, "host model: B x2avic: 0 records as "
+           "predicted, 1 rows diverge")
 
 
 if __name__ == "__main__":

@@ -193,6 +193,24 @@ def wake_lines(cmp, every=False):
     return lines
 
 
+def model_lines(cmp):
+    """Each side's host class and its records judged against the class's
+    predictions (host-model.conf), as model_of() found them: a side of an
+    AVIC on/off comparison that does not behave as its class predicts is
+    not measuring what its label says."""
+    out = []
+    for tag, m in (("A", cmp.model["a"]), ("B", cmp.model["b"])):
+        if m is None:
+            continue
+        head = (f"host model: {tag} {'|'.join(m['classes'])}: {m['matched']} records as "
+                f"predicted, {len(m['diverging'])} rows diverge, {m['unmodelled']} not modelled"
+                f" ({m['boots']} boots)")
+        out.append(head + ("" if m["diverging"] or not m["matched"] else ": matches the model"))
+        out += [f"host model: {tag} diverges: {d['row']} ({d['class']}): {d['what']} "
+                f"({d['boots']} of {m['boots']} boots)" for d in m["diverging"]]
+    return out
+
+
 def warning_lines(cmp):
     """Each side's untrusted-figure warnings, one line per condition: 'A, B:
     id: text'. The guest and the host may both warn of one condition (each
@@ -228,6 +246,7 @@ def format_text(cmp, every=False, closing=None):
     lines += [f"ignored for comparability: {w}" for w in cmp.ignored]
     for d in cmp.reported:
         lines.append("differs (not refused): " + d)
+    lines += model_lines(cmp)
     if has_exits(cmp):
         lines.append("exits: per measured iteration, the send path's own (APIC, MSR, hypercall, "
                      "HLT; run.sh --exits), median over boots, s = sender, t = targets, "
@@ -254,6 +273,8 @@ def format_markdown(cmp, every=False, closing=None):
     if cmp.timing_reasons:
         lines += ["**TIMINGS NOT COMPARABLE**: " + "; ".join(cmp.timing_reasons), ""]
     lines += [f"- ignored for comparability: `{w}`" for w in cmp.ignored]
+    lines += [f"- {m}" for m in model_lines(cmp)]
+    lines += [""] if lines[-1] else []
     head = table_head(cmp)
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "---|" * len(head))
@@ -290,7 +311,7 @@ def format_json(cmp, every=True, closing=None):
                        "timings_not_comparable": cmp.timing_reasons,
                        "differs": cmp.reported, "ignored": cmp.ignored,
                        "after_x2apic": cmp.after_x2apic_lines(),
-                       "apicv": cmp.apicv,
+                       "apicv": cmp.apicv, "model": cmp.model,
                        "verdict": closing,
                        "rows": rows},
                       indent=1) + "\n"

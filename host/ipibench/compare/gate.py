@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """`./run.sh gate`: the candidate fails on any correctness failure, or on a
 row significantly slower than the baseline by more than the threshold
-(and with --exits, on more exits per iteration); TAP and JUnit XML for CI."""
+(and with --exits, on more exits per iteration, or on a side whose exits
+diverge from its host class's model); TAP and JUnit XML for CI."""
 import datetime
 import sys
 import xml.etree.ElementTree as ET
@@ -10,7 +11,8 @@ from ipibench.compare.compare import emit, make_comparison
 from ipibench.compare.correctness import correctness_failures
 from ipibench.compare.formats import (WAKE_CHANGED, fmt_change, fmt_exits, fmt_num, fmt_p,
                                       format_markdown, format_text, wake_cause)
-from ipibench.exit_codes import EX_CORRECTNESS, EX_INCOMPARABLE, EX_REGRESSION, EX_USAGE, ToolError
+from ipibench.exit_codes import (EX_CORRECTNESS, EX_INCOMPARABLE, EX_MODEL_DIVERGES,
+                                 EX_REGRESSION, EX_USAGE, ToolError)
 from ipibench.kvmhost import trace as kvm_trace
 from ipibench.results.saved import AFTER_X2APIC_MARK
 
@@ -86,6 +88,28 @@ ONE_SIDE_EXITS = "not judged"
 EXITS_INCOMPARABLE = "not comparable"
 
 
+def model_verdicts(cmp):
+    """gate --exits: one verdict a side with exits, failed where its records
+    diverge from its host class's predictions (host-model.conf). Counts
+    against KVM's code, never timing: load cannot move it beyond the
+    tolerance, nor can the host's kind (an unknown class has no rows)."""
+    out = []
+    for tag, who in (("a", "baseline"), ("b", "candidate")):
+        m = cmp.model[tag]
+        if m is None:
+            continue
+        classes = "|".join(m["classes"])
+        if m["diverging"]:
+            out += [Verdict("model", f"{who} {d['row']}", False,
+                            f"{who} diverges from its host class {d['class']}: {d['what']} "
+                            f"({d['boots']} of {m['boots']} boots)") for d in m["diverging"]]
+        else:
+            out.append(Verdict("model", f"{who} host class", True,
+                               f"{classes}: {m['matched']} records as predicted, "
+                               f"{m['unmodelled']} not modelled"))
+    return out
+
+
 def gate_verdicts(cmp, cand_boots, threshold):
     out = []
     for boot in cand_boots:
@@ -146,7 +170,7 @@ def cmd_gate(a):
     cmp = make_comparison(a.baseline, a.candidate, a.alpha, a.unit)
     verdicts = gate_verdicts(cmp, cmp.sb.boots, threshold)
     if a.exits:
-        verdicts += exits_verdicts(cmp)
+        verdicts += exits_verdicts(cmp) + model_verdicts(cmp)
     err = cmp.overlap_error()
     if err:
         verdicts.append(Verdict("timing", "overlap", False, err.message))
@@ -210,6 +234,12 @@ def judge_gate(a, cmp, verdicts, threshold, err):
     tally = gate_tally(cmp, verdicts, a.exits, slow, exits_bad)
     if more:
         return EX_REGRESSION, say(f"gate: regression: {tally}")
+    diverge = [v for v in verdicts if v.group == "model" and not v.ok]
+    for v in diverge:
+        print(f"gate: FAIL: model: {v.message}", file=sys.stderr)
+    if diverge:
+        return EX_MODEL_DIVERGES, say(f"gate: FAIL: {len(diverge)} rows diverge from their "
+                                      f"host class's model: {tally}")
     if cmp.timing_reasons:
         raise ToolError(EX_INCOMPARABLE, "timings not comparable: "
                         + "; ".join(cmp.timing_reasons))

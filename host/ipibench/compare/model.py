@@ -6,6 +6,7 @@ sides' environments make their figures comparable at all."""
 import zlib
 
 from ipibench.exit_codes import EX_NO_OVERLAP, EX_USAGE, ToolError
+from ipibench.kvmhost import host_model
 from ipibench.kvmhost import trace as kvm_trace
 from ipibench.results.saved import AFTER_X2APIC_MARK, fault_words, xapic_mmio
 from ipibench.results.stats import (bootstrap_change_ci, mann_whitney, mann_whitney_histograms,
@@ -503,6 +504,36 @@ def apicv_of(side):
     return "|".join(states) or None
 
 
+def model_of(side, model=None):
+    """A side's boots judged against the host-class model as it is now
+    (host_model.judge_saved): {"classes", "boots", "matched", "unmodelled",
+    "diverging": [{"row", "class", "what", "boots"}]}, a diverging row once
+    with the number of boots it diverged in; None when no boot has exits."""
+    out = None
+    for boot in side.boots:
+        if not isinstance(getattr(boot, "run", None), dict) or \
+                not isinstance(boot.run.get("exits"), dict):
+            continue
+        model = model or host_model.load()
+        judged = host_model.judge_saved(boot, model)
+        if out is None:
+            out = {"classes": [], "boots": 0, "matched": 0, "unmodelled": 0, "diverging": []}
+        cls, _, _, res = judged
+        out["boots"] += 1
+        out["classes"] += [cls] if cls not in out["classes"] else []
+        out["matched"] += res["matched"]
+        out["unmodelled"] += res["unmodelled"]
+        for d in res["diverging"]:
+            same = next((x for x in out["diverging"]
+                         if (x["row"], x["class"], x["what"]) == (d["row"], d["class"], d["what"])),
+                        None)
+            if same:
+                same["boots"] += 1
+            else:
+                out["diverging"].append(dict(d, boots=1))
+    return out
+
+
 # compare's row filters (--bench single,self): the ROW_FIELDS index each reads.
 ROW_FILTERS = {"bench": 0, "metric": 1, "variant": 2, "backend": 3, "targets": 5}
 
@@ -531,6 +562,7 @@ class Comparison:
                               if r.key in side.emulated]
         self.after_x2apic = [r for r in self.rows if r.after_x2apic]
         self.apicv = {"a": apicv_of(self.sa), "b": apicv_of(self.sb)}
+        self.model = {"a": model_of(self.sa), "b": model_of(self.sb)}
         for r in self.rows:
             ids = self.sa.untrusted.get(r.key, set()) | self.sb.untrusted.get(r.key, set())
             r.emulated = [i for i in EMULATION_IDS if i in ids]

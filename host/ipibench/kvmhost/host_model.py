@@ -7,6 +7,7 @@ APICv/AVIC was inhibited for the VM is judged against its vendor's
 unaccelerated class, and says so."""
 import os
 
+from ipibench.kvmhost import host_class
 from ipibench.kvmhost import trace as kvm_trace
 
 MODEL_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "host-model.conf")
@@ -33,7 +34,7 @@ def _number(text, where):
 def load(path=MODEL_FILE):
     """{"rows": {class: {key: prediction}}, "cites": {class: text}, "same":
     {class: other}}; a prediction is {"sender", "misses", "targets", "eoi",
-    "wake"}. ModelError names the line of anything malformed."""
+    "wake", "why"}. ModelError names the line of anything malformed."""
     model = {"rows": {}, "cites": {}, "same": {}}
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
@@ -44,16 +45,18 @@ def load(path=MODEL_FILE):
             kind = fields[0]
             if kind in ("same", "cite") and len(fields) == 3:
                 model["same" if kind == "same" else "cites"][fields[1]] = fields[2]
-            elif kind == "row" and len(fields) == 11:
+            elif kind == "row" and len(fields) == 12:
                 cls, key = fields[1], tuple(fields[2:6])
                 sender, misses, targets = (_number(x, where) for x in fields[6:9])
                 if fields[9] not in ("yes", "no") or fields[10] not in ("block", "-"):
                     raise ModelError(f"{where}: eoi is yes or no, wake block or -")
+                if not fields[11]:
+                    raise ModelError(f"{where}: a row says why (the KVM code behind it)")
                 rows = model["rows"].setdefault(cls, {})
                 if key in rows:
                     raise ModelError(f"{where}: {cls} {' '.join(key)} given twice")
                 rows[key] = {"sender": sender, "misses": misses, "targets": targets,
-                             "eoi": fields[9] == "yes", "wake": fields[10]}
+                             "eoi": fields[9] == "yes", "wake": fields[10], "why": fields[11]}
             else:
                 raise ModelError(f"{where}: not a same, cite or row line of their fields")
     for cls, other in model["same"].items():
@@ -187,6 +190,22 @@ def judge(records, cls, model=None, kernel=None, cpu_pm=False):
         if not want["misses"] and _misses(r["exits"]["sender"]) > kvm_trace.EXITS_TOLERANCE:
             out["load_misses"] += 1
     return out
+
+
+def judge_saved(boot, model=None):
+    """A saved boot (results.json read: .run, .host, .records) judged anew
+    against the model as it is now: (class, why, kernel, judge()'s result),
+    or None for a boot saved without --exits. A class the boot named that
+    this model does not know is judged as unknown (no rows)."""
+    ex = boot.run.get("exits") if isinstance(boot.run, dict) else None
+    if not isinstance(ex, dict):
+        return None
+    hc = ex.get("host_class") if isinstance(ex.get("host_class"), dict) else {}
+    cls = hc.get("name") if hc.get("name") in host_class.CLASSES else "unknown"
+    kernel, cpu_pm = run_facts(boot.host.get("accel"), boot.host.get("kernel"),
+                               boot.host.get("qemu_cmdline"))
+    return cls, hc.get("why", "not recorded"), kernel, judge(boot.records, cls, model,
+                                                              kernel=kernel, cpu_pm=cpu_pm)
 
 
 def lines(result):
