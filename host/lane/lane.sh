@@ -361,7 +361,7 @@ if [ "$exits" = 1 ] && [ -n "$T" ] && { [ -d $T/instances/exits ] || mkdir $T/in
 	# that are rare (AVIC's, which TCG's SVM lacks; the Hyper-V calls'
 	# own, one a send or flush) or that kvmhost/trace.py reads only inside a
 	# window (kvm_vcpu_wakeup); GSI 0's injections (kvm_set_irq, the PIT).
-	for e in kvm_pio kvm_apicv_inhibit_changed kvm_avic_ga_log kvm_pi_irte_update \
+	for e in kvm_pio kvm_apicv_inhibit_changed kvm_apicv_update_request kvm_avic_ga_log kvm_pi_irte_update \
 		kvm_hv_send_ipi kvm_hv_send_ipi_ex kvm_hv_flush_tlb kvm_hv_flush_tlb_ex \
 		kvm_avic_incomplete_ipi kvm_avic_unaccelerated_access kvm_avic_kick_vcpu_slowpath \
 		kvm_vcpu_wakeup kvm_set_irq; do

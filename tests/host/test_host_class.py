@@ -214,8 +214,10 @@ def _(ctx):
           "AVIC on 5.15: the xAPIC rows")
     check(HM.judge([xsend], "avic", m, kernel="6.8.0")["matched"] == 1, "AVIC on 6.8")
     x2 = rec("x2apic", "send-cost", "send", "none", {}, {})
-    check(HM.judge([x2], "x2avic", m, kernel="5.15.0")["unmodelled"] == 1,
-          "an accelerated class before 5.19: no inhibit traced")
+    check(HM.judge([x2], "apicv-ipiv", m, kernel="5.4.0")["unmodelled"] == 1,
+          "an accelerated class before 5.9: no inhibit traced")
+    check(HM.judge([x2], "apicv-ipiv", m, kernel="5.15.0")["matched"] == 1,
+          "5.9 to 5.18 trace kvm_apicv_update_request")
     check(HM.judge([good_trap()], "svm-no-avic", m, kernel="5.4.0")["matched"] == 1,
           "an unaccelerated class is judged on any kernel")
     halt = rec("x2apic", "single-halt", "round-trip", "block", {"msr (ICR)": 1.0},

@@ -103,9 +103,10 @@ def unmodelled_why(cls, rec, kernel=None, cpu_pm=False):
     - AVIC without x2AVIC: since 2008fab34530 (6.3) the first x2APIC switch
       drops the APIC-access memslot, and every xAPIC access after it traps;
       before 6.0 (0e311d33bfbe) x2APIC in the guest's CPUID inhibits AVIC for
-      the whole VM, which a kernel before 5.19 does not trace
-      (kvm_apicv_inhibit_changed): its xAPIC rows are not modelled.
-    - an accelerated class on a kernel before 5.19, which traces no inhibit.
+      the whole VM: its xAPIC rows are not modelled.
+    - an accelerated class on a kernel before 5.9, which traces no inhibit
+      (5.9 to 5.18 trace kvm_apicv_update_request, 5.19 on
+      kvm_apicv_inhibit_changed; 5.4 has neither, 5.5 to 5.8 were not read).
     - -overcommit cpu-pm=on: the target's HLT does not exit, nor does it block.
     - an inhibit set or cleared inside the window: the counts are a mix."""
     e = rec.get("exits") or {}
@@ -115,9 +116,9 @@ def unmodelled_why(cls, rec, kernel=None, cpu_pm=False):
     if cls == "avic" and xapic and kvm_trace.kernel_before(kernel, (6, 0)):
         return f"AVIC on {kernel}: before 6.0 an x2APIC-capable vCPU inhibits AVIC for the VM"
     if cls not in ("lane", "svm-no-avic", "vmx-no-apicv") and \
-            kvm_trace.kernel_before(kernel, (5, 19)):
-        return (f"{kernel}: an APICv/AVIC inhibit is not traced before 5.19 "
-                "(kvm_apicv_inhibit_changed), so an inhibited VM cannot be told apart")
+            kvm_trace.kernel_before(kernel, (5, 9)):
+        return (f"{kernel}: an APICv/AVIC inhibit is not traced before 5.9 "
+                "(kvm_apicv_update_request), so an inhibited VM cannot be told apart")
     if cpu_pm and rec.get("bench") == "single-halt":
         return "-overcommit cpu-pm=on: the target's HLT does not exit"
     if e.get("apicv_changed_inside"):

@@ -78,9 +78,16 @@ HV_HYPERCALL = re.compile(r"^code (?P<code>0x[0-9a-f]{1,8}) (?P<fast>fast|slow|[
 # came back: "poll time N ns, polling valid" when halt polling saw the wake,
 # "wait time N ns, ..." when the vCPU had blocked.
 WAKEUP = re.compile(r"^(?P<how>poll|wait) time (?P<ns>-?\d{1,20}) ns")
-# "set reason=0, inhibits=0x1 DISABLED": the reason's number, then every inhibit now in force.
+# kvm_apicv_inhibit_changed (5.19 on): "set reason=9, inhibits=0x200", the
+# reason's number and every inhibit now in force, their names appended
+# ("inhibits=0x200 PIT_REINJ", joined with '|') from 6.12 on; without
+# names an inhibit is its bit ("bit 9"): the enum's order is the kernel's.
 INHIBIT = re.compile(r"^(?P<what>set|cleared) reason=(?P<reason>[^,\s]+),?"
-                     r"(?: inhibits=(?P<mask>0x[0-9a-f]+)\s*(?P<names>.*))?")
+                     r"(?: inhibits=(?P<mask>0x[0-9a-f]{1,16})\s*(?P<names>.*))?")
+# Before it, kvm_apicv_update_request (5.7 to 5.18): "deactivate bit=4", a
+# request to set (deactivate) or clear (activate) one inhibit bit, traced
+# whether or not it changed the state.
+UPDATE_REQUEST = re.compile(r"^(?P<what>activate|deactivate) bit=(?P<bit>\d{1,2})\b")
 
 # Local APIC registers by offset (SDM vol. 3A table 11-1).
 APIC_REGS = {0x20: "ID", 0x80: "TPR", 0xb0: "EOI", 0xd0: "LDR", 0xe0: "DFR", 0xf0: "SVR",
@@ -267,6 +274,32 @@ def _exit_detail(reason, info1, info2):
     return None
 
 
+def _mask_bits(mask):
+    return {f"bit {i}" for i in range(64) if mask >> i & 1}
+
+
+def _inhibit_change(event, body, now):
+    """(the inhibits in force after this event, "set" or "cleared", what it
+    names) of an APICv/AVIC inhibit event in either kernel's form, or None
+    for a body neither reads."""
+    if event == "kvm_apicv_update_request":
+        p = UPDATE_REQUEST.match(body)
+        if not p:
+            return None
+        bit = f"bit {p['bit']}"
+        what = "set" if p["what"] == "deactivate" else "cleared"
+        return (now | {bit} if what == "set" else now - {bit}), what, bit
+    p = INHIBIT.match(body)
+    if not p:
+        return None
+    names = (p["names"] or "").replace("|", " ").split()
+    if p["mask"]:
+        after = set(names) or _mask_bits(int(p["mask"], 16))
+    else:
+        after = now | {p["reason"]} if p["what"] == "set" else now - {p["reason"]}
+    return after, p["what"], " ".join(names) or f"reason {p['reason']}"
+
+
 def parse(lines):
     """Reads the capture; returns a Trace with every exit attributed."""
     t = Trace()
@@ -352,17 +385,16 @@ def parse(lines):
                 code = int(p["code"], 16)
                 fast = "fast" if p["fast"] in ("fast", "1") else "slow"
                 x.detail = f"{HV_CALLS.get(code, f'Hyper-V call {code:#x}')} {fast}"
-        elif event == "kvm_apicv_inhibit_changed":
-            p = INHIBIT.match(body)
-            if p:
-                names = (p["names"] or "").replace("|", " ").split()
-                t.inhibits = set(names) if p["mask"] else (
-                    t.inhibits | {p["reason"]} if p["what"] == "set"
-                    else t.inhibits - {p["reason"]})
-                t.apicv.append((ts, p["what"], " ".join(names) or f"reason {p['reason']}"))
-                if open_window is not None:
-                    open_window.inhibits |= t.inhibits
-                    open_window.inhibit_changed = True
+        elif event in ("kvm_apicv_inhibit_changed", "kvm_apicv_update_request"):
+            change = _inhibit_change(event, body, t.inhibits)
+            if change is None:
+                t.unparsed += 1
+                continue
+            t.inhibits, what, said = change
+            t.apicv.append((ts, what, said))
+            if open_window is not None:
+                open_window.inhibits |= t.inhibits
+                open_window.inhibit_changed = True
         elif event == "kvm_vcpu_wakeup":
             p = WAKEUP.match(body)
             if not p:

@@ -22,9 +22,11 @@ from ipibench.exit_codes import EX_UNAVAILABLE
 from ipibench.jobs import say
 from ipibench.kvmhost import trace as kvm_trace
 
+# kvm_apicv_update_request is the inhibit's event before 5.19, kvm_apicv_inhibit_changed after.
 EVENTS = ("kvm_exit", "kvm_pio", "kvm_msr", "kvm_hypercall", "kvm_hv_hypercall",
           "kvm_hv_send_ipi", "kvm_hv_send_ipi_ex", "kvm_hv_flush_tlb", "kvm_hv_flush_tlb_ex",
-          "kvm_apicv_inhibit_changed", "kvm_apicv_accept_irq", "kvm_avic_incomplete_ipi",
+          "kvm_apicv_inhibit_changed", "kvm_apicv_update_request", "kvm_apicv_accept_irq",
+          "kvm_avic_incomplete_ipi",
           "kvm_avic_unaccelerated_access", "kvm_avic_ga_log", "kvm_avic_kick_vcpu_slowpath",
           "kvm_vcpu_wakeup", "kvm_entry", "kvm_set_irq")
 # SVM_EXIT_IOIO is 0x7b, VMX's I/O-instruction exit 30; both keep the port in
