@@ -75,7 +75,7 @@ def run_table(model, path):
         got = host_model.judge_record(model, cls, r, kernel, cpu_pm)
         if got is None:
             continue
-        judged_as, problems, want = got
+        judged_as, problems, want, _ = got
         row = " ".join(host_model.row_key(r))
         verdict = "diverges: " + "; ".join(problems) if problems else "as predicted"
         sender, miss, targets, eoi = host_model.measured(r, want)

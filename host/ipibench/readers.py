@@ -78,7 +78,7 @@ def add_readers(sub):
     g.add_argument("--format", choices=("text", "markdown"), default="text")
     g.add_argument("--exits", action="store_true",
                    help="also fail on more exits per iteration than the baseline "
-                        "(beyond 0.05; both sides need run.sh --exits), and on a side "
+                        "(0.5 or more; both sides need run.sh --exits), and on a side "
                         "whose exits diverge from its host class's model (36)")
 
     r = sub.add_parser("report", prog="./run.sh report",
@@ -106,8 +106,9 @@ def add_readers(sub):
                        "what changed on the host",
                        description="Change points of every figure over a series of runs of "
                        "one configuration\n(results folders; ordered by their start, grouped by "
-                       "host type): E-Divisive\nmeans for timings, every step beyond 0.05 for "
-                       "exits per iteration; each\nchange with its size, its interval and what "
+                       "host type): the newest\nnight against its level and E-Divisive means "
+                       "for timings, every step\nbeyond 0.05 for exits per iteration (a "
+                       "regression from 0.5); each\nchange with its size, its interval and what "
                        "differs in the host's facts\neither side (docs/host-tools.md, "
                        "\"history\").",
                        epilog="exit status: 0 no figure regressed; 2 usage; 20 a figure "

@@ -681,7 +681,9 @@ def _verdict(exits, backend="x2apic", inhibit=False, target_state=None, kvm_para
 @case
 def apic_accel_is_read_from_the_exits_not_the_inhibit_state(_=None):
     ipi_miss = ("20", "avic_incomplete_ipi rip 0x1 info1 0x0 info2 0x0", None)
-    icr_trap = ("20", "avic_unaccelerated_access rip 0x1 info1 0x300 info2 0x100000000", None)
+    # As KVM traces it: EXITINFO1 the offset with bit 32 for a write, EXITINFO2 the vector.
+    icr_trap = ("20", "avic_unaccelerated_access rip 0x1 info1 0x0000000100000300 "
+                "info2 0x00000000000000fd", None)
     timer = ("21", "msr rip 0x2 info1 0x1 info2 0x0", 0x838)
     eoi = ("21", "msr rip 0x2 info1 0x1 info2 0x0", 0x80b)
     unnamed = ("21", "msr rip 0x2 info1 0x1 info2 0x0", None)

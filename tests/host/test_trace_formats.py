@@ -234,6 +234,12 @@ def _(ctx):
                             bit=4))
     check(not trace.inhibits and [a[1] for a in trace.apicv] == ["set", "cleared"],
           f"5.15's request and its undoing: {trace.inhibits} {trace.apicv}")
+    # 5.x traces only the flips: A set (traced), B set, A cleared (both
+    # silent), B cleared (traced as "activate bit=B"): active again.
+    trace = KT.parse(R.line((5, 10), "kvm_apicv_update_request", 1, 1.0, bit=2) +
+                     R.line((5, 10), "kvm_apicv_update_request", 1, 2.0, activate="activate",
+                            bit=4))
+    check(not trace.inhibits, f"5.10: the flip back to active leaves {trace.inhibits}")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 """A comparison as text, Markdown and JSON."""
 import json
 
-from ipibench.compare.model import ROW_FIELDS
+from ipibench.compare.model import label_changes, ROW_FIELDS
+from ipibench.kvmhost import trace as kvm_trace
 from ipibench.results.saved import AFTER_X2APIC_MARK
 
 
@@ -174,6 +175,21 @@ def wake_cause(cmp):
             "host's load (KVM's halt-poll window follows the halts it sees)")
 
 
+def exit_change_lines(cmp, every=False):
+    """For each listed row whose exits moved beyond the tolerance, the exit
+    reasons that moved (model.label_changes), largest first."""
+    lines = []
+    for r in listed_rows(cmp, every):
+        which = label_changes(cmp.sa.exit_labels.get(r.key, []),
+                              cmp.sb.exit_labels.get(r.key, []))
+        if which and r.a_exits and r.b_exits:
+            lines.append(f"{r.name}: {'; '.join(which)}")
+    if lines:
+        lines.insert(0, f"exit reasons that moved, A -> B (per iteration, median over boots; a "
+                        f"change from {kvm_trace.EXITS_STEP} is gate --exits' regression):")
+    return lines
+
+
 def wake_lines(cmp, every=False):
     """A halted target's wakes, as each side's host evidence says (KVM's
     trace, else its statistics), for every listed row that has some; a
@@ -208,6 +224,9 @@ def model_lines(cmp):
         out.append(head + ("" if m["diverging"] or not m["matched"] else ": matches the model"))
         out += [f"host model: {tag} diverges: {d['row']} ({d['class']}): {d['what']} "
                 f"({d['boots']} of {m['boots']} boots)" for d in m["diverging"]]
+    if out:
+        version = next(m["model"] for m in (cmp.model["a"], cmp.model["b"]) if m)
+        out.append(f"host model: host/ipibench/kvmhost/host-model.conf {version}")
     return out
 
 
@@ -256,8 +275,8 @@ def format_text(cmp, every=False, closing=None):
         lines.append("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
     unlisted = unlisted_line(cmp, every)
     lines += [unlisted] if unlisted else []
-    wake = wake_lines(cmp, every)
-    lines += [""] + wake[:1] + [f"  {w}" for w in wake[1:]] if wake else []
+    for extra in (exit_change_lines(cmp, every), wake_lines(cmp, every)):
+        lines += [""] + extra[:1] + [f"  {w}" for w in extra[1:]] if extra else []
     lines += [""] + legend(cmp)
     lines += ["", closing] if closing else []
     return "\n".join(lines) + "\n"
@@ -282,8 +301,8 @@ def format_markdown(cmp, every=False, closing=None):
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
     unlisted = unlisted_line(cmp, every)
     lines += ["", unlisted] if unlisted else []
-    wake = wake_lines(cmp, every)
-    lines += ["", wake[0], ""] + [f"- {w}" for w in wake[1:]] if wake else []
+    for extra in (exit_change_lines(cmp, every), wake_lines(cmp, every)):
+        lines += ["", extra[0], ""] + [f"- {w}" for w in extra[1:]] if extra else []
     lines += [""] + legend(cmp)
     lines += ["", f"**{closing}**"] if closing else []
     return "\n".join(lines) + "\n"
@@ -305,6 +324,8 @@ def format_json(cmp, every=True, closing=None):
              "a_exits": list(r.a_exits) if r.a_exits else None,
              "b_exits": list(r.b_exits) if r.b_exits else None,
              "a_wake": wake_json(r.a_wake), "b_wake": wake_json(r.b_wake),
+             "exit_changes": label_changes(cmp.sa.exit_labels.get(r.key, []),
+                                           cmp.sb.exit_labels.get(r.key, [])),
              "wake_changed": r.wake_changed} for r in cmp.rows]
     return json.dumps({"a": cmp.sa.name, "b": cmp.sb.name, "unit": cmp.unit,
                        "alpha": cmp.alpha, "not_comparable": cmp.reasons,

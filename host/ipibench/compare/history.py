@@ -30,15 +30,17 @@ a half recovery after a rise is measured from the bottom. Slower beyond
 --threshold (exits: more, beyond the tolerance) is a regression: exit 20,
 with TAP and JUnit as gate writes them. The verdict depends on the values alone, never on timing or load:
 each permutation test is seeded by its segment's values."""
+import copy
 import os
 import sys
 
 from ipibench.compare.gate import parse_threshold, Verdict, write_junit, write_tap
-from ipibench.compare.model import exits_median, row_name, row_order, Side
+from ipibench.compare.model import exits_median, label_changes, row_name, row_order, Side
 from ipibench.exit_codes import EX_INCOMPARABLE, EX_REGRESSION, EX_SAVE, EX_USAGE, ToolError
 from ipibench.kvmhost import trace as kvm_trace
 from ipibench.results.changepoints import change_points, MIN_SIZE, PERMUTATIONS
 from ipibench.results.files import load_set
+from ipibench.results.night import LEVEL_NIGHTS, MIN_LEVEL_NIGHTS, NIGHT_ALPHA, night_tests
 from ipibench.results.store import host_type, series_runs, store
 from ipibench.results.stats import bootstrap_change_ci, median
 from ipibench.write import replace_file
@@ -133,25 +135,30 @@ def stretch_starts(runs, kind):
 class Change:
     """A figure's change at run `at` (an index into the series' runs)."""
 
-    def __init__(self, key, kind, at, before, after, p=None, ci=None, prev=None):
+    def __init__(self, key, kind, at, before, after, p=None, ci=None, prev=None, night=False):
         """prev: the last run before `at` that has the figure (its facts are
-        the ones to set beside the change)."""
+        the ones to set beside the change); night: found by the night's own
+        boots against the level before it (night_steps), not by the search."""
         self.key, self.kind, self.at, self.p, self.ci = key, kind, at, p, ci
-        self.before, self.after = before, after
+        self.before, self.after, self.night = before, after, night
         self.prev = at - 1 if prev is None else prev
+        self.which = []  # exits: the exit reasons that moved (model.label_changes)
 
     def grew(self, threshold):
         """Slower beyond threshold (%), or more exits beyond the tolerance."""
         if self.kind != "timing":
-            return self.after - self.before > kvm_trace.EXITS_TOLERANCE
+            return self.after - self.before >= kvm_trace.EXITS_STEP
         return self.before > 0 and 100 * (self.after / self.before - 1) > threshold
 
     def size(self):
         if self.kind != "timing":
-            return f"{self.before:.2f} -> {self.after:.2f} per iteration"
+            which = f" ({'; '.join(self.which[:3])})" if self.which else ""
+            return f"{self.before:.2f} -> {self.after:.2f} per iteration{which}"
         pct = 100 * (self.after / self.before - 1) if self.before else 0.0
         ci = f" [{self.ci[0]:+.1f}%, {self.ci[1]:+.1f}%]" if self.ci else ""
-        return f"{self.before:g} -> {self.after:g} ({pct:+.1f}%{ci}, p {self.p:g})"
+        how = (f", the night's boots against the level's, p {self.p:.2g}, Holm at "
+               f"{NIGHT_ALPHA:g} over the night's rows") if self.night else f", p {self.p:g}"
+        return f"{self.before:g} -> {self.after:g} ({pct:+.1f}%{ci}{how})"
 
 
 def load_runs(paths, unit):
@@ -205,7 +212,11 @@ def exits_changes(runs, key):
                 level = (i, ex[side])
             elif abs(ex[side] - level[1]) > kvm_trace.EXITS_TOLERANCE:
                 # The facts beside it: the last run before it with exits.
-                out.append(Change(key, name, i, level[1], ex[side], prev=last))
+                c = Change(key, name, i, level[1], ex[side], prev=last)
+                c.which = [w for w in label_changes(runs[level[0]].side.exit_labels.get(key, []),
+                                                    r.side.exit_labels.get(key, []))
+                           if w.startswith(name.split()[0].replace("target", "targets"))]
+                out.append(c)
                 level = (i, ex[side])
             last = i
     return out
@@ -225,15 +236,62 @@ def host_types(runs):
     return {host: mark_eras(group) for host, group in out.items()}
 
 
-def figure_changes(runs, alpha):
-    """{row key: its changes in time order} of one host type's runs."""
+def night_steps(runs, keys, threshold):
+    """Each night against its row's level (results/night.py), in time
+    order, as change-point search cannot: {key: [Change]} of the nights
+    whose boots stepped beyond threshold, Holm over the rows that night
+    tested. A step starts the row's level anew; so does a new stretch of
+    comparable runs."""
+    out, level_start = {k: [] for k in keys}, {k: 0 for k in keys}
+    for i, run in enumerate(runs):
+        start = era_of(runs, "timing", i)[0]
+        rows, lv_runs = {}, {}
+        for key in keys:
+            new = run.side.values.get(key)
+            lv = [j for j in range(max(start, level_start[key]), i)
+                  if runs[j].side.values.get(key)][-LEVEL_NIGHTS:]
+            if new and len(lv) >= MIN_LEVEL_NIGHTS:
+                rows[key] = ([v for j in lv for v in runs[j].side.values[key]], new,
+                             [median(runs[j].side.values[key]) for j in lv])
+                lv_runs[key] = lv
+        for key, t in night_tests(rows, threshold).items():
+            if t["step"]:
+                out[key].append(Change(key, "timing", i, t["level"], t["now"], t["p"],
+                                       prev=lv_runs[key][-1], night=True))
+                level_start[key] = i
+    return out
+
+
+def merge_steps(runs, key, found, nights):
+    """The change points and the night steps of one row as one list: a
+    night step the search also dated (same run) once, as the search's; a
+    night step's level after it, the median of its nights up to the next."""
+    at = {c.at for c in found}
+    merged = sorted(found + [c for c in nights if c.at not in at], key=lambda c: c.at)
+    for c, nxt in zip(merged, merged[1:] + [None]):
+        if c.night:
+            end = nxt.at if nxt else len(runs)
+            vals = [median(runs[j].side.values[key]) for j in range(c.at, end)
+                    if runs[j].side.values.get(key)]
+            c.after = median(vals) if vals else c.after
+    return merged
+
+
+def figure_changes(runs, alpha, threshold=5.0, nights=None):
+    """{row key: its changes in time order} of one host type's runs.
+    nights: night_steps() of a longer series these runs begin (a night's
+    step depends on the nights before it alone), else worked out here."""
     keys = set()
     for r in runs:
         keys |= set(r.side.values) | set(r.side.exits)
+    if nights is None:
+        nights = night_steps(runs, sorted(keys, key=row_order), threshold)
+    else:
+        nights = {k: [copy.copy(c) for c in v if c.at < len(runs)] for k, v in nights.items()}
     out = {}
     for key in sorted(keys, key=row_order):
-        changes = sorted(timing_changes(runs, key, alpha) + exits_changes(runs, key),
-                         key=lambda c: c.at)
+        timing = merge_steps(runs, key, timing_changes(runs, key, alpha), nights.get(key, []))
+        changes = sorted(timing + exits_changes(runs, key), key=lambda c: c.at)
         if changes:
             out[key] = changes
     return out
@@ -266,7 +324,13 @@ def judge(runs, figure, kind, window, threshold):
         pct = 100 * (now / low - 1) if low else 0.0
         words = f"{low:g} -> {now:g} ({pct:+.1f}%)"
     else:
-        words = f"{low:.2f} -> {now:.2f} per iteration"
+        which = label_changes(runs[since_at].side.exit_labels.get(since.key, []),
+                              runs[-1].side.exit_labels.get(since.key, []))
+        words = f"{low:.2f} -> {now:.2f} per iteration" + \
+            (f" ({'; '.join(which[:3])})" if which else "")
+        if not bad and now - low > kvm_trace.EXITS_TOLERANCE:
+            words += (f": up by less than {kvm_trace.EXITS_STEP} an iteration, as the host's "
+                      "load makes (not judged)")
     return bad, f"{'regression' if bad else 'no regression'}: {kind} {words} from the level " \
         f"of {runs[since_at].path}"
 
@@ -411,7 +475,7 @@ def judge_runs(paths, a, threshold, where="", series=None, judged=None):
     groups = host_types(load_runs(paths, a.unit))
     text, all_verdicts = [], []
     for host, runs in groups.items():
-        changes = figure_changes(runs, a.alpha)
+        changes = figure_changes(runs, a.alpha, threshold)
         if judged is not None:
             judged.append((series or host, runs, changes))
         lines, verdicts = report(runs, changes, threshold, a.window,

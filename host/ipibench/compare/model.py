@@ -40,6 +40,7 @@ class Side:
         self.name, self.boots, self.unit = name, boots, unit
         self.values, self.histos, self.statuses = {}, {}, {}
         self.exits = {}  # key -> per boot (sender, targets) judged exits per iteration
+        self.exit_labels = {}  # key -> per boot ({label: per iteration}: sender, targets)
         self.emulated = {}  # key -> records measured after x2APIC on AVIC without x2AVIC
         self.unknown = {}   # why whether they were is unknown -> records
         self.untrusted = {}  # key -> the EMULATION_IDS its figures carry (any boot)
@@ -66,6 +67,8 @@ class Side:
                     self.exits.setdefault(key, []).append(
                         (exits_total(ex["sender"]), exits_total(ex["targets"]),
                          blocked_share(rec, traced_params(boot), traced_kernel(boot))))
+                    self.exit_labels.setdefault(key, []).append(
+                        (judged_labels(ex["sender"]), judged_labels(ex["targets"])))
                 self.add_wake(key, rec)
                 stats = rec.get(unit)
                 if rec["status"] != "SUCCESS" or not isinstance(stats, dict):
@@ -296,6 +299,33 @@ def wake_changed(a, b):
     return bool(a and b and a.cls in claims and b.cls in claims and a.cls != b.cls)
 
 
+def judged_labels(side):
+    """{label: per iteration} of a side's judged exits (kvm_trace.JUDGED,
+    doorbell misses apart as judged_total() counts them)."""
+    out = {}
+    for k, v in side.items():
+        try:
+            out[str(k)] = float(v)
+        except (TypeError, ValueError):
+            continue
+    return {k: v for k, v in out.items() if kvm_trace.judged_total({k: v})}
+
+
+def label_changes(before, after):
+    """What moved between two lists of per-boot label dicts (Side.exit_labels),
+    each side apart: ["sender msr (ID read) 0.00 -> 1.00", ...], the largest
+    move first; only moves beyond kvm_trace.EXITS_TOLERANCE."""
+    out = []
+    for i, side in enumerate(("sender", "targets")):
+        labels = {k for boot in before + after for k in boot[i]}
+        for k in labels:
+            a = median([boot[i].get(k, 0.0) for boot in before]) if before else 0.0
+            b = median([boot[i].get(k, 0.0) for boot in after]) if after else 0.0
+            if abs(b - a) > kvm_trace.EXITS_TOLERANCE:
+                out.append((abs(b - a), f"{side} {k} {a:.2f} -> {b:.2f}"))
+    return [text for _, text in sorted(out, key=lambda x: (-x[0], x[1]))]
+
+
 def exits_median(per_boot):
     """(sender, targets, blocked share or None): the median over boots, or
     None without exit data."""
@@ -517,7 +547,8 @@ def model_of(side, model=None):
         model = model or host_model.load()
         judged = host_model.judge_saved(boot, model)
         if out is None:
-            out = {"classes": [], "boots": 0, "matched": 0, "unmodelled": 0, "diverging": []}
+            out = {"classes": [], "boots": 0, "matched": 0, "unmodelled": 0, "diverging": [],
+                   "model": host_model.model_hash()}
         cls, _, _, res = judged
         out["boots"] += 1
         out["classes"] += [cls] if cls not in out["classes"] else []

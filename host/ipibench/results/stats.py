@@ -137,3 +137,53 @@ def bootstrap_change_ci(a, b, seed, rounds=1000, level=0.95):
     lo = out[int((1 - level) / 2 * (len(out) - 1))]
     hi = out[int((1 + level) / 2 * (len(out) - 1))]
     return lo, hi
+
+
+def holm(pvalues, alpha):
+    """Holm's step-down procedure: which of the p-values are rejected with
+    the family-wise error held at alpha (the chance that any true null is
+    rejected). Sorted ascending, the k-th smallest (from 0) is rejected
+    while p <= alpha / (m - k); the first that is not stops the rest.
+    Returns a list of booleans in the input's order."""
+    m = len(pvalues)
+    out = [False] * m
+    for k, i in enumerate(sorted(range(m), key=lambda j: pvalues[j])):
+        if pvalues[i] > alpha / (m - k):
+            break
+        out[i] = True
+    return out
+
+
+def _beta_fraction(a, b, x):
+    """The continued fraction of the incomplete beta function (modified
+    Lentz's method), which converges fast for x < (a + 1) / (a + b + 2)."""
+    tiny, c, d = 1e-300, 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1 + num * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + num / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1) < 1e-15:
+            break
+    return h
+
+
+def incomplete_beta(a, b, x):
+    """The regularized incomplete beta function I_x(a, b), 0 <= x <= 1."""
+    if x <= 0 or x >= 1:
+        return 0.0 if x <= 0 else 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+                     + a * math.log(x) + b * math.log(1 - x))
+    if x < (a + 1) / (a + b + 2):
+        return front * _beta_fraction(a, b, x) / a
+    return 1 - front * _beta_fraction(b, a, 1 - x) / b
+
+
+def student_t_p(t, df):
+    """Two-sided p of Student's t with df degrees of freedom."""
+    return incomplete_beta(df / 2, 0.5, df / (df + t * t)) if df > 0 else 1.0
