@@ -47,6 +47,36 @@ def _(ctx):
         check(got == expected, f"{flags} {params}: {got}, expected {expected}")
 
 
+@case("host class: AVIC on an erratum-#1235 family (Zen 1/2 before 6.17, Hygon 18h) is its own "
+      "class, its single-halt not modelled; cpuinfo's vendor and family are read")
+def _(ctx):
+    from ipibench.kvmhost import facts
+    text = ("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 23\nmodel\t\t: 49\n"
+            "processor\t: 1\nvendor_id\t: AuthenticAMD\ncpu family\t: 23\n")
+    check(facts.cpuinfo_family(text) == ("AuthenticAMD", 23), f"{facts.cpuinfo_family(text)}")
+    check(facts.cpuinfo_family(None) == (None, None), "no cpuinfo")
+    avic = {"kvm_amd.avic": "Y"}
+    got = H.classify("kvm", AMD + ["avic"], avic, family=("AuthenticAMD", 0x17))
+    check(got[0] == "avic-1235" and "erratum #1235" in got[1], f"Zen 2 before 6.17: {got}")
+    got = H.classify("kvm", AMD + ["avic"], dict(avic, **{"kvm_amd.enable_ipiv": "Y"}),
+                     family=("HygonGenuine", 0x18))
+    check(got[0] == "avic-1235", f"Hygon 18h before 9a12fa5213cf: {got}")
+    got = H.classify("kvm", AMD + ["avic"], dict(avic, **{"kvm_amd.enable_ipiv": "N"}),
+                     family=("AuthenticAMD", 0x17))
+    check(got[0] == "avic-ipiv-off", f"Zen 2 on 6.17: {got}")
+    check(H.classify("kvm", AMD + ["avic"], avic, family=("AuthenticAMD", 0x19))[0] == "avic",
+          "Zen 3")
+    m = HM.load()
+    halt = rec("xapic", "single-halt", "round-trip", "block", {}, {"hlt": 1.0},
+               target_state="halt")
+    send = rec("xapic", "send-cost", "send", "none", {}, {})
+    res = HM.judge([halt, send], "avic-1235", m, kernel="6.8.0")
+    check(res["unmodelled"] == 1 and res["matched"] == 1, f"{res}")
+    got = H.classify("kvm", INTEL, {"kvm_intel.enable_apicv": "N",
+                                    "kvm_intel.flexpriority": "N"})
+    check(got[0] == "unknown" and "flexpriority=N" in got[1], f"no flexpriority: {got}")
+
+
 @case("host class: Intel hosts by kvm_intel.enable_apicv and kvm_intel.enable_ipiv")
 def _(ctx):
     want = {

@@ -25,10 +25,17 @@ SENDER, TARGET = 101, 102
 ITERATIONS = 4
 APIC = 0xfee00000
 
-# The records of a scenario: (backend, bench, variant, target_state).
-RECORDS = (("xapic", "send-cost", "none", "running"), ("x2apic", "send-cost", "none", "running"),
-           ("x2apic", "single-halt", "block", "halt"), ("hv-ipi", "send-cost", "none", "running"),
-           ("kvm-pv-ipi", "send-cost", "none", "running"))
+# The records of a scenario: (backend, bench, metric, variant, target_state).
+RECORDS = (("xapic", "send-cost", "send", "none", "running"),
+           ("x2apic", "send-cost", "send", "none", "running"),
+           ("x2apic", "single", "round-trip", "ack-after-eoi", "running"),
+           ("x2apic", "single-halt", "round-trip", "block", "halt"),
+           ("hv-ipi", "single-halt", "round-trip", "block", "halt"),
+           ("xapic", "self", "send-to-handler", "sti-nop", "self"),
+           ("x2apic", "self", "send-to-handler", "sti-nop", "self"),
+           ("x2apic-pv-eoi", "send-cost", "send", "none", "running"),
+           ("hv-ipi", "send-cost", "send", "none", "running"),
+           ("kvm-pv-ipi", "send-cost", "send", "none", "running"))
 
 
 # What KVM emits, per ISA: each an exit and the events that name it.
@@ -66,38 +73,56 @@ def miss():
 
 
 def trapped(isa):
-    """KVM without APIC virtualization: what each record's iteration exits."""
+    """KVM without APIC virtualization: what each record's iteration exits
+    (PV EOI armed: x2apic-pv-eoi's target takes no EOI exit)."""
     xapic = svm_xapic if isa == "svm" else vmx_xapic
-    eoi = msr(isa, 0x80b)
+    eoi, icr = msr(isa, 0x80b), msr(isa, 0x830)
     return {"xapic send-cost": (xapic(0x300, False) + xapic(0x310, True) + xapic(0x300, True),
                                 xapic(0xb0, True)),
-            "x2apic send-cost": (msr(isa, 0x830), eoi),
-            "x2apic single-halt": (msr(isa, 0x830), ["halt"] + eoi),
+            "x2apic send-cost": (icr, eoi), "x2apic single": (icr, eoi),
+            "x2apic single-halt": (icr, ["halt"] + eoi),
+            "hv-ipi single-halt": (hypercall(isa, True), ["halt"] + eoi),
+            "xapic self": (xapic(0x300, False) + xapic(0x300, True) + xapic(0xb0, True), []),
+            "x2apic self": (msr(isa, 0x83f) + eoi, []),
+            "x2apic-pv-eoi send-cost": (icr, []),
             "hv-ipi send-cost": (hypercall(isa, True), eoi),
             "kvm-pv-ipi send-cost": (hypercall(isa, False), eoi)}
 
 
 def behaviour(cls):
     """(isa, {record: (the sender's events, the target's events)}) as the
-    class's KVM makes them; "halt" is the target's HLT exit and its wake."""
+    class's KVM makes them; "halt" is the target's HLT exit and its wake.
+    Written from KVM's code per class (the model's why column), apart from
+    the model file: what this catches is the reading of each release's
+    lines, not a wrong prediction (only real hosts can show that)."""
     if cls in ("svm-no-avic", "vmx-no-apicv"):
         isa = cls[:3]
         return isa, trapped(isa)
     if cls in ("avic", "avic-ipiv-off"):
         b = trapped("svm")  # hybrid AVIC traps every x2APIC MSR
         b["xapic send-cost"] = (miss() if cls == "avic-ipiv-off" else [], [])
+        b["xapic self"] = ([], [])  # the shorthand and the EOI in hardware
+        # No PV EOI while AVIC is active: the EOI MSR write traps.
+        b["x2apic-pv-eoi send-cost"] = (msr("svm", 0x830), msr("svm", 0x80b))
         return "svm", b
     if cls in ("x2avic", "x2avic-ipiv-off"):
         send = miss() if cls == "x2avic-ipiv-off" else []
         return "svm", {"xapic send-cost": (send, []), "x2apic send-cost": (send, []),
-                       "x2apic single-halt": (miss(), ["halt"]),
+                       "x2apic single": (send, []), "x2apic single-halt": (miss(), ["halt"]),
+                       "hv-ipi single-halt": (hypercall("svm", True), ["halt"]),
+                       "xapic self": ([], []), "x2apic self": ([], []),
+                       "x2apic-pv-eoi send-cost": (send, []),
                        "hv-ipi send-cost": (hypercall("svm", True), []),
                        "kvm-pv-ipi send-cost": (hypercall("svm", False), [])}
     ipiv = cls == "apicv-ipiv"
+    icr = [] if ipiv else msr("vmx", 0x830)
     return "vmx", {"xapic send-cost": ([] if ipiv else [("kvm_exit", {"reason": "APIC_WRITE",
                                                                       "info1": 0x300})], []),
-                   "x2apic send-cost": ([] if ipiv else msr("vmx", 0x830), []),
-                   "x2apic single-halt": ([] if ipiv else msr("vmx", 0x830), ["halt"]),
+                   "x2apic send-cost": (icr, []), "x2apic single": (icr, []),
+                   "x2apic single-halt": (icr, ["halt"]),
+                   "hv-ipi single-halt": (hypercall("vmx", True), ["halt"]),
+                   "xapic self": ([], []), "x2apic self": ([], []),
+                   "x2apic-pv-eoi send-cost": (icr, []),
                    "hv-ipi send-cost": (hypercall("vmx", True), []),
                    "kvm-pv-ipi send-cost": (hypercall("vmx", False), [])}
 
@@ -163,7 +188,7 @@ def scenario(cls, release, plant=False, inhibited=False):
     cap, recs = Capture(release, isa), []
     if inhibited:
         cap.inhibit(release)
-    for mark, (backend, bench, variant, state) in enumerate(RECORDS, 1):
+    for mark, (backend, bench, metric, variant, state) in enumerate(RECORDS, 1):
         sender_evs, target_evs = does[f"{backend} {bench}"]
         if plant:
             sender_evs = msr(isa, 0x802, write=False) + sender_evs
@@ -173,7 +198,6 @@ def scenario(cls, release, plant=False, inhibited=False):
             cap.events(TARGET, target_evs)
             cap.mark(KT.REGION_END)
         cap.mark(mark << 1 | 1)
-        metric = "round-trip" if bench == "single-halt" else "send"
         recs.append(json.dumps({"record": "result", "schema": 1, "bench": bench,
                                 "metric": metric, "variant": variant, "backend": backend,
                                 "target_state": state, "sender": 0, "targets": "1",
@@ -192,16 +216,19 @@ def judged(cls, release, **kw):
 @case("trace formats: every class's KVM, in every release's format that can host it, parses "
       "whole and matches the class's model; a planted exit a send diverges, naming the row")
 def _(ctx):
+    model = HM.load()
     for cls, since in SINCE.items():
+        rows_of = HM.rows_of(model, cls)[0]
+        modelled = sum((b, bench, metric, v) in rows_of for b, bench, metric, v, _ in RECORDS)
+        check(modelled >= 8, f"{cls}: {modelled} of the records have rows")
         for rel in (r for r in R.RELEASES if r >= since):
             trace, res = judged(cls, rel)
             where = f"{cls} on {'.'.join(map(str, rel))}"
             check(trace.unparsed == 0, f"{where}: {trace.unparsed} lines not parsed")
-            check(res["matched"] == len(RECORDS) and not res["diverging"],
-                  f"{where}: {res}")
+            check(res["matched"] == modelled and not res["diverging"], f"{where}: {res}")
             _, bad = judged(cls, rel, plant=True)
             rows = {d["row"]: d["what"] for d in bad["diverging"]}
-            check(len(rows) == len(RECORDS), f"{where}, planted: {bad}")
+            check(len(rows) == modelled, f"{where}, planted: {bad}")
             check(rows.get("x2apic send-cost send none", "").startswith("sender "),
                   f"{where}, planted: {rows}")
 
@@ -213,7 +240,7 @@ def _(ctx):
         _, res = judged("apicv", rel)
         check(res["unmodelled"] == len(RECORDS) and not res["matched"], f"apicv on {rel}: {res}")
         _, res = judged("vmx-no-apicv", rel)
-        check(res["matched"] == len(RECORDS), f"vmx-no-apicv on {rel}: {res}")
+        check(res["matched"] >= 8 and not res["diverging"], f"vmx-no-apicv on {rel}: {res}")
 
 
 @case("trace formats: each release's inhibit event (kvm_apicv_update_request, "
@@ -225,7 +252,7 @@ def _(ctx):
             trace, res = judged(cls, rel, inhibited=True)
             where = f"{cls} inhibited on {'.'.join(map(str, rel))}"
             check(trace.unparsed == 0 and trace.inhibits, f"{where}: {trace.inhibits}")
-            check(res["matched"] == len(RECORDS) and not res["diverging"], f"{where}: {res}")
+            check(res["matched"] >= 8 and not res["diverging"], f"{where}: {res}")
     trace = KT.parse(R.line((6, 6), "kvm_apicv_inhibit_changed", 1, 1.0, set="set", reason=9,
                             inhibits=0x201))
     check(trace.inhibits == {"bit 0", "bit 9"}, f"6.6's mask without names: {trace.inhibits}")

@@ -794,7 +794,7 @@ class Boot:
             self.accel, machine.kernel().get("kernel") if kvm else None, self.qemu)
         name, why = host_class.classify(self.accel, KF.cpu_flags() if kvm else None,
                                         self.kvm_params, KF.kvm_software() if kvm else None,
-                                        kernel)
+                                        kernel, KF.cpu_family() if kvm else None)
         say("  " + host_class.line(name, why))
         for line in host_model.lines(host_model.judge(recs, name, kernel=kernel,
                                                       cpu_pm=cpu_pm)):

@@ -195,7 +195,8 @@ def save_run(directory, *, qemu=(), label="", accel="", status="", config="", pr
         run["exits"]["kvm_params"] = exits_kvm_params or {}
         kernel, cpu_pm = host_model.run_facts(accel, host.get("kernel"), qemu)
         name, why = host_class.classify(accel, host.get("cpu_flags"), exits_kvm_params,
-                                        kvm_software() if accel == "kvm" else None, kernel)
+                                        kvm_software() if accel == "kvm" else None, kernel,
+                                        (host.get("cpu_vendor"), host.get("cpu_family")))
         run["exits"]["host_class"] = {"name": name, "why": why}
         run["exits"]["model"] = host_model.judge(records, name, kernel=kernel, cpu_pm=cpu_pm)
     doc = {"format": RESULTS_FORMAT, "version": RESULTS_VERSION, "host": host, "run": run,

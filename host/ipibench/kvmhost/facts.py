@@ -39,6 +39,28 @@ def cpuinfo_facts(text):
     return model, sorted(f for f in CPU_FLAGS if f in flags)
 
 
+def cpuinfo_family(text):
+    """(vendor_id, CPU family as a number) of the first CPU in
+    /proc/cpuinfo's text, each None where not read: the facts an erratum
+    that KVM keys on a family needs (host_class.py)."""
+    vendor = family = None
+    for line in (text or "").splitlines():
+        key, _, value = line.partition(":")
+        key, value = key.strip(), value.strip()
+        if key == "vendor_id" and vendor is None:
+            vendor = value
+        elif key == "cpu family" and family is None:
+            family = int(value) if value.isdigit() else None
+        if vendor is not None and family is not None:
+            break
+    return vendor, family
+
+
+def cpu_family(environ=None):
+    """This host's cpuinfo_family()."""
+    return cpuinfo_family(machine.read("/proc/cpuinfo", environ))
+
+
 def idle_states(ls, rd):
     """cpu0's cpuidle states in order, [{"name", "enabled"}] ("enabled" None
     when its disable file is not read); None without the folder. ls and rd
@@ -83,9 +105,12 @@ def read_power(environ=None):
 def host_facts(qemu_version, environ=None):
     """What the host was: every fact that changes how IPIs are delivered,
     read through the seam (machine.py)."""
-    model, flags = cpuinfo_facts(machine.read("/proc/cpuinfo", environ))
+    text = machine.read("/proc/cpuinfo", environ)
+    model, flags = cpuinfo_facts(text)
+    vendor, family = cpuinfo_family(text)
     return dict(machine.kernel(environ), cpu_model=model, cpus=machine.cpus(environ),
-                cpu_flags=flags, qemu_version=qemu_version,
+                cpu_vendor=vendor, cpu_family=family, cpu_flags=flags,
+                qemu_version=qemu_version,
                 kvm_params=modparam.read_all(environ), power=read_power(environ),
                 kernel_cmdline=machine.read("/proc/cmdline", environ))
 

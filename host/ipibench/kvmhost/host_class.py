@@ -23,6 +23,9 @@ CLASSES = {
     "avic": "AMD AVIC without x2AVIC (Zen 1 to 3), IPI virtualization on: xAPIC MMIO "
             "accelerated; x2APIC MSRs trapped (hybrid AVIC, 6.0+) or AVIC inhibited by x2APIC "
             "(before 6.0)",
+    "avic-1235": "AMD AVIC on a family with erratum #1235 (Zen 1 and 2, family 17h, before "
+                 "6.17; Hygon family 18h until 9a12fa5213cf), IPI virtualization on: as avic, "
+                 "but a send to a target that is blocking may miss its exit",
     "avic-ipiv-off": "AMD AVIC with IPI virtualization off (kvm_amd.enable_ipiv=N: forced on "
                      "Zen 1 and 2 by 8de4a1c8164e and on Hygon family 18h by 9a12fa5213cf): "
                      "IsRunning never set (d921665e01ba), so every IPI to another vCPU exits",
@@ -48,12 +51,13 @@ def _param(kvm_params, name):
     return "Y" if v in YES else "N" if v in NO else None
 
 
-def classify(accel, cpu_flags, kvm_params, software=None, kernel=None):
+def classify(accel, cpu_flags, kvm_params, software=None, kernel=None, family=None):
     """(class name, why) for a run: accel as results.json's host.accel,
     cpu_flags the host's CPU_FLAGS (None: not read), kvm_params the traced
     KVM's module parameters, software why this host's KVM is not hardware
     virtualization (facts.kvm_software()), or None; kernel the traced KVM's
-    release, where known (x2AVIC is KVM's from 6.0, 4d1d7942e36a)."""
+    release, where known (x2AVIC is KVM's from 6.0, 4d1d7942e36a); family
+    (vendor_id, CPU family) of facts.cpuinfo_family(), where read."""
     if accel == "kvm-in-tcg":
         return "lane", "accel kvm-in-tcg: the lane's L1 KVM, SVM without AVIC"
     if accel != "kvm":
@@ -66,7 +70,7 @@ def classify(accel, cpu_flags, kvm_params, software=None, kernel=None):
     if "svm" in flags:
         if "x2avic" in flags and kvm_trace.kernel_before(kernel, (6, 0)):
             flags = flags - {"x2avic"}  # the CPU's, but this KVM does not use it
-        return _classify_svm(flags, kvm_params)
+        return _classify_svm(flags, kvm_params, family)
     if "vmx" in flags:
         return _classify_vmx(kvm_params)
     return "unknown", "neither svm nor vmx among the host's CPU flags"
@@ -77,9 +81,15 @@ def classify(accel, cpu_flags, kvm_params, software=None, kernel=None):
 # avic_hardware_setup() forces enable_ipiv off, 8de4a1c8164e, 9a12fa5213cf;
 # vmx's hardware_setup() for enable_apicv and enable_ipiv), so each reads as
 # what KVM granted: the parameters decide, and of the CPU flags only x2avic,
-# which KVM's x2avic_enabled reads. Since 6.18 kvm_amd.avic may read "auto"
-# before it is resolved: unknown.
-def _classify_svm(flags, kvm_params):
+# which KVM's x2avic_enabled reads. (kvm_amd.avic's "auto" of 6.18 reads N
+# until avic_hardware_setup() resolves it.)
+# Erratum #1235 (missed VM exits on the sender of an IPI to a target that
+# is blocking): the families 8de4a1c8164e (AMD 17h, 6.17) and 9a12fa5213cf
+# (Hygon 18h) turn IPI virtualization off on.
+ERRATUM_1235 = (("AuthenticAMD", 0x17), ("HygonGenuine", 0x18))
+
+
+def _classify_svm(flags, kvm_params, family=None):
     avic = _param(kvm_params, "kvm_amd.avic")
     if avic is None:
         return "unknown", "svm, kvm_amd.avic not read"
@@ -93,6 +103,8 @@ def _classify_svm(flags, kvm_params):
     # No parameter before 6.17 (d921665e01ba): IPI virtualization always on.
     why = "kvm_amd.avic=Y, " + ("kvm_amd.enable_ipiv=Y" if ipiv else
                                 "no kvm_amd.enable_ipiv (before 6.17: always on)")
+    if not x2 and family and tuple(family) in ERRATUM_1235:
+        return "avic-1235", why + f", {family[0]} family {family[1]:#x} (erratum #1235)"
     return ("x2avic", why + ", x2avic") if x2 else ("avic", why + ", no x2avic")
 
 
@@ -101,6 +113,10 @@ def _classify_vmx(kvm_params):
     if apicv is None:
         return "unknown", "vmx, kvm_intel.enable_apicv not read"
     if apicv == "N":
+        if _param(kvm_params, "kvm_intel.flexpriority") == "N":
+            # No APIC-access page: an xAPIC access is an EPT misconfig
+            # that names no register (vmx-no-apicv's rows assume the page).
+            return "unknown", "kvm_intel.enable_apicv=N, kvm_intel.flexpriority=N"
         return "vmx-no-apicv", "kvm_intel.enable_apicv=N"
     ipiv = _param(kvm_params, "kvm_intel.enable_ipiv")
     if ipiv == "Y":
