@@ -45,3 +45,16 @@ def replace_file(path, data):
     with open(tmp, mode) as f:
         f.write(data)
     os.replace(tmp, path)
+
+
+def folder_name(text, what, code):
+    """text as one folder name, or a ToolError with code naming what it is
+    and why: a value read from a record or an option that becomes a path
+    component must never name the folder itself, its parent, a hidden file
+    or another folder (empty, '.', '..', a leading dot, a separator)."""
+    name = str(text if text is not None else "")
+    if not name.strip() or name in (".", "..") or name.startswith(".") or \
+            any(c in name for c in ("/", "\\", "\0")):
+        raise ToolError(code, f"{what} {name!r} cannot name a folder: empty, '.', '..', a "
+                        "leading dot or a path separator would put it outside its place")
+    return name

@@ -294,6 +294,38 @@ def _(s):
 
 
 
+@case("history --store: a value that would name a folder outside its place (host type, "
+      "configuration, start: '', '.', '..', a leading dot, a separator) is refused before "
+      "anything is written, exit 23; lava import's --host-type and --label, exit 2")
+def _(s):
+    base = os.path.join(s.tmp, "store-escape")
+    plants = {"cpu_model ..": lambda d: d["host"].update(cpu_model=".."),
+              "host_type .. (no cpu_model)": lambda d: d["host"].update(cpu_model=None,
+                                                                         host_type=".."),
+              "config .": lambda d: d["run"].update(config="."),
+              "config ..": lambda d: d["run"].update(config=".."),
+              "config .series": lambda d: d["run"].update(config=".series"),
+              "config with a separator": lambda d: d["run"].update(config="a/../../b"),
+              "config empty": lambda d: d["run"].update(config=" ", label=" "),
+              "started ..": lambda d: d["run"].update(started="..")}
+    for n, (what, plant) in enumerate(plants.items()):
+        where = os.path.join(base, f"case{n}")
+        run = series(os.path.join(where, "runs"), 1, edit=lambda i, d, plant=plant: plant(d))[0]
+        root = os.path.join(where, "deep", "store")
+        before = sorted(os.listdir(where))
+        rc, out, err = tool("history", "--store", root, run)
+        check(rc == 23 and "cannot name a folder" in out + err, f"{what}: exit {rc}: {out}{err}")
+        check(sorted(os.listdir(where)) == before and not os.path.exists(root) or
+              not os.listdir(root), f"{what}: written: {sorted(os.listdir(where))}")
+    log = os.path.join(base, "lava.log")
+    with open(log, "w") as f:
+        f.write("ipibench: status SUCCESS\n")
+    for opt, value in (("--host-type", ".."), ("--host-type", ""), ("--label", "a/b")):
+        expect(tool("lava", "import", log, os.path.join(base, "imp"), opt, value),
+               EX_USAGE, f"{opt} '{value}' cannot name a folder")
+    check(not os.path.exists(os.path.join(base, "imp")), "lava import wrote before refusing")
+
+
 @case("history: loaded nights (3 PV-EOI fallbacks in 50 iterations, +0.06 now and then) never "
       "fail, a planted exit a send (+1.00) fails the night it appears; both name the exit reason")
 def _(s):

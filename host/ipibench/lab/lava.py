@@ -44,7 +44,7 @@ from ipibench.exit_codes import EX_MALFORMED, EX_MISSING, EX_SAVE, EX_USAGE, Too
 from ipibench.presets import get_preset, HOST, load_presets, PRESETS
 from ipibench.results.files import dump_results, load_json, RESULTS_FORMAT, RESULTS_VERSION
 from ipibench.results.records import parse_console
-from ipibench.write import write_new
+from ipibench.write import folder_name, write_new
 
 
 
@@ -691,6 +691,10 @@ def with_host_type(data, host_type):
 
 
 def cmd_import(a):
+    # --host-type and --label become a history store's folder names.
+    for value, what in ((a.host_type, "--host-type"), (a.label, "--label")):
+        if value is not None:
+            folder_name(value, what, EX_USAGE)
     try:
         with open(a.log, encoding="utf-8", errors="replace") as f:
             text = f.read()
@@ -707,7 +711,9 @@ def cmd_import(a):
     if blobs:
         # Each as the DUT saved it, run.started and all: one folder a boot.
         for name, data in blobs.items():
-            where = a.out if len(blobs) == 1 else os.path.join(a.out, re.sub(r"[^\w.-]", "_", name))
+            where = a.out if len(blobs) == 1 else os.path.join(a.out, folder_name(
+                re.sub(r"[^\w.-]", "_", name), f"{a.log}: the embedded results' name",
+                EX_MALFORMED))
             os.makedirs(where, exist_ok=True)
             text = data.decode("utf-8")
             write_new(os.path.join(where, "results.json"),

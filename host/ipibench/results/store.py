@@ -23,8 +23,9 @@ import os
 import re
 import shutil
 
-from ipibench.exit_codes import EX_SAVE, EX_USAGE, ToolError
+from ipibench.exit_codes import EX_MALFORMED, EX_SAVE, EX_USAGE, ToolError
 from ipibench.results.files import load_set
+from ipibench.write import folder_name
 
 
 def slug(text):
@@ -38,9 +39,16 @@ def host_type(boot):
 
 
 def series_name(boot):
-    """HOST/CONFIGURATION of a boot."""
-    config = boot.config() + ("-exits" if boot.run.get("exits") else "")
-    return os.path.join(slug(host_type(boot)), slug(config))
+    """HOST/CONFIGURATION of a boot. Each is a value of its results.json
+    (host.cpu_model or host.host_type, run.config or label), checked as
+    written and as folded (write.folder_name): a file imported from a lab
+    log or a CI artifact can say anything (EX_MALFORMED)."""
+    host, config = host_type(boot), boot.config()
+    where = f"{boot.path}:"
+    for text, what in ((host, "host type"), (config, "configuration")):
+        folder_name(text, f"{where} {what}", EX_MALFORMED)
+        folder_name(slug(text), f"{where} {what} {text!r}, as a folder", EX_MALFORMED)
+    return os.path.join(slug(host), slug(config + ("-exits" if boot.run.get("exits") else "")))
 
 
 def start_stamp(boots, path):
@@ -50,7 +58,8 @@ def start_stamp(boots, path):
     starts = sorted(str(b.run["started"]) for b in boots if b.run.get("started"))
     if len(starts) < len(boots):
         raise ToolError(EX_USAGE, f"{path}: a boot has no run.started ({next(b.path for b in boots if not b.run.get('started'))}): its place in a history is unknown; import lab logs with ./run.sh lava import, which keeps the log's first time")
-    return re.sub(r"[^0-9A-Za-z.-]+", "-", starts[0].replace(":", "")).strip("-")
+    stamp = re.sub(r"[^0-9A-Za-z.-]+", "-", starts[0].replace(":", "")).strip("-")
+    return folder_name(stamp, f"{path}: run.started {starts[0]!r}, as a folder", EX_MALFORMED)
 
 
 SERIES_MARK = ".series"  # a series folder's own names, before slug() folded them
