@@ -36,6 +36,7 @@ EX_SAME_SIDES = 34    # ab: the module granted neither side what set them apart
 # never a pass, whatever could not run.
 EX_NOTHING_RAN = 35
 EX_MODEL_DIVERGES = 36  # model: a record's exits diverge from its host class's predictions
+EX_PARTIAL = 37       # history --store: a partial night (an interrupted matrix), not stored
 
 
 class ToolError(Exception):

@@ -25,7 +25,7 @@ import sys
 
 from ipibench.compare.history import cmd_history, facts_diff, stretch_starts
 from ipibench.compare.model import exits_median, row_name, row_order
-from ipibench.exit_codes import EX_USAGE, ToolError
+from ipibench.exit_codes import EX_SAVE, EX_USAGE, ToolError
 from ipibench.report import (axis_scale, COLOURS, data_rows, display_names, figure_html,
                              figure_markdown, gnuplot_path, gp_lines, gp_str, html_page,
                              html_table, md_table, metric_head, Plot, run_gnuplot, slug,
@@ -312,7 +312,13 @@ def cmd_history_report(a):
     judged = []
     rc = cmd_history(a, judged)
     if a.report:
-        n = write_report(a, judged)
+        try:
+            n = write_report(a, judged)
+        except (OSError, ToolError) as e:
+            # The page is a side output: the verdict's code survives it.
+            why = e.message if isinstance(e, ToolError) else (e.strerror or str(e))
+            print(f"history: cannot write the report under {a.report}: {why}", file=sys.stderr)
+            return rc or EX_SAVE
         # TAP or JUnit alone on standard output ('-') keeps it alone there.
         where = sys.stderr if "-" in (a.tap, a.junit) else sys.stdout
         print(f"history: {n} figures (SVG and PNG) and {os.path.join(a.report, 'index.html')}",

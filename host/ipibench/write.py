@@ -3,6 +3,7 @@
 replaces another (write_new), a derived file (a plot, a page) may
 (replace_file)."""
 import os
+import sys
 
 from ipibench.exit_codes import EX_SAVE, ToolError
 
@@ -45,6 +46,21 @@ def replace_file(path, data):
     with open(tmp, mode) as f:
         f.write(data)
     os.replace(tmp, path)
+
+
+def write_outputs(outputs, who):
+    """Writes each (path, text) of a verdict's side outputs (TAP, JUnit, a
+    page): a path that cannot be written is said on its own line and
+    returned, never raised, so that the verdict's exit code survives it
+    (the caller exits EX_SAVE only where the verdict itself is 0)."""
+    failed = []
+    for path, text in outputs:
+        try:
+            replace_file(path, text)
+        except OSError as e:
+            print(f"{who}: cannot write {path}: {e.strerror or e}", file=sys.stderr)
+            failed.append(path)
+    return failed
 
 
 def folder_name(text, what, code):

@@ -103,6 +103,8 @@ def _(s):
     check(sum(" exits " in line for line in out.splitlines()) == 1,
           f"one step only, none on the targets' side (1.00 throughout): {out}")
     expect(tool("history", runs[0]), EX_USAGE, "at least two")
+    expect(tool("history", runs[0], ""), EX_USAGE, "an empty argument where a results folder")
+    expect(tool("history", "--store", "", runs[0]), EX_USAGE, "an empty argument")
 
 
 @case("history: two steps under the threshold add up within the window; a timing regression "
@@ -324,6 +326,50 @@ def _(s):
         expect(tool("lava", "import", log, os.path.join(base, "imp"), opt, value),
                EX_USAGE, f"{opt} '{value}' cannot name a folder")
     check(not os.path.exists(os.path.join(base, "imp")), "lava import wrote before refusing")
+
+
+@case("history and gate: a --tap, --junit or --summary that cannot be written is said on its "
+      "own line, and never hides a regression (20); where nothing regressed it is 28")
+def _(s):
+    runs = series(os.path.join(s.tmp, "history-unwritable"), 3, exits=[1.0, 1.0, 2.0])
+    nowhere = os.path.join(s.tmp, "no-such-folder", "out")
+    for opt in ("--tap", "--junit", "--summary"):
+        rc, out, err = tool("history", *runs, opt, nowhere)
+        check(rc == EX_REGRESSION and f"cannot write {nowhere}" in err or
+              f"cannot append to {nowhere}" in err, f"history {opt}: exit {rc}: {err}")
+        rc, _, err = tool("history", *runs[:2], opt, nowhere)
+        check(rc == 28, f"history {opt}, nothing regressed: exit {rc}: {err}")
+    under_a_file = os.path.join(runs[0], "boot1", "results.json", "report")
+    rc, _, err = tool("history", *runs, "--report", under_a_file)
+    check(rc == EX_REGRESSION and "history: cannot write the report under" in err,
+          f"history --report: exit {rc}: {err}")
+    for opt in ("--tap", "--junit"):
+        rc, _, err = tool("gate", "--exits", "--baseline", runs[0], runs[2], opt, nowhere)
+        check(rc == EX_REGRESSION and f"gate: cannot write {nowhere}" in err,
+              f"gate {opt}: exit {rc}: {err}")
+        rc, _, err = tool("gate", "--exits", "--baseline", runs[0], runs[1], opt, nowhere)
+        check(rc == 28, f"gate {opt}, nothing regressed: exit {rc}: {err}")
+
+
+@case("history --store: a partial night (an interrupted matrix: 1 of 5 boots, or a boot a signal "
+      "stopped) is not stored and sets no level, exit 37; a whole one is stored")
+def _(s):
+    def place(of, exit=0):
+        def edit(i, doc):
+            doc["run"]["matrix"] = {"boot": 1, "boots": of}
+            doc["run"]["exit"] = exit
+        return edit
+    root = os.path.join(s.tmp, "store-partial")
+    for name, edit, code in (("one-of-five", place(5), 37), ("interrupted", place(1, 11), 37),
+                             ("whole", place(1), 0)):
+        run = series(os.path.join(s.tmp, "partial-" + name), 1, edit=edit)[0]
+        rc, out, err = tool("history", "--store", root, run)
+        check(rc == code, f"{name}: exit {rc}, expected {code}: {out}{err}")
+        if code:
+            check("a partial night" in out and "not stored" in out, f"{name}: {out}")
+    series_dirs = [d for d, _, files in os.walk(root) if ".series" in files]
+    check(len(series_dirs) == 1 and len(os.listdir(series_dirs[0])) == 2,
+          f"only the whole night stored: {list(os.walk(root))}")
 
 
 @case("history: loaded nights (3 PV-EOI fallbacks in 50 iterations, +0.06 now and then) never "

@@ -642,7 +642,7 @@ $(cat "$base"/exits-run/*/console.log 2>/dev/null | grep -v '^{' | tail -n 8 | s
 		"^  hv-ipi send-cost send: .* | APIC accelerated: no (1.00 trapped APIC accesses per iteration: 1.00 on the targets (msr (EOI)))$" \
 		"^  AVIC: disabled in kvm_amd .*inhibited for this VM from .*DISABLED" \
 		"^  host class: lane (accel kvm-in-tcg: the lane's L1 KVM, SVM without AVIC): " \
-		"^  model (lane, host/ipibench/kvmhost/host-model.conf): 1 records as predicted, 0 diverge, [0-9]* not modelled: matches the model$" || rc=1
+		"^  model (lane, host/ipibench/kvmhost/host-model.conf sha256:[0-9a-f]*): 1 records as predicted, 0 diverge, [0-9]* not modelled: matches the model$" || rc=1
 	# The example workflow's exits job (.github/workflows/example.yml) in the
 	# lane: matrix --exits of one preset at its own -smp, one boot, a plan
 	# subset; the boot's folder keeps the trace and the exits as run --exits
@@ -709,7 +709,7 @@ deadline: $(grep -o 'deadline=[0-9]*' "$cdir/x2apic-smp2/boot1/console.log" 2>/d
 		out=$(./run.sh history --store "$store" "$next" --summary "$base/nightly.md" 2>&1)
 		expect_run "run.sh history --store: the next night's planted exit is a step, a regression (20)" \
 			20 $? "$out" \
-			"^  single/one-way/none/x2apic/spin/n1: sender exits [0-9.]* -> [0-9.]* per iteration from $store/" \
+			"^  single/one-way/none/x2apic/spin/n1: sender exits [0-9.]* -> [0-9.]* per iteration (sender msr (ID read) 0.00 -> 1.00) from $store/" \
 			"^history: [0-9]* figures changed in the last 10 runs; [1-9][0-9]* regressed" || return 1
 		out=$(cat "$base/nightly.md")
 		expect_run "run.sh history --summary: both nights' verdicts, the regression named" \

@@ -117,7 +117,8 @@ def run(argv, env, jobs):
                                  o.verbose, o.passed)
                 # Pinned under KVM unless --no-pin: boots meant for a gate
                 # should not have their vCPUs migrate (pin_perf.pin_plan).
-                rc = B.run(argv, env, jobs, prepared=True, pin_default=o.pin_default)
+                rc = B.run(argv, env, jobs, prepared=True, pin_default=o.pin_default,
+                           matrix={"boot": i, "boots": int(o.boots)})
             if jobs.interrupted:
                 rc = EX_INTERRUPTED
             say(f"matrix: [{n}] {cfg} boot {i}: exit {rc} ({elapsed(t0)} s)")

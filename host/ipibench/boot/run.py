@@ -396,12 +396,14 @@ class Lines:
 class Boot:
     """One `run`: its steps share what the options and the host decided."""
 
-    def __init__(self, opts, env, jobs, prepared=False, pin_default=False, ab=None):
+    def __init__(self, opts, env, jobs, prepared=False, pin_default=False, ab=None,
+                 matrix=None):
         self.o, self.env, self.jobs = opts, env, jobs
         self.prepared = prepared or env.prepared
         # ab and matrix pin under KVM unless --no-pin (None); ab: this boot's
-        # place in ab's sequence, for the run record (boot/ab.py).
-        self.pin_default, self.ab = pin_default, ab
+        # place in ab's sequence, for the run record (boot/ab.py); matrix:
+        # its place among its configuration's boots (boot/matrix.py).
+        self.pin_default, self.ab, self.matrix = pin_default, ab, matrix
         self.pin, self.pin_why, self.lane_pin = opts.pin, None, None
         self.preset, self.preset_cpu, self.preset_extra = opts.preset, "", []
         self.log, self.log_is_temp, self.runtime_dir, self.dir = None, False, None, ""
@@ -813,7 +815,8 @@ class Boot:
                      status=status, started=self.started, seconds=float(self.seconds),
                      qemu_exit=self.rc, exit=code, qemu=self.qemu, apicv=self.apicv,
                      exits_kvm_params=self.kvm_params, module_param=self.module_param,
-                     pin_why=self.pin_why, pin=self.lane_pin, ab=self.ab)
+                     pin_why=self.pin_why, pin=self.lane_pin, ab=self.ab,
+                     matrix=self.matrix)
         except ToolError as e:
             say(f"run.sh: {e.message}")
             code = EX_SAVE
@@ -843,9 +846,9 @@ class Boot:
             shutil.rmtree(self.runtime_dir, ignore_errors=True)
 
 
-def run(argv, env, jobs, prepared=False, pin_default=False, ab=None):
-    """`./run.sh [run] ARGS`: its exit code. pin_default, ab: Boot's (ab and
-    matrix give them)."""
+def run(argv, env, jobs, prepared=False, pin_default=False, ab=None, matrix=None):
+    """`./run.sh [run] ARGS`: its exit code. pin_default, ab, matrix: Boot's
+    (ab and matrix give them)."""
     try:
         o = parse_run(argv, env.caller_dir)
     except UsageError as e:
@@ -853,7 +856,7 @@ def run(argv, env, jobs, prepared=False, pin_default=False, ab=None):
     if o.help:
         sys.stdout.write(USAGE_RUN)
         return 0
-    boot = Boot(o, env, jobs, prepared, pin_default, ab)
+    boot = Boot(o, env, jobs, prepared, pin_default, ab, matrix)
     try:
         return boot.run()
     except ToolError as e:

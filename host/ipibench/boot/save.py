@@ -147,7 +147,7 @@ def exits_lines(doc):
 
 def save_run(directory, *, qemu=(), label="", accel="", status="", config="", preset="", qemu_bin="",
              qemu_version="", started="", seconds=0.0, qemu_exit=0, exit=0, module_param=None,
-             pin=None, pin_why=None, ab=None, exits_kvm_params=None, apicv=""):
+             pin=None, pin_why=None, ab=None, exits_kvm_params=None, apicv="", matrix=None):
     """directory/results.json and summary.txt of one boot, from its
     console.log and this host's facts; qemu is QEMU's command line. The
     rest are the run's facts as results.json keeps them (docs/results.md)."""
@@ -174,6 +174,8 @@ def save_run(directory, *, qemu=(), label="", accel="", status="", config="", pr
         load_json(pin_file) if os.path.exists(pin_file) else None, pin_why)
     if ab:
         run["ab"] = ab  # this boot's side and place in ab's order (ipibench_ab)
+    if matrix:
+        run["matrix"] = matrix  # {"boot": i, "boots": n}: a night is whole with all n
     perf = os.path.join(directory, "perf-kvm.txt")
     if os.path.exists(perf):
         with open(perf, encoding="utf-8", errors="replace") as f:

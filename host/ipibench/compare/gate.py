@@ -13,9 +13,10 @@ from ipibench.compare.formats import (WAKE_CHANGED, fmt_change, fmt_exits, fmt_n
                                       format_markdown, format_text, wake_cause)
 from ipibench.compare.model import label_changes
 from ipibench.exit_codes import (EX_CORRECTNESS, EX_INCOMPARABLE, EX_MODEL_DIVERGES,
-                                 EX_REGRESSION, EX_USAGE, ToolError)
+                                 EX_REGRESSION, EX_SAVE, EX_USAGE, ToolError)
 from ipibench.kvmhost import trace as kvm_trace
 from ipibench.results.saved import AFTER_X2APIC_MARK
+from ipibench.write import write_outputs
 
 
 def parse_threshold(text):
@@ -188,10 +189,16 @@ def cmd_gate(a):
     err = cmp.overlap_error()
     if err:
         verdicts.append(Verdict("timing", "overlap", False, err.message))
-    if a.tap:
-        emit(write_tap(verdicts), a.tap)
-    if a.junit:
-        emit(write_junit(verdicts, "ipibench gate"), a.junit)
+    files = []
+    for out, text in ((a.tap, lambda: write_tap(verdicts)),
+                      (a.junit, lambda: write_junit(verdicts, "ipibench gate"))):
+        if out == "-":
+            emit(text(), out)
+        elif out:
+            files.append((out, text()))
+    # A file that cannot be written is said on its line, and is 28 only
+    # where the verdict is 0: it never hides a regression.
+    unwritten = write_outputs(files, "gate")
     table = a.tap != "-" and a.junit != "-"
     if table:
         sys.stdout.write(format_markdown(cmp) if a.format == "markdown" else format_text(cmp))
@@ -207,7 +214,7 @@ def cmd_gate(a):
         raise
     if summary:
         print(f"\n**{line}**", flush=True)
-    return code
+    return code or (EX_SAVE if unwritten else 0)
 
 
 def judge_gate(a, cmp, verdicts, threshold, err):

@@ -43,7 +43,7 @@ from ipibench.results.files import load_set
 from ipibench.results.night import LEVEL_NIGHTS, MIN_LEVEL_NIGHTS, NIGHT_ALPHA, night_tests
 from ipibench.results.store import host_type, series_runs, store
 from ipibench.results.stats import bootstrap_change_ci, median
-from ipibench.write import replace_file
+from ipibench.write import write_outputs
 
 
 class Run:
@@ -391,6 +391,9 @@ def cmd_history(a, judged=None):
     """`./run.sh history`, its arguments as its parser read them; judged: as
     judge_runs's, every group judged."""
     threshold = parse_threshold(a.threshold)
+    if any(not r.strip() for r in a.runs) or (a.store is not None and not a.store.strip()):
+        raise ToolError(EX_USAGE, "an empty argument where a results folder was expected (RUN, "
+                        "or --store ROOT): an unset variable in the calling script?")
     if len(a.runs) < 2 and not a.store:
         raise ToolError(EX_USAGE, "history takes the runs of a series, at least two (or "
                         "--store ROOT and the runs to add to it)")
@@ -430,21 +433,31 @@ def cmd_history(a, judged=None):
     # As gate: '-' puts TAP or JUnit alone on standard output.
     if "-" not in (a.tap, a.junit):
         print("\n".join(text))
+    files = []
     for out, write in ((a.tap, write_tap), (a.junit,
                                              lambda v: write_junit(v, "ipibench history"))):
         if out == "-":
             sys.stdout.write(write(verdicts))
         elif out:
-            replace_file(out, write(verdicts))
+            files.append((out, write(verdicts)))
+    # A file that cannot be written is said on its line and is 28 only
+    # where the verdict is 0: it never hides a regression.
+    unwritten = write_outputs(files, "history")
     if a.summary:
-        append_summary(a.summary, text[-1], tallies, verdicts)
+        try:
+            append_summary(a.summary, text[-1], tallies, verdicts)
+        except ToolError as e:
+            print(f"history: {e.message}", file=sys.stderr)
+            unwritten.append(a.summary)
     # As gate: a regression is 20 whatever else; then what could not be
-    # read; then what could not be compared (30).
+    # read; then what could not be compared (30); then what was not written.
     if any(v.group == "history" and not v.ok for v in verdicts):
         return EX_REGRESSION
     if errors:
         return errors[0][0]
-    return EX_INCOMPARABLE if any(not v.ok for v in verdicts) else 0
+    if any(not v.ok for v in verdicts):
+        return EX_INCOMPARABLE
+    return EX_SAVE if unwritten else 0
 
 
 def stored_series(root, paths, text, errors):

@@ -23,7 +23,8 @@ import os
 import re
 import shutil
 
-from ipibench.exit_codes import EX_MALFORMED, EX_SAVE, EX_USAGE, ToolError
+from ipibench.exit_codes import (EX_INTERRUPTED, EX_MALFORMED, EX_PARTIAL, EX_SAVE, EX_USAGE,
+                                 ToolError)
 from ipibench.results.files import load_set
 from ipibench.write import folder_name
 
@@ -84,6 +85,18 @@ def check_claim(series, boot):
             raise ToolError(EX_USAGE, f"{series} holds another series ({theirs}) than {boot.path} ({ours}): their names fold to one folder")
 
 
+def check_whole(boots, path):
+    """Refuses a partial night: a matrix configuration with fewer boots
+    than the matrix planned (run.matrix), or one a signal stopped (exit 11).
+    Stored, it would set a level from one boot of five."""
+    planned = max((b.run.get("matrix") or {}).get("boots", 0) or 0 for b in boots)
+    whole = [b for b in boots if b.run.get("exit") != EX_INTERRUPTED]
+    if planned and len(whole) < planned:
+        raise ToolError(EX_PARTIAL, f"{path}: a partial night: {len(whole)} of the {planned} "
+                        f"boots of {boots[0].config()} ran whole (the matrix was interrupted?): "
+                        "not stored, so that it sets no level; run the night again")
+
+
 def check_alike(boots, path):
     """Refuses boots filed as one run that a history could not take as one:
     another configuration or instrumentation under the same name."""
@@ -136,6 +149,7 @@ def store(root, path):
     # Every check before the first copy: a folder is stored whole or not at all.
     stamps = {}
     for name, boots in groups.items():
+        check_whole(boots, path)
         check_alike(boots, path)
         check_claim(os.path.join(root, name), boots[0])
         stamps[name] = start_stamp(boots, path)
