@@ -77,8 +77,8 @@ def add_readers(sub):
     g.add_argument("--junit", help="write JUnit XML here")
     g.add_argument("--format", choices=("text", "markdown"), default="text")
     g.add_argument("--exits", action="store_true",
-                   help="also fail on more exits per iteration than the baseline "
-                        "(0.5 or more; both sides need run.sh --exits), and on a side "
+                   help="also fail on an exit reason whose rate rose past a count test "
+                        "(both sides need run.sh --exits), and on a side "
                         "whose exits diverge from its host class's model (36)")
 
     r = sub.add_parser("report", prog="./run.sh report",
@@ -108,7 +108,7 @@ def add_readers(sub):
                        "one configuration\n(results folders; ordered by their start, grouped by "
                        "host type): the newest\nnight against its level and E-Divisive means "
                        "for timings, every step\nbeyond 0.05 for exits per iteration (a "
-                       "regression from 0.5); each\nchange with its size, its interval and what "
+                       "regression: a count test); each\nchange with its size, its interval and what "
                        "differs in the host's facts\neither side (docs/host-tools.md, "
                        "\"history\").",
                        epilog="exit status: 0 no figure regressed; 2 usage; 20 a figure "
@@ -116,12 +116,13 @@ def add_readers(sub):
                        "exits); 22-24 as compare; 28 --store or --summary cannot be "
                        "written; 30 the newest run cannot be judged (it starts a new "
                        "series, or its trace lost events) (docs/exit-codes.md).")
-    h.add_argument("runs", nargs="+", metavar="RUN", help="a results folder of the series "
+    h.add_argument("runs", nargs="*", metavar="RUN", help="a results folder of the series "
                    "(with --store: a results folder to add to the store: a run, a matrix, a "
                    "lab import)")
     h.add_argument("--store", metavar="ROOT",
                    help="first copy each configuration of each RUN into ROOT/HOST/"
-                   "CONFIGURATION/START, then judge every series it added to")
+                   "CONFIGURATION/START, then judge every series it added to; without "
+                   "RUN, judge every series in ROOT")
     h.add_argument("--summary", metavar="FILE",
                    help="append the verdict as Markdown (a line a series, each regression) "
                    "to FILE, e.g. $GITHUB_STEP_SUMMARY")

@@ -1468,7 +1468,8 @@ def facts_lines(sets):
     out = []
     for name, boots in sets:
         h = boots[0].host
-        kvm = " ".join(f"{k}={v}" for k, v in h.get("kvm_params", {}).items()) or "-"
+        params = h.get("kvm_params") if isinstance(h.get("kvm_params"), dict) else {}
+        kvm = " ".join(f"{k}={v}" for k, v in params.items()) or "-"
         out.append((name, len(boots), h.get("accel", "-"), h.get("cpu_model", "-"),
                     h.get("kernel", "-"), h.get("qemu_version", "-"), kvm))
     return out

@@ -151,6 +151,25 @@ def _(s):
           history[0].summary == "GITHUB_STEP_SUMMARY", f"{cmds}")
     check(not any("./run.sh gate" in sc for sc in scripts),
           "a gate of a night against the night before")
+    head = text.split("\njobs:\n")[0]
+    check("concurrency:" in head and "cancel-in-progress: false" in head, "no concurrency group")
+    check("ref: ${{ vars.IPIBENCH_REF" in text, "ipibench's version not pinned")
+    check(history[0].report == "verdicts/report", "the plots are not drawn")
+    check(any('sudo chown -R "$(id -u):$(id -g)" "$GITHUB_WORKSPACE"' in sc for sc in scripts),
+          "root-owned files left in the checkout")
+    check(any("gh issue create" in sc for sc in scripts), "nobody is told of a regression")
+    prune = next(sc for sc in scripts if "KEEP_NIGHTS" in sc)
+    import tempfile
+    hist = tempfile.mkdtemp(dir=s.tmp)
+    series_dir = os.path.join(hist, "h", "c")
+    for n in range(5):
+        os.makedirs(os.path.join(series_dir, f"2026-01-0{n + 1}T030000Z"))
+    os.makedirs(os.path.join(series_dir, "2026-01-09T030000Z.partial"))
+    subprocess.run(["bash", "-c", prune], check=True,
+                   env=dict(os.environ, HISTORY=hist, KEEP_NIGHTS="3"))
+    check(sorted(os.listdir(series_dir)) == ["2026-01-03T030000Z", "2026-01-04T030000Z",
+                                             "2026-01-05T030000Z", "2026-01-09T030000Z.partial"],
+          f"pruned to {sorted(os.listdir(series_dir))}")
     verdict = next(sc for sc in scripts if "HISTORY_STATUS" in sc and 'exit "$status"' in sc)
 
     def status(matrix, history):

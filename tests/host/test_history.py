@@ -59,7 +59,8 @@ def series(root, n, step_at=None, kernel_at=None, exits=None, factor=None, start
                 if exits and rec.get("record") == "result" and \
                         (rec["bench"], rec["metric"], rec["variant"], rec["backend"],
                          rec["target_state"], rec["ntargets"]) == SLOW_KEY:
-                    rec["exits"] = {"sender": {"msr (ICR)": exits[i]}, "targets": {"msr (EOI)": 1.0}}
+                    rec["exits"] = {"sender": {"msr (ICR)": exits[i]},
+                                    "targets": {"msr (EOI)": 1.0}, "iterations": 50}
             if edit:
                 edit(i, doc)
         edit_results(run, change)
@@ -126,8 +127,9 @@ def _(s):
 
 
 @case("history: a step where the preset changed is another series, not a regression; exits "
-      "that drift 0.04 a run are steps, reported, under the 0.5 a regression needs, and one of "
-      "0.2 a run adds up to one; a run whose trace lost events gives no exits")
+      "that drift 0.04 a run are steps, reported, that the count test cannot tell from load, "
+      "and one of 0.2 a run adds up to a regression; a run whose trace lost events gives no "
+      "exits")
 def _(s):
     def preset(i, doc):
         doc["run"]["preset"] = "x2apic" if i < 6 else "x2apic-big"
@@ -144,7 +146,8 @@ def _(s):
           f"the drift is a step at run 2, reported, named, not failed: {out}")
     runs = series(os.path.join(s.tmp, "history-drift2"), 4, exits=[1.0, 1.2, 1.4, 1.6])
     expect(tool("history", *runs, "--tap", "-"), EX_REGRESSION,
-           "regression: sender exits 1.00 -> 1.60 per iteration (sender msr (ICR) 1.00 -> 1.60)")
+           "regression: sender exits 1.00 -> 1.60 per iteration (sender msr (ICR) 1.00 -> 1.60, "
+           "p 0.005)")
 
     def lost(i, doc):
         if i == 2:
@@ -262,9 +265,14 @@ def _(s):
           f"history: {synth.HOST_SERIES}/x2apic-smp2:" in out, f"night 4: {out}")
     with open(summary) as f:
         md = f.read()
-    check(md.count("**history: ") == 4 and "- regression: `" in md and
+    check(md.count("**history: ") == 4 and md.count("### ipibench history, ") == 4 and
+          "- regression: `" in md and
           md.rstrip().splitlines()[-1].startswith("- regression: "), f"summary: {md}")
     _, out, _ = expect(tool("history", "--store", root, runs[3]), EX_REGRESSION)
+    # One command judges the whole store.
+    expect(tool("history", "--store", root), EX_REGRESSION,
+           f"history: {synth.HOST_SERIES}/x2apic-smp2:", "sender exits 1.00 -> 2.00")
+    expect(tool("history", "--store", os.path.join(s.tmp, "no-store")), 22, "no store here")
     nights = os.path.join(root, synth.HOST_SERIES, "x2apic-smp2")
     check("is in " in out and "already: not stored again" in out and
           sorted(os.listdir(nights)) == [".series"] + [f"2026-01-0{i}T030000Z"
@@ -373,17 +381,19 @@ def _(s):
 
 
 @case("history: loaded nights (3 PV-EOI fallbacks in 50 iterations, +0.06 now and then) never "
-      "fail, a planted exit a send (+1.00) fails the night it appears; both name the exit reason")
+      "fail, a planted exit a send (+1.00) fails the night it appears (the count test); both "
+      "name the exit reason")
 def _(s):
     loaded = [1.0, 1.06, 1.0, 1.06, 1.06, 1.0, 1.06]
     runs = series(os.path.join(s.tmp, "history-load"), len(loaded), exits=loaded)
     for n in range(2, len(runs)):
         expect(tool("history", *runs[:n]), 0)
-    expect(tool("history", *runs, "--tap", "-"), 0, "(sender msr (ICR) 1.00 -> 1.06): up by "
-           "less than 0.5 an iteration, as the host's load makes (not judged)")
+    expect(tool("history", *runs, "--tap", "-"), 0, "(sender msr (ICR) 1.00 -> 1.06, p 0.4",
+           "a rise the count test cannot tell from the host's load (not judged)")
     runs = series(os.path.join(s.tmp, "history-planted"), 7, exits=loaded[:6] + [2.06])
     expect(tool("history", *runs, "--tap", "-"), EX_REGRESSION,
-           "regression: sender exits 1.00 -> 2.06 per iteration (sender msr (ICR) 1.00 -> 2.06)")
+           "regression: sender exits 1.00 -> 2.06 per iteration (sender msr (ICR) 1.00 -> 2.06, "
+           "p < 0.001)")
 
 
 @case("history: a 1.5x step on one night after 5 clean ones (5 boots a night) fails the night "

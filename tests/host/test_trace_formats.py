@@ -30,6 +30,7 @@ RECORDS = (("xapic", "send-cost", "send", "none", "running"),
            ("x2apic", "send-cost", "send", "none", "running"),
            ("x2apic", "single", "round-trip", "ack-after-eoi", "running"),
            ("x2apic", "single-halt", "round-trip", "block", "halt"),
+           ("xapic", "single-halt", "round-trip", "block", "halt"),
            ("hv-ipi", "single-halt", "round-trip", "block", "halt"),
            ("xapic", "self", "send-to-handler", "sti-nop", "self"),
            ("x2apic", "self", "send-to-handler", "sti-nop", "self"),
@@ -81,6 +82,8 @@ def trapped(isa):
                                 xapic(0xb0, True)),
             "x2apic send-cost": (icr, eoi), "x2apic single": (icr, eoi),
             "x2apic single-halt": (icr, ["halt"] + eoi),
+            "xapic single-halt": (xapic(0x300, False) + xapic(0x310, True) + xapic(0x300, True),
+                                  ["halt"] + xapic(0xb0, True)),
             "hv-ipi single-halt": (hypercall(isa, True), ["halt"] + eoi),
             "xapic self": (xapic(0x300, False) + xapic(0x300, True) + xapic(0xb0, True), []),
             "x2apic self": (msr(isa, 0x83f) + eoi, []),
@@ -98,8 +101,10 @@ def behaviour(cls):
     if cls in ("svm-no-avic", "vmx-no-apicv"):
         isa = cls[:3]
         return isa, trapped(isa)
-    if cls in ("avic", "avic-ipiv-off"):
+    if cls in ("avic", "avic-1235", "avic-ipiv-off"):
         b = trapped("svm")  # hybrid AVIC traps every x2APIC MSR
+        # A blocked target's IsRunning is clear: the doorbell misses.
+        b["xapic single-halt"] = (miss(), ["halt"])
         b["xapic send-cost"] = (miss() if cls == "avic-ipiv-off" else [], [])
         b["xapic self"] = ([], [])  # the shorthand and the EOI in hardware
         # No PV EOI while AVIC is active: the EOI MSR write traps.
@@ -109,6 +114,7 @@ def behaviour(cls):
         send = miss() if cls == "x2avic-ipiv-off" else []
         return "svm", {"xapic send-cost": (send, []), "x2apic send-cost": (send, []),
                        "x2apic single": (send, []), "x2apic single-halt": (miss(), ["halt"]),
+                       "xapic single-halt": (miss(), ["halt"]),
                        "hv-ipi single-halt": (hypercall("svm", True), ["halt"]),
                        "xapic self": ([], []), "x2apic self": ([], []),
                        "x2apic-pv-eoi send-cost": (send, []),
@@ -120,6 +126,9 @@ def behaviour(cls):
                                                                       "info1": 0x300})], []),
                    "x2apic send-cost": (icr, []), "x2apic single": (icr, []),
                    "x2apic single-halt": (icr, ["halt"]),
+                   "xapic single-halt": ([] if ipiv else [("kvm_exit", {"reason": "APIC_WRITE",
+                                                                        "info1": 0x300})],
+                                         ["halt"]),
                    "hv-ipi single-halt": (hypercall("vmx", True), ["halt"]),
                    "xapic self": ([], []), "x2apic self": ([], []),
                    "x2apic-pv-eoi send-cost": (icr, []),
@@ -129,6 +138,7 @@ def behaviour(cls):
 
 # The releases each class can be met on, and be judged on (kernel_before).
 SINCE = {"svm-no-avic": (4, 19), "vmx-no-apicv": (4, 19), "apicv": (5, 9), "avic": (6, 1),
+         "avic-1235": (6, 1),
          "x2avic": (6, 1), "apicv-ipiv": (6, 1), "avic-ipiv-off": (6, 19),
          "x2avic-ipiv-off": (6, 19)}
 
@@ -219,7 +229,9 @@ def _(ctx):
     model = HM.load()
     for cls, since in SINCE.items():
         rows_of = HM.rows_of(model, cls)[0]
-        modelled = sum((b, bench, metric, v) in rows_of for b, bench, metric, v, _ in RECORDS)
+        modelled = sum((b, bench, metric, v) in rows_of and
+                       not HM.unmodelled_why(cls, {"backend": b, "bench": bench})
+                       for b, bench, metric, v, _ in RECORDS)
         check(modelled >= 8, f"{cls}: {modelled} of the records have rows")
         for rel in (r for r in R.RELEASES if r >= since):
             trace, res = judged(cls, rel)

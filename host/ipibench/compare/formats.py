@@ -13,6 +13,11 @@ def fmt_num(v):
     return f"{v:.1f}" if isinstance(v, float) and v != int(v) else str(int(v))
 
 
+def plain_p(p):
+    """A p-value without scientific notation: '< 0.001' below it."""
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
 def fmt_change(row):
     return "-" if row.change is None else f"{row.change:+.1f}%"
 
@@ -243,8 +248,12 @@ def warning_lines(cmp):
                 sides = seen.setdefault(wid.split(":", 1)[-1], (text, []))[1]
                 if tag not in sides:
                     sides.append(tag)
+    erratum = [f"{', '.join(cmp.erratum)}: avic-1235: AVIC on a family with erratum #1235 "
+               "(AMD 17h before 6.17, Hygon 18h): a blocking target may miss its wake until its "
+               "next interrupt (8de4a1c8164e), so the xapic single-halt rows time the erratum, "
+               "not AVIC"] if cmp.erratum else []
     return [f"{', '.join(sides)}: {wid}: {text}"
-            for wid, (text, sides) in seen.items()] + cmp.after_x2apic_lines()
+            for wid, (text, sides) in seen.items()] + cmp.after_x2apic_lines() + erratum
 
 
 def format_text(cmp, every=False, closing=None):

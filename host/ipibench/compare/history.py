@@ -31,17 +31,21 @@ a half recovery after a rise is measured from the bottom. Slower beyond
 with TAP and JUnit as gate writes them. The verdict depends on the values alone, never on timing or load:
 each permutation test is seeded by its segment's values."""
 import copy
+import datetime
 import os
 import sys
 
+from ipibench.compare.formats import fmt_num, plain_p
 from ipibench.compare.gate import parse_threshold, Verdict, write_junit, write_tap
-from ipibench.compare.model import exits_median, label_changes, row_name, row_order, Side
-from ipibench.exit_codes import EX_INCOMPARABLE, EX_REGRESSION, EX_SAVE, EX_USAGE, ToolError
+from ipibench.compare.model import (exit_rises, EXITS_ALPHA, exits_median, label_changes,
+                                    rise_text, row_name, row_order, Side)
+from ipibench.exit_codes import (EX_INCOMPARABLE, EX_MISSING, EX_REGRESSION, EX_SAVE, EX_USAGE,
+                                 ToolError)
 from ipibench.kvmhost import trace as kvm_trace
 from ipibench.results.changepoints import change_points, MIN_SIZE, PERMUTATIONS
 from ipibench.results.files import load_set
 from ipibench.results.night import LEVEL_NIGHTS, MIN_LEVEL_NIGHTS, NIGHT_ALPHA, night_tests
-from ipibench.results.store import host_type, series_runs, store
+from ipibench.results.store import host_type, series_runs, SERIES_MARK, store
 from ipibench.results.stats import bootstrap_change_ci, median
 from ipibench.write import write_outputs
 
@@ -147,7 +151,7 @@ class Change:
     def grew(self, threshold):
         """Slower beyond threshold (%), or more exits beyond the tolerance."""
         if self.kind != "timing":
-            return self.after - self.before >= kvm_trace.EXITS_STEP
+            return self.after - self.before > kvm_trace.EXITS_TOLERANCE
         return self.before > 0 and 100 * (self.after / self.before - 1) > threshold
 
     def size(self):
@@ -156,9 +160,10 @@ class Change:
             return f"{self.before:.2f} -> {self.after:.2f} per iteration{which}"
         pct = 100 * (self.after / self.before - 1) if self.before else 0.0
         ci = f" [{self.ci[0]:+.1f}%, {self.ci[1]:+.1f}%]" if self.ci else ""
-        how = (f", the night's boots against the level's, p {self.p:.2g}, Holm at "
-               f"{NIGHT_ALPHA:g} over the night's rows") if self.night else f", p {self.p:g}"
-        return f"{self.before:g} -> {self.after:g} ({pct:+.1f}%{ci}{how})"
+        how = (f", the night's boots against the level's, p {plain_p(self.p)}, Holm at "
+               f"{NIGHT_ALPHA:g} over the night's rows") if self.night else \
+            f", p {plain_p(self.p)}"
+        return f"{fmt_num(self.before)} -> {fmt_num(self.after)} ({pct:+.1f}%{ci}{how})"
 
 
 def load_runs(paths, unit):
@@ -322,17 +327,30 @@ def judge(runs, figure, kind, window, threshold):
     bad = since.grew(threshold)
     if kind == "timing":
         pct = 100 * (now / low - 1) if low else 0.0
-        words = f"{low:g} -> {now:g} ({pct:+.1f}%)"
+        words = f"{fmt_num(low)} -> {fmt_num(now)} ({pct:+.1f}%)"
     else:
-        which = label_changes(runs[since_at].side.exit_labels.get(since.key, []),
-                              runs[-1].side.exit_labels.get(since.key, []))
-        words = f"{low:.2f} -> {now:.2f} per iteration" + \
-            (f" ({'; '.join(which[:3])})" if which else "")
-        if not bad and now - low > kvm_trace.EXITS_TOLERANCE:
-            words += (f": up by less than {kvm_trace.EXITS_STEP} an iteration, as the host's "
-                      "load makes (not judged)")
+        bad, words = exits_judged(runs, since, since_at, kind)
     return bad, f"{'regression' if bad else 'no regression'}: {kind} {words} from the level " \
         f"of {runs[since_at].path}"
+
+
+def exits_judged(runs, since, since_at, kind):
+    """(regressed, words) of an exits kind: the newest run against the
+    level's run, each exit reason that rose put to the count test
+    (model.exit_rises; Bonferroni over the row's rises at EXITS_ALPHA)."""
+    key, side = since.key, "sender" if kind.startswith("sender") else "targets"
+    before = runs[since_at].side.exit_labels.get(key, [])
+    after = runs[-1].side.exit_labels.get(key, [])
+    rises = [x for x in exit_rises(before, after, key[5] if isinstance(key[5], int) else 1)
+             if x["side"] == side]
+    bad = any(x["p"] <= EXITS_ALPHA / len(rises) for x in rises)
+    which = [f"{rise_text(x)}, p {plain_p(x['p'])}" for x in rises] or \
+        [w for w in label_changes(before, after) if w.startswith(side)]
+    words = f"{since.before:.2f} -> {since.after:.2f} per iteration" + \
+        (f" ({'; '.join(which[:3])})" if which else "")
+    if rises and not bad:
+        words += ": a rise the count test cannot tell from the host's load (not judged)"
+    return bad, words
 
 
 def not_comparable(runs, name=""):
@@ -405,7 +423,9 @@ def cmd_history(a, judged=None):
     errors = []
     if a.store:
         text, verdicts, tallies = [], [], []
-        for series in stored_series(a.store, a.runs, text, errors):
+        every = stored_series(a.store, a.runs, text, errors) if a.runs else \
+            all_series(a.store)
+        for series in every:
             runs = series_runs(series)
             name = os.path.relpath(series, a.store)
             if len(runs) < 2:
@@ -458,6 +478,22 @@ def cmd_history(a, judged=None):
     if any(not v.ok for v in verdicts):
         return EX_INCOMPARABLE
     return EX_SAVE if unwritten else 0
+
+
+def all_series(root):
+    """Every series folder of a store (HOST/CONFIGURATION with its .series
+    mark), in name order: `history --store ROOT` without runs judges them all."""
+    if not os.path.isdir(root):
+        raise ToolError(EX_MISSING, f"{root}: no store here (history --store ROOT RUN... makes one)")
+    out = []
+    for host in sorted(os.listdir(root)):
+        for config in sorted(os.listdir(os.path.join(root, host))
+                             if os.path.isdir(os.path.join(root, host)) else []):
+            if os.path.isfile(os.path.join(root, host, config, SERIES_MARK)):
+                out.append(os.path.join(root, host, config))
+    if not out:
+        raise ToolError(EX_MISSING, f"{root}: no series in this store")
+    return out
 
 
 def stored_series(root, paths, text, errors):
@@ -516,7 +552,8 @@ def append_summary(path, last, tallies, verdicts):
     """The verdict as Markdown, appended to path ($GITHUB_STEP_SUMMARY is
     one file every step of a job appends to): the last line in bold, a line
     a series, and each regression."""
-    lines = [f"**{last}**", ""]
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [f"### ipibench history, {when}", "", f"**{last}**", ""]
     lines += [f"- `{name}`: {what}" for name, what in tallies]
     lines += [f"- {'regression' if v.group == 'history' else 'not judged'}: `{v.name}`: "
               f"{v.message}" for v in verdicts if not v.ok]

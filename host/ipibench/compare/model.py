@@ -6,11 +6,11 @@ sides' environments make their figures comparable at all."""
 import zlib
 
 from ipibench.exit_codes import EX_NO_OVERLAP, EX_USAGE, ToolError
-from ipibench.kvmhost import host_model
+from ipibench.kvmhost import host_class, host_model
 from ipibench.kvmhost import trace as kvm_trace
 from ipibench.results.saved import AFTER_X2APIC_MARK, fault_words, xapic_mmio
 from ipibench.results.stats import (bootstrap_change_ci, mann_whitney, mann_whitney_histograms,
-                                    median, MIN_BOOTS)
+                                    median, MIN_BOOTS, rate_rise_p)
 
 
 ROW_FIELDS = ("bench", "metric", "variant", "backend", "target_state", "ntargets")
@@ -40,7 +40,9 @@ class Side:
         self.name, self.boots, self.unit = name, boots, unit
         self.values, self.histos, self.statuses = {}, {}, {}
         self.exits = {}  # key -> per boot (sender, targets) judged exits per iteration
-        self.exit_labels = {}  # key -> per boot ({label: per iteration}: sender, targets)
+        # key -> per boot ({label: per iteration} of the sender, of the
+        # targets, the iterations they are over)
+        self.exit_labels = {}
         self.emulated = {}  # key -> records measured after x2APIC on AVIC without x2AVIC
         self.unknown = {}   # why whether they were is unknown -> records
         self.untrusted = {}  # key -> the EMULATION_IDS its figures carry (any boot)
@@ -67,8 +69,10 @@ class Side:
                     self.exits.setdefault(key, []).append(
                         (exits_total(ex["sender"]), exits_total(ex["targets"]),
                          blocked_share(rec, traced_params(boot), traced_kernel(boot))))
+                    n = ex.get("iterations")
                     self.exit_labels.setdefault(key, []).append(
-                        (judged_labels(ex["sender"]), judged_labels(ex["targets"])))
+                        (judged_labels(ex["sender"]), judged_labels(ex["targets"]),
+                         n if isinstance(n, int) and n > 0 else None))
                 self.add_wake(key, rec)
                 stats = rec.get(unit)
                 if rec["status"] != "SUCCESS" or not isinstance(stats, dict):
@@ -326,6 +330,46 @@ def label_changes(before, after):
     return [text for _, text in sorted(out, key=lambda x: (-x[0], x[1]))]
 
 
+# gate and history: a rise in an exit reason fails when the count test
+# rejects it, Holm over every rise tested (EXITS_ALPHA), and it is beyond
+# kvm_trace.EXITS_TOLERANCE a target an iteration.
+EXITS_ALPHA = 0.01
+
+
+def exit_rises(before, after, ntargets=1):
+    """Each exit reason whose rate rose between two lists of per-boot label
+    dicts (Side.exit_labels) beyond the tolerance (the targets' scaled by
+    their number: the targets' exits are their sum), with the one-sided
+    p of the count test: [{"side", "label", "before", "after", "p"}].
+    Counts are exits over iterations, summed over boots: 3 in 50 is a
+    share the host's load makes (p 0.125 against none); one in every
+    iteration, or in 15 of 50 where there was none, is not."""
+    out = []
+    for i, side in enumerate(("sender", "targets")):
+        floor = kvm_trace.EXITS_TOLERANCE * (max(1, ntargets) if side == "targets" else 1)
+        for k in sorted({k for boot in before + after for k in boot[i]}):
+            ca = sum(b[i].get(k, 0.0) * (b[2] or 0) for b in before)
+            na = sum(b[2] or 0 for b in before)
+            cb = sum(b[i].get(k, 0.0) * (b[2] or 0) for b in after)
+            nb = sum(b[2] or 0 for b in after)
+            if na and nb:
+                ra, rb = ca / na, cb / nb
+                p = rate_rise_p(round(ca), na, round(cb), nb)
+            else:
+                # No iteration count (a record older than it): no count test;
+                # half an exit an iteration or more, as the model judges.
+                ra = median([b[i].get(k, 0.0) for b in before]) if before else 0.0
+                rb = median([b[i].get(k, 0.0) for b in after]) if after else 0.0
+                p = 0.0 if rb - ra >= kvm_trace.EXITS_STEP else 1.0
+            if rb - ra > floor:
+                out.append({"side": side, "label": k, "before": ra, "after": rb, "p": p})
+    return out
+
+
+def rise_text(rise):
+    return f"{rise['side']} {rise['label']} {rise['before']:.2f} -> {rise['after']:.2f}"
+
+
 def exits_median(per_boot):
     """(sender, targets, blocked share or None): the median over boots, or
     None without exit data."""
@@ -534,6 +578,23 @@ def apicv_of(side):
     return "|".join(states) or None
 
 
+def erratum_1235(side):
+    """Whether a side's boots ran under KVM with AVIC on a family with
+    erratum #1235 before IPI virtualization was turned off for it (host
+    class avic-1235), from each boot's saved facts."""
+    for boot in side.boots:
+        host = getattr(boot, "host", None)
+        if not isinstance(host, dict) or host.get("accel") != "kvm":
+            continue
+        params = host.get("kvm_params") if isinstance(host.get("kvm_params"), dict) else {}
+        cls, _ = host_class.classify("kvm", host.get("cpu_flags"), params, None,
+                                     host.get("kernel"),
+                                     (host.get("cpu_vendor"), host.get("cpu_family")))
+        if cls == "avic-1235":
+            return True
+    return False
+
+
 def model_of(side, model=None):
     """A side's boots judged against the host-class model as it is now
     (host_model.judge_saved): {"classes", "boots", "matched", "unmodelled",
@@ -593,6 +654,7 @@ class Comparison:
                               if r.key in side.emulated]
         self.after_x2apic = [r for r in self.rows if r.after_x2apic]
         self.apicv = {"a": apicv_of(self.sa), "b": apicv_of(self.sb)}
+        self.erratum = [t for t, side in (("A", self.sa), ("B", self.sb)) if erratum_1235(side)]
         self.model = {"a": model_of(self.sa), "b": model_of(self.sb)}
         for r in self.rows:
             ids = self.sa.untrusted.get(r.key, set()) | self.sb.untrusted.get(r.key, set())

@@ -103,7 +103,8 @@ def _classify_svm(flags, kvm_params, family=None):
     # No parameter before 6.17 (d921665e01ba): IPI virtualization always on.
     why = "kvm_amd.avic=Y, " + ("kvm_amd.enable_ipiv=Y" if ipiv else
                                 "no kvm_amd.enable_ipiv (before 6.17: always on)")
-    if not x2 and family and tuple(family) in ERRATUM_1235:
+    # KVM keys the erratum on the family alone (no such CPU has x2AVIC).
+    if family and tuple(family) in ERRATUM_1235:
         return "avic-1235", why + f", {family[0]} family {family[1]:#x} (erratum #1235)"
     return ("x2avic", why + ", x2avic") if x2 else ("avic", why + ", no x2avic")
 

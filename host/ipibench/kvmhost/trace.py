@@ -120,13 +120,12 @@ JUDGED = re.compile(r"^(npf|msr|hypercall|vmmcall|vmcall|hlt|APIC_ACCESS|APIC_WR
 # host noise a few hundredths. compare, gate and history report a change
 # beyond this.
 EXITS_TOLERANCE = 0.05
-# A change they fail on, and the host-class model calls a divergence: at
-# least an exit in every other iteration. What the send path itself adds or
-# drops is in every iteration (or a fixed share of them); what the host's
-# load adds is a few in fifty: a PV EOI that a host interrupt between the
-# injection and the EOI cancelled (apic_sync_pv_eoi_from_guest()), an AVIC
-# doorbell that missed a descheduled target. 3 such in 50 iterations (0.06)
-# is reported, never failed; a planted exit per send (1.00) always fails.
+# What the host-class model calls a divergence: half an exit an iteration.
+# Its predictions are whole exits an iteration, and what the host's load
+# adds is a share of them (a PV EOI that a host interrupt between the
+# injection and the EOI cancelled, apic_sync_pv_eoi_from_guest(); an AVIC
+# doorbell that missed a descheduled target). gate and history judge a rise
+# with a count test instead (compare/model.py, exit_rises()).
 EXITS_STEP = 0.5
 # Registers of the IPI path AVIC and APICv can complete in guest mode, by the
 # names above (a read is "NAME read"); the timer's never are, under either,
