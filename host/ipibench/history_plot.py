@@ -23,7 +23,8 @@ import html
 import os
 import sys
 
-from ipibench.compare.history import cmd_history, facts_diff, stretch_starts
+from ipibench.compare.gate import parse_threshold
+from ipibench.compare.history import cmd_history, facts_diff, judge, stretch_starts
 from ipibench.compare.model import exits_median, row_name, row_order
 from ipibench.exit_codes import EX_SAVE, EX_USAGE, ToolError
 from ipibench.report import (axis_scale, COLOURS, data_rows, display_names, figure_html,
@@ -225,14 +226,51 @@ def plots_of(series, data_dir, a):
     return out
 
 
-def change_rows(runs, changes):
-    """The page's table of changes: row, kind, size, run, what differs."""
-    return [(row_name(key), c.kind, c.size(), runs[c.at].path,
-             "; ".join(facts_diff(runs[c.prev].facts, runs[c.at].facts)) or "-")
-            for key, cs in changes.items() for c in cs]
+def verdicts(runs, changes, a):
+    """{(row key, kind): (regressed, words)} as history judged them."""
+    threshold = parse_threshold(a.threshold)
+    out = {}
+    for key, figure in changes.items():
+        for kind in ("timing", "sender exits", "target exits"):
+            got = judge(runs, figure, kind, a.window, threshold)
+            if got:
+                out[(key, kind)] = got
+    return out
 
 
-CHANGE_HEAD = ("row", "kind", "size", "from run", "what differs on the host")
+def severity(c, judged):
+    """A change's place in the table: what the verdict failed on first, then
+    the largest move (timing in percent, exits in exits an iteration,
+    weighed as a hundred percent each)."""
+    bad = judged.get((c.key, c.kind), (False,))[0] and c.grew(0)
+    size = abs(100 * (c.after / c.before - 1)) if c.kind == "timing" and c.before else \
+        100 * abs(c.after - c.before)
+    return (not bad, -size)
+
+
+def change_rows(runs, changes, judged):
+    """The page's table of changes, the most severe first: the verdict on
+    its row, row, kind, size, run, the run's host kernel, what differs."""
+    cs = sorted((c for cs in changes.values() for c in cs), key=lambda c: severity(c, judged))
+    return [("REGRESSION" if not severity(c, judged)[0] else "-", row_name(c.key), c.kind,
+             c.size(), runs[c.at].path, str(runs[c.at].facts.get("host kernel") or "-"),
+             "; ".join(facts_diff(runs[c.prev].facts, runs[c.at].facts)) or "-") for c in cs]
+
+
+def verdict_line(series, a):
+    """The page's opening line: what the verdict failed on, or that nothing did."""
+    bad = []
+    for host, runs, changes, _ in series:
+        for (key, kind), (regressed, words) in verdicts(runs, changes, a).items():
+            if regressed:
+                bad.append(f"{row_name(key)} ({kind}): {words}")
+    if not bad:
+        return "Verdict: no regression in the newest window of any series.", []
+    return f"Verdict: REGRESSION in {len(bad)} figures.", bad
+
+
+CHANGE_HEAD = ("verdict", "row", "kind", "size", "from run", "its host kernel",
+               "what differs on the host")
 
 
 def runs_table(runs):
@@ -253,11 +291,14 @@ def intro(series, a):
 def page_html(series, plots, a):
     e = html.escape
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    body = [f"<h1>{e(TITLE)}</h1>", f"<p>generated {now}; {e(intro(series, a))}</p>"]
+    head, bad = verdict_line(series, a)
+    body = [f"<h1>{e(TITLE)}</h1>", f"<p><strong>{e(head)}</strong></p>"]
+    body += ["<ul>"] + [f"<li>{e(b)}</li>" for b in bad] + ["</ul>"] if bad else []
+    body += [f"<p>generated {now}; {e(intro(series, a))}</p>"]
     for host, runs, changes, _ in series:
         mine = plots[host]
-        body += [f"<h2>{e(host)}</h2>", "<h3>Changes</h3>"]
-        rows = change_rows(runs, changes)
+        body += [f"<h2>{e(host)}</h2>", "<h3>Changes, the most severe first</h3>"]
+        rows = change_rows(runs, changes, verdicts(runs, changes, a))
         body += html_table(CHANGE_HEAD, rows) if rows else \
             [f"<p>no figure changed over these {len(runs)} runs</p>"]
         body += ["<h3>Figures</h3>", "<ul>"] + \
@@ -271,11 +312,13 @@ def page_html(series, plots, a):
 
 
 def page_markdown(series, plots, a):
-    lines = [f"# {TITLE}", "", intro(series, a), ""]
+    head, bad = verdict_line(series, a)
+    lines = [f"# {TITLE}", "", f"**{head}**", ""] + [f"- {b}" for b in bad] + \
+        ([""] if bad else []) + [intro(series, a), ""]
     for host, runs, changes, _ in series:
         mine = plots[host]
-        rows = change_rows(runs, changes)
-        lines += [f"## {host}", "", "### Changes", ""]
+        rows = change_rows(runs, changes, verdicts(runs, changes, a))
+        lines += [f"## {host}", "", "### Changes, the most severe first", ""]
         lines += md_table(CHANGE_HEAD, rows) if rows else \
             [f"no figure changed over these {len(runs)} runs"]
         lines += ["", "### Figures", ""] + \

@@ -1014,11 +1014,18 @@ def _(s):
     check("timing" in cap and f"from {runs[6]}; on the host: host kernel:" in cap and
           "sender exits 1.00 -> 2.00 per iteration" in cap, f"caption: {cap}")
     page = open(os.path.join(out, "index.html")).read()
-    check(f"<td>{SLOW}</td><td>timing</td>" in page and f"<td>{runs[6]}</td>" in page and
+    check(f"<td>REGRESSION</td><td>{SLOW}</td><td>timing</td>" in page and
+          f"<td>{runs[6]}</td><td>6.9.0</td>" in page and
           f'href="{HISTORY_FIG}.svg"' in page, "index.html: no change listed or figure linked")
+    # The page opens with the verdict; the most severe change comes first
+    # (a whole exit more weighs as +100%, the timing step +10%).
+    check(page.index("Verdict: REGRESSION in 2 figures") < page.index("<h2>") and
+          page.index("<td>sender exits</td>") < page.index("<td>timing</td>"),
+          "index.html: the verdict not first, or the changes not by severity")
     md = open(os.path.join(out, "report.md")).read()
-    check(f"| {SLOW} | sender exits |" in md and f"]({HISTORY_FIG}.png)" in md,
-          "report.md: no change listed or figure linked")
+    check(f"| REGRESSION | {SLOW} | sender exits |" in md and f"]({HISTORY_FIG}.png)" in md and
+          md.index("**Verdict: REGRESSION in 2 figures.**") < md.index("## "),
+          "report.md: no verdict first, change listed or figure linked")
     every = os.path.join(s.tmp, "history-report-all")
     expect(tool("history", *runs, "--report", every, "--report-all"), EX_REGRESSION)
     check(len(figures(every)) == len(synth.ROWS),
