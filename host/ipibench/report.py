@@ -775,6 +775,9 @@ def ogive(buckets, scale):
     """[(x, % of samples at or below x)] of one histogram {low: [high,
     count]}: exact at every bucket edge, linear within a bucket (its samples
     taken as spread evenly over it); scale: x units per cycle."""
+    # No cycle count is past 2^64: a bucket beyond it is a corrupt file's.
+    buckets = {low: (high, count) for low, (high, count) in buckets.items()
+               if 0 <= low <= high <= 1 << 64}
     total = sum(c for _, c in buckets.values())
     pts, cum = [], 0
     for low, (high, count) in sorted(buckets.items()):

@@ -64,9 +64,9 @@ def classify(accel, cpu_flags, kvm_params, software=None, kernel=None, family=No
         return "unknown", f"accel {accel or 'not recorded'}: no KVM ran the guest"
     if software:
         return "pvm", software
-    flags = set(cpu_flags or ())
-    if cpu_flags is None:
+    if not isinstance(cpu_flags, (list, tuple)):
         return "unknown", "the host's CPU flags were not read"
+    flags = {f for f in cpu_flags if isinstance(f, str)}
     if "svm" in flags:
         if "x2avic" in flags and kvm_trace.kernel_before(kernel, (6, 0)):
             flags = flags - {"x2avic"}  # the CPU's, but this KVM does not use it
@@ -104,7 +104,8 @@ def _classify_svm(flags, kvm_params, family=None):
     why = "kvm_amd.avic=Y, " + ("kvm_amd.enable_ipiv=Y" if ipiv else
                                 "no kvm_amd.enable_ipiv (before 6.17: always on)")
     # KVM keys the erratum on the family alone (no such CPU has x2AVIC).
-    if family and tuple(family) in ERRATUM_1235:
+    if isinstance(family, (list, tuple)) and len(family) == 2 and \
+            (family[0], family[1]) in ERRATUM_1235:
         return "avic-1235", why + f", {family[0]} family {family[1]:#x} (erratum #1235)"
     return ("x2avic", why + ", x2avic") if x2 else ("avic", why + ", no x2avic")
 

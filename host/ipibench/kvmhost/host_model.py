@@ -85,14 +85,25 @@ def run_facts(accel, kernel, qemu_cmdline):
     """(kernel, cpu_pm) of a run as judge() reads them: the traced KVM's
     release (this host's, under accel kvm only: the lane's is its L1's) and
     whether QEMU's line has -overcommit cpu-pm=on."""
-    return (kernel if accel == "kvm" else None,
-            any("cpu-pm=on" in str(w) for w in qemu_cmdline or ()))
+    words = qemu_cmdline if isinstance(qemu_cmdline, list) else ()
+    return (kernel if accel == "kvm" and isinstance(kernel, str) else None,
+            any("cpu-pm=on" in str(w) for w in words))
 
 
 def rows_of(model, cls):
     """The class's predictions ({} for a class without lines) and the class they are."""
     cls = model["same"].get(cls, cls)
     return model["rows"].get(cls, {}), cls
+
+
+def _clean(side):
+    """{label: exits per iteration} of a saved side, what is not a number left
+    out (a results file can say anything)."""
+    out = {}
+    for k, v in side.items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            out[str(k)] = float(v)
+    return out
 
 
 def _misses(side):
@@ -158,8 +169,11 @@ def judge_record(model, cls, rec, kernel=None, cpu_pm=False):
     divergence is one exit in every other iteration or more
     (kvm_trace.EXITS_STEP), what KVM's code does and the load cannot."""
     e = rec.get("exits")
-    if not isinstance(e, dict) or "status" in e or "sender" not in e:
+    if not isinstance(e, dict) or "status" in e or not isinstance(e.get("sender"), dict) or \
+            not isinstance(e.get("targets"), dict):
         return None
+    e = dict(e, sender=_clean(e["sender"]), targets=_clean(e["targets"]))
+    rec = dict(rec, exits=e)
     if unmodelled_why(cls, rec, kernel, cpu_pm):
         return None
     if str(e.get("apicv", "")).startswith("inhibited") and _unaccelerated(cls):
@@ -228,7 +242,8 @@ def judge(records, cls, model=None, kernel=None, cpu_pm=False):
     out = {"class": cls, "matched": 0, "diverging": [], "unmodelled": 0, "load_misses": 0,
            "notes": [], "model": model_hash()}
     for r in records:
-        if not isinstance(r.get("exits"), dict) or "sender" not in r["exits"]:
+        if not isinstance(r, dict) or not isinstance(r.get("exits"), dict) or \
+                not isinstance(r["exits"].get("sender"), dict):
             continue
         got = judge_record(model, cls, r, kernel, cpu_pm)
         if got is None:
@@ -241,7 +256,8 @@ def judge(records, cls, model=None, kernel=None, cpu_pm=False):
         else:
             out["matched"] += 1
         out["notes"] += [{"row": " ".join(row_key(r)), "what": n} for n in notes]
-        if not want["misses"] and _misses(r["exits"]["sender"]) > kvm_trace.EXITS_TOLERANCE:
+        if not want["misses"] and _misses(_clean(r["exits"]["sender"])) > \
+                kvm_trace.EXITS_TOLERANCE:
             out["load_misses"] += 1
     return out
 

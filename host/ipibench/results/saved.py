@@ -180,8 +180,10 @@ def power_facts(host):
     for label, key in POWER_FACTS:
         v = power.get(key)
         if key == "cpuidle_states" and isinstance(v, list):
-            v = " ".join(f"{st.get('name')}" + {True: "", False: "(disabled)"}.get(
-                st.get("enabled"), "(not read)") for st in v if isinstance(st, dict)) or "none"
+            said = {True: "", False: "(disabled)"}
+            v = " ".join(f"{st.get('name')}" + (said[st["enabled"]] if isinstance(
+                st.get("enabled"), bool) else "(not read)")
+                for st in v if isinstance(st, dict)) or "none"
         elif key in ("isolated", "nohz_full") and v in ("", "(null)"):
             v = "none"
         out.append((label, None if v is None or isinstance(v, (list, dict)) else str(v)))
