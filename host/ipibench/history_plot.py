@@ -24,7 +24,8 @@ import os
 import sys
 
 from ipibench.compare.gate import parse_threshold
-from ipibench.compare.history import cmd_history, facts_diff, judge, stretch_starts
+from ipibench.compare.history import (cmd_history, facts_diff, judge_all, stretch_starts,
+                                      verdict_text)
 from ipibench.compare.model import exits_median, row_name, row_order
 from ipibench.exit_codes import EX_SAVE, EX_USAGE, ToolError
 from ipibench.report import (axis_scale, COLOURS, data_rows, display_names, figure_html,
@@ -228,14 +229,8 @@ def plots_of(series, data_dir, a):
 
 def verdicts(runs, changes, a):
     """{(row key, kind): (regressed, words)} as history judged them."""
-    threshold = parse_threshold(a.threshold)
-    out = {}
-    for key, figure in changes.items():
-        for kind in ("timing", "sender exits", "target exits"):
-            got = judge(runs, figure, kind, a.window, threshold)
-            if got:
-                out[(key, kind)] = got
-    return out
+    return {(key, j["kind"]): (j["bad"], verdict_text(j))
+            for key, j in judge_all(runs, changes, parse_threshold(a.threshold), a.window)}
 
 
 def severity(c, judged):

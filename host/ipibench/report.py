@@ -53,7 +53,7 @@ import subprocess
 from ipibench import REPO
 from ipibench.compare.formats import format_markdown, legend, table_head, table_rows
 from ipibench.compare.model import Comparison, row_key, row_order, Side
-from ipibench.exit_codes import EX_DEPS, EX_NO_OVERLAP, EX_USAGE, ToolError
+from ipibench.exit_codes import EX_DEPS, EX_NO_OVERLAP, EX_SAVE, EX_USAGE, ToolError
 from ipibench.results.files import load_set, split_by_config
 from ipibench.results.stats import median
 from ipibench.write import replace_file
@@ -1648,7 +1648,10 @@ def report(a):
             cmp = None
     out = a.out or default_out(a.inputs, pair)
     data = os.path.join(out, "data")
-    os.makedirs(data, exist_ok=True)
+    try:
+        os.makedirs(data, exist_ok=True)
+    except OSError as e:
+        raise ToolError(EX_SAVE, f"cannot write the report under {out}: {e.strerror or e}")
     names = display_names([s.name for s in sides])
     context = Context(names, sets)
     # Before and after on one panel and one scale: the comparison's sides.

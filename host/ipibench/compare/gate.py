@@ -11,11 +11,10 @@ from ipibench.compare.compare import emit, make_comparison
 from ipibench.compare.correctness import correctness_failures
 from ipibench.compare.formats import (WAKE_CHANGED, fmt_change, fmt_exits, fmt_num, fmt_p,
                                       format_markdown, format_text, plain_p, wake_cause)
-from ipibench.compare.model import exit_rises, EXITS_ALPHA, rise_text
+from ipibench.compare.model import exit_rises, EXITS_MARGIN, failed_rises, rise_text
 from ipibench.exit_codes import (EX_CORRECTNESS, EX_INCOMPARABLE, EX_MODEL_DIVERGES,
                                  EX_REGRESSION, EX_SAVE, EX_USAGE, ToolError)
 from ipibench.results.saved import AFTER_X2APIC_MARK
-from ipibench.results.stats import holm
 from ipibench.write import write_outputs
 
 
@@ -38,10 +37,9 @@ class Verdict:
 
 
 def exits_verdicts(cmp):
-    """gate --exits: one verdict a row. An exit reason whose rate rose beyond
-    kvm_trace.EXITS_TOLERANCE a target an iteration, where the count test
-    (model.exit_rises, Holm over every rise of the gate) rejects equal
-    rates, fails. A
+    """gate --exits: one verdict a row. An exit reason that rose by half an
+    exit a target an iteration, or by more than model.EXITS_MARGIN beyond
+    chance (model.exit_rises, failed_rises), fails. A
     row that one side does not have at all (a benchmark that ran on one side
     only) is listed and judged by nothing. A row both sides ran, traced on
     one side only, is not comparable, as is a side whose trace lost events
@@ -49,7 +47,7 @@ def exits_verdicts(cmp):
     missing (an exit storm overflows the ring buffer). Not comparable is exit
     30, unless a comparable row has more exits (20); so is a gate where no
     row has exit data on both sides."""
-    out, tested = [], []
+    out = []
     for side, who in ((cmp.sa, "baseline"), (cmp.sb, "candidate")):
         for boot in side.boots:
             ex = boot.run.get("exits") if isinstance(getattr(boot, "run", None), dict) else None
@@ -72,31 +70,22 @@ def exits_verdicts(cmp):
                                f"{only} only"))
             continue
         ntargets = r.key[5] if isinstance(r.key[5], int) else 1
-        rises = exit_rises(cmp.sa.exit_labels.get(r.key, []), cmp.sb.exit_labels.get(r.key, []),
+        tests = exit_rises(cmp.sa.exit_labels.get(r.key, []), cmp.sb.exit_labels.get(r.key, []),
                            ntargets)
-        tested.append((len(out), r, rises))
-        out.append(None)  # its verdict, once every row's rises are tested together
-    # Holm over every rise of every row: a night of 200 rows tests many.
-    flat = [(i, rise) for i, _, rises in tested for rise in rises]
-    rejected = holm([rise["p"] for _, rise in flat], EXITS_ALPHA)
-    failed = {}
-    for (i, rise), bad in zip(flat, rejected):
-        if bad:
-            failed.setdefault(i, []).append(rise)
-    for i, r, rises in tested:
+        worse, moved = failed_rises(tests), [t for t in tests if t["moved"]]
         msg = f"exits per iteration {fmt_exits(r.a_exits)} -> {fmt_exits(r.b_exits)}"
-        worse = failed.get(i, [])
         if worse:
             totals = ", ".join(f"{side} {a:.2f} -> {b:.2f}" for side, a, b in
                                zip(("sender", "targets"), r.a_exits, r.b_exits)
                                if any(x["side"] == side for x in worse))
-            msg = (f"more exits per iteration than the baseline ({totals}; the count test, "
-                   f"Holm at {EXITS_ALPHA:g}): " + "; ".join(
-                       f"{rise_text(x)} (p {plain_p(x['p'])})" for x in worse))
-        elif rises:
-            msg += (": " + "; ".join(f"{rise_text(x)} (p {plain_p(x['p'])})" for x in rises)
-                    + ": a rise the count test cannot tell from the host's load (not judged)")
-        out[i] = Verdict("exits", r.name, not worse, msg)
+            msg = (f"more exits per iteration than the baseline ({totals}): " + "; ".join(
+                f"{rise_text(x)} ({'a step' if x['step'] else 'p ' + plain_p(x['p'])})"
+                for x in worse))
+        elif moved:
+            msg += (": " + "; ".join(f"{rise_text(x)} (p {plain_p(x['p'])})" for x in moved)
+                    + f": a rise the count test cannot tell from the host's load, not "
+                    f"{EXITS_MARGIN} a target an iteration beyond chance (not judged)")
+        out.append(Verdict("exits", r.name, not worse, msg))
     judged = [v for v in out if not v.message.startswith((ONE_SIDE_EXITS, EXITS_INCOMPARABLE))]
     if not judged:
         why = ("no row has exit data on both sides (run.sh --exits on both)" if out else

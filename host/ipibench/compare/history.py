@@ -32,12 +32,13 @@ with TAP and JUnit as gate writes them. The verdict depends on the values alone,
 each permutation test is seeded by its segment's values."""
 import copy
 import datetime
+import math
 import os
 import sys
 
 from ipibench.compare.formats import fmt_num, plain_p
 from ipibench.compare.gate import parse_threshold, Verdict, write_junit, write_tap
-from ipibench.compare.model import (exit_rises, EXITS_ALPHA, exits_median, label_changes,
+from ipibench.compare.model import (exit_rises, exits_median, failed_rises, label_changes,
                                     rise_text, row_name, row_order, Side)
 from ipibench.exit_codes import (EX_INCOMPARABLE, EX_MISSING, EX_REGRESSION, EX_SAVE, EX_USAGE,
                                  ToolError)
@@ -46,7 +47,7 @@ from ipibench.results.changepoints import change_points, MIN_SIZE, PERMUTATIONS
 from ipibench.results.files import load_set
 from ipibench.results.night import LEVEL_NIGHTS, MIN_LEVEL_NIGHTS, NIGHT_ALPHA, night_tests
 from ipibench.results.store import host_type, series_runs, SERIES_MARK, store
-from ipibench.results.stats import bootstrap_change_ci, median
+from ipibench.results.stats import bootstrap_change_ci, holm, median, student_t_p
 from ipibench.write import write_outputs
 
 
@@ -317,35 +318,105 @@ def judge(runs, figure, kind, window, threshold):
     recent = [c for c in figure if c.kind == kind and c.at >= max(start, len(runs) - window)]
     if not recent:
         return None
-    # (level, first run it held): before the window's first change, then
-    # each one between changes that held two runs or more.
-    levels = [(recent[0].before, recent[0].prev)]
-    levels += [(c.after, c.at) for c, nxt in zip(recent, recent[1:]) if nxt.at - c.at >= 2]
-    low, since_at = min(levels, key=lambda lv: lv[0])
+    # (level, first run it held, the runs it spans): before the window's
+    # first change (back to the change before it, or the stretch's start),
+    # then each one between changes that held two runs or more.
+    mine = [c.at for c in figure if c.kind == kind]
+    back = max([at for at in mine if at < recent[0].at] + [start])
+    levels = [(recent[0].before, recent[0].prev, back, recent[0].at)]
+    levels += [(c.after, c.at, c.at, nxt.at) for c, nxt in zip(recent, recent[1:])
+               if nxt.at - c.at >= 2]
+    low, since_at, low_from, low_to = min(levels, key=lambda lv: lv[0])
     now = recent[-1].after
     since = Change(recent[-1].key, kind, since_at, low, now)
-    bad = since.grew(threshold)
+    bad, p = since.grew(threshold), None
     if kind == "timing":
         pct = 100 * (now / low - 1) if low else 0.0
         words = f"{fmt_num(low)} -> {fmt_num(now)} ({pct:+.1f}%)"
+        # A change point's level against the low one, a night the unit: its
+        # p joins the series' family (report(): Holm over every timing row).
+        # A night step was so tested already.
+        if bad and not recent[-1].night:
+            p = levels_p(runs, since.key, low_from, low_to, recent[-1].at, len(runs))
     else:
         bad, words = exits_judged(runs, since, since_at, kind)
-    return bad, f"{'regression' if bad else 'no regression'}: {kind} {words} from the level " \
-        f"of {runs[since_at].path}"
+    return {"bad": bad, "p": p, "kind": kind, "words": words, "since": runs[since_at].path}
+
+
+def levels_p(runs, key, a0, a1, b0, b1):
+    """One-sided p that the nights of runs[b0:b1] are slower than those of
+    runs[a0:a1], a night its boots' median: Welch's t over the logarithms,
+    a side of one night taking the other's spread."""
+    def logs(i, j):
+        return [math.log(median(runs[k].side.values[key])) for k in range(i, j)
+                if runs[k].side.values.get(key) and median(runs[k].side.values[key]) > 0]
+    a, b = logs(a0, a1), logs(b0, b1)
+    if not a or not b or len(a) + len(b) < 3:
+        return 1.0
+
+    def var(x):
+        m = sum(x) / len(x)
+        return sum((v - m) ** 2 for v in x) / (len(x) - 1) if len(x) > 1 else None
+    va, vb = var(a), var(b)
+    va, vb = (vb if va is None else va), (va if vb is None else vb)
+    se2 = va / len(a) + vb / len(b)
+    gap = sum(b) / len(b) - sum(a) / len(a)
+    if se2 <= 0:
+        return 0.0 if gap > 0 else 1.0
+    df = se2 ** 2 / sum(v * v / (n * n * (n - 1)) for v, n in ((va, len(a)), (vb, len(b)))
+                        if n > 1) if max(len(a), len(b)) > 1 else 1
+    p = student_t_p(gap / math.sqrt(se2), df) / 2
+    return p if gap > 0 else 1 - p
+
+
+def judge_all(runs, changes, threshold, window):
+    """[(row key, judge())] of every figure and kind with a change in the
+    window, the change points' timing regressions settled as a family over
+    the series' timing rows (settle())."""
+    out = []
+    for key, figure in changes.items():
+        for kind in ("timing", "sender exits", "target exits"):
+            j = judge(runs, figure, kind, window, threshold)
+            if j:
+                out.append((key, j))
+    rows = len({k for r in runs for k in r.side.values})
+    settle([j for _, j in out], rows, NIGHT_ALPHA)
+    return out
+
+
+def verdict_text(j):
+    """judge()'s verdict in words."""
+    return f"{'regression' if j['bad'] else 'no regression'}: {j['kind']} {j['words']} from " \
+        f"the level of {j['since']}"
+
+
+def settle(judged, rows, alpha):
+    """Change points' timing regressions, Holm over every timing row of the
+    series (rows: how many), their nights' test at alpha: what a change
+    point alone found over hundreds of rows is no regression until the
+    nights before and after it differ beyond chance as a family."""
+    cands = [j for j in judged if j["p"] is not None]
+    ps = [j["p"] for j in cands] + [1.0] * max(0, rows - len(cands))
+    for j, ok in zip(cands, holm(ps, alpha)):
+        if not ok:
+            j["bad"] = False
+            j["words"] += (f": not beyond the nights' spread over {rows} rows (p "
+                           f"{plain_p(j['p'])}, Holm at {alpha:g})")
 
 
 def exits_judged(runs, since, since_at, kind):
     """(regressed, words) of an exits kind: the newest run against the
-    level's run, each exit reason that rose put to the count test
-    (model.exit_rises; Bonferroni over the row's rises at EXITS_ALPHA)."""
+    level's run, each exit reason judged as gate judges it
+    (model.exit_rises, failed_rises)."""
     key, side = since.key, "sender" if kind.startswith("sender") else "targets"
     before = runs[since_at].side.exit_labels.get(key, [])
     after = runs[-1].side.exit_labels.get(key, [])
-    rises = [x for x in exit_rises(before, after, key[5] if isinstance(key[5], int) else 1)
+    tests = [x for x in exit_rises(before, after, key[5] if isinstance(key[5], int) else 1)
              if x["side"] == side]
-    bad = any(x["p"] <= EXITS_ALPHA / len(rises) for x in rises)
-    which = [f"{rise_text(x)}, p {plain_p(x['p'])}" for x in rises] or \
-        [w for w in label_changes(before, after) if w.startswith(side)]
+    bad = bool(failed_rises(tests))
+    rises = [x for x in tests if x["moved"]]
+    which = [f"{rise_text(x)}, {'a step' if x['step'] else 'p ' + plain_p(x['p'])}"
+             for x in rises] or [w for w in label_changes(before, after) if w.startswith(side)]
     words = f"{since.before:.2f} -> {since.after:.2f} per iteration" + \
         (f" ({'; '.join(which[:3])})" if which else "")
     if rises and not bad:
@@ -389,17 +460,15 @@ def report(runs, changes, threshold, window, name=""):
     for run in runs:
         if run.trace_gap:
             lines.append(f"history: exits of {run.path} left out: its trace {run.trace_gap}")
-    verdicts = []
     for key, figure in changes.items():
         for c in figure:
             run = runs[c.at]
             lines.append(f"  {row_name(key)}: {c.kind} {c.size()} from {run.path}")
             lines += [f"      {d}" for d in facts_diff(runs[c.prev].facts, run.facts)]
-        for kind in ("timing", "sender exits", "target exits"):
-            got = judge(runs, figure, kind, window, threshold)
-            if got:
-                check = row_name(key) + ("" if kind == "timing" else f" {kind}") + name
-                verdicts.append(Verdict("history", check, not got[0], got[1]))
+    verdicts = [Verdict("history", row_name(key) + ("" if j["kind"] == "timing"
+                                                    else f" {j['kind']}") + name,
+                        not j["bad"], verdict_text(j))
+                for key, j in judge_all(runs, changes, threshold, window)]
     refused = not_comparable(runs, name)
     lines += [f"history: {v.message}" for v in refused]
     return lines, verdicts + refused

@@ -21,7 +21,7 @@ from ipibench.results.stats import holm, mann_whitney, median, student_t_p
 
 NIGHT_ALPHA = 0.01
 # The level: the newest nights of the row's current step, at most this many.
-LEVEL_NIGHTS = 5
+LEVEL_NIGHTS = 10
 # A level needs this many nights (their spread between nights, not only
 # within one, is what a new night is set against).
 MIN_LEVEL_NIGHTS = 3

@@ -187,32 +187,3 @@ def incomplete_beta(a, b, x):
 def student_t_p(t, df):
     """Two-sided p of Student's t with df degrees of freedom."""
     return incomplete_beta(df / 2, 0.5, df / (df + t * t)) if df > 0 else 1.0
-
-
-def binomial_sf(x, n, p):
-    """P(X >= x) for X ~ Binomial(n, p): summed exactly in log space up to
-    n = 5000, beyond it the normal approximation with continuity
-    correction (a broadcast's targets can add up to tens of thousands)."""
-    if x <= 0:
-        return 1.0
-    if x > n or p <= 0:
-        return 0.0
-    if p >= 1:
-        return 1.0
-    if n > 5000:
-        mean, sd = n * p, math.sqrt(n * p * (1 - p))
-        return 0.5 * math.erfc((x - 0.5 - mean) / (sd * math.sqrt(2)))
-    logs = [math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-            + k * math.log(p) + (n - k) * math.log(1 - p) for k in range(x, n + 1)]
-    top = max(logs)
-    return min(1.0, math.exp(top) * sum(math.exp(v - top) for v in logs))
-
-
-def rate_rise_p(count_a, n_a, count_b, n_b):
-    """One-sided p that B's rate of events per unit (count_b / n_b) is above
-    A's, the conditional binomial test of two Poisson rates: given all
-    count_a + count_b events, B's share under equal rates is n_b / (n_a + n_b)."""
-    k = count_a + count_b
-    if k == 0 or n_a <= 0 or n_b <= 0:
-        return 1.0
-    return binomial_sf(count_b, k, n_b / (n_a + n_b))
