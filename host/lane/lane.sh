@@ -32,7 +32,9 @@
 #                        --append (repeat it; they run in order):
 #                        'FRAME | OPTIONS | ARGS', FRAME is [TAG.]PRESET (a
 #                        unique name: suite.x2apic), OPTIONS '-' or words:
-#                        exits (traced, as --exits), inner-timeout=S,
+#                        exits (traced, as --exits), load (beside a CPU
+#                        hog on each L1 CPU and a second QEMU under KVM,
+#                        only its own QEMU traced), inner-timeout=S,
 #                        module-param=M.P=V (as --module-param, for this
 #                        frame: the modules are loaded again before it),
 #                        machine=M and image=PATH (as --machine and
@@ -99,9 +101,10 @@ job_specs=()
 # The frames of this run, one entry per frame, in order: name, preset,
 # whether traced (0/1), inner bound in seconds, the guest's command line,
 # the module parameter it runs with (M.P=V, or empty: the modules' defaults),
-# the inner QEMU's -M (or empty) and the image it boots (an absolute path).
+# the inner QEMU's -M (or empty), the image it boots (an absolute path) and
+# whether it runs beside load (0/1: CPU hogs and a second QEMU in L1).
 frames=() job_preset=() job_exits=() job_timeout=() job_append=() job_mparam=()
-job_machine=() job_image=()
+job_machine=() job_image=() job_load=()
 
 # shellcheck source=host/lane/nested-defaults.sh
 . "$here/nested-defaults.sh"
@@ -169,7 +172,7 @@ module_param_ok() { [ -z "$1" ] || [[ "$1" =~ ^(kvm|kvm_amd)\.[a-z_]+=[A-Za-z0-9
 # count): FRAME is [TAG.]PRESET, OPTIONS '-' or words (exits,
 # inner-timeout=S), ARGS the guest's command line (it may be empty).
 parse_jobs() {
-	local spec name opts args w t x m mach img
+	local spec name opts args w t x m mach img l
 	if [ ${#job_specs[@]} -eq 0 ]; then
 		local list
 		if [ -n "$presets" ]; then
@@ -188,11 +191,12 @@ parse_jobs() {
 		name=${spec%%|*} opts=${spec#*|}
 		args=${opts#*|} opts=${opts%%|*}
 		read -r name <<<"$name"
-		x=$exits t=$inner_timeout m=$module_param mach=$machine img=$image
+		x=$exits t=$inner_timeout m=$module_param mach=$machine img=$image l=0
 		for w in $opts; do
 			case "$w" in
 			-) ;;
 			exits) x=1 ;;
+			load) l=1 ;;
 			inner-timeout=[1-9]*) t=${w#inner-timeout=}
 				[[ "$t" =~ ^[0-9]+$ ]] || die "job $name: inner-timeout wants seconds, not '$t'" ;;
 			module-param=*) m=${w#module-param=}
@@ -201,16 +205,16 @@ parse_jobs() {
 				machine_ok "$mach" || die "job $name: machine wants a QEMU -M value, not '$mach'" ;;
 			image=?*) img=${w#image=}
 				[ -f "$img" ] || [ "$dry_run" = 1 ] || die "job $name: no image at $img" ;;
-			*) die "job $name: unknown option '$w' (exits, inner-timeout=S, module-param=M.P=V, machine=M, image=PATH)" ;;
+			*) die "job $name: unknown option '$w' (exits, load, inner-timeout=S, module-param=M.P=V, machine=M, image=PATH)" ;;
 			esac
 		done
 		# Leading and trailing blanks are the spec's, not the guest's.
 		args=${args#"${args%%[![:space:]]*}"} args=${args%"${args##*[![:space:]]}"}
-		add_frame "$name" "${name##*.}" "$x" "$t" "$args" "$m" "$mach" "$img"
+		add_frame "$name" "${name##*.}" "$x" "$t" "$args" "$m" "$mach" "$img" "$l"
 	done
 }
 
-add_frame() { # name preset exits timeout append module-param machine image
+add_frame() { # name preset exits timeout append module-param machine image [load]
 	local f
 	# Names become file names and marker words.
 	[[ "$1" =~ ^([a-z0-9][a-z0-9-]*\.)?[a-z0-9][a-z0-9-]*$ ]] ||
@@ -225,20 +229,20 @@ add_frame() { # name preset exits timeout append module-param machine image
 	# a frame (one exit a print instead of one a byte); microvm has no PCI.
 	[[ " $args " == *" console="* || "$7" == microvm* ]] || args="$args console=virtio"
 	frames+=("$1") job_preset+=("$2") job_exits+=("$3") job_timeout+=("$4") job_append+=("$args")
-	job_mparam+=("$6") job_machine+=("$7") job_image+=("$(realpath -m "$8")")
+	job_mparam+=("$6") job_machine+=("$7") job_image+=("$(realpath -m "$8")") job_load+=("${9:-0}")
 }
 
 # frame_line INDEX [IMAGE]: the frame as DIR/jobs lists it (and the outer
 # VM's init reads it, with IMAGE, the image's path there, instead of the
-# host's): name|cpu|smp|extra|traced|inner bound|module param|image|command
-# line.
+# host's): name|cpu|smp|extra|traced|inner bound|module param|image|load|
+# command line.
 frame_line() {
 	local i=$1 line m=${job_machine[$1]}
 	line=$(preset_line "${job_preset[$i]}") || die "no preset '${job_preset[$i]}' in $conf"
 	[[ "$line" =~ ^[^|]*\|[^|]*\|[1-9][0-9]*\| ]] || die "preset ${job_preset[$i]}: bad smp field in $conf"
-	printf '%s|%s|%s|%s|%s|%s|%s\n' "${frames[$i]}" "${line#*|}${m:+ -M $m}" \
+	printf '%s|%s|%s|%s|%s|%s|%s|%s\n' "${frames[$i]}" "${line#*|}${m:+ -M $m}" \
 		"${job_exits[$i]}" "${job_timeout[$i]}" "${job_mparam[$i]}" "${2:-${job_image[$i]}}" \
-		"${job_append[$i]}"
+		"${job_load[$i]}" "${job_append[$i]}"
 }
 
 # Prints "name|cpu flags|smp|extra args" for one preset of presets.conf.
@@ -613,6 +617,53 @@ hang_facts() {
 
 # run_preset NAME CPU SMP EXTRA TRACED BOUND ARGS: one framed inner boot;
 # sets $st.
+# A frame beside load (the job option load): a CPU hog on every L1 CPU and
+# a second QEMU under KVM that boots the image over and over, as a busy
+# host's other tenants would; and only this frame's QEMU traced
+# (set_event_pid: its threads, then the in-kernel PIT's), so that the
+# other VM's exits are not read as this one's targets'.
+start_load() {
+	loadpids= i=0
+	while [ "$i" -lt "$(nproc)" ]; do
+		( while :; do :; done ) &
+		taskset -p "$(printf %x $((1 << i)))" $! >/dev/null 2>&1
+		loadpids="$loadpids $!" i=$((i + 1))
+	done
+	(
+		while :; do
+			qemu-system-x86_64 -accel kvm -cpu host -smp 2 -m 64M -nodefaults -display none \
+				-no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04 -kernel "$kernel" \
+				-append "plan=bench bench=send-cost,self console=serial" </dev/null >/dev/null 2>&1 &
+			echo $! >/tmp/load.qemu
+			wait $!
+		done
+	) &
+	loadpids="$loadpids $!"
+	echo "@@@ lane-info load: $i CPU hogs and a second QEMU beside $1"
+}
+stop_load() {
+	# The loop first, so that it starts no other QEMU.
+	kill $loadpids 2>/dev/null
+	[ ! -s /tmp/load.qemu ] || kill -9 "$(cat /tmp/load.qemu)" 2>/dev/null
+	wait $loadpids 2>/dev/null
+	rm -f /tmp/load.qemu
+	[ -z "$X" ] || echo >$X/set_event_pid
+}
+# trace_only PID: this QEMU's threads, and its PIT's once QEMU made it.
+trace_only() {
+	[ -n "$X" ] || return 0
+	ls /proc/$1/task | while read -r tid; do printf '%s ' "$tid"; done >$X/set_event_pid
+	n=0
+	while [ "$n" -lt 20 ]; do
+		while read -r p comm; do
+			[ "$comm" != "kvm-pit/$1" ] || { echo "$p" >>$X/set_event_pid; return 0; }
+		done <<TASKS
+$(comms /proc)
+TASKS
+		n=$((n + 1))
+		sleep 0.1
+	done
+}
 run_preset() {
 	t=$(cs)
 	[ -z "$T" ] || echo >$T/trace
@@ -660,6 +711,7 @@ run_preset() {
 	# preset sets a policy itself. microvm has no PIT.
 	pit="-global kvm-pit.lost_tick_policy=discard"
 	case " $4 " in *" -M microvm"*) vcon= pit= ;; *lost_tick_policy*) pit= ;; esac
+	[ "$8" != 1 ] || start_load "$1"
 	timeout -s KILL "$6" qemu-system-x86_64 -accel kvm -cpu "host${2:+,$2}" \
 		-smp "$3" -m 128M -nodefaults -display none -no-reboot -name ipibench,debug-threads=on \
 		-chardev file,id=con,path=/tmp/frame.console,append=on,mux=on -serial chardev:con $vcon $hr \
@@ -672,6 +724,7 @@ run_preset() {
 		hpid=$!
 	fi
 	pin_vcpus $qpid "$3"
+	[ "$8" != 1 ] || trace_only $qpid
 	[ -z "$hpid" ] || [ -z "$hk" ] || taskset -p "$hk" $hpid >/dev/null 2>&1
 	# 3 s before the bound's SIGKILL (busybox timeout execs QEMU: $qpid is QEMU's).
 	( sleep $(($6 > 6 ? $6 - 3 : 3)); kill -0 $qpid 2>/dev/null && hang_facts $qpid ) &
@@ -699,6 +752,7 @@ run_preset() {
 	[ -z "$hk" ] || taskset -p "$hk" $cpid >/dev/null 2>&1
 	wait $qpid
 	st=$?
+	[ "$8" != 1 ] || stop_load
 	kill $wpid 2>/dev/null
 	wait $wpid 2>/dev/null
 	wait $cpid
@@ -729,9 +783,9 @@ run_preset() {
 # target halts, each wake would end KVM's polling (pin_vcpus): it runs on
 # the housekeeping CPU, 0.
 pin_kthread rcu_preempt 1 >/dev/null
-while IFS='|' read -r name cpu smp extra traced_job bound mparam kernel args; do
+while IFS='|' read -r name cpu smp extra traced_job bound mparam kernel load args; do
 	[ "$mparam" = "$mp_now" ] || reload_kvm "$mparam"
-	run_preset "$name" "$cpu" "$smp" "$extra" "$traced_job" "$bound" "$args"
+	run_preset "$name" "$cpu" "$smp" "$extra" "$traced_job" "$bound" "$args" "$load"
 	# A reset: the last exits, then, if it has the outer emulator's
 	# signature (host-rip.sh), or if no vCPU left the guest with a SHUTDOWN
 	# exit (a guest's own triple fault is one, as reset.x2apic's is: this
@@ -749,10 +803,10 @@ while IFS='|' read -r name cpu smp extra traced_job bound mparam kernel args; do
 		[ -z "$v" ] || grep " kvm_exit: vcpu $v " $T/trace | tail -n 12 | sed 's/^ */outer-trace: /'
 		if sig=$(sh /lane/host-rip.sh /proc/modules $T/trace); then
 			echo "@@@ lane-rerun $name host-rip=${sig% *} ${sig#* }"
-			run_preset "$name" "$cpu" "$smp" "$extra" "$traced_job" "$bound" "$args"
+			run_preset "$name" "$cpu" "$smp" "$extra" "$traced_job" "$bound" "$args" "$load"
 		elif ! grep -q ' kvm_exit: .* reason shutdown ' $T/trace; then
 			echo "@@@ lane-rerun $name no-shutdown-exit: the reset came with no SHUTDOWN exit"
-			run_preset "$name" "$cpu" "$smp" "$extra" "$traced_job" "$bound" "$args"
+			run_preset "$name" "$cpu" "$smp" "$extra" "$traced_job" "$bound" "$args" "$load"
 		fi
 	fi
 done </lane/jobs
@@ -1035,7 +1089,7 @@ main() {
 	trap 'rm -rf "$tmp"' EXIT
 	for i in "${!frames[@]}"; do pending+=("$i"); done
 	while :; do
-		echo "# outer boot $boot (image $image): frame|cpu|smp|extra|traced|inner bound|module param|image|command line" >>"$out/jobs"
+		echo "# outer boot $boot (image $image): frame|cpu|smp|extra|traced|inner bound|module param|image|load|command line" >>"$out/jobs"
 		build_initrd "$tmp/boot$boot" "${pending[@]}"
 		bound=${timeout:-$((60 + 120 * ${#pending[@]}))}
 		first=$(($(wc -l <"$out/outer.log") + 1))

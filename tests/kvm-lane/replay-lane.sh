@@ -50,11 +50,15 @@ fi
 want=$("$here/host/lane/lane.sh" --dry-run --image "$image" --presets "$preset" \
 	${machine:+--machine "$machine"} ${exits:+--exits} ${mparam:+--module-param "$mparam"} \
 	--append "$append") || exit 1
-# DIR/jobs: frame|cpu|smp|extra|traced|inner bound|module param|image|command line.
-frame=$(awk -F'|' -v w="$want" '
+# DIR/jobs: frame|cpu|smp|extra|traced|inner bound|module param|image|load|
+# command line. The inner bound is not matched, nor the load: a frame beside
+# load is replayed only where KVM_LANE_FRAME names it (the lane test's), and
+# no other frame is taken for it.
+want=$(echo "$want" | cut -d'|' -f1-6,8-)
+frame=$(awk -F'|' -v w="$want" -v named="${KVM_LANE_FRAME:-}" '
 	/^#/ { next }
-	{ f = $1; l = $2 "|" $3 "|" $4 "|" $5; for (i = 7; i <= NF; i++) l = l "|" $i }
-	l == w { print f; exit }' "$dir/jobs")
+	{ f = $1; l = $2 "|" $3 "|" $4 "|" $5 "|" $7 "|" $8; for (i = 10; i <= NF; i++) l = l "|" $i }
+	l == w && (named == "" ? $9 == "0" : f == named) { print f; exit }' "$dir/jobs")
 if [ -z "$frame" ] || [ ! -s "$dir/$frame.status" ]; then
 	echo "kvm-lane: error: no finished frame of '$want' in $dir/jobs" >&2
 	exit 1
