@@ -29,9 +29,10 @@ from ipibench.compare.history import (cmd_history, facts_diff, judge_all, stretc
 from ipibench.compare.model import exits_median, row_name, row_order
 from ipibench.exit_codes import EX_SAVE, EX_USAGE, ToolError
 from ipibench.report import (axis_scale, COLOURS, data_rows, display_names, figure_html,
-                             figure_markdown, gnuplot_path, gp_lines, gp_str, html_page,
-                             html_table, md_table, metric_head, Plot, run_gnuplot, slug,
-                             split_title, state_words, targets_words, variant_words)
+                             figure_markdown, gnuplot_path, gp_lines, gp_str, gp_tics,
+                             html_page, html_table, log_ticks, md_table, metric_head, Plot,
+                             run_gnuplot, slug, split_title, state_words, targets_words,
+                             variant_words)
 from ipibench.results.stats import median
 from ipibench.write import replace_file
 
@@ -122,10 +123,22 @@ def timing_panel(src, blocks, runs, key, changes, unit, window):
                            "1:2", f"histeps lc rgb '{LEVEL}' lw 1.5",
                            "level between changes (median)"))
     return ["unset arrow"] + marks(changes, ("timing",), splits) + \
-        [f"set ylabel {gp_str('median p50, ' + axis_unit)}", "set yrange [0:*]",
-         "set title 'timing'",
+        [f"set ylabel {gp_str('median p50, ' + axis_unit)}"] + y_axis(points, div) + \
+        ["set title 'timing'",
          "plot " + ", ".join(plot + legend_marks(changes, ("timing",), splits,
                                                  min(window, len(runs))))]
+
+
+def y_axis(points, div):
+    """The timing panel's y axis: linear from 0, or logarithmic where a step
+    dwarfs the baseline (the runs' values span ten times or more), so that
+    the nights before it are not a flat line at the bottom."""
+    lo = min((p[2] for p in points if p[2] > 0), default=0)
+    hi = max(p[3] for p in points)
+    if lo <= 0 or hi / lo < 10:
+        return ["unset logscale y", "set ytics autofreq", "set yrange [0:*]"]
+    return ["set logscale y", gp_tics("y", log_ticks(lo / div, hi / div, 1)),
+            f"set yrange [{lo / div / 1.2:.6g}:{hi / div * 1.2:.6g}]"]
 
 
 def exits_panel(src, blocks, runs, key, changes, window):
@@ -139,7 +152,8 @@ def exits_panel(src, blocks, runs, key, changes, window):
                    f"linespoints lc rgb '{TARGETS}' pt 9 ps 0.8", "the targets' exits")]
     splits = stretch_starts(runs, "exits")
     return ["unset arrow"] + marks(changes, EXITS_KINDS, splits) + \
-        ["set ylabel 'exits per iteration'", "set yrange [0:*]",
+        ["set ylabel 'exits per iteration'", "unset logscale y", "set ytics autofreq",
+         "set yrange [0:*]",
          "set title 'exits per iteration (median over boots)'",
          "plot " + ", ".join(plot + legend_marks(changes, EXITS_KINDS, splits,
                                                  min(window, len(runs))))]

@@ -1032,6 +1032,20 @@ def _(s):
           f"--report-all: {len(figures(every))} figures, {len(synth.ROWS)} rows")
 
 
+@set_case("history --report: a step that dwarfs the baseline (ten times or more) draws the timing "
+          "panel on a log axis, with 1-2-5 ticks and no scientific notation; a small one on a "
+          "linear axis from 0")
+def _(s):
+    from ipibench import history_plot as HP
+    small = [(1, 1000.0, 990.0, 1010.0), (2, 1100.0, 1090.0, 1110.0)]
+    check(HP.y_axis(small, 1) == ["unset logscale y", "set ytics autofreq", "set yrange [0:*]"],
+          f"{HP.y_axis(small, 1)}")
+    big = [(1, 1000.0, 990.0, 1010.0), (2, 2.0e5, 1.9e5, 2.1e5)]
+    cmds = HP.y_axis(big, 1e3)
+    check(cmds[0] == "set logscale y" and cmds[1].startswith("set ytics (") and
+          "e+" not in cmds[1] and cmds[2].startswith("set yrange [0.825:"), f"{cmds}")
+
+
 @set_case("history --report: no gnuplot is exit 9 before any run is read; --report-all alone "
           "is exit 2; with --store, each series the runs were filed in")
 def _(s):
