@@ -48,14 +48,15 @@ def key(r):
     return (f"bench{r:03d}", "metric", "variant", "backend", "running", 1)
 
 
-def series(rows, nights, seed, step_at=None, factor=1.0):
-    """nights of rows rows; row 0 times factor from step_at on."""
+def series(rows, nights, seed, step_at=None, factor=1.0, noisy=True):
+    """nights of rows rows; row 0 times factor from step_at on; noisy: every
+    NOISY-th row swings NOISY_NIGHT a night (else all swing NIGHT_NOISE)."""
     rng = random.Random(seed)
     out = []
     for i in range(nights):
         values = {}
         for r in range(rows):
-            night = max(0.2, 1 + rng.gauss(0, NOISY_NIGHT if r % NOISY == NOISY - 1
+            night = max(0.2, 1 + rng.gauss(0, NOISY_NIGHT if noisy and r % NOISY == NOISY - 1
                                            else NIGHT_NOISE))
             f = factor if step_at is not None and i >= step_at and r == 0 else 1.0
             values[key(r)] = [1000 * f * night * (1 + rng.gauss(0, BOOT_NOISE))
@@ -93,9 +94,9 @@ def nights_to_catch(factor, seed, rows, most=8):
     return None
 
 
-def false_alarms(seed, rows, nights=NIGHTS):
+def false_alarms(seed, rows, nights=NIGHTS, noisy=True):
     """(clean nights judged, those that failed), each night as the newest."""
-    runs = series(rows, nights, seed)
+    runs = series(rows, nights, seed, noisy=noisy)
     steps = prepare(runs)
     judged = range(history.MIN_LEVEL_NIGHTS, nights)
     return len(judged), sum(bool(regressed(runs[:n + 1], steps)) for n in judged)

@@ -15,11 +15,25 @@ PROG = "./run.sh"
 
 class UsageError(Exception):
     """A bad option: exit 2, the message after "run.sh: ", and the help text
-    printed first (on stderr) when usage is given."""
+    printed first (on stderr) when usage is given; hint: a line after it,
+    where the help is."""
 
-    def __init__(self, message, usage=None):
+    def __init__(self, message, usage=None, hint=None):
         super().__init__(message)
-        self.code, self.message, self.usage = EX_USAGE, message, usage
+        self.code, self.message, self.usage, self.hint = EX_USAGE, message, usage, hint
+
+
+def help_hint(sub=""):
+    """Where a mistaken command line's help is: one line."""
+    cmd = f"{PROG} {sub}".strip()
+    return f"{cmd} --help lists {'its options' if sub else 'every option'} (docs/cli-reference.md)"
+
+
+def did_you_mean(word, options):
+    """' (did you mean --x?)' for the nearest of options, or ''."""
+    near = difflib.get_close_matches(word.partition("=")[0], [o for o in options
+                                                              if o.startswith("--")], 1, 0.8)
+    return f" (did you mean {near[0]}?)" if near and word.startswith("--") else ""
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -48,6 +62,19 @@ class Parser(argparse.ArgumentParser):
         kw.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, add_help=prefix is None, allow_abbrev=False, **kw)
         self.prefix = prefix
+
+    def error(self, message):
+        """argparse's mistakes in run.sh's voice, as read_options words its
+        own: the reason (with a did-you-mean for an unknown option) and
+        where the help is, two lines, exit 2; never the whole usage."""
+        who = self.prog.replace("./", "", 1)
+        words = message.split(": ", 1)
+        if words[0] == "unrecognized arguments" and len(words) == 2:
+            first = words[1].split()[0]
+            message = f"unknown option '{first}'" + \
+                did_you_mean(first, list(self._option_string_actions))
+        sub = self.prog[len(PROG):].strip()
+        self.exit(EX_USAGE, f"{who}: {message}\n{who}: {help_hint(sub)}\n")
 
 
 def read_options(p, argv, ns, stop_at_dashes=True, unknown_ok=False):
@@ -78,10 +105,9 @@ def read_options(p, argv, ns, stop_at_dashes=True, unknown_ok=False):
             action, a = table[name], name
         elif a not in table:
             if not unknown_ok:
-                near = difflib.get_close_matches(name, [o for o in table if o.startswith("--")], 1,
-                                                 0.8)
-                hint = f" (did you mean {near[0]}?)" if near and a.startswith("--") else ""
-                raise UsageError(f"{prefix}unknown option '{a}'{hint}", p.format_help())
+                sub = prefix.rstrip(": ")
+                raise UsageError(f"{prefix}unknown option '{a}'{did_you_mean(a, table)}",
+                                 hint=help_hint(sub))
             unknown.append(a)
             i += 1
             continue

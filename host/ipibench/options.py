@@ -11,7 +11,7 @@ import os
 import re
 
 from ipibench.boot.qemu import MACHINES
-from ipibench.command_line import Parser, PROG, read_options, UsageError
+from ipibench.command_line import help_hint, Parser, PROG, read_options, UsageError
 
 ACCELS = ("kvm", "tcg", "tcg-single", "kvm-in-tcg", "xen-in-tcg", "auto")
 
@@ -476,7 +476,7 @@ def parse_matrix(argv):
         o.help = True
         return o
     if not o.presets:
-        raise UsageError("matrix: --presets is required", p.format_help())
+        raise UsageError("matrix: --presets is required", hint=help_hint("matrix"))
     check_pin(o, "matrix: ")
     if not _count(o.boots):
         raise UsageError(f"matrix: --boots takes a positive count, not '{o.boots}'")
@@ -547,7 +547,7 @@ def parse_ab(argv):
         o.help = True
         return o
     if not o.spec:
-        raise UsageError("ab: --module-param MODULE.PARAM=A,B is required", p.format_help())
+        raise UsageError("ab: --module-param MODULE.PARAM=A,B is required", hint=help_hint("ab"))
     check_pin(o, "ab: ")
     if not o.boots.isdigit() or int(o.boots) < 1:
         raise UsageError(f"ab: --boots takes a count, not '{o.boots}'")

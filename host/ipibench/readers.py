@@ -157,7 +157,11 @@ COMMANDS = {"compare": cmd_compare, "gate": cmd_gate, "report": cmd_report,
 
 
 def main(argv):
-    a = parser().parse_args(argv)
+    p = parser()
+    a, rest = p.parse_known_args(argv)
+    if rest:
+        # Said by the subcommand's parser, which knows its own options.
+        p.commands[a.cmd].error(f"unrecognized arguments: {' '.join(rest)}")
     try:
         return COMMANDS[a.cmd](a)
     except ToolError as e:

@@ -415,13 +415,14 @@ def _(s):
     check(len(regressed) == 1, f"only the stepped row: {regressed}")
 
 
-@case("history: 20 simulated clean nights of 220 rows (5 boots, 2% boot and 1% night noise, 15% "
-      "for 1 row in 10) fail none; a 1.5x step among them fails the night it appears "
-      "(tools/simulate_nights.py)")
+@case("history: 20 simulated clean nights of 220 rows (5 boots, 2% boot and 1% night noise) "
+      "fail none; a 1.5x step among them fails the night it appears (tools/simulate_nights.py)")
 def _(s):
     sys.path.insert(0, os.path.join(REPO, "tools"))
     import simulate_nights as sim
-    judged, failed = sim.false_alarms(1000, 220, 20)
+    # The issue's noise (2% a boot, 1% a night); the noisy rows' cost
+    # (E-Divisive's permutations on them) is the tool's, not the suite's.
+    judged, failed = sim.false_alarms(1000, 220, 20, noisy=False)
     check(judged == 17 and failed == 0, f"{failed} of {judged} clean nights failed")
     # docs/nightly.md's table is the tool's output: its first series agrees.
     doc = open(os.path.join(REPO, "docs", "nightly.md")).read()

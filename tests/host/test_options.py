@@ -43,7 +43,7 @@ def _(_s):
 
 @case("run.sh run options: every bad one exits 2 with its message")
 def _(_s):
-    for argv, msg, usage in ((["--bogus"], "unknown option '--bogus'", True),
+    for argv, msg, usage in ((["--bogus"], "unknown option '--bogus'", False),
                              (["--smp"], "--smp needs a value", False),
                              (["--preset", ""], "--preset needs a value", False),
                              (["--machine", "foo"], "--machine takes pc, q35, microvm or "
@@ -71,6 +71,8 @@ def _(_s):
         except O.UsageError as e:
             check(e.code == 2 and e.message == msg, f"{argv}: {e.code} {e.message!r}")
             check((e.usage == O.USAGE_RUN) == usage, f"{argv}: usage {e.usage is not None}")
+            check(not argv[0] == "--bogus" or e.hint.startswith("./run.sh --help lists"),
+                  f"{argv}: where the help is: {e.hint!r}")
     # Every option the parser takes is in the help text, and the other way round.
     listed = {w.split("[")[0] for line in O.USAGE_RUN.splitlines() for w in line.split()
               if w.startswith("--") and line.startswith("  -")}

@@ -17,7 +17,7 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
-from harness import (Fail, case_begins, check, expect, png_ok, registry, run_cmd,
+from harness import (Fail, case_begins, check, expect, IPIBENCH, png_ok, registry, run_cmd,
                      selected, stand_in_tracefs, svg_ok)
 
 import hosts
@@ -879,6 +879,17 @@ def _(ctx):
     os.chmod(fake, 0o755)
     expect(run("--accel", "tcg", "--no-save", env={"QEMU": fake}), 27, "QEMU 7.2", "too old")
     expect(run("--bogus"), 2, "unknown option")
+    # One voice: every subcommand answers an unknown option in a few lines,
+    # the reason, a did-you-mean, where the help is; never the whole help.
+    for sub in ([], ["run"], ["matrix"], ["ab"], ["list"], ["compare"], ["gate"], ["report"],
+                ["history"], ["model"], ["lava"]):
+        rc, out, err = run_cmd(IPIBENCH + sub + ["--exitz"])
+        lines = (out + err).strip().splitlines()
+        check(rc == 2 and len(lines) <= 5 and "--help lists" in lines[-1] and
+              not any(line.startswith("usage:") for line in lines),
+              f"{sub}: exit {rc}, {len(lines)} lines: {lines[:6]}")
+    rc, out, err = run_cmd(IPIBENCH + ["--exit"])
+    check("did you mean --exits?" in err, f"no did-you-mean: {err}")
     expect(run("matrix", "--presets", "xapic", "--boots", "0"), 2, "--boots")
 
 

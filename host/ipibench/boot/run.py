@@ -154,6 +154,8 @@ def usage_error(e):
     if e.usage:
         sys.stderr.write(e.usage)
     say(f"run.sh: {e.message}")
+    if getattr(e, "hint", None):
+        say(f"run.sh: {e.hint}")
     return e.code
 
 
