@@ -89,7 +89,9 @@ def check_whole(boots, path):
     """Refuses a partial night: a matrix configuration with fewer boots
     than the matrix planned (run.matrix), or one a signal stopped (exit 11).
     Stored, it would set a level from one boot of five."""
-    planned = max((b.run.get("matrix") or {}).get("boots", 0) or 0 for b in boots)
+    said = [b.run["matrix"] if isinstance(b.run.get("matrix"), dict) else {}
+            for b in boots]
+    planned = max([m["boots"] for m in said if isinstance(m.get("boots"), int)] + [0])
     whole = [b for b in boots if b.run.get("exit") != EX_INTERRUPTED]
     if planned and len(whole) < planned:
         raise ToolError(EX_PARTIAL, f"{path}: a partial night: {len(whole)} of the {planned} "
