@@ -217,23 +217,24 @@ def row_plot(name, data_dir, runs, key, changes, a):
 
 
 def series_of(a, judged):
-    """[(name, runs, {row key: changes}, [row keys to draw])] of the groups
-    history judged (cmd_history's judged: with --store, the series of two
-    runs or more it added to)."""
+    """[(name, runs, {row key: changes}, [row keys to draw], verdicts())] of
+    the groups history judged (cmd_history's judged: with --store, the
+    series of two runs or more it added to), each judged once for the page."""
     out = []
     for host, runs, changes in judged:
         keys = set(changes)
         if a.report_all:
             for r in runs:
                 keys |= set(r.side.values) | set(r.side.exits)
-        out.append((host, runs, changes, sorted(keys, key=row_order)))
+        out.append((host, runs, changes, sorted(keys, key=row_order),
+                    verdicts(runs, changes, a)))
     return out
 
 
 def plots_of(series, data_dir, a):
     """{host type: [Plot]}: a figure per row to draw."""
     out = {}
-    for n, (host, runs, changes, keys) in enumerate(series):
+    for n, (host, runs, changes, keys, _) in enumerate(series):
         prefix = ("history", n + 1) if len(series) > 1 else ("history",)
         plots = [row_plot(slug(*prefix, row_name(k)), data_dir, runs, k, changes.get(k, []), a)
                  for k in keys]
@@ -266,11 +267,11 @@ def change_rows(runs, changes, judged):
              "; ".join(facts_diff(runs[c.prev].facts, runs[c.at].facts)) or "-") for c in cs]
 
 
-def verdict_line(series, a):
+def verdict_line(series):
     """The page's opening line: what the verdict failed on, or that nothing did."""
     bad = []
-    for host, runs, changes, _ in series:
-        for (key, kind), (regressed, words) in verdicts(runs, changes, a).items():
+    for _, _, _, _, judged in series:
+        for (key, kind), (regressed, words) in judged.items():
             if regressed:
                 bad.append(f"{row_name(key)} ({kind}): {words}")
     if not bad:
@@ -300,14 +301,14 @@ def intro(series, a):
 def page_html(series, plots, a):
     e = html.escape
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    head, bad = verdict_line(series, a)
+    head, bad = verdict_line(series)
     body = [f"<h1>{e(TITLE)}</h1>", f"<p><strong>{e(head)}</strong></p>"]
     body += ["<ul>"] + [f"<li>{e(b)}</li>" for b in bad] + ["</ul>"] if bad else []
     body += [f"<p>generated {now}; {e(intro(series, a))}</p>"]
-    for host, runs, changes, _ in series:
+    for host, runs, changes, _, judged in series:
         mine = plots[host]
         body += [f"<h2>{e(host)}</h2>", "<h3>Changes, the most severe first</h3>"]
-        rows = change_rows(runs, changes, verdicts(runs, changes, a))
+        rows = change_rows(runs, changes, judged)
         body += html_table(CHANGE_HEAD, rows) if rows else \
             [f"<p>no figure changed over these {len(runs)} runs</p>"]
         body += ["<h3>Figures</h3>", "<ul>"] + \
@@ -321,12 +322,12 @@ def page_html(series, plots, a):
 
 
 def page_markdown(series, plots, a):
-    head, bad = verdict_line(series, a)
+    head, bad = verdict_line(series)
     lines = [f"# {TITLE}", "", f"**{head}**", ""] + [f"- {b}" for b in bad] + \
         ([""] if bad else []) + [intro(series, a), ""]
-    for host, runs, changes, _ in series:
+    for host, runs, changes, _, judged in series:
         mine = plots[host]
-        rows = change_rows(runs, changes, verdicts(runs, changes, a))
+        rows = change_rows(runs, changes, judged)
         lines += [f"## {host}", "", "### Changes, the most severe first", ""]
         lines += md_table(CHANGE_HEAD, rows) if rows else \
             [f"no figure changed over these {len(runs)} runs"]

@@ -695,12 +695,12 @@ deadline: $(grep -o 'deadline=[0-9]*' "$cdir/x2apic-smp2/boot1/console.log" 2>/d
 		nightly_test "$mdir" "$cdir" || return 1
 		load_night_test "$mdir" "$cdir"
 	}
-	# shift_started SRC DST DAYS: a copy of the matrix folder SRC at DST,
-	# its boots started DAYS days after SRC's first (the next nights).
+	# shift_started REF SRC DST DAYS: a copy of the matrix folder SRC at DST,
+	# its boots started DAYS days after REF's first (the next nights).
 	shift_started() {
-		rm -rf "$2"
-		cp -r "$1" "$2"
-		python3 - "$1" "$2" "$3" <<-'EOF'
+		rm -rf "$3"
+		cp -r "$2" "$3"
+		python3 - "$1" "$3" "$4" <<-'EOF'
 			import glob, json, sys, datetime
 			start = json.load(open(sorted(glob.glob(sys.argv[1] + "/*/*/results.json"))[0]))["run"]["started"]
 			day = datetime.datetime.strptime(start, "%Y-%m-%dT%H:%M:%SZ") + datetime.timedelta(days=int(sys.argv[3]))
@@ -724,8 +724,8 @@ $(grep -h '^@@@ lane-info load:' "$base/lane/matrix-load.x2apic.log" "$base/lane
 			"^@@@ lane-info load: 2 CPU hogs and a second QEMU beside matrix-load.x2apic" \
 			"^@@@ lane-info load: 2 CPU hogs and a second QEMU beside matrix-cand.x2apic" || return 1
 		rm -rf "$store"
-		shift_started "$ldir" "$base/nightly-load-1" 1 || return 1
-		shift_started "$cdir" "$base/nightly-load-2" 2 || return 1
+		shift_started "$1" "$ldir" "$base/nightly-load-1" 1 || return 1
+		shift_started "$1" "$cdir" "$base/nightly-load-2" 2 || return 1
 		out=$(./run.sh history --store "$store" "$1" 2>&1)
 		expect_run "history of the lane's nights beside load: the quiet first night" 0 $? "$out" \
 			"^history: [^/]*/x2apic-smp2-exits: 1 run, the first of its series" || return 1
@@ -747,16 +747,7 @@ $(grep -h '^@@@ lane-info load:' "$base/lane/matrix-load.x2apic.log" "$base/lane
 	nightly_test() {
 		local out store="$base/nightly" next="$base/nightly-next"
 		rm -rf "$store" "$next" "$base/nightly.md"
-		cp -r "$2" "$next"
-		python3 - "$1" "$next" <<-'EOF' || return 1
-			import glob, json, sys, datetime
-			start = json.load(open(glob.glob(sys.argv[1] + "/*/*/results.json")[0]))["run"]["started"]
-			day = datetime.datetime.strptime(start, "%Y-%m-%dT%H:%M:%SZ") + datetime.timedelta(days=1)
-			for path in glob.glob(sys.argv[2] + "/*/*/results.json"):
-			    doc = json.load(open(path))
-			    doc["run"]["started"] = day.strftime("%Y-%m-%dT%H:%M:%SZ")
-			    json.dump(doc, open(path, "w"))
-		EOF
+		shift_started "$1" "$2" "$next" 1 || return 1
 		out=$(./run.sh history --store "$store" "$1" --summary "$base/nightly.md" 2>&1)
 		expect_run "run.sh history --store of the lane's exits matrix: the first night of its series" \
 			0 $? "$out" "^history: stored .* as $store/[^/]*/x2apic-smp2-exits/" \

@@ -3,7 +3,6 @@
 import json
 
 from ipibench.compare.model import label_changes, ROW_FIELDS
-from ipibench.kvmhost import trace as kvm_trace
 from ipibench.results.saved import AFTER_X2APIC_MARK
 
 
@@ -190,8 +189,8 @@ def exit_change_lines(cmp, every=False):
         if which and r.a_exits and r.b_exits:
             lines.append(f"{r.name}: {'; '.join(which)}")
     if lines:
-        lines.insert(0, f"exit reasons that moved, A -> B (per iteration, median over boots; a "
-                        f"change from {kvm_trace.EXITS_STEP} is gate --exits' regression):")
+        lines.insert(0, "exit reasons that moved, A -> B (per iteration, median over boots; "
+                        "gate --exits judges each: docs/nightly.md):")
     return lines
 
 
@@ -230,9 +229,14 @@ def model_lines(cmp):
         out += [f"host model: {tag} diverges: {d['row']} ({d['class']}): {d['what']} "
                 f"({d['boots']} of {m['boots']} boots)" for d in m["diverging"]]
     if out:
-        version = next(m["model"] for m in (cmp.model["a"], cmp.model["b"]) if m)
-        out.append(f"host model: host/ipibench/kvmhost/host-model.conf {version}")
+        out.append(f"host model: host/ipibench/kvmhost/host-model.conf {model_version(cmp)}")
     return out
+
+
+def model_version(cmp):
+    """The model file's version that judged the sides (host_model.model_hash)."""
+    return next((m["model"] for m in (cmp.model["a"], cmp.model["b"]) if m and m.get("model")),
+                "the model")
 
 
 def warning_lines(cmp):

@@ -10,8 +10,10 @@ import xml.etree.ElementTree as ET
 from ipibench.compare.compare import emit, make_comparison
 from ipibench.compare.correctness import correctness_failures
 from ipibench.compare.formats import (WAKE_CHANGED, fmt_change, fmt_exits, fmt_num, fmt_p,
-                                      format_markdown, format_text, plain_p, wake_cause)
-from ipibench.compare.model import exit_rises, EXITS_MARGIN, failed_rises, rise_text
+                                      format_markdown, format_text, model_version, plain_p,
+                                      wake_cause)
+from ipibench.compare.model import (exit_rises, EXITS_MARGIN, failed_rises, ntargets_of,
+                                    rise_text)
 from ipibench.exit_codes import (EX_CORRECTNESS, EX_INCOMPARABLE, EX_MODEL_DIVERGES,
                                  EX_REGRESSION, EX_SAVE, EX_USAGE, ToolError)
 from ipibench.results.saved import AFTER_X2APIC_MARK
@@ -69,9 +71,8 @@ def exits_verdicts(cmp):
                                f"{ONE_SIDE_EXITS}: exit data in the {only} only, the row in the "
                                f"{only} only"))
             continue
-        ntargets = r.key[5] if isinstance(r.key[5], int) else 1
         tests = exit_rises(cmp.sa.exit_labels.get(r.key, []), cmp.sb.exit_labels.get(r.key, []),
-                           ntargets)
+                           ntargets_of(r.key))
         worse, moved = failed_rises(tests), [t for t in tests if t["moved"]]
         msg = f"exits per iteration {fmt_exits(r.a_exits)} -> {fmt_exits(r.b_exits)}"
         if worse:
@@ -97,12 +98,6 @@ def exits_verdicts(cmp):
 # gate --exits: a row on one side only (listed), and what cannot be judged.
 ONE_SIDE_EXITS = "not judged"
 EXITS_INCOMPARABLE = "not comparable"
-
-
-def model_version(cmp):
-    """The model file's version that judged the sides (host_model.model_hash)."""
-    return next((m["model"] for m in (cmp.model["a"], cmp.model["b"]) if m and m.get("model")),
-                "the model")
 
 
 def model_verdicts(cmp):

@@ -39,7 +39,7 @@ import sys
 from ipibench.compare.formats import fmt_num, plain_p
 from ipibench.compare.gate import parse_threshold, Verdict, write_junit, write_tap
 from ipibench.compare.model import (exit_rises, exits_median, failed_rises, label_changes,
-                                    rise_text, row_name, row_order, Side)
+                                    ntargets_of, rise_text, row_name, row_order, Side)
 from ipibench.exit_codes import (EX_INCOMPARABLE, EX_MISSING, EX_REGRESSION, EX_SAVE, EX_USAGE,
                                  ToolError)
 from ipibench.kvmhost import trace as kvm_trace
@@ -208,7 +208,7 @@ def exits_changes(runs, key):
     night adds up), in the run where it appears; within a stretch of
     comparable runs, and never from a run whose trace lost events."""
     out = []
-    for side, name in ((0, "sender exits"), (1, "target exits")):
+    for side, name, who in ((0, "sender exits", "sender"), (1, "target exits", "targets")):
         level, last = None, None
         for i, r in enumerate(runs):
             ex = exits_median(r.side.exits.get(key, [])) if not r.trace_gap else None
@@ -219,9 +219,8 @@ def exits_changes(runs, key):
             elif abs(ex[side] - level[1]) > kvm_trace.EXITS_TOLERANCE:
                 # The facts beside it: the last run before it with exits.
                 c = Change(key, name, i, level[1], ex[side], prev=last)
-                c.which = [w for w in label_changes(runs[level[0]].side.exit_labels.get(key, []),
-                                                    r.side.exit_labels.get(key, []))
-                           if w.startswith(name.split()[0].replace("target", "targets"))]
+                c.which = label_changes(runs[level[0]].side.exit_labels.get(key, []),
+                                        r.side.exit_labels.get(key, []), who)
                 out.append(c)
                 level = (i, ex[side])
             last = i
@@ -411,12 +410,11 @@ def exits_judged(runs, since, since_at, kind):
     key, side = since.key, "sender" if kind.startswith("sender") else "targets"
     before = runs[since_at].side.exit_labels.get(key, [])
     after = runs[-1].side.exit_labels.get(key, [])
-    tests = [x for x in exit_rises(before, after, key[5] if isinstance(key[5], int) else 1)
-             if x["side"] == side]
+    tests = [x for x in exit_rises(before, after, ntargets_of(key)) if x["side"] == side]
     bad = bool(failed_rises(tests))
     rises = [x for x in tests if x["moved"]]
     which = [f"{rise_text(x)}, {'a step' if x['step'] else 'p ' + plain_p(x['p'])}"
-             for x in rises] or [w for w in label_changes(before, after) if w.startswith(side)]
+             for x in rises] or label_changes(before, after, side)
     words = f"{since.before:.2f} -> {since.after:.2f} per iteration" + \
         (f" ({'; '.join(which[:3])})" if which else "")
     if rises and not bad:

@@ -316,12 +316,15 @@ def judged_labels(side):
     return {k: v for k, v in out.items() if kvm_trace.judged_total({k: v})}
 
 
-def label_changes(before, after):
+def label_changes(before, after, only=None):
     """What moved between two lists of per-boot label dicts (Side.exit_labels),
-    each side apart: ["sender msr (ID read) 0.00 -> 1.00", ...], the largest
-    move first; only moves beyond kvm_trace.EXITS_TOLERANCE."""
+    each side apart (only: that side, "sender" or "targets"): ["sender msr
+    (ID read) 0.00 -> 1.00", ...], the largest move first; only moves beyond
+    kvm_trace.EXITS_TOLERANCE."""
     out = []
     for i, side in enumerate(("sender", "targets")):
+        if only not in (None, side):
+            continue
         labels = {k for boot in before + after for k in boot[i]}
         for k in labels:
             a = median([boot[i].get(k, 0.0) for boot in before]) if before else 0.0
@@ -380,6 +383,11 @@ def failed_rises(tests):
     test Holm rejects over the row's exit reasons."""
     rejected = holm([t["p"] for t in tests], EXITS_ALPHA)
     return [t for t, bad in zip(tests, rejected) if t["moved"] and (t["step"] or bad)]
+
+
+def ntargets_of(key):
+    """A row key's target count (ROW_FIELDS' ntargets), 1 where not a number."""
+    return key[5] if isinstance(key[5], int) else 1
 
 
 def rise_text(rise):

@@ -5,6 +5,7 @@ predicts for a record, and the judgement of a run's records against it.
 A record the class has no line for is not modelled; one measured while
 APICv/AVIC was inhibited for the VM is judged against its vendor's
 unaccelerated class, and says so."""
+import functools
 import hashlib
 import os
 
@@ -33,10 +34,12 @@ def _number(text, where):
     return v
 
 
+@functools.lru_cache(maxsize=None)
 def model_hash(path=MODEL_FILE):
     """The model file's version, as its verdicts name it: the first 12 hex
     digits of its SHA-256 ("sha256:..."), so that a verdict says which
-    predictions judged it."""
+    predictions judged it. Read once a process: every boot of a comparison
+    and every record judged names it."""
     with open(path, "rb") as f:
         return "sha256:" + hashlib.sha256(f.read()).hexdigest()[:12]
 

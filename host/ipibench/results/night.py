@@ -13,8 +13,8 @@ only beyond the effect floor (history's --threshold) as well. The boots
 alone would not do: boots of one night share its host state, so a clean
 night wanders from the level by more than its boots' spread says; the
 night's median must also fall outside the level nights' prediction
-interval. Pure: the
-values in, the verdicts out; no timing, load or host fact reaches it."""
+interval. Pure: the values in, the verdicts out; no timing, load or host
+fact reaches it."""
 import math
 
 from ipibench.results.stats import holm, mann_whitney, median, student_t_p
@@ -54,7 +54,8 @@ def night_tests(rows, threshold, alpha=NIGHT_ALPHA):
     over all the rows given and its median moved beyond threshold (%), else
     None. A row's p is the larger of two tests that must both reject: the
     night's boots against the level's (Mann-Whitney U) and its median
-    against the level nights' prediction interval (prediction_p). A level of 0 (a figure that cannot move) is never a step."""
+    against the level nights' prediction interval (prediction_p). A level
+    of 0 (a figure that cannot move) is never a step."""
     keys = [k for k, (lv, new, _) in rows.items() if lv and new]
     tests = {}
     for k in keys:
