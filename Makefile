@@ -12,7 +12,7 @@
 #   make iso        bootable GRUB ISO (build/ipibench.iso)
 #   make unit       host unit tests of lib/ (sanitizers on)
 #   make test       every test (tests/run): unit, boot, lint, KVM lane when possible
-#   make lint       cppcheck and clang-tidy
+#   make lint       cppcheck and clang-tidy (C), pyflakes (Python), shellcheck (shell)
 #   make fuzz       every fuzz target for FUZZ_SECONDS (60) s each (tests/fuzz/run.sh)
 #   make bench      the default plan under TCG: wall time, spread across boots (not a test)
 #   make bench-boot time to "all CPUs up" against a do-nothing kernel (not a test)

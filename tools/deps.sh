@@ -8,6 +8,7 @@
 # usage: tools/deps.sh [build|test|report]
 #   build  compiler, assembler, QEMU >= 8.1, GRUB and ISO tools (default)
 #   test   build plus what the tests use (host sanitizers, cppcheck, clang-tidy,
+#          pyflakes and shellcheck for make lint,
 #          gnuplot for the report tests, clang and its libFuzzer runtime for
 #          the fuzz targets, LAVA's dispatcher for the lab's jobs)
 #   report build plus gnuplot (`run.sh report` draws its plots with it)
@@ -25,7 +26,7 @@ build) ;;
 # clang, and libFuzzer must come from the same LLVM as the compiler.
 # lava-dispatcher: lava-run and the lava-test-shell helpers (tests/lava/),
 # about 130 packages and 190 MB without its recommends.
-test) pkgs+=(cppcheck clang-tidy clang-format gnuplot-nox clang libclang-rt-dev lava-dispatcher) ;;
+test) pkgs+=(cppcheck clang-tidy clang-format shellcheck pyflakes3 gnuplot-nox clang libclang-rt-dev lava-dispatcher) ;;
 report) pkgs+=(gnuplot-nox) ;;
 *) echo "usage: $0 [build|test|report]" >&2; exit 2 ;;
 esac
@@ -58,6 +59,7 @@ qemu_ok || missing+=(qemu-system-x86)
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 
+# shellcheck source=/dev/null
 codename=$( . /etc/os-release 2>/dev/null; echo "${VERSION_CODENAME:-}")
 backports=()
 if [ "$codename" = bookworm ]; then

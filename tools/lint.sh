@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make lint: cppcheck and clang-tidy over every C file, and the import rules
+# make lint: cppcheck and clang-tidy over every C file, pyflakes over the
+# Python, shellcheck over the shell, and the import rules
 # of docs/architecture.md (tools/check_imports.py, which also proves it would
 # catch a planted violation of each rule), reported as TAP.
 # clang-tidy runs one file per call: clang-tidy 14 reports false
@@ -19,10 +20,9 @@ mapfile -t host_c < <(git ls-files --cached --others --exclude-standard 'tests/*
 make -s build/asm-offsets.inc >/dev/null || { echo "not ok - lint: build prerequisites"; exit 1; }
 
 rc=0
-out=$(cppcheck --enable=warning,style,performance,portability --error-exitcode=1 -q \
+if out=$(cppcheck --enable=warning,style,performance,portability --error-exitcode=1 -q \
 	--inline-suppr --std=c11 -I. -D__x86_64__ --suppress=missingIncludeSystem \
-	"${kernel_c[@]}" "${host_c[@]}" 2>&1)
-if [ $? -eq 0 ] && [ -z "$out" ]; then
+	"${kernel_c[@]}" "${host_c[@]}" 2>&1) && [ -z "$out" ]; then
 	echo "ok - lint: cppcheck (${#kernel_c[@]} kernel/lib files, ${#host_c[@]} host files)"
 else
 	echo "not ok - lint: cppcheck"
@@ -37,7 +37,7 @@ hflags=(-std=gnu11 -I.)
 # under AddressSanitizer and UndefinedBehaviorSanitizer every time the
 # suite runs (Makefile), which find at run time what the analyzer guesses
 # at statically; the kernel runs under neither. Their other checks stay.
-hchecks=--checks=-clang-analyzer-*
+hchecks='--checks=-clang-analyzer-*'
 # One clang-tidy per file, as many at once as there are CPUs (its analyzer
 # takes about a second a file); each one's output in $tmp/N, reported in
 # file order.
@@ -70,6 +70,42 @@ else
 	echo "not ok - lint: clang-tidy (${#bad[@]} files: ${bad[*]})"
 	rc=1
 fi
+
+# The host's Python and the lanes' shell: pyflakes (names, imports, unused
+# code) and shellcheck at its default severity, every finding an error.
+# Files are found by name or by their #! line (tests/run, .ci/run). Each
+# tool first shows it still fails on a planted mistake, so that a check
+# that passes because it read nothing cannot pass here.
+by_shebang() { # pattern ext: tracked files named *.ext or starting #!...pattern
+	git ls-files --cached --others --exclude-standard | while IFS= read -r f; do
+		case $f in
+		*."$2") echo "$f" ;;
+		*.*) ;;
+		*) [ -f "$f" ] && head -n 1 "$f" | grep -qE "^#!.*$1" && echo "$f" ;;
+		esac
+	done
+}
+mapfile -t py_files < <(by_shebang python py)
+mapfile -t sh_files < <(by_shebang '(ba)?sh' sh)
+printf 'import os\n' >"$tmp/planted.py"
+printf '#!/bin/sh\nnever_read=1\n' >"$tmp/planted.sh"
+for tool in pyflakes3 shellcheck; do
+	case $tool in
+	pyflakes3) files=("${py_files[@]}") planted=$tmp/planted.py ;;
+	shellcheck) files=("${sh_files[@]}") planted=$tmp/planted.sh ;;
+	esac
+	if $tool "$planted" >/dev/null 2>&1; then
+		echo "not ok - lint: $tool passes a planted mistake ($planted)"
+		rc=1
+	elif out=$($tool "${files[@]}" 2>&1); then
+		echo "ok - lint: $tool (${#files[@]} files)"
+	else
+		echo "not ok - lint: $tool"
+		echo "$out" | sed 's/^/#   /' | head -n 40
+		rc=1
+	fi
+done
+
 python3 tools/check_imports.py || rc=1
 python3 tools/check_imports.py --self-test || rc=1
 exit $rc

@@ -11,7 +11,7 @@ import os
 import random
 import tempfile
 
-import harness  # noqa: F401  (puts host/ on sys.path)
+__import__("harness")  # puts host/ on sys.path
 import hosts
 
 from ipibench.boot.save import save_run

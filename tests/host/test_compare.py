@@ -1182,7 +1182,7 @@ def each_side_of_a_halted_row_shows_its_wake_and_a_change_of_wake_is_said(_=None
                                                      "wake_disagrees": "test"})
                                      for r in doc["records"] if r.get("bench") == "single-halt"])
         _, out, _ = expect(run_cmd(IPIBENCH + ["compare", a, b]), 0)
-        check(f"B disputed (trace poll, statistics mixed: neither taken)" in out and
+        check("B disputed (trace poll, statistics mixed: neither taken)" in out and
               "CHANGED" not in out, out[-900:])
     finally:
         shutil.rmtree(tmp)
