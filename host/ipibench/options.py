@@ -42,6 +42,7 @@ RUN_FLAGS = {"--iso": ("iso", True), "--pvh": ("pvh", True), "--perf-kvm": ("per
              "--host-stats": ("host_stats", True), "--no-host-stats": ("host_stats", False),
              "--require-apicv": ("require_apicv", True),
              "--allow-fallback": ("allow_fallback", True), "--no-save": ("save", False),
+             "--dry-run": ("dry_run", True),
              # How much of the console: the last one given wins (ab adds --quiet).
              "--quiet": ("console", "quiet"), "--verbose": ("console", "verbose")}
 
@@ -86,7 +87,7 @@ RUN_HELP = (
     ("--exits", None, "exit accounting: the guest marks each sampling (markers=1) and the "
      "host traces KVM's events (--accel kvm: this host's tracefs, as root; kvm-in-tcg: the "
      "lane's outer VM); prints and saves exits per measured iteration for every record, "
-     "sender and targets apart (docs/host-tools.md)"),
+     "sender and targets apart (docs/exits.md)"),
     ("--host-stats", None, "single-halt: the guest waits at each pass's edges while the host "
      "reads the target vCPU's KVM statistics (QMP query-stats), and each record says how its "
      "halts ended (on by default under --accel kvm, except microvm)"),
@@ -98,6 +99,9 @@ RUN_HELP = (
     ("--verbose", None, "stream the whole guest console as it comes (records included)"),
     ("--quiet", None, "print nothing but the final line"),
     ("--no-save", None, "do not keep anything under results/"),
+    ("--dry-run", None, "boot nothing: print what would run (the QEMU command line; under "
+     "kvm-in-tcg the lane's command and its frame, under xen-in-tcg the lane's command and "
+     "the frame's xl.cfg) after the same checks and build a run makes, then exit 0"),
 )
 
 RUN_DESCRIPTION = """\
@@ -160,6 +164,7 @@ class RunOptions:
         self.host_stats = None  # None: on under --accel kvm (Boot.compose); else as asked
         self.module_param = ""
         self.save = True
+        self.dry_run = False  # --dry-run: Boot.run prints the command and boots nothing
         self.qemu_args = []  # after --
 
     @property
@@ -570,7 +575,7 @@ def add_list(sub):
 TOP_DESCRIPTION = """\
 Boots ipibench and reads what it saved. Results land in results/<UTC
 date>-<label>/ (console.log, results.json, summary.txt); docs/host-tools.md
-describes the files and the statistics."""
+describes the files, docs/comparing.md the statistics."""
 
 TOP_EPILOG = """\
 Without a subcommand, run. `./run.sh SUBCOMMAND --help` gives the options of

@@ -893,6 +893,29 @@ def _(ctx):
     expect(run("matrix", "--presets", "xapic", "--boots", "0"), 2, "--boots")
 
 
+@case("--dry-run under every accelerator: what would run is printed, nothing boots or is saved")
+def _(ctx):
+    root = os.path.join(ctx.tmp, "dry")
+    env = {"IPIBENCH_RESULTS": root}
+    _, out, err = expect(run("--dry-run", "--accel", "tcg", "--smp", "2", "--append", "plan=check",
+                             env=env), 0, "nothing was booted")
+    line = out.strip().splitlines()
+    check(len(line) == 1 and line[0].startswith("qemu-system-x86_64 -accel tcg") and
+          "-smp 2 " in line[0] and "-kernel build/ipibench.elf32 -append plan=check" in line[0],
+          f"not one QEMU command line: {out}")
+    _, out, _ = expect(run("--dry-run", "--accel", "kvm-in-tcg", "--preset", "kvm-pv", env=env), 0)
+    check(re.search(r"^host/lane/lane\.sh --image \S+ --presets kvm-pv ", out, re.M) and
+          re.search(r"^in the lane's outer VM .*: qemu-system-x86_64 -accel kvm -cpu host,"
+                    r"kvm-pv-ipi\S* -smp \d ", out, re.M), f"no lane command and frame: {out}")
+    _, out, _ = expect(run("--dry-run", "--accel", "xen-in-tcg", "--preset", "xen-pvh", env=env), 0)
+    check(re.search(r"^frame xen-pvh: the guest's command line: ", out, re.M) and
+          re.search(r'^type="pvh"$', out, re.M) and re.search(r"^vcpus=\d+$", out, re.M),
+          f"no command line and xl.cfg: {out}")
+    # A refusal is the run's own: the same checks ran.
+    expect(run("--dry-run", "--append", "plna=check", env=env), 2, "did you mean plan")
+    check(not os.path.exists(root), f"--dry-run saved something under {root}")
+
+
 class Ctx:
     """tmp, and the matrix booted when a case first reads it (a case run
     alone, --case or tests/host/on_hosts.py, boots it only if it needs it)."""

@@ -12,6 +12,7 @@ import functools
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -27,6 +28,7 @@ from ipibench.boot.accel import choose, extras_asked, HostKvm
 from ipibench.boot.guest_keys import check_append, KEYS_FILE
 from ipibench.boot.save import save_run
 from ipibench.exit_codes import (EX_APICV_INHIBITED, EX_BUILD, EX_DEPS, EX_INTERRUPTED,
+                                 EX_USAGE,
                                  EX_NOTHING_RAN, EX_OK, EX_QEMU_OLD, EX_SAVE, EX_TIMEOUT,
                                  EX_UNAVAILABLE, ToolError)
 from ipibench import machine
@@ -395,6 +397,20 @@ class Lines:
         self.console.tick(now)
 
 
+def lane_frame_text(line):
+    """A frame as lane.sh --dry-run prints it (cpu flags|smp|QEMU arguments|
+    exits|module parameter|image|load|command line) as the QEMU command the
+    outer VM's init starts for it (lane.sh run_frame), its fixed devices aside."""
+    f = line.split("|", 7)
+    if len(f) != 8:
+        return line
+    cpu = "host" + (f",{f[0]}" if f[0] else "")
+    qemu = ["qemu-system-x86_64", "-accel", "kvm", "-cpu", cpu, "-smp", f[1],
+            *shlex.split(f[2]), "-kernel", f[5], "-append", f[7]]
+    return (f"in the lane's outer VM (lane.sh adds its console and exit devices): "
+            f"{shlex.join(qemu)}")
+
+
 class Boot:
     """One `run`: its steps share what the options and the host decided."""
 
@@ -426,6 +442,8 @@ class Boot:
     def run(self):
         """The run's steps, in order; its exit code."""
         self.decide()
+        if self.o.dry_run:
+            return self.dry_run()
         self.compose()
         self.open_log()
         self.jobs.check()
@@ -558,7 +576,7 @@ class Boot:
     def compose(self):
         o, paused = self.o, self.pin is not None or self.o.perf_kvm or bool(self.tracefs)
         self.paused = paused
-        # Host reads (docs/host-tools.md, "KVM's statistics"): by default
+        # Host reads (docs/exits.md, "KVM's statistics"): by default
         # under a host's KVM, where the statistics are; asked for anywhere
         # else (the lane's init answers them itself, lane.sh host_reads).
         self.host_stats = bool(o.host_stats or (o.host_stats is None and self.accel == "kvm"
@@ -652,15 +670,6 @@ class Boot:
         o = self.o
         if o.cpu or o.smp:
             say(f"run.sh: --accel kvm-in-tcg takes -cpu and -smp from the preset ({self.preset})")
-        append = f"{o.append} markers=1".strip() if o.exits else o.append
-        append = with_halt_poll(append, *lane_halt_poll(o.module_param))
-        if self.host_stats:
-            append += " host_stats=1"  # the lane's init answers (lane.sh host_reads)
-        exits = ["--exits"] if o.exits else []
-        if o.module_param:
-            exits += ["--module-param", o.module_param]
-        self.qemu = [LANE, "--presets", self.preset, *self.lane_machine(), *exits, "--append",
-                     append]  # kept
         try:
             out = tempfile.mkdtemp(prefix="ipibench-lane.", dir="/tmp")
         except OSError:
@@ -671,12 +680,7 @@ class Boot:
             t0 = time.monotonic_ns()
             say(f"run.sh: KVM nested inside QEMU TCG (preset {self.preset}): timings are doubly emulated, only behaviour counts")
             with open(os.path.join(out, "lane.txt"), "wb") as f:
-                lane_rc = self.jobs.run([self.env.lane, "--image", Q.kernel_image(o.machine, o.pvh),
-                                         "--presets", self.preset, *self.lane_machine(),
-                                         *exits, "--append", append, "--out", out,
-                                         "--inner-timeout", o.timeout,
-                                         "--timeout", str(int(o.timeout) + LANE_SETUP_S)],
-                                        stdout=f, stderr=subprocess.STDOUT)
+                lane_rc = self.jobs.run(self.lane_argv(out), stdout=f, stderr=subprocess.STDOUT)
             self.seconds = elapsed(t0)
             if lane_rc == EX_INTERRUPTED:
                 self.jobs.check(self.seconds)
@@ -689,6 +693,48 @@ class Boot:
         finally:
             if not keep:
                 shutil.rmtree(out, ignore_errors=True)
+
+    def lane_argv(self, out):
+        """lane.sh's command line for this run's frame, its results in out;
+        sets qemu (what results.json keeps of it)."""
+        o = self.o
+        append = f"{o.append} markers=1".strip() if o.exits else o.append
+        append = with_halt_poll(append, *lane_halt_poll(o.module_param))
+        if self.host_stats:
+            append += " host_stats=1"  # the lane's init answers (lane.sh host_reads)
+        exits = ["--exits"] if o.exits else []
+        if o.module_param:
+            exits += ["--module-param", o.module_param]
+        frame = ["--presets", self.preset, *self.lane_machine(), *exits, "--append", append]
+        self.qemu = [LANE, *frame]  # kept
+        return [self.env.lane, "--image", Q.kernel_image(o.machine, o.pvh), *frame,
+                "--out", out, "--inner-timeout", o.timeout,
+                "--timeout", str(int(o.timeout) + LANE_SETUP_S)]
+
+    def dry_run(self):
+        """--dry-run: what run() would start, printed; nothing booted. The
+        checks, the build and the choice of accelerator (decide) ran as for
+        a boot, so a refusal shows here as it would there."""
+        if self.accel == "kvm-in-tcg":
+            argv = self.lane_argv("OUT")
+            print(shlex.join(argv))
+            # lane.sh composes the frame itself; its --dry-run prints it as
+            # the outer VM's init reads it (lane.sh frame_line).
+            done = subprocess.run([*argv[:argv.index("--out")], "--dry-run"],
+                                  capture_output=True, text=True, check=False)
+            if done.returncode != 0:
+                raise ToolError(EX_USAGE, f"lane.sh --dry-run: {done.stderr.strip()}")
+            for line in done.stdout.splitlines():
+                print(lane_frame_text(line))
+        elif self.accel == "xen-in-tcg":
+            X.dry_run(self)
+        else:
+            self.compose()
+            if self.runtime_dir:
+                shutil.rmtree(self.runtime_dir, ignore_errors=True)
+            print(shlex.join(self.qemu))
+        say("run.sh: --dry-run: nothing was booted")
+        return EX_OK
 
     def lane_machine(self):
         """lane.sh's --machine for microvm; pc and q35 keep the lane's inner QEMU's

@@ -7,12 +7,13 @@ guest has no isa-debug-exit), which xen-lane.sh turns into the KVM lane's
 exit status. Exits are not traced there: a record's exits stay unknown."""
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import tempfile
 import time
 
-from ipibench.exit_codes import EX_DEPS, EX_INTERRUPTED, EX_PRESET, EX_SAVE, ToolError
+from ipibench.exit_codes import EX_DEPS, EX_INTERRUPTED, EX_PRESET, EX_SAVE, EX_USAGE, ToolError
 from ipibench.jobs import elapsed, say
 
 XEN_LANE = "host/lane/xen-lane.sh"
@@ -88,7 +89,6 @@ def boot(b):
     o = b.o
     if o.cpu or o.smp:
         say(f"run.sh: --accel xen-in-tcg takes the guest's vCPUs and interfaces from the Xen preset ({b.preset})")
-    lane = b.env.environ.get("IPIBENCH_XEN_LANE") or XEN_LANE
     b.qemu = [XEN_LANE, "--presets", b.preset, "--append", o.append]  # kept
     try:
         out = tempfile.mkdtemp(prefix="ipibench-xen-lane.", dir="/tmp")
@@ -101,10 +101,7 @@ def boot(b):
         say(f"run.sh: Xen nested inside QEMU TCG (preset {b.preset}): timings are doubly "
             "emulated, only behaviour counts; exits are not traced")
         with open(os.path.join(out, "lane.txt"), "wb") as f:
-            rc = b.jobs.run([lane, "--presets", b.preset, "--append", o.append, "--out", out,
-                             "--inner-timeout", o.timeout,
-                             "--timeout", str(int(o.timeout) + XEN_SETUP_S)],
-                            stdout=f, stderr=subprocess.STDOUT)
+            rc = b.jobs.run(lane_argv(b, out), stdout=f, stderr=subprocess.STDOUT)
         b.seconds = elapsed(t0)
         if rc == EX_INTERRUPTED:
             b.jobs.check(b.seconds)
@@ -117,6 +114,35 @@ def boot(b):
     finally:
         if not keep:
             shutil.rmtree(out, ignore_errors=True)
+
+
+def lane_argv(b, out):
+    """xen-lane.sh's command line for b's frame, its logs in out."""
+    lane = b.env.environ.get("IPIBENCH_XEN_LANE") or XEN_LANE
+    return [lane, "--presets", b.preset, "--append", b.o.append, "--out", out,
+            "--inner-timeout", b.o.timeout, "--timeout", str(int(b.o.timeout) + XEN_SETUP_S)]
+
+
+def dry_run(b):
+    """--dry-run under xen-in-tcg: the lane's command, the guest's command
+    line and the frame's xl.cfg, as xen-lane.sh composes them."""
+    argv = lane_argv(b, "OUT")
+    print(shlex.join(argv))
+    frame = argv[:argv.index("--out")]
+    for extra, show in ((["--dry-run"], command_line_text), (["--dry-run", "--xl-cfg"], str)):
+        done = subprocess.run([*frame, *extra], capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise ToolError(EX_USAGE, f"xen-lane.sh --dry-run: {done.stderr.strip()}")
+        print(show(done.stdout.rstrip("\n")))
+
+
+def command_line_text(lines):
+    """xen-lane.sh --dry-run's FRAME|PRESET|COMMAND LINE lines, in words."""
+    out = []
+    for line in lines.splitlines():
+        frame, _, rest = line.partition("|")
+        out.append(f"frame {frame}: the guest's command line: {rest.partition('|')[2]}")
+    return "\n".join(out)
 
 
 def take(b, out, rc):
