@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The readers of saved results, `./run.sh compare|gate|report` (docs/host-tools.md):
+"""The readers of saved results, `./run.sh compare|gate|report` (docs/comparing.md):
 their arguments (add_readers, part of run.sh's one parser) and their
 dispatch. They run in the caller's directory; each error is one line on
 stderr and an exit code from docs/exit-codes.md."""
@@ -8,6 +8,7 @@ import sys
 from ipibench.command_line import Parser, PROG
 from ipibench import report
 from ipibench.compare.compare import cmd_compare, parse_pair
+from ipibench.compare.formats import FORMATS, GATE_FORMATS
 from ipibench.compare.gate import cmd_gate
 from ipibench.history_plot import cmd_history_report
 from ipibench.exit_codes import EX_INTERRUPTED, ToolError
@@ -45,7 +46,7 @@ def add_readers(sub):
     c.add_argument("--pair", metavar="X=Y",
                    help="backend against backend: A's backend X rows against B's backend Y "
                         "rows (B defaults to A), e.g. --pair xapic=x2apic")
-    c.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    c.add_argument("--format", choices=tuple(FORMATS), default="text")
     c.add_argument("--output", "-o", help="write here instead of standard output")
     c.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     c.add_argument("--unit", choices=("cycles", "ns"), default="cycles")
@@ -75,7 +76,7 @@ def add_readers(sub):
     g.add_argument("--unit", choices=("cycles", "ns"), default="cycles")
     g.add_argument("--tap", help="write TAP here ('-': standard output)")
     g.add_argument("--junit", help="write JUnit XML here")
-    g.add_argument("--format", choices=("text", "markdown"), default="text")
+    g.add_argument("--format", choices=GATE_FORMATS, default="text")
     g.add_argument("--exits", action="store_true",
                    help="also fail on an exit reason whose rate rose past a count test "
                         "(both sides need run.sh --exits), and on a side "
@@ -109,7 +110,7 @@ def add_readers(sub):
                        "host type): the newest\nnight against its level and E-Divisive means "
                        "for timings, every step\nbeyond 0.05 for exits per iteration (a "
                        "regression: a count test); each\nchange with its size, its interval and what "
-                       "differs in the host's facts\neither side (docs/host-tools.md, "
+                       "differs in the host's facts\neither side (docs/nightly.md, "
                        "\"history\").",
                        epilog="exit status: 0 no figure regressed; 2 usage; 20 a figure "
                        "regressed within the window (slower beyond --threshold, or more "

@@ -3,7 +3,7 @@
 --pair) as one table."""
 import sys
 
-from ipibench.compare.formats import compare_verdict, format_json, format_markdown, format_text
+from ipibench.compare.formats import compare_verdict, FORMATS
 from ipibench.compare.model import Comparison, ROW_FILTERS
 from ipibench.exit_codes import EX_USAGE, ToolError
 from ipibench.results.files import load_set
@@ -65,9 +65,9 @@ def compare_sets(a_path, b_path, pair=None, alpha=0.05, unit="cycles", fmt="text
         raise err
     cmp.keep_rows({name: [v for v in ((keep or {}).get(name) or "").split(",") if v]
                    for name in ROW_FILTERS})
-    formats = {"text": format_text, "markdown": format_markdown, "json": format_json}
     # JSON lists every row: its verdict line says so.
-    emit(formats[fmt](cmp, every, closing=compare_verdict(cmp, every or fmt == "json")), output)
+    emit(FORMATS[fmt].write(cmp, every, closing=compare_verdict(cmp, every or fmt == "json")),
+         output)
     if cmp.reasons:
         print("compare: NOT COMPARABLE: " + "; ".join(cmp.reasons), file=sys.stderr)
     if cmp.timing_reasons:

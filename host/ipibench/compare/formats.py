@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """A comparison as text, Markdown and JSON."""
+import collections
 import json
 
 from ipibench.compare.model import label_changes, ROW_FIELDS
@@ -349,3 +350,13 @@ def format_json(cmp, every=True, closing=None):
                        "verdict": closing,
                        "rows": rows},
                       indent=1) + "\n"
+
+
+# The output formats of compare and gate, declared once: what --format
+# offers (host/ipibench/readers.py), what writes it, and whether gate
+# writes it (gate's table goes beside its verdict and TAP or JUnit; a
+# program that wants every row reads compare's JSON).
+Format = collections.namedtuple("Format", "write gate")
+FORMATS = {"text": Format(format_text, True), "markdown": Format(format_markdown, True),
+           "json": Format(format_json, False)}
+GATE_FORMATS = tuple(name for name, f in FORMATS.items() if f.gate)

@@ -9,9 +9,8 @@ import xml.etree.ElementTree as ET
 
 from ipibench.compare.compare import emit, make_comparison
 from ipibench.compare.correctness import correctness_failures
-from ipibench.compare.formats import (WAKE_CHANGED, fmt_change, fmt_exits, fmt_num, fmt_p,
-                                      format_markdown, format_text, model_version, plain_p,
-                                      wake_cause)
+from ipibench.compare.formats import (FORMATS, WAKE_CHANGED, fmt_change, fmt_exits, fmt_num,
+                                      fmt_p, model_version, plain_p, wake_cause)
 from ipibench.compare.model import (exit_rises, EXITS_MARGIN, failed_rises, ntargets_of,
                                     rise_text)
 from ipibench.exit_codes import (EX_CORRECTNESS, EX_INCOMPARABLE, EX_MODEL_DIVERGES,
@@ -198,7 +197,7 @@ def cmd_gate(a):
     unwritten = write_outputs(files, "gate")
     table = a.tap != "-" and a.junit != "-"
     if table:
-        sys.stdout.write(format_markdown(cmp) if a.format == "markdown" else format_text(cmp))
+        sys.stdout.write(FORMATS[a.format].write(cmp))
     # The verdict goes to stderr, as every tool's; a Markdown table (what a
     # CI appends to its job summary) also ends with it, so the summary holds
     # the verdict and not just the table.
