@@ -4,8 +4,9 @@
 #
 # One image recipe: link once at 1 MiB, with a multiboot header and a PVH
 # entry note, then make two images of it: build/ipibench.elf32 (elf32-i386:
-# QEMU's multiboot loader refuses a 64-bit ELF and also elf32-x86-64) and
-# build/ipibench.elf (ELF64, for PVH loaders, gdb and objdump).
+# QEMU's multiboot loader, hw/i386/multiboot.c load_multiboot(), refuses a
+# 64-bit ELF and also elf32-x86-64, unless the header uses the a.out
+# kludge) and build/ipibench.elf (ELF64, for PVH loaders, gdb and objdump).
 #
 #   make            both kernel images: build/ipibench.elf32 (multiboot) and build/ipibench.elf (PVH),
 #                   and build/guest-keys.json, the guest's command-line keys
@@ -197,6 +198,14 @@ $(B)/fuzz/lib/%.o: lib/%.c $(wildcard lib/*.h)
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJS)
 	$(call say,FUZZLD,$@)
 	$(Q)$(FUZZCC) $(FUZZCFLAGS) $< $(FUZZ_LIB_OBJS) -o $@
+
+# fuzz_cmdline's choice words and dictionary come from the guest's registries.
+$(B)/fuzz/cmdline_words.h $(B)/fuzz/cmdline.dict &: $(B)/guest-keys.json tools/fuzz_words.py \
+		tests/fuzz/cmdline.dict
+	@mkdir -p $(@D)
+	$(call say,GEN,$@)
+	$(Q)python3 tools/fuzz_words.py $< $(B)/fuzz/cmdline_words.h $(B)/fuzz/cmdline.dict
+$(B)/fuzz/fuzz_cmdline: $(B)/fuzz/cmdline_words.h $(B)/fuzz/cmdline.dict
 
 fuzz_build: $(FUZZ_BINS)
 

@@ -83,7 +83,10 @@ fuzz_c() { # target
 	fi
 	replay "$t" "$bin" || return 1
 	mkdir -p "$work" "$art"
-	[ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
+	# A dictionary the build generated (make, tools/fuzz_words.py) first.
+	if [ -f "build/fuzz/$t.dict" ]; then dict=(-dict="build/fuzz/$t.dict")
+	elif [ -f "tests/fuzz/$t.dict" ]; then dict=(-dict="tests/fuzz/$t.dict")
+	fi
 	if ! "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$art/" "${dict[@]}" "$work" "tests/fuzz/corpus/$t" >"$log" 2>&1; then
 		echo "not ok - fuzz: $t (input saved as $(sed -n 's/.*Test unit written to //p' "$log" |
