@@ -159,6 +159,15 @@ unsigned int ipi_backend_list(const struct ipi_ops *const **list);
 const struct ipi_ops *ipi_backend_named(const char *name);
 /* Whether options.backends chose it. */
 bool ipi_backend_chosen(const struct ipi_ops *ops);
+/*
+ * A backend derived from another, for its choose hook: fills out with the
+ * registered backend base_name's table as that backend's own choose picks
+ * it (the vendor's fences), with own's name, words and probe and every
+ * other hook own sets put over the base's; out's choose is NULL. Returns
+ * the chosen base, for hooks of own that chain to it (kvm/pv_eoi.c).
+ */
+const struct ipi_ops *ipi_derive(struct ipi_ops *out, const char *base_name,
+				 const struct ipi_ops *own);
 
 /* Sends that found the xAPIC ICR still busy after a bounded wait (should stay 0). */
 extern uint64_t ipi_icr_stuck;

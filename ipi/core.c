@@ -62,6 +62,41 @@ const struct ipi_ops *ipi_backend_named(const char *name)
 	return NULL;
 }
 
+const struct ipi_ops *ipi_derive(struct ipi_ops *out, const char *base_name,
+				 const struct ipi_ops *own)
+{
+	const struct ipi_ops *base = ipi_backend_named(base_name);
+
+	if (base->choose)
+		base = base->choose();
+	*out = *base;
+	out->name = own->name;
+	out->words = own->words;
+	out->probe = own->probe;
+	out->flags |= own->flags;
+	out->choose = NULL;
+#define IPI_DERIVE_HOOK(hook)                                                                      \
+	do {                                                                                       \
+		if (own->hook)                                                                     \
+			out->hook = own->hook;                                                     \
+	} while (0)
+	IPI_DERIVE_HOOK(activate);
+	IPI_DERIVE_HOOK(enable);
+	IPI_DERIVE_HOOK(disable);
+	IPI_DERIVE_HOOK(send);
+	IPI_DERIVE_HOOK(send_set);
+	IPI_DERIVE_HOOK(set_writes);
+	IPI_DERIVE_HOOK(send_self);
+	IPI_DERIVE_HOOK(send_self_icr);
+	IPI_DERIVE_HOOK(send_self_icr2);
+	IPI_DERIVE_HOOK(send_allbutself);
+	IPI_DERIVE_HOOK(send_all);
+	IPI_DERIVE_HOOK(eoi);
+	IPI_DERIVE_HOOK(describe_call);
+#undef IPI_DERIVE_HOOK
+	return base;
+}
+
 bool ipi_backend_chosen(const struct ipi_ops *ops)
 {
 	const struct ipi_ops *const *list;

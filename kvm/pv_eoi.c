@@ -9,12 +9,16 @@
  * interrupt in service whose EOI it can take for the guest (nothing
  * pending in the IRR, the highest in-service vector known, not one the I/O
  * APIC needs: arch/x86/kvm/lapic.c, apic_sync_pv_eoi_to_guest()), it sets
- * bit 0 of that word. The handler's EOI tests and
- * clears it: set, the EOI is done, no exit, and KVM completes it in the
- * ISR at the vCPU's next exit (apic_sync_pv_eoi_from_guest()); clear, it
- * writes the x2APIC EOI register as usual. KVM never sets the bit while
- * APICv or AVIC is active for the VM (kvm_apic_update_apicv() keeps the
- * ISR cache that condition reads at -1), so a Linux guest pays the EOI exit only with them off, and
+ * bit 0 of that word. The handler's EOI tests and clears it: set, the EOI
+ * is done, no exit, and KVM completes it in the ISR at the vCPU's next
+ * exit (apic_sync_pv_eoi_from_guest()); clear, it writes the x2APIC EOI
+ * register as usual. That owed EOI (apic_set_eoi()) waits for a full
+ * exit, not a fastpath re-entry: for a spinning target, the kick of the
+ * next IPI, inside the next timed region, where Linux pays it too. Any
+ * exit between injection and EOI clears the bit first. KVM never sets the
+ * bit while APICv or AVIC is active for the VM (kvm_apic_update_apicv()
+ * keeps the ISR cache that condition reads at -1), so a Linux guest pays
+ * the EOI exit only with them off, and
  * an AVIC on/off comparison of x2apic rows counts one EOI exit that Linux
  * does not pay: this backend's rows are the ones it does (docs/exits-and-
  * apicv.md). The test and clear is not locked, as Linux's
@@ -99,19 +103,7 @@ static const struct ipi_ops ipi_x2apic_pv_eoi;
  */
 static const struct ipi_ops *pv_eoi_choose(void)
 {
-	const struct ipi_ops *base = ipi_backend_named("x2apic"), *own = &ipi_x2apic_pv_eoi;
-
-	if (base->choose)
-		base = base->choose();
-	pv_eoi_ops = *base;
-	pv_eoi_base_enable = base->enable;
-	pv_eoi_ops.name = own->name;
-	pv_eoi_ops.words = own->words;
-	pv_eoi_ops.probe = own->probe;
-	pv_eoi_ops.choose = NULL;
-	pv_eoi_ops.enable = own->enable;
-	pv_eoi_ops.disable = own->disable;
-	pv_eoi_ops.eoi = own->eoi;
+	pv_eoi_base_enable = ipi_derive(&pv_eoi_ops, "x2apic", &ipi_x2apic_pv_eoi)->enable;
 	return &pv_eoi_ops;
 }
 
