@@ -64,7 +64,9 @@ static void bcast_list(void)
  * region opens (always inlined into its own iteration function, so no
  * shape switch and no ops pointer load sit between the TSC reads):
  * shorthand is one call of send_allbutself; set one call of the backend's
- * send_set, or, for a backend without one, the unicast loop below; loop
+ * send_set, whose walk of the set is its own (as Linux's
+ * __x2apic_send_IPI_mask() walks its mask), or, for a backend without one,
+ * the unicast loop below; loop
  * one send per entry of the precomputed list (the loop's own increment
  * and load of the next CPU number are inside the region, as in any
  * unicast loop).

@@ -72,6 +72,17 @@ static const char spin_eoi_words[] = "ack=after-eoi next-send=after-loop-ack";
  * included. single-halt's "vmexit-gap" pass times the same loop body, so the
  * kvm-unit-tests view can set a like-for-like figure beside theirs; what
  * still differs (docs/results.md, the kvm-unit-tests view) is the harness around it.
+ * Each of our samples carries its own lfence;rdtsc / rdtscp;lfence pair
+ * (about dryrun_cycles), where vmexit.c times the whole loop with bare
+ * RDTSC, and our untimed bookkeeping between samples gives the target a
+ * little more time to get back into HLT. vmexit.c's on_cpu() handshake (a
+ * lock, active_cpus, the function and data stores the target reads) is
+ * shared-line traffic ours lacks. Its sender runs with IF=1, ours IF=0.
+ * Its IPI entry calls the function without saving registers; ours saves
+ * them and reads the TSC. Ours is the mean over the cycle budget, theirs
+ * over at least 2^30 cycles. Side by side with vmexit.flat on a
+ * PVM-flavoured KVM, single-halt's 50 us gap read 1.4x vmexit.c's
+ * ipi_halt: a different measurement, hence this pass.
  */
 #define VMEXIT_HALT_SPIN 2000
 
@@ -170,6 +181,9 @@ static void point_nothing(void *arg)
  * the target then halts without publishing again. Such an expiry, in a
  * measured iteration, is counted (rehalt_timeouts in the record): that
  * iteration's gap ran from the deadline, not from the target's HLT.
+ * An IPI taken between that store and the HLT itself still makes the HLT
+ * exit, but KVM then finds the vCPU runnable and neither polls nor blocks:
+ * no kvm_vcpu_wakeup is traced for it.
  */
 static bool point_wait_halted(struct bench_run *r)
 {
@@ -480,7 +494,8 @@ static const char *point_pause_target_timer(struct bench_run *r)
  * single-halt's words: the ack order, the gap, and what the gap aims at
  * against the host's halt polling. wake-aim=poll is an aim, not a fact: KVM
  * polls only while its vCPU's adaptive window (grown from 0 by
- * halt_poll_ns_grow after short halts, clamped to halt_poll_ns) covers the
+ * halt_poll_ns_grow after short halts, 10, 20, 40, 80 us within the
+ * warm-up here, clamped to halt_poll_ns) covers the
  * halt and nothing else is runnable on that host CPU (kvm_vcpu_can_poll():
  * single_task_running()); a gap under half of halt_poll_ns keeps the halt
  * inside it (the gap runs from the target's entry into HLT, its EOI and

@@ -12,8 +12,9 @@
  *  tpr-sti-hlt  IF=0, TPR=15, send, TPR=0, STI;HLT
  *
  * CR8 is the TPR's priority class in 64-bit mode (SDM vol. 3A 11.8.6), so
- * TPR=15 holds back every vector. The send is the backend's send_self: the
- * x2APIC SELF IPI register or the ICR's self shorthand, as its flags say;
+ * TPR=15 holds back every vector; vmexit.c sets the TPR through CR8 too.
+ * The send is the backend's send_self: the x2APIC SELF IPI register or
+ * the ICR's self shorthand, as its flags say;
  * where send_self is the SELF IPI register, the five shapes run again
  * through the ICR's self shorthand (variants icr-*); where the backend has
  * send_self_icr2 (xAPIC), again as kvm-unit-tests sends it, ICR2 and then

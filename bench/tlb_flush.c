@@ -45,12 +45,15 @@
  * virt/kvm/kvm_main.c kvm_make_vcpus_request_mask): it queues the ranges on
  * each target vCPU's flush FIFO and raises KVM_REQ_HV_TLB_FLUSH, a request
  * flagged KVM_REQUEST_WAIT | KVM_REQUEST_NO_WAKEUP; a target in guest mode
- * is kicked by a host IPI and, because of KVM_REQUEST_WAIT, the call waits
- * for that IPI's acknowledgement (smp_call_function_many(..., wait)), i.e.
- * until the target has left guest mode, not until it has flushed; a halted
- * or preempted target is neither woken nor waited for. Each target flushes
- * before its next VM entry (vcpu_enter_guest ->
- * kvm_service_local_tlb_flush_requests -> kvm_hv_vcpu_flush_tlb), so it
+ * is kicked by a host IPI (kvm_request_needs_ipi) and, because of
+ * KVM_REQUEST_WAIT, the call waits for that IPI's acknowledgement
+ * (smp_call_function_many(..., ack_kick, wait)), i.e. until the target has
+ * left guest mode, not until it has flushed; a halted or preempted target
+ * is neither woken nor waited for. Each target flushes before its next VM
+ * entry (vcpu_enter_guest -> kvm_service_local_tlb_flush_requests ->
+ * kvm_hv_vcpu_flush_tlb, which falls back to kvm_vcpu_flush_tlb_guest;
+ * Linux 6.3 and later), so the TLFS's promise, the flush done when the
+ * call returns, holds for any guest code the target runs. But the target
  * pays an exit, the flush and a re-entry that the sender's figure does not
  * contain. Hence the second metric.
  *
@@ -617,6 +620,13 @@ static void flush_calls(struct bench_run *r)
 }
 
 /* --- crossover ------------------------------------------------------------------------------- */
+
+/*
+ * The native side is the count-first INVLPG path. Linux's order (EOI
+ * first, native-invlpg-after-eoi) also holds one EOI exit a target
+ * where neither APICv or AVIC nor PV EOI spares it: there the native side
+ * is a lower bound on what Linux pays.
+ */
 
 static void flush_emit_value(struct bench_run *r, const char *metric, uint64_t cycles)
 {

@@ -539,6 +539,11 @@ void bench_emit(struct bench_run *r)
 	}
 }
 
+/*
+ * A late wake: a kept sample over ten times the median or late_wake,
+ * whichever is more. It stays in the figures (mean, p99 and max hold it);
+ * past BENCH_SAMPLE_CAP samples the count is of the reservoir's.
+ */
 void bench_late_wakes(struct bench_run *r, unsigned int m)
 {
 	struct samples *s = &r->m[m].s;

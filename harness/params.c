@@ -47,41 +47,68 @@ enum {
 	K_COUNT
 };
 
+/*
+ * The defaults are bench_params' above; under TCG bench_params_for_emulation()
+ * shortens warmup, budget, norov_iters, deadline and late_wake, and the KVM
+ * and Xen lanes give every frame the same (host/lane/nested-defaults.sh),
+ * unless the command line names them. help=1 prints each help phrase on
+ * its key's line, so a phrase says the default and what surprises;
+ * docs/guest-keys.md renders them from the ELF.
+ */
 static const struct opt_spec specs[K_COUNT] = {
-    [K_BENCH] = {"bench", OPT_LIST, 0, 0, bench_names, "benchmarks to run (default: all)"},
+    [K_BENCH] = {"bench", OPT_LIST, 0, 0, bench_names,
+		 "benchmarks to run (default: all; docs/timed-regions.md)"},
+    /* Calibration grows the count to 16 timed iterations after the warm-up
+     * and on to the budget; at or below min_iters (50) the count is iters
+     * itself and one iteration sizes the watchdog's budget, so warmup is
+     * then nearly all the warm-up a sampling gets. */
     [K_ITERS] = {"iters", OPT_UINT, 1, 10000000, NULL,
-		 "most measured iterations per result (the budget calibrates below it)"},
-    [K_WARMUP] = {"warmup", OPT_UINT, 0, 1000000, NULL, "iterations run before measuring"},
+		 "most measured iterations per result; the budget calibrates below it (default 20000)"},
+    [K_WARMUP] = {"warmup", OPT_UINT, 0, 1000000, NULL,
+		  "iterations run before measuring (default 20; 5 under TCG)"},
     [K_BUDGET] = {"budget", OPT_UINT, 1, 60000, NULL,
-		  "ms of measuring per result that calibrates the iteration count"},
+		  "ms of measuring per result that calibrates the iteration count (default 20; 2 under TCG)"},
     [K_SENDER] = {"sender", OPT_UINT, 0, 1023, NULL,
-		  "the CPU every benchmark sends from (default: 0, the BSP)"},
+		  "the CPU every benchmark sends from (default: 0, the BSP; flush SKIPs on any other)"},
     [K_TARGET] = {"target", OPT_UINT, 0, 1023, NULL,
-		  "target CPU of point-to-point benchmarks (default: the last)"},
+		  "target CPU of point-to-point benchmarks (default: the last, or 0 when the sender is the last)"},
     [K_MATRIX] = {"matrix", OPT_BOOL, 0, 0, NULL,
-		  "single: every sender/target pair (up to 8 CPUs)"},
+		  "single: every sender/target pair, with a matrix table (up to 8 CPUs)"},
+    /* From the target's latest entry into HLT: its idle loop counts each,
+     * so the wait first lasts until the target is back in HLT. */
     [K_HALT_GAP] = {"halt_gap", OPT_UINT, 0, 1000000, NULL,
-		    "us single-halt waits before each send, once the target is back in HLT"},
+		    "us single-halt waits before each send, once the target is back in HLT (default 50; 0: at once, kvm-unit-tests' ipi)"},
+    /* Also the wake check's gap (suite/). */
     [K_BLOCK_GAP] =
 	{"block_gap", OPT_UINT, 1, 10000000, NULL,
 	 "us single-halt's block pass idles before each send (default: 10 x halt_poll_ns, at least 1000)"},
+    /* A gap under half the window is wake-aim=poll, the rest wake-aim=block. */
     [K_HALT_POLL_NS] =
 	{"halt_poll_ns", OPT_UINT, 0, 1000000000, NULL,
 	 "the host's kvm.halt_poll_ns (run.sh passes it under KVM; default: KVM's 200000, said to be assumed)"},
     [K_HALT_POLL_GROW] =
 	{"halt_poll_grow", OPT_UINT, 0, 1000, NULL,
 	 "the host's kvm.halt_poll_ns_grow (run.sh passes it under KVM; 0: a vCPU's polling window never grows; default: KVM's 2, assumed)"},
+    /* In the wake check: from the send to the target's handler entry on its
+     * own TSC, one retry before a FAILURE. In single-halt's count: with 10 x
+     * the median, whichever is more. */
     [K_LATE_WAKE] =
 	{"late_wake", OPT_UINT, 1, 60000000, NULL,
 	 "us after which a halted CPU's wake counts as late, with 10 x the median (default 10000; 200000 under TCG)"},
     [K_NOROV_ITERS] = {"norov_iters", OPT_UINT, 1, 10000000, NULL,
-		       "fixed loop of the ipi_benchmark view (Norov used 100000)"},
+		       "fixed loop of the ipi_benchmark view (default 10000; 100 under TCG; Norov used 100000)"},
+    /* The stall watchdog's bound is 2 x deadline, at least watch_floor
+     * (kernel/watchdog.c), and a backend switch waits deadline where it is
+     * over 2 s. */
     [K_DEADLINE] =
 	{"deadline", OPT_UINT, 1, 600000, NULL,
-	 "ms after which an IPI not yet handled counts as lost (default 1000; 10000 under TCG)"},
+	 "ms after which an IPI not yet handled counts as lost; also sets the watchdog's bound (default 1000; 10000 under TCG)"},
     [K_MARKERS] =
 	{"markers", OPT_BOOL, 0, 0, NULL,
 	 "phase markers for host exit accounting: OUT to port 0xed around each sampling's measured iterations (run.sh --exits sets it)"},
+    /* At each pass's edges the sender prints "@@@ host-read begin|end SEQ
+     * cpu=N go" and waits, up to deadline, for the host's byte on COM2;
+     * records say host_read and host_read_state (docs/record-fields.md). */
     [K_HOST_STATS] =
 	{"host_stats", OPT_BOOL, 0, 0, NULL,
 	 "single-halt: wait at each pass's edges for the host to read KVM's statistics (COM2; run.sh sets it under KVM)"},

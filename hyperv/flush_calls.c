@@ -16,7 +16,13 @@
  * names a run of pages as Linux's hyperv_flush_tlb_multi() does
  * (arch/x86/hyperv/mmu.c, fill_gva_list): one element per 4096 pages (the
  * flush benchmark). The extended range format (hv-tlbflush-ext, EDX[14])
- * is not used, since KVM decodes no difference.
+ * is not used, since KVM decodes no difference. Flags are 0 and the
+ * address space is CR3: KVM ignores the address space and reads only
+ * HV_FLUSH_ALL_PROCESSORS (hyperv.c kvm_hv_flush_tlb()). Linux's
+ * hyperv_flush_tlb_multi() picks the non-Ex calls only when every target
+ * is below VP 64, sets HV_FLUSH_ALL_PROCESSORS when it flushes every
+ * present CPU, issues slow calls from a per-CPU input page, and strips
+ * PCID bits from CR3.
  *
  * flush() does per call what Linux does per call: the targets' VP indices,
  * the input, the call and its status check; prepare() encodes the same

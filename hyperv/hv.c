@@ -244,6 +244,11 @@ bool hv_calls_enabled(void)
 	       !rdmsr_safe(HV_MSR_HYPERCALL, &hc) && (hc & HV_HYPERCALL_ENABLE);
 }
 
+/*
+ * The hypercall page is ordinary RAM of its own. The TLFS describes an
+ * overlay that #GPs on writes; KVM writes its sequence into the guest's
+ * page instead (kvm_hv_set_msr_pw()), which is only read here to print it.
+ */
 static void hv_alloc(void)
 {
 	if (hv_page)

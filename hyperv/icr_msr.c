@@ -12,8 +12,11 @@
  * the MMIO path writes ICR2 and ICR (two exits without APIC register
  * virtualization) and polls delivery status; in x2APIC mode the
  * architectural ICR MSR 0x830 already is one WRMSR. Linux uses these MSRs
- * only in xAPIC mode for the same reason. KVM clears delivery status
- * itself, so nothing is polled (icr-wait=never).
+ * only in xAPIC mode for the same reason, keeping only the EOI MSR in
+ * x2APIC mode (arch/x86/hyperv/hv_apic.c hv_apic_init(), since e211288b72f1
+ * "x86/hyperv: Make vapic support x2apic mode"); its hv_apic_icr_write()
+ * also puts the APIC ID at bits 63:56. KVM clears delivery status itself,
+ * so nothing is polled (icr-wait=never).
  */
 #include "include/console.h"
 #include "include/hyperv.h"

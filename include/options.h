@@ -19,27 +19,68 @@
 
 enum plan { PLAN_DEFAULT, PLAN_BOOT, PLAN_CHECK, PLAN_BENCH };
 
-/* Fault injection (documented in docs/command-line.md), each a bit of options.debug. */
+/*
+ * Fault injection, each a bit of options.debug: tests plant a fault to prove
+ * a check fails. Each comment says what the key does, then, after "->", how
+ * the run ends; docs/guest-keys.md renders them (tools/doc_reference.py), so
+ * they stay one phrase each. debug_cpu= names the CPU (default the last).
+ */
 enum debug_key {
-	DEBUG_FAULT_BSP,	/* #UD on the BSP after bring-up */
-	DEBUG_FAULT_AP,		/* #UD on debug_cpu, run through its mailbox */
-	DEBUG_SKIP_SIPI,	/* never send START-UP to debug_cpu */
-	DEBUG_SWALLOW_IPI,	/* debug_cpu does not count its first test IPI */
-	DEBUG_DOUBLE_IPI,	/* debug_cpu counts its first test IPI twice */
-	DEBUG_CORRUPT_VPSET,	/* Hyper-V Ex calls: bit 63 of the valid bank mask set */
-	DEBUG_FAULT_AP_BENCH,	/* #UD on debug_cpu as it starts spinning as a benchmark target */
-	DEBUG_EXPIRE_DEADLINE,	/* `single`'s first run: deadline 1 ms, target late by 20 ms */
-	DEBUG_TRIPLE_FAULT,	/* the BSP loads an empty IDT and raises #UD: a reset */
-	DEBUG_EXTRA_EXIT,	/* every unicast send first reads the APIC ID: one exit more */
-	DEBUG_NO_ACPI,		/* ignore ACPI: CPUs from the MP table, no PM timer */
-	DEBUG_STALL,		/* debug_cpu, as sender, spins with IF=0 in its first sampling */
-	DEBUG_LATE_WAKE,	/* debug_cpu, halted, answers one wake 4 x late_wake late */
-	DEBUG_SLOW_EOI,		/* the counting handlers wait 2 ms before their EOI */
-	DEBUG_NMI_AS_FIXED,	/* an NMI backend sends Fixed IPIs on IPI_NMI_VEC instead */
-	DEBUG_WITHHOLD_ONE_WAY,	/* every one-way figure withheld as if the TSCs were skewed */
-	DEBUG_NESTED_NMI,	/* debug_cpu's first NMI-backend NMI lets a second one in */
-	DEBUG_NO_HALT_MARK,	/* debug_cpu, single-halt's target, once halts without saying so */
-	DEBUG_STALE_TLB,	/* the native shootdown's handlers acknowledge without flushing */
+	DEBUG_FAULT_BSP,	/* #UD on the BSP after bring-up -> CRASH, CPU 0's register dump */
+	DEBUG_FAULT_AP,		/* #UD on debug_cpu, run through its mailbox -> CRASH naming that
+				   CPU and APIC ID */
+	DEBUG_SKIP_SIPI,	/* never send START-UP to debug_cpu -> the AP is reported and left
+				   out, ERROR */
+	DEBUG_SWALLOW_IPI,	/* debug_cpu does not count its first test IPI -> FAILURE naming
+				   that CPU ("lost it") */
+	DEBUG_DOUBLE_IPI,	/* debug_cpu counts its first test IPI twice -> FAILURE naming that
+				   CPU ("duplicate") */
+	DEBUG_CORRUPT_VPSET,	/* Hyper-V Ex calls: a reserved bit (63) of the valid bank mask set
+				   -> FAILURE naming the call and HV_STATUS_INVALID_HYPERCALL_INPUT
+				   (KVM lane) */
+	DEBUG_FAULT_AP_BENCH,	/* #UD on debug_cpu as it starts spinning as a benchmark target ->
+				   CRASH naming the CPU and "during benchmark ..." */
+	DEBUG_EXPIRE_DEADLINE,	/* `single`'s first run: deadline 1 ms, its target keeps IF=0 for
+				   20 ms -> FAILURE naming CPU and benchmark; the plan goes on */
+	DEBUG_TRIPLE_FAULT,	/* the BSP loads an empty IDT and raises #UD -> a triple fault: the
+				   VM resets, no status (QEMU exits 0 under -no-reboot; run.sh 8) */
+	DEBUG_EXTRA_EXIT,	/* every unicast send of the backend in force first reads the APIC
+				   ID (a wrapped copy of its table, no branch on the send path) ->
+				   the same results under TCG; under KVM without APIC
+				   virtualization one exit more a send, which the lane's exits pass
+				   must catch */
+	DEBUG_NO_ACPI,		/* ignore ACPI: CPUs from the Intel MP table, no PM timer -> the
+				   same run, CPUs listed by "mptable:" */
+	DEBUG_STALL,		/* debug_cpu (the BSP allowed) becomes the sender, overriding
+				   sender=, and spins with IF=0 once its first sampling on a backend
+				   measures -> ERROR: a "watchdog:" report on it (run.sh 3); not
+				   armed with one CPU (ERROR) */
+	DEBUG_LATE_WAKE,	/* debug_cpu, once halted, keeps IF=0 for 4 x late_wake before it
+				   halts again, in the wake check and in single-halt's first
+				   measured pass -> FAILURE: the wake check's "woke late on wake 3"
+				   (not "lost"); single-halt `none` counts late-wakes=1 */
+	DEBUG_SLOW_EOI,		/* the counting handlers wait 2 ms before their EOI (after the count,
+				   before it in ack-after-eoi); in single and single-halt the
+				   count-first handler holds its EOI until the sender has closed the
+				   region -> SUCCESS; only ack-after-eoi's regions hold the 2 ms, and
+				   in the lane the EOI exit */
+	DEBUG_NMI_AS_FIXED,	/* an NMI backend sends its Fixed twin's IPIs on IPI_NMI_VEC instead
+				   (a copy of its table, installed by the switch) -> FAILURE: every
+				   NMI check of that backend */
+	DEBUG_WITHHOLD_ONE_WAY,	/* every one-way figure withheld as if the TSCs were skewed -> SKIPs
+				   whose reason starts "one-way not reported: "; with --exits they
+				   keep their sampling's exits (the lane's gate test) */
+	DEBUG_NESTED_NMI,	/* debug_cpu's first NMI-backend NMI sends itself another and IRETs
+				   to its own next instruction, unblocking NMIs, as a hypervisor that
+				   ignored NMI blocking would -> FAILURE: "nested NMI on CPU N", the
+				   run ends there; nothing without an NMI backend */
+	DEBUG_NO_HALT_MARK,	/* debug_cpu, single-halt's target in its first measured pass, halts
+				   once without publishing its entry into HLT, so the sender's wait
+				   for it runs out once -> SUCCESS; single-halt `none` counts
+				   rehalt_timeouts 1, the other passes 0 */
+	DEBUG_STALE_TLB,	/* the native shootdown's handlers count and EOI without flushing ->
+				   FAILURE of each native flush check: "still reached page 0's old
+				   frame after the flush" (under TCG) */
 	DEBUG_COUNT
 };
 

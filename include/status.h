@@ -4,7 +4,8 @@
  * the last console line states it. The guest reports it through
  * isa-debug-exit, which turns a written byte b into QEMU's exit status
  * (b << 1) | 1. QEMU's own failures exit 1 (b = 0), so no status byte is 0.
- * run.sh decodes these values in one place; docs/exit-codes.md lists both.
+ * run.sh decodes these values in one place; docs/exit-codes.md lists both,
+ * with each status's comment below as its meaning (tools/doc_reference.py).
  */
 #ifndef INCLUDE_STATUS_H
 #define INCLUDE_STATUS_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Edges the host can act on (host_stats=1; docs/host-tools.md, "KVM's
+ * Edges the host can act on (host_stats=1; docs/exits.md, "KVM's
  * statistics"). KVM counts per vCPU how each halt ended (kvm_vcpu_halt():
  * halt_successful_poll, halt_wakeup...), which says whether a halted
  * target was woken while KVM polled it or after it blocked, but only the

@@ -40,7 +40,7 @@ _Static_assert(ARRAY_SIZE(skip_names) == SKIP_COUNT + 1, "one name per skip key"
 
 static const struct opt_spec plan_spec[] = {
 	{ "plan", OPT_ENUM, 0, 0, plan_names,
-	  "what to run: boot only, the correctness suite, benchmarks, or both" },
+	  "what to run: boot only, the correctness suite, benchmarks, or both (default: each group of backends checked, then measured, xAPIC-mode ones first)" },
 };
 
 static void plan_apply(const struct opt_value *v)
@@ -58,7 +58,7 @@ enum { K_AP_TIMEOUT, K_INIT_DELAY, K_WATCH_FLOOR, K_DEBUG, K_DEBUG_CPU, K_SKIP, 
 
 static const struct opt_spec kernel_specs[K_COUNT] = {
 	[K_AP_TIMEOUT] = { "ap_timeout", OPT_UINT, 1, 60000, NULL,
-			   "ms an AP may take to come up before it is left out" },
+			   "ms an AP may take to come up before it is left out (default 2000)" },
 	[K_INIT_DELAY] = { "init_delay", OPT_UINT, 0, 100000, NULL,
 			   "us between INIT and START-UP (default: 10000, the SDM's 10 ms, on bare metal; 0 under a hypervisor, as Linux does)" },
 	[K_WATCH_FLOOR] = { "watch_floor", OPT_UINT, 100, 60000, NULL,
@@ -67,11 +67,11 @@ static const struct opt_spec kernel_specs[K_COUNT] = {
 	[K_DEBUG_CPU] = { "debug_cpu", OPT_UINT, 0, 1023, NULL,
 			  "CPU number that fault injection targets, 0 the BSP (default: the last)" },
 	[K_SKIP] = { "skip", OPT_LIST, 0, 0, skip_names,
-		     "checks to SKIP where the platform under test cannot run them (docs/xen.md)" },
+		     "checks to SKIP where the platform under test fails them for a reason outside the hypervisor (default: none; docs/xen.md)" },
 	[K_HV_OS_ID] = { "hv_os_id", OPT_ENUM, 0, 0, hv_os_id_names,
-			 "the Hyper-V guest OS ID's format: open-source (the TLFS's for a non-Microsoft guest) or windows (Xen's viridian recommends hypercalls to Windows IDs only: docs/xen.md)" },
+			 "the Hyper-V guest OS ID's format: open-source (the TLFS's for a non-Microsoft guest, the default) or windows (Xen's viridian recommends hypercalls to Windows IDs only: docs/xen.md)" },
 	[K_CONSOLE] = { "console", OPT_ENUM, 0, 0, console_names,
-			"serial (COM1) or virtio: each print after the command line whole to a virtio console, one exit a print (the KVM lane gives it)" },
+			"serial (COM1, the default) or virtio: each print after the command line whole to a virtio console, one exit a print (the KVM lane gives it)" },
 	[K_LAVA] = { "lava", OPT_BOOL, 0, 0, NULL,
 		     "also print a LAVA monitor line per check and headline figure (docs/lab.md)" },
 	[K_HELP] = { "help", OPT_BOOL, 0, 0, NULL, "print this list and stop" },

@@ -143,8 +143,11 @@ void plan_check_cpu_keys(unsigned int listed)
  * x2AVIC (Zen 1 to 3), KVM since Linux 6.3 (commit 2008fab34530, "KVM:
  * x86: Inhibit APIC memslot if x2APIC and AVIC are enabled") deletes the
  * APIC-access memslot the first time any vCPU enters x2APIC mode and never
- * brings it back: from then on every xAPIC access is trapped and emulated
- * while AVIC still reads as active, with no inhibit reason to show for it.
+ * brings it back (kvm_vcpu_update_apicv() -> kvm_inhibit_apic_access_page(),
+ * armed only while x2avic_enabled is false: svm_hardware_setup(), later
+ * avic_hardware_setup()): from then on every xAPIC access is trapped and
+ * emulated while AVIC still reads as active, with no inhibit reason to
+ * show for it.
  * So nothing measured or checked in xAPIC mode may come after the first
  * x2APIC switch; each record says whether it did (after_x2apic).
  */

@@ -204,11 +204,17 @@ static uint64_t tsc_declared_khz(const char **source)
 	struct cpuid_regs r;
 	uint64_t hz;
 
+	/* KVM answers virtual_tsc_khz * 1000 (hyperv.c kvm_hv_get_msr()). */
 	if (cpu.hyperv && (cpu.hv_features_eax & HV_FEAT_FREQUENCY_MSRS) &&
 	    !rdmsr_safe(HV_MSR_TSC_FREQUENCY, &hz) && hz) {
 		*source = "Hyper-V TSC frequency MSR";
 		return hz / 1000;
 	}
+	/*
+	 * QEMU adds this leaf (vmware-cpuid-freq, kvm_arch_init_vcpu()) only
+	 * when KVM's leaves sit at 0x40000000, so never beside Hyper-V's,
+	 * and the TSC is stable and its frequency known.
+	 */
 	if (cpu.hypervisor && cpu.hv_max_leaf >= HV_TIMING_LEAF && !cpu.hyperv) {
 		r = cpuid(HV_TIMING_LEAF, 0);
 		if (r.eax) {

@@ -24,42 +24,43 @@
 #define  HV_VENDOR_MICROSOFT_EDX	0x76482074u /* "t Hv" */
 #define HV_CPUID_INTERFACE		0x40000001u
 #define  HV_INTERFACE_SIGNATURE		0x31237648u /* EAX = "Hv#1": key off this, not the vendor */
-#define HV_CPUID_VERSION		0x40000002u
+#define HV_CPUID_VERSION		0x40000002u /* KVM: build 0x3839, 10.0 */
 #define HV_CPUID_FEATURES		0x40000003u
 /* EAX: partition privileges, low half */
-#define  HV_FEAT_VP_RUNTIME		(1u << 0)
-#define  HV_FEAT_TIME_REF_COUNT		(1u << 1)
-#define  HV_FEAT_SYNIC			(1u << 2)
-#define  HV_FEAT_SYNTIMER		(1u << 3)
+#define  HV_FEAT_VP_RUNTIME		(1u << 0) /* hv-runtime */
+#define  HV_FEAT_TIME_REF_COUNT		(1u << 1) /* hv-time */
+#define  HV_FEAT_SYNIC			(1u << 2) /* hv-synic */
+#define  HV_FEAT_SYNTIMER		(1u << 3) /* hv-stimer */
 #define  HV_FEAT_APIC_MSRS		(1u << 4) /* EOI/ICR/TPR MSRs, VP assist (hv-vapic) */
-#define  HV_FEAT_HYPERCALL_MSRS		(1u << 5) /* GUEST_OS_ID and HYPERCALL */
+#define  HV_FEAT_HYPERCALL_MSRS		(1u << 5) /* GUEST_OS_ID, HYPERCALL (any hv-*) */
 #define  HV_FEAT_VP_INDEX		(1u << 6) /* hv-vpindex */
-#define  HV_FEAT_RESET			(1u << 7)
-#define  HV_FEAT_REF_TSC		(1u << 9)
+#define  HV_FEAT_RESET			(1u << 7) /* hv-reset */
+#define  HV_FEAT_REF_TSC		(1u << 9) /* hv-time */
 #define  HV_FEAT_FREQUENCY_MSRS		(1u << 11) /* TSC/APIC frequency MSRs (hv-frequencies) */
-#define  HV_FEAT_REENLIGHTENMENT	(1u << 13)
+#define  HV_FEAT_REENLIGHTENMENT	(1u << 13) /* hv-reenlightenment */
 #define  HV_FEAT_TSC_INVARIANT		(1u << 15)
-/* EDX: miscellaneous features */
+/* EBX: privileges, high half (PostMessages bit 4, SignalEvents 5): recorded */
+/* EDX: miscellaneous features; QEMU sets bit 3 with any hv-* flag */
 #define  HV_FEAT_EDX_XMM_INPUT		(1u << 4) /* XMM-fast hypercall input (hv-xmm-input) */
-#define  HV_FEAT_EDX_FREQUENCY_MSRS	(1u << 8)
-#define  HV_FEAT_EDX_CRASH_MSRS		(1u << 10)
+#define  HV_FEAT_EDX_FREQUENCY_MSRS	(1u << 8) /* hv-frequencies */
+#define  HV_FEAT_EDX_CRASH_MSRS		(1u << 10) /* hv-crash */
 #define  HV_FEAT_EDX_EXT_GVA_RANGES	(1u << 14) /* hv-tlbflush-ext */
-#define  HV_FEAT_EDX_XMM_OUTPUT		(1u << 15)
-#define  HV_FEAT_EDX_DIRECT_STIMER	(1u << 19)
+#define  HV_FEAT_EDX_XMM_OUTPUT		(1u << 15) /* KVM offers none */
+#define  HV_FEAT_EDX_DIRECT_STIMER	(1u << 19) /* hv-stimer-direct */
 #define HV_CPUID_RECOMMENDATIONS	0x40000004u
 /* EAX: implementation recommendations; EBX: spinlock retry count */
 #define  HV_REC_AS_SWITCH		(1u << 0)
 #define  HV_REC_LOCAL_FLUSH		(1u << 1)
 #define  HV_REC_REMOTE_FLUSH		(1u << 2) /* use FlushVirtualAddress* (hv-tlbflush) */
-#define  HV_REC_APIC_MSRS		(1u << 3) /* prefer EOI/ICR/TPR MSRs over MMIO */
-#define  HV_REC_RELAXED_TIMING		(1u << 5)
-#define  HV_REC_DEPRECATING_AEOI	(1u << 9)
+#define  HV_REC_APIC_MSRS		(1u << 3) /* prefer the MSRs (hv-vapic, unless hv-avic) */
+#define  HV_REC_RELAXED_TIMING		(1u << 5) /* hv-relaxed */
+#define  HV_REC_DEPRECATING_AEOI	(1u << 9) /* hv-avic */
 #define  HV_REC_CLUSTER_IPI		(1u << 10) /* use SendSyntheticClusterIpi (hv-ipi) */
 #define  HV_REC_EX_PROCESSOR_MASKS	(1u << 11) /* use the *Ex calls with HV_VP_SET */
 #define  HV_REC_NESTED			(1u << 12)
 #define  HV_REC_ENLIGHTENED_VMCS	(1u << 14)
 #define  HV_REC_NO_NONARCH_CORESHARE	(1u << 18)
-#define HV_CPUID_LIMITS			0x40000005u /* EAX = max virtual processors */
+#define HV_CPUID_LIMITS			0x40000005u /* EAX = max VPs (KVM_MAX_VCPUS) */
 
 /* Synthetic MSRs */
 #define HV_MSR_GUEST_OS_ID		0x40000000u /* non-zero before HYPERCALL is enabled */

@@ -8,6 +8,8 @@
  * points with fixed-width windows, and scanning the input once per window
  * (instead of sorting it) keeps it correct for any order and for
  * duplicates without scratch memory; sets are at most a few thousand CPUs.
+ * Linux's __send_ipi_mask() (arch/x86/kernel/kvm.c) grows a window in CPU
+ * order instead.
  */
 #include "lib/kvm_pvipi.h"
 #include "lib/error.h"

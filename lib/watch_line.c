@@ -93,6 +93,7 @@ int watch_line_format(char *buf, size_t size, const struct watch_line *l, const 
 	if (l->has_ms)
 		field(&o, " ", 0, "for %lu ms", (unsigned long)l->ms);
 	if (l->wait_name) {
+		/* (met): the word holds the value, but its CPU has not seen it yet. */
 		const char *met = l->sees == l->want ? " (met)" : "";
 		int sees = fmt_snprintf(NULL, 0, "sees %lu%s", (unsigned long)l->sees, met);
 

@@ -219,6 +219,7 @@ static void nmi_latch_check(const char *label, unsigned int target)
 		cpu_relax();
 	tsc_delay_us(2000); /* then, for a third that must not come */
 	irq_set_handler(IPI_NMI_VEC, saved);
+	/* A note for a person, not a figure: no record keeps it, none fails. */
 	if (READ_ONCE(latch.entries) == 2)
 		kprintf("#   %s: CPU %u took the held NMI %lu us after its first handler's IRET\n",
 			label, target,

@@ -12,11 +12,12 @@ import os
 import re
 import sys
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from doc_pages import REPO, settle
+
 sys.path.insert(0, os.path.join(REPO, "host"))
 from ipibench import cli  # noqa: E402
 
-OUT = os.path.join(REPO, "docs", "cli-reference.md")
+OUT = "docs/cli-reference.md"
 # argparse lays help out a little differently from one Python to the next
 # (3.13 stops repeating a metavar after a short option): the file says which
 # Python wrote it, and --check compares only under that one.
@@ -49,25 +50,17 @@ def text():
     return "\n".join(parts)
 
 
+def other_python(have):
+    """Why a page written under another Python is not checked here, or None."""
+    written = re.search(r"under Python (\d+\.\d+)", have.split("\n", 1)[0])
+    if written and written.group(1) != PYTHON:
+        return f"written under Python {written.group(1)}, this is {PYTHON}"
+    return None
+
+
 def main(argv):
-    want = text()
-    if "--check" in argv:
-        name = "docs: docs/cli-reference.md is what run.sh's parser generates"
-        try:
-            with open(OUT, encoding="utf-8") as f:
-                have = f.read()
-        except OSError:
-            have = ""
-        written = re.search(r"under Python (\d+\.\d+)", have.split("\n", 1)[0])
-        if written and written.group(1) != PYTHON:
-            print(f"ok - {name} # SKIP written under Python {written.group(1)}, this is {PYTHON}")
-            return 0
-        ok = have == want
-        print(f"{'ok' if ok else 'not ok'} - {name}" + ("" if ok else " (run tools/cli_reference.py)"))
-        return 0 if ok else 1
-    with open(OUT, "w", encoding="utf-8") as f:
-        f.write(want)
-    return 0
+    return settle(OUT, text(), "docs: docs/cli-reference.md is what run.sh's parser generates",
+                  "tools/cli_reference.py", "--check" in argv, skip=other_python)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,9 @@ group's prepare(): backends= from the .ipi_backends registry (ipi/core.c)
 and bench= from .bench_registry (harness/runner.c). They are read from
 those registries, in the order the guest puts them in (help=1's order). A
 choice list of another kind that is empty in the image stops the step:
-this script must then learn where its names come from.
+this script must then learn where its names come from. The benchmarks'
+registry is also written whole, each name with its summary, for the
+record reference (tools/doc_reference.py, docs/record-fields.md).
 
 usage: tools/guest_keys.py [--cc CC] ELF OUT"""
 import json
@@ -48,6 +50,7 @@ LAYOUT = {
     "backend_ops": "offsetof(struct ipi_backend, ops)",
     "ops_name": "offsetof(struct ipi_ops, name)",
     "bench_name": "offsetof(struct bench, name)",
+    "bench_summary": "offsetof(struct bench, summary)",
     "pointer_size": "sizeof(void *)",
     "OPT_UINT": "OPT_UINT",
     "OPT_BOOL": "OPT_BOOL",
@@ -159,14 +162,23 @@ def registry_names(elf, L, registry):
     """The names a registry section gives a choice list, in the guest's
     order: backends by order key, then name (ipi/core.c); benchmarks by name
     (harness/runner.c)."""
+    if registry == "bench_registry":
+        return [b["name"] for b in benchmarks(elf, L)]
     ptr = L["pointer_size"]
     entries = pointers(elf, f"__{registry}_start", f"__{registry}_end", ptr)
-    if registry == "bench_registry":
-        return sorted(elf.text(elf.uint(e + L["bench_name"], ptr)) for e in entries)
     named = [(elf.uint(e + L["backend_order"], L["backend_order_size"]),
               elf.text(elf.uint(elf.uint(e + L["backend_ops"], ptr) + L["ops_name"], ptr)))
              for e in entries]
     return [name for _, name in sorted(named)]
+
+
+def benchmarks(elf, L):
+    """Every benchmark of the registry as {name, summary}, by name."""
+    ptr = L["pointer_size"]
+    entries = pointers(elf, "__bench_registry_start", "__bench_registry_end", ptr)
+    found = [{"name": elf.text(elf.uint(e + L["bench_name"], ptr)),
+              "summary": elf.text(elf.uint(e + L["bench_summary"], ptr))} for e in entries]
+    return sorted(found, key=lambda b: b["name"])
 
 
 def choices(elf, L, key, addr):
@@ -234,11 +246,12 @@ def main(argv):
         print("usage: tools/guest_keys.py [--cc CC] ELF OUT", file=sys.stderr)
         return 2
     try:
-        found = keys(Elf(argv[0]), layout(cc))
+        elf, L = Elf(argv[0]), layout(cc)
+        found, benches = keys(elf, L), benchmarks(elf, L)
     except (Fail, OSError) as e:
         print(f"tools/guest_keys.py: {e}", file=sys.stderr)
         return 1
-    write(argv[1], {"about": f"the guest's command-line keys, read from {argv[0]} by tools/guest_keys.py (make); run.sh checks --append against them", "keys": found})
+    write(argv[1], {"about": f"the guest's command-line keys, read from {argv[0]} by tools/guest_keys.py (make); run.sh checks --append against them", "keys": found, "benchmarks": benches})
     return 0
 
 

@@ -23,7 +23,21 @@ and those below):
                the A/B over a KVM module parameter; options.py, their options
   cli.py       the subcommands and run.sh's one parser; __main__.py
 
-The KVM lane's runtime, which --accel kvm-in-tcg runs, is host/lane/."""
+The KVM lane's runtime, which --accel kvm-in-tcg runs, is host/lane/.
+
+Python 3, standard library only, not C: json is the parser the Python
+project maintains, every Debian and Ubuntu ships it, and python3 is a build
+dependency anyway (results/validate.py, which the boot tests share, so both
+judge records by one set of rules). The rest is there too: exact integers
+for the rank tests, xml.etree for JUnit, socket for QMP,
+os.sched_setaffinity. None of it runs inside a timed region.
+
+New host logic goes into a module of its own, and keeps two rules:
+- a boot takes its attachments as --perf-kvm does: kvmhost/pin_perf.py's
+  PausedStart attaches them while the guest is paused, and detaches and
+  saves them after QEMU ended;
+- a driver that reloads modules runs its boots in-process, as matrix does,
+  so its restore runs in the process that gets the signal."""
 import os
 
 # The checkout this package runs from (host/ipibench/ -> the repository).

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """`./run.sh history --report DIR`: each figure of a series drawn over time,
 its change points marked, on a page (index.html, report.md) that lists the
-changes and links every figure. docs/host-tools.md, "history".
+changes and links every figure. docs/nightly.md, "history".
 
 A figure is a row: its timing (x: the runs, oldest first; y: the run's
 value, the median of its boots' p50s, min..max over boots as error bars; the

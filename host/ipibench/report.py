@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """run.sh report: plots drawn by gnuplot (SVG, and PNG through pngcairo, or
 gnuplot's plain png terminal where cairo is missing) and a page that shows
-them beside the tables (index.html, report.md). docs/host-tools.md, "report".
+them beside the tables (index.html, report.md). docs/comparing.md, "report".
 
 - latency distribution: for each benchmark and metric, one empirical CDF per
   backend (and variant, target state, configuration), pooled over boots,
@@ -53,7 +53,7 @@ import subprocess
 from ipibench import REPO
 from ipibench.compare.formats import format_markdown, legend, table_head, table_rows
 from ipibench.compare.model import Comparison, row_key, row_order, Side
-from ipibench.exit_codes import EX_DEPS, EX_NO_OVERLAP, EX_SAVE, EX_USAGE, ToolError
+from ipibench.exit_codes import EX_DEPS, EX_NO_OVERLAP, EX_SAVE, EX_TOOL_FAILED, EX_USAGE, ToolError
 from ipibench.results.files import load_set, split_by_config
 from ipibench.results.stats import median
 from ipibench.write import replace_file
@@ -1460,7 +1460,7 @@ def run_gnuplot(out, plots):
     proc = subprocess.run([gnuplot, "plots.gp"], cwd=out, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True)
     if proc.returncode != 0:
-        raise ToolError(1, "gnuplot failed: " + proc.stdout.strip()[-500:])
+        raise ToolError(EX_TOOL_FAILED, "gnuplot failed: " + proc.stdout.strip()[-500:])
     for p in plots:
         for ext in ("svg", "png"):
             os.replace(os.path.join(out, f".{p.name}.{ext}.tmp"),

@@ -322,8 +322,10 @@ if [ -n "$T" ] && echo 1 >$T/events/kvm/kvm_exit/enable; then
 	echo "@@@ lane-info trace kvm_exit"
 	# And what KVM injects: a reset that comes with no SHUTDOWN exit (seen
 	# in hv-xmm's flush frames) is KVM's own triple fault, and the
-	# exceptions it injected before it say which path made it. Rare
-	# otherwise: a few in the negative frames' expected #GP and #UD.
+	# exceptions it injected before it say which path made it (a fault
+	# while delivering a #DF, say). Rare otherwise: a few in the negative
+	# frames' expected #GP and #UD, and reset.x2apic's #UD, reinjected
+	# before its SHUTDOWN exit.
 	echo 1 >$T/events/kvm/kvm_inj_exception/enable 2>/dev/null &&
 		echo "@@@ lane-info trace-also kvm_inj_exception"
 else
@@ -476,7 +478,15 @@ comms() {
 # and kvm-pit were woken on the CPU where the target had just blocked, as
 # it looked idle: the target's polling ended at once, and its wakes came
 # after a block whatever kvm.halt_poll_ns was. Probably the same sharing
-# once left debug=stall's report waiting behind the spinning vCPU. Prints
+# once left debug=stall's report waiting behind the spinning vCPU.
+# Evidence: unpinned, the halt-poll ab read b1.00 in a CI run, and a
+# kvm_halt_poll_ns trace showed 0.8 ms halts blocking under a 4 ms window
+# with both vCPU threads on CPU 0; with the vCPUs alone pinned, a CI run
+# had 50 halts of 0.4-0.8 ms in a row blocking, and a sched_switch trace
+# of the target's CPU showed the copier's children, QEMU's main thread,
+# kvm-pit and rcu_preempt there. Per-CPU kworkers still end a poll now
+# and then. (hv-xmm-4's 4 vCPUs on L1's 2 CPUs: QEMU also warns that 4
+# exceeds the recommended vCPU count, two lines in its frame's log.) Prints
 # what it did; sets $hk, the housekeeping CPU's mask, or leaves it empty.
 # (ls, not a glob: this init runs under set -f.)
 pin_vcpus() {
@@ -701,9 +711,11 @@ run_preset() {
 	# both on one chardev (mux). Each byte to COM1 is an exit to this QEMU
 	# and some 150 us of the frame's time (a frame's console was half of
 	# the lane's time); the guest sends whole lines to the virtio console
-	# (kernel/console.c), one exit each. ioeventfd=off: the notify is
-	# handled before its exit returns, so the guest's wait for the used
-	# ring ends at once.
+	# (kernel/console.c), one exit each: flush.hv-xmm's 83 KB went from
+	# 17.1 s to 1.6 s, the kvm-lane group from 205 s to 116 s (264 to 146
+	# CPU-s); help=1's 2 KB had taken 0.3 s on COM1. ioeventfd=off: the
+	# notify is handled before its exit returns, so the guest's wait for
+	# the used ring ends at once.
 	vcon="-device virtio-serial-pci,disable-legacy=off,ioeventfd=off -device virtconsole,chardev=con"
 	# Lost PIT ticks discarded, as run.sh gives every KVM boot (host/ipibench/boot/qemu.py,
 	# PIT_DISCARD): QEMU's default keeps KVM's PIT reinjecting, which inhibits
@@ -1001,7 +1013,9 @@ run_outer() {
 	# guest's record in two on the console. initcall_blacklist: the
 	# built-in SP800-108 KDF's self-test (crypto_kdf108_init, HMAC-SHA256
 	# under TCG) took 1.0 s of every outer boot's 4.6 s to init
-	# (initcall_debug), for a KDF that nothing here uses.
+	# (initcall_debug), for a KDF that nothing here uses; cryptomgr.notests
+	# does not skip it. The rest (certificates 0.12 s, ACPI 0.1 s, many
+	# small steps) has nothing cheap left to cut.
 	run_piped "$1" show_progress \
 		timeout -k 5 "$2" "${KVM_LANE_OUTER:-qemu-system-x86_64}" -accel tcg,thread=multi \
 		-cpu max -smp 2 -m 2G -nodefaults -display none -serial stdio -no-reboot \

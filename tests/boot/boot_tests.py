@@ -315,18 +315,19 @@ def registry_lists(sc, log):
                                                        table.splitlines()[2:]))
     if in_table != backends:
         problems.append(f"docs/timed-regions.md's Backends table {in_table}, registry {backends}")
-    row = next(l for l in open("docs/results.md") if l.startswith("| `backend` |"))
-    if re.findall(r"`([a-z0-9-]+)`", row)[1:len(backends) + 1] != backends:
-        problems.append("docs/results.md's backend row does not list the registry in order")
+    fields = open("docs/record-fields.md").read()
+    listed = fields[fields.index("### Backends"):].split("\n\n")[1]
+    if re.findall(r"`([a-z0-9-]+)`", listed) != backends:
+        problems.append("docs/record-fields.md's backends do not list the registry in order")
     sys.path.insert(0, "tests/kvm-lane")
     import judge
     named = {b for names in judge.MUST_RUN.values() for b in names} - set(judge.NOT_BACKENDS)
     if named - set(backends):
         problems.append(f"tests/kvm-lane/judge.py names unknown backends {sorted(named - set(backends))}")
-    cmdline = open("docs/command-line.md").read()
-    missing = [d for d in debug if f"`debug={d}`" not in cmdline]
+    keys = open("docs/guest-keys.md").read()
+    missing = [d for d in debug if f"`debug={d}`" not in keys]
     if missing:
-        problems.append(f"docs/command-line.md's fault injection table lacks debug={missing}")
+        problems.append(f"docs/guest-keys.md's fault injection table lacks debug={missing}")
     return problems
 
 

@@ -42,18 +42,6 @@ def built_keys():
     return keys
 
 
-def shown(spec):
-    """A key's value column in help=1 (lib/cmdline.c's describe_spec)."""
-    kind = spec["type"]
-    if kind == "uint":
-        return f"{spec['min']}..{spec['max']}"
-    if kind == "bool":
-        return "0/1, on/off, yes/no, true/false"
-    if kind in ("enum", "list"):
-        return ", ".join(spec["choices"]) + (", comma-separated, or all" if kind == "list" else "")
-    return f"text of {spec['min']}..{spec['max']} bytes" if spec["max"] else "any text"
-
-
 def one_valid(spec, i):
     """A value of a key the guest takes, in one of its number forms."""
     kind = spec["type"]
@@ -109,7 +97,7 @@ def _(s):
                                   for i, (k, spec) in enumerate(keys.items()) if k != "help"])
     check(G.problem(line, keys) is None, f"{line}: {G.problem(line, keys)}")
     rows = guest_help(line)
-    want = {k: (shown(spec), spec["help"]) for k, spec in keys.items()}
+    want = {k: (G.shown(spec), spec["help"]) for k, spec in keys.items()}
     check(rows == want, "help=1 and the file differ: " + "; ".join(
         f"{k}: guest {rows.get(k)}, file {want.get(k)}" for k in sorted(set(rows) | set(want))
         if rows.get(k) != want.get(k)))

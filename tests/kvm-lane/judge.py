@@ -210,7 +210,7 @@ def judge(outdir, frame):
                        log, re.M)
     for why in sorted({w for _, w in named}):
         notes.append(f"{sum(w == why for _, w in named)} checks SKIPped by {why} "
-                     "(docs/command-line.md says why each exists)")
+                     "(docs/guest-keys.md lists them, docs/xen.md says why tpr-hold exists)")
     return problems, notes
 
 

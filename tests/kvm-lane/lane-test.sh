@@ -744,7 +744,7 @@ $(grep -h '^@@@ lane-info load:' "$base/lane/matrix-load.x2apic.log" "$base/lane
 			"^  single/one-way/none/x2apic/spin/n1: sender exits [0-9.]* -> [0-9.]* per iteration (sender msr (ID read) 0.00 -> 1.00) from $store/" \
 			"^history: [0-9]* figures changed in the last 10 runs; [1-9][0-9]* regressed"
 	}
-	# The nightly loop (docs/host-tools.md, "The nightly loop") over the two
+	# The nightly loop (docs/nightly.md) over the two
 	# matrices as two nights of one series: history --store files each as
 	# HOST/x2apic-smp2-exits/START; the first is judged by nothing, the
 	# planted exit is a step in the second: exit 20, in the summary too. The

@@ -10,7 +10,7 @@
 # --module-param) run as written, their boots shared with the group's
 # other frames instead of paying for an outer boot each (what
 # tests/xen-lane/replay-lane.sh does for the Xen lane), and so does the
-# docs group's README command.
+# docs group's hv-xmm command.
 #
 # What run.sh gets is what lane.sh would have left in --out: the frame's
 # console (PRESET.log), status and trace, and an outer.log made of the

@@ -25,6 +25,11 @@
 #                       a triple fault at Xen's own RIP (below). The day
 #                       it passes, the outer QEMU is fixed and skip=tpr-hold
 #                       can go.
+# It runs alone: beside another group it took 141 s, not 56 s (a
+# clean-clone CI run: 44 s the frames, 12 s the cache), since the nested
+# vCPUs spin-wait for each other and a vCPU thread descheduled by the other
+# group's load makes its partner spin the longer; and two outer boots side
+# by side once left the HVM guest's BIOS reading its CD for minutes.
 #
 # usage: tests/xen-lane/lane-test.sh
 set -uo pipefail

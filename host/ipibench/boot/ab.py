@@ -29,7 +29,8 @@ def order(boots):
     at 2 x boots (each side gets boots of them). A drift over the run (the
     host warming, turbo budgets, background load) then falls on both sides
     alike instead of on the parameter, as all of A then all of B would
-    leave it."""
+    leave it; ABBA's mirror also cancels a straight-line drift within each
+    block."""
     return ["ABBA"[i % 4] for i in range(2 * boots)]
 
 

@@ -70,9 +70,10 @@ class HostKvm:
         """None when KVM can create this VM, else QEMU's complaint.
 
         Some hosts offer a /dev/kvm that cannot run every vCPU model (nested or
-        PVM-based KVM refusing an MSR QEMU sets for -cpu host). Create the
-        machine (a --machine value) paused and quit at once: if that fails, KVM
-        cannot run it."""
+        PVM-based KVM refusing an MSR QEMU sets for -cpu host; this sandbox's
+        also refuses hv-vpindex): decide by trying, never by the file. Create
+        the machine (a --machine value) paused and quit at once: if that
+        fails, KVM cannot run it."""
         p = subprocess.run(["timeout", "-k", "2", "20", self.qemu, "-accel", "kvm", "-cpu", model,
                             "-M", machine_arg(machine), "-nodefaults", "-display", "none", "-S",
                             "-monitor", "stdio"], input="quit\n", stdout=subprocess.DEVNULL,

@@ -90,21 +90,29 @@ def hint(word, keys, then=""):
     return f" (did you mean {meant}{then}?)" if meant else f" (keys: {', '.join(keys)})"
 
 
-def accepted(spec, meant=None):
-    """What a key takes, as the guest's messages say it (describe_spec),
-    after the name a mistaken one was most likely meant to be."""
+def shown(spec):
+    """What a key takes, as help=1's value column says it (lib/cmdline.c's
+    describe_spec); docs/guest-keys.md's column too."""
     kind = spec.get("type")
     if kind == "uint":
-        what = f"{spec.get('min')}..{spec.get('max')}, decimal or 0x hex, suffix k or M"
-    elif kind == "bool":
-        what = "0/1, on/off, yes/no, true/false"
-    elif kind in ("enum", "list"):
-        what = ", ".join(spec.get("choices") or []) + \
+        return f"{spec.get('min')}..{spec.get('max')}"
+    if kind == "bool":
+        return "0/1, on/off, yes/no, true/false"
+    if kind in ("enum", "list"):
+        return ", ".join(spec.get("choices") or []) + \
             (", comma-separated, or all" if kind == "list" else "")
-    elif spec.get("max"):
-        what = f"text of {spec.get('min')}..{spec.get('max')} bytes"
-    else:
-        what = "any text"
+    if spec.get("max"):
+        return f"text of {spec.get('min')}..{spec.get('max')} bytes"
+    return "any text"
+
+
+def accepted(spec, meant=None):
+    """What a key takes, as the guest's messages say it (describe_spec, a
+    number's forms added), after the name a mistaken one was most likely
+    meant to be."""
+    what = shown(spec)
+    if spec.get("type") == "uint":
+        what += ", decimal or 0x hex, suffix k or M"
     return f" (did you mean {meant}?; accepted: {what})" if meant else f" (accepted: {what})"
 
 

@@ -87,7 +87,7 @@ def summary_text(doc):
     if emulated:
         lines.append(f"warning: {len(emulated)} xAPIC-mode results were measured after a vCPU "
                      "had been in x2APIC mode on AVIC without x2AVIC: xAPIC emulation, not "
-                     "AVIC (docs/host-tools.md, compare)")
+                     "AVIC (docs/comparing.md, \"After x2APIC\")")
     lines += exits_lines(doc)
     lines += [f"problem: {p}" for p in doc["problems"]]
     lines += [f"not correct: {p}" for p in correctness_failures(boot)]
@@ -150,7 +150,8 @@ def save_run(directory, *, qemu=(), label="", accel="", status="", config="", pr
              pin=None, pin_why=None, ab=None, exits_kvm_params=None, apicv="", matrix=None):
     """directory/results.json and summary.txt of one boot, from its
     console.log and this host's facts; qemu is QEMU's command line. The
-    rest are the run's facts as results.json keeps them (docs/results.md)."""
+    rest are the run's facts as results.json keeps them (results/fields.py's
+    RESULTS_JSON, docs/record-fields.md)."""
     log = os.path.join(directory, "console.log")
     try:
         with open(log, encoding="utf-8", errors="replace") as f:

@@ -85,7 +85,10 @@ def classify(accel, cpu_flags, kvm_params, software=None, kernel=None, family=No
 # until avic_hardware_setup() resolves it.)
 # Erratum #1235 (missed VM exits on the sender of an IPI to a target that
 # is blocking): the families 8de4a1c8164e (AMD 17h, 6.17) and 9a12fa5213cf
-# (Hygon 18h) turn IPI virtualization off on.
+# (Hygon 18h) turn IPI virtualization off on. Its race sits where KVM clears
+# IsRunning as a vCPU blocks (avic_vcpu_blocking()): the suite's wake check
+# and single-halt's late-wake count catch a vCPU left blocked, whatever the
+# cause, but do not aim at that moment.
 ERRATUM_1235 = (("AuthenticAMD", 0x17), ("HygonGenuine", 0x18))
 
 

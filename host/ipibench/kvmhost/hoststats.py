@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """KVM's own per-vCPU statistics at the edges of single-halt's passes
-(host_stats=1, kernel/host_read.c; docs/host-tools.md, "KVM's statistics").
+(host_stats=1, kernel/host_read.c; docs/exits.md, "KVM's statistics").
 
 The guest prints `@@@ host-read EDGE SEQ cpu=N go` and waits for a byte on
 COM2. Whoever runs QEMU (run.sh: Answerer; the KVM lane: lane.sh's
@@ -253,6 +253,8 @@ def attach(recs, reads):
             r["host_stats"] = {"status": f"the guest's edges were {state}", "wake": "unknown"}
             continue
         b, e = reads["reads"].get((seq, "begin")), reads["reads"].get((seq, "end"))
+        # The guest's CPU number is QEMU's cpu-index: QEMU lists its CPUs
+        # in the MADT in cpu-index order.
         qom = reads["cpus"].get(cpu)
         if b is None or e is None or qom is None:
             r["host_stats"] = {"status": "no host read of this pass was written down",

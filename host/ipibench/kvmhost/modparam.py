@@ -97,6 +97,12 @@ def read_value(path):
 def read_all(environ=None):
     """{'module.param': value} of every parameter of kvm, kvm_amd and kvm_intel
     that the host's sysfs shows and lets this process read."""
+    # Among those that move an IPI figure: APIC virtualization (avic,
+    # enable_apicv, enable_ipiv), vnmi, the preemption timer, halt polling
+    # (halt_poll_ns*), and pause-loop exiting (ple_gap, ple_window*,
+    # pause_filter_*), which takes a vCPU spinning on PAUSE out of guest
+    # mode: an exit that a spinning target's or polling sender's figure
+    # does not name.
     sysfs, out = machine.path("/sys", environ), {}
     for module in MODULES:
         for p in names(sysfs, module):
@@ -267,7 +273,9 @@ class Param:
                 raise Refused(f"writing {text} to {self.file} failed: {e.strerror}")
             return self.read()
         # The holders first (kvm_amd holds kvm), each only while sysfs still
-        # shows it: taking kvm_amd out may take an unused kvm with it.
+        # shows it: taking kvm_amd out may take an unused kvm with it. A
+        # reload sets only this parameter: others written at run time since
+        # the module loaded go back to their defaults (or /etc/modprobe.d).
         for module in self.dependents + [self.module]:
             if self.loaded(module):
                 self.modprobe("-r", module)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""KVM-host helpers of run.sh (docs/host-tools.md, "--pin" and "--perf-kvm").
+"""KVM-host helpers of run.sh (docs/exits.md, "--pin and --perf-kvm").
 
 check_extras: whether --pin and --perf-kvm can work here (exit 29 if not).
 

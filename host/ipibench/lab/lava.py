@@ -65,6 +65,8 @@ SUITE, FIGURE_SUITE = "ipibench", "ipibench-figures"
 # results.json in a DUT job's log, for `import` (report --embed).
 EMBED_BEGIN, EMBED_END = "ipibench-results-begin", "ipibench-results-end"
 
+# The guest job adds it: QEMU's exit status is the guest's status, which
+# the case ipibench_status also reports.
 EXIT_DEVICE = "-device isa-debug-exit,iobase=0xf4,iosize=0x04"
 
 
@@ -428,7 +430,9 @@ def cases_of(doc, console, prefix=""):
 
 
 def host_refs(doc):
-    """[(id, value)] of the host facts: what the test set `host` names."""
+    """[(id, value)] of the host facts: what the test set `host` names.
+    References, since lava-test-case carries no metadata from a DUT and a
+    test definition's own `metadata:` is fixed when it is written."""
     host = (doc or {}).get("host") or {}
     out = []
     for key in ("cpu_model", "cpus", "kernel", "kernel_version", "qemu_version", "accel"):

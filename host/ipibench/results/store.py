@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """A history's store: result folders filed as HOST/CONFIGURATION/START under
 one root, so that a series is a folder and `./run.sh history` takes its
-children (docs/host-tools.md, "The nightly loop").
+children (docs/nightly.md).
 
 - HOST names the CPU generation: host.cpu_model, else host.host_type (a lab
   import names the device's), as a slug. Two generations never share a

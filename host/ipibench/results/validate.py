@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The checks of docs/results.md, one per record kind (CHECKERS), and those
 across a log's records (the phases' sequence, x2APIC's order); the reader
-that applies them is results/records.py."""
+that applies them is results/records.py. The fields each kind must have,
+and the words some take, are fields.py's tables (docs/record-fields.md)."""
+from ipibench.results.fields import HOST_READ_STATES, NOROV_TESTS, required, words
 
 SCHEMA = 1
 # A tuple, not a set: a record may carry a list or object here, which a set cannot hash
@@ -59,12 +61,15 @@ def after_x2apic(rec, problems):
         problems.append(f"after_x2apic {rec['after_x2apic']!r} is not a boolean")
 
 
+def need_all(rec, kind, problems, json_type=None):
+    """need() of every field a record of kind must have (of json_type only, when given)."""
+    for key, py_type in required(kind, json_type):
+        need(rec, key, py_type, problems)
+
+
 def check_result(rec, problems):
-    for key in ("bench", "metric", "variant", "backend", "flags", "target_state",
-                "targets", "status"):
-        need(rec, key, str, problems)
-    for key in ("sender", "ntargets", "iterations"):
-        need(rec, key, int, problems)
+    need_all(rec, "result", problems, "string")
+    need_all(rec, "result", problems, "integer")
     after_x2apic(rec, problems)
     status = rec.get("status")
     if status not in STATUSES:
@@ -91,10 +96,10 @@ def check_result(rec, problems):
     if "host_read" in rec:
         if not isinstance(rec["host_read"], int) or rec["host_read"] < 1:
             problems.append(f"host_read {rec['host_read']!r} is not a positive read number")
-        if rec.get("host_read_state") not in ("answered", "not-rehalted", "unanswered",
-                                              "no-port"):
-            problems.append(f"host_read_state {rec.get('host_read_state')!r} is not answered, "
-                            "not-rehalted, unanswered or no-port")
+        if rec.get("host_read_state") not in words(HOST_READ_STATES):
+            problems.append(f"host_read_state {rec.get('host_read_state')!r} is not "
+                            f"{', '.join(words(HOST_READ_STATES)[:-1])} or "
+                            f"{words(HOST_READ_STATES)[-1]}")
     invalid = rec.get("invalid", 0)
     if not isinstance(invalid, int) or invalid < 0:
         problems.append(f"invalid {invalid!r} is not a count")
@@ -107,10 +112,7 @@ def check_result(rec, problems):
 
 
 def check_env(rec, problems):
-    for key, kind in (("version", str), ("cmdline", str), ("cpu", dict), ("features", dict),
-                      ("hypervisor", dict), ("tsc", dict), ("cpus", dict),
-                      ("harness_cycles", int)):
-        need(rec, key, kind, problems)
+    need_all(rec, "env", problems)
     cpus = rec.get("cpus", {})
     if isinstance(cpus, dict):
         ids = cpus.get("apic_ids")
@@ -130,8 +132,7 @@ def check_env(rec, problems):
 
 
 def check_norov(rec, problems):
-    if rec.get("test") not in ("Dry-run", "Self-IPI", "Normal IPI", "Broadcast IPI",
-                               "Broadcast lock"):
+    if rec.get("test") not in words(NOROV_TESTS):
         problems.append(f"norov test {rec.get('test')!r} is not one of Norov's five")
     for key in ("iterations", "delivery_ns", "total_ns"):
         need(rec, key, int, problems)
@@ -146,15 +147,11 @@ def check_norov(rec, problems):
 
 
 def check_kut(rec, problems):
-    need(rec, "name", str, problems)
-    need(rec, "backend", str, problems)
-    need(rec, "mean_cycles", int, problems)
+    need_all(rec, "kut", problems)
 
 
 def check_check(rec, problems):
-    need(rec, "backend", str, problems)
-    for key in ("passed", "failed", "skipped"):
-        need(rec, key, int, problems)
+    need_all(rec, "check", problems)
 
 
 def check_phase(rec, problems):
@@ -194,8 +191,7 @@ def check_x2apic_order(records):
 
 
 def check_end(rec, problems):
-    need(rec, "status", str, problems)
-    need(rec, "results", int, problems)
+    need_all(rec, "end", problems)
 
 
 CHECKERS = {"env": check_env, "result": check_result, "norov": check_norov,
