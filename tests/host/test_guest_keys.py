@@ -195,5 +195,39 @@ def _(s):
     check(msg == "--append: unknown key 'plna' in 'plna=check' (did you mean plan?)", msg)
 
 
+
+@case("registry lists: a backend the Backends table of docs/timed-regions.md lacks, one it "
+      "names that is no backend, rows out of order, and an unknown name in the lane judge, "
+      "each fail the build's check with its own line")
+def _(s):
+    sys.path.insert(0, os.path.join(REPO, "tools"))
+    import registry_lists as RL
+    backends = RL.registry(os.path.join(REPO, "build", "guest-keys.json"))
+    check(RL.problems(backends) == [], f"the tree's lists disagree: {RL.problems(backends)}")
+    with open(RL.REGIONS) as f:
+        page = f.read()
+    first, second = backends[0], backends[1]
+    row = next(line for line in page.splitlines() if line.startswith(f"| `{first}` |"))
+    plants = {"missing": page.replace(row + "\n", ""),
+              "unknown": page.replace(row, row.replace(f"`{first}`", "`x9apic`")),
+              "order": page.replace(row + "\n", "").replace(
+                  next(line for line in page.splitlines() if line.startswith(f"| `{second}` |")),
+                  next(line for line in page.splitlines()
+                       if line.startswith(f"| `{second}` |")) + "\n" + row)}
+    want = {"missing": f"has no row `{first}`", "unknown": "`x9apic` is no registered backend",
+            "order": "not in the registry's order"}
+    saved = RL.REGIONS
+    try:
+        for name, text in plants.items():
+            RL.REGIONS = write(os.path.join(s.tmp, f"regions-{name}.md"), text)
+            found = RL.problems(backends)
+            check(any(want[name] in line for line in found), f"{name}: {found}")
+    finally:
+        RL.REGIONS = saved
+    lacking = sorted(RL.judged_backends())[0]  # as if the registry lost it
+    found = RL.problems([b for b in backends if b != lacking])
+    check(any(f"MUST_RUN names `{lacking}`" in line for line in found), f"judge: {found}")
+
+
 if __name__ == "__main__":
     sys.exit(main(CASES))
