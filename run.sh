@@ -39,5 +39,8 @@ missing_python() {
 		"$here/tools/deps.sh" build || exit 9
 		command -v python3 >/dev/null 2>&1 || missing_python
 	fi
+	# Under sudo, no bytecode in the user's checkout that only root could
+	# remove (the rest root makes is handed back: host/ipibench/owner.py).
+	if [ "$EUID" = 0 ] && [ -n "${SUDO_UID-}" ]; then export PYTHONDONTWRITEBYTECODE=1; fi
 	PYTHONPATH="$here/host${PYTHONPATH:+:$PYTHONPATH}" PYTHONSAFEPATH=1 exec python3 -S -m ipibench "$@"
 }

@@ -111,7 +111,7 @@ def violations(root):
 HOST = "host/ipibench"
 HOST_LAYERS = (
     ("base", ("ipibench", "machine", "exit_codes", "jobs", "write", "presets",
-              "record_lines", "command_line")),
+              "record_lines", "command_line", "owner")),
     ("kvmhost", ("kvmhost",)),
     ("results", ("results",)),
     ("compare", ("compare",)),
