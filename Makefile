@@ -123,11 +123,13 @@ $(B)/guest-keys.json: $(B)/ipibench.linked.elf tools/guest_keys.py
 	$(call say,GEN,$@)
 	$(Q)python3 tools/guest_keys.py --cc "$(CC)" $< $@
 
-# The lists kept by hand beside the backend registry (the Backends table of
-# docs/timed-regions.md, the lane judge's MUST_RUN) checked against it: a
-# backend one of them misses fails the build, naming the line to add.
+# The lists kept by hand beside the backend and preset registries (the
+# Backends table of docs/timed-regions.md, the lane judge's MUST_RUN, the
+# preset tables of docs/paravirt.md and docs/xen.md) checked against them:
+# a backend or preset one of them misses fails the build, naming the line.
 $(B)/registry-lists.ok: $(B)/guest-keys.json tools/registry_lists.py docs/timed-regions.md \
-		tests/kvm-lane/judge.py
+		tests/kvm-lane/judge.py docs/paravirt.md docs/xen.md host/ipibench/presets.conf \
+		host/ipibench/xen-presets.conf
 	$(call say,CHECK,$@)
 	$(Q)python3 tools/registry_lists.py $< $@
 

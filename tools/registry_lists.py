@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""The lists kept by hand beside the guest's backend registry, checked
-against it as the build reads it (build/guest-keys.json, tools/guest_keys.py
-from the linked kernel), a make step: a new backend that misses one of them
-fails the build, with the line to add, not a boot test minutes later.
+"""The lists kept by hand beside a registry, checked against it, a make
+step: a new backend or preset that misses one of them fails the build,
+with the line to add, not a boot test minutes later. The backend registry
+is read as the build reads it (build/guest-keys.json, tools/guest_keys.py
+from the linked kernel); the presets from their files.
 
 - docs/timed-regions.md's Backends table: one row per backend, in the
   registry's order (the order help=1, backends= and the plan use);
-- tests/kvm-lane/judge.py's MUST_RUN: every backend it names exists.
+- tests/kvm-lane/judge.py's MUST_RUN: every backend it names exists;
+- docs/paravirt.md's preset table: every preset whose -cpu flags need KVM
+  (hv-*, kvm-pv-*), and no name presets.conf lacks;
+- docs/xen.md's preset table: every Xen preset, in xen-presets.conf's order.
 
 The lists generated from the registry (docs/guest-keys.md,
 docs/record-fields.md, the fuzz target's words) need no check.
@@ -20,6 +24,11 @@ import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REGIONS = os.path.join(REPO, "docs", "timed-regions.md")
+PARAVIRT = os.path.join(REPO, "docs", "paravirt.md")
+XEN = os.path.join(REPO, "docs", "xen.md")
+sys.path.insert(0, os.path.join(REPO, "host"))
+from ipibench.presets import kvm_only_flags, load_presets, PRESETS  # noqa: E402
+from ipibench.boot.xen_lane import load_xen_presets  # noqa: E402
 
 
 def registry(keys_file):
@@ -28,24 +37,46 @@ def registry(keys_file):
     return keys["backends"]["choices"]
 
 
-def regions_table():
-    """The backend names of timed-regions.md's Backends table, in order: the
-    first cell of each row of the first table under that heading."""
-    with open(REGIONS, encoding="utf-8") as f:
+def first_column(path, heading=None):
+    """The `names` in the first cell of each row of the first table of path
+    (under `## heading` when given), in order; None without the heading."""
+    with open(path, encoding="utf-8") as f:
         text = f.read()
-    if "\n## Backends\n" not in text:
-        return None
+    if heading:
+        if f"\n## {heading}\n" not in text:
+            return None
+        text = text.split(f"\n## {heading}\n", 1)[1]
     rows, seen_table = [], False
-    for line in text.split("\n## Backends\n", 1)[1].split("\n"):
+    for line in text.split("\n"):
         if line.startswith("|"):
             seen_table = True
-            cell = line.split("|")[1]
-            m = re.fullmatch(r"\s*`([a-z0-9-]+)`\s*", cell)
-            if m:
-                rows.append(m.group(1))
-        elif seen_table or line.startswith("#"):
+            rows += re.findall(r"`([a-z0-9-]+)`", line.split("|")[1])
+        elif seen_table or (heading and line.startswith("#")):
             break
     return rows
+
+
+def regions_table():
+    """The backend names of timed-regions.md's Backends table, in order."""
+    return first_column(REGIONS, "Backends")
+
+
+def preset_problems():
+    out = []
+    presets = load_presets(PRESETS)
+    listed = first_column(PARAVIRT) or []
+    for name in presets:
+        if kvm_only_flags(presets[name]["cpu"]) and name not in listed:
+            out.append(f"docs/paravirt.md: the preset table has no row `{name}` (its -cpu "
+                       "flags, vCPUs, what it runs)")
+    for name in listed:
+        if name not in presets:
+            out.append(f"docs/paravirt.md: the preset table's `{name}` is not in presets.conf")
+    xen = list(load_xen_presets())
+    if first_column(XEN, "The presets") != xen:
+        out.append(f"docs/xen.md: the table under 'The presets' must list {', '.join(xen)}, "
+                   "in xen-presets.conf's order")
+    return out
 
 
 def judged_backends():
@@ -74,7 +105,7 @@ def problems(backends):
                        f"registry's order: {', '.join(backends)}")
     for name in sorted(judged_backends() - set(backends)):
         out.append(f"tests/kvm-lane/judge.py: MUST_RUN names `{name}`, no registered backend")
-    return out
+    return out + preset_problems()
 
 
 def main(argv):
@@ -87,7 +118,7 @@ def main(argv):
     if found:
         return 1
     with open(argv[2], "w", encoding="utf-8") as f:
-        f.write("the hand-kept backend lists agree with the registry\n")
+        f.write("the hand-kept lists agree with the backend and preset registries\n")
     return 0
 
 
