@@ -83,13 +83,14 @@ def regressed(runs, nights):
             if j["kind"] == "timing" and j["bad"]]
 
 
-def nights_to_catch(factor, seed, rows, most=8):
-    """The nights after a step (1: the night it appears) until history fails
-    on its row; None when not within most."""
-    runs = series(rows, BASELINE + most, seed, step_at=BASELINE, factor=factor)
+def nights_to_catch(factor, seed, rows, most=8, baseline=BASELINE):
+    """The nights after a step that follows `baseline` clean nights (1: the
+    night it appears) until history fails on its row; None when not within
+    most."""
+    runs = series(rows, baseline + most, seed, step_at=baseline, factor=factor)
     nights = prepare(runs)
     for n in range(1, most + 1):
-        if key(0) in regressed(runs[:BASELINE + n], nights):
+        if key(0) in regressed(runs[:baseline + n], nights):
             return n
     return None
 

@@ -17,22 +17,23 @@ some 200 rows, and each figure costs gnuplot two renderings. The series
 drawn are the ones history just judged (cmd_history's judged groups: with
 --store, each series of two runs or more it added to), so the changes drawn
 are the changes printed, and no run is read or tested twice. The drawing is
-report.py's (run_gnuplot, Plot, its titles and captions)."""
+report's: report/gnuplot.py (run_gnuplot, Plot, its titles) and
+report/page.py (the captions, the page)."""
 import datetime
 import html
 import os
 import sys
 
-from ipibench.compare.gate import parse_threshold
 from ipibench.compare.history import (cmd_history, facts_diff, judge_all, stretch_starts,
                                       verdict_text)
 from ipibench.compare.model import exits_median, row_name, row_order
 from ipibench.exit_codes import EX_SAVE, EX_USAGE, ToolError
-from ipibench.report import (axis_scale, COLOURS, data_rows, display_names, figure_html,
-                             figure_markdown, gnuplot_path, gp_lines, gp_str, gp_tics,
-                             html_page, html_table, log_ticks, md_table, metric_head, Plot,
-                             run_gnuplot, slug, split_title, state_words, targets_words,
-                             variant_words)
+from ipibench.report.ab import COLOURS
+from ipibench.report.gnuplot import (axis_scale, data_rows, gnuplot_path, gp_lines, gp_str,
+                                     gp_tics, log_ticks, Plot, run_gnuplot, slug, split_title)
+from ipibench.report.inputs import display_names
+from ipibench.report.page import figure_html, figure_markdown, html_page, html_table, md_table
+from ipibench.report.words import metric_head, state_words, targets_words, variant_words
 from ipibench.results.stats import median
 from ipibench.write import replace_file
 
@@ -221,13 +222,13 @@ def series_of(a, judged):
     the groups history judged (cmd_history's judged: with --store, the
     series of two runs or more it added to), each judged once for the page."""
     out = []
-    for host, runs, changes in judged:
+    for host, runs, changes, threshold in judged:
         keys = set(changes)
         if a.report_all:
             for r in runs:
                 keys |= set(r.side.values) | set(r.side.exits)
         out.append((host, runs, changes, sorted(keys, key=row_order),
-                    verdicts(runs, changes, a)))
+                    verdicts(runs, changes, threshold, a)))
     return out
 
 
@@ -242,10 +243,11 @@ def plots_of(series, data_dir, a):
     return out
 
 
-def verdicts(runs, changes, a):
-    """{(row key, kind): (regressed, words)} as history judged them."""
+def verdicts(runs, changes, threshold, a):
+    """{(row key, kind): (regressed, words)} as history judged them, at the
+    threshold it judged the series at (history.series_threshold)."""
     return {(key, j["kind"]): (j["bad"], verdict_text(j))
-            for key, j in judge_all(runs, changes, parse_threshold(a.threshold), a.window)}
+            for key, j in judge_all(runs, changes, threshold, a.window)}
 
 
 def severity(c, judged):
