@@ -94,7 +94,7 @@
 #define FLUSH_NP      3u /* page counts: 1, 8, FLUSH_CEILING */
 #define FLUSH_MAX_K   3u /* target counts: 1, half, all */
 #define VARIANT_LEN   32
-/* The benchmark's own word, after each implementation's (docs/results.md). */
+/* The benchmark's own word, after each implementation's (docs/record-fields.md). */
 #define FLUSH_NEXT_SEND "next-send=after-loop-answer"
 
 /* The shootdown's IPIs take the path the other benchmarks' take (handler, count, EOI). */

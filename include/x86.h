@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Thin wrappers around x86-64 instructions. Nothing here has policy; the
- * ordering variants of RDTSC follow design.md ("Measuring honestly").
+ * ordering variants of RDTSC are the timed regions' edges: LFENCE; RDTSC
+ * before, RDTSCP; LFENCE after (MFENCE; LFENCE; RDTSC without RDTSCP).
  */
 #ifndef INCLUDE_X86_H
 #define INCLUDE_X86_H

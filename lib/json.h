@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * JSON Lines writer into a fixed buffer (style.md, "Benchmarks and results":
- * every measurement is one self-describing record, formatted by one function
- * with host tests). One call sequence builds exactly one top-level object;
- * the caller prints it and ends the line.
+ * JSON Lines writer into a fixed buffer: every measurement is one
+ * self-describing record, formatted by one function with host tests. One
+ * call sequence builds exactly one top-level object; the caller prints it
+ * and ends the line.
  *
  * Calls never fail individually: errors are sticky and reported once by
  * json_finish(), which leaves either a complete record or an empty string,

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Which ipibench figure kvm-unit-tests' x86/vmexit.c reports under which
- * name, so its users can set our numbers beside theirs (design.md, "Offer
- * both views"):
+ * name, so its users can set our numbers beside theirs:
  *
  *   self_ipi_<shape>          self IPI through the ICR self shorthand as
  *                             vmexit.c's apic_icr_write() sends it: one

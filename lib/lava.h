@@ -16,7 +16,7 @@
  * token that LAVA keeps as it is and that one [a-z0-9_]+ group takes whole.
  *
  * The headline figures are the p50s of run.sh's summary table
- * (host/ipibench/boot/console.py, headline()): per backend, self sti-nop,
+ * (host/ipibench/boot/headline.py, headline()): per backend, self sti-nop,
  * send-cost, single (round trip to a spinning target), single-halt (to a
  * halted one) and broadcast all-ack to the most targets (shorthand, else
  * set, else loop). Each is picked from the records as that table picks it:

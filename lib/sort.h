@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * In-place sort of 64-bit samples (design.md, "Measuring honestly": every
- * sample of a run is kept and summarised by percentiles, which need order).
+ * In-place sort of 64-bit samples: every sample of a run is kept and
+ * summarised by percentiles, which need order.
  *
  * Heapsort: O(n log n) in the worst case, no recursion and no allocation,
  * so it is safe on a small kernel stack whatever the samples look like.

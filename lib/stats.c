@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Integer statistics, sample reservoir and log histogram (lib/stats.h),
- * following design.md, "Measuring honestly".
+ * Integer statistics, sample reservoir and log histogram (lib/stats.h): every
+ * sample of a run is kept in a bounded buffer and summarised in integers.
  *
  * Division of 128-bit values is written out here (stats_div128) instead of
  * using the / operator, which would call libgcc's __udivti3: the kernel does

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Integer statistics over benchmark samples (design.md, "Measuring
- * honestly": keep every sample of a run in a bounded buffer; report min,
- * median, mean, p90, p99, max and standard deviation, in cycles and in ns).
+ * Integer statistics over benchmark samples: keep every sample of a run in a
+ * bounded buffer; report min, median, mean, p90, p99, max and standard
+ * deviation, in cycles and in ns.
  *
  * Integers only: the kernel is built with -mgeneral-regs-only. Wide
  * intermediates use unsigned __int128 (and 192 bits for the sum of squared

@@ -154,7 +154,10 @@ def word_tables(doc):
 def record_fields_page():
     _, doc = guest_keys_doc()
     tables = {kind: field_rows(fields, kind) for kind, fields in F.FIELDS.items()}
-    tables.update(words=word_tables(doc), results_json=field_rows(F.RESULTS_JSON))
+    tables.update(words=word_tables(doc), results_json=field_rows(F.RESULTS_JSON),
+                  record_exits=field_rows(F.RECORD_EXITS),
+                  record_host_stats=field_rows(F.RECORD_HOST_STATS),
+                  run_exits=field_rows(F.RUN_EXITS))
     return fill("record-fields.md", "host/ipibench/results/fields.py and the guest's "
                 "registries (build/guest-keys.json)", tables)
 

@@ -10,17 +10,22 @@ and those below):
                reader of the guest's record lines), command_line.py (what
                every parser stands on)
   kvmhost/     the KVM host: its facts, module parameters, the trace (tracefs
-               writes it, trace.py reads it), statistics, pinning and perf
+               writes it, trace_read.py reads it, trace.py gives each record
+               its exits; exit_labels.py, apicv.py and wake.py judge them),
+               statistics, pinning and perf
   results/     records checked against the schema, results files, a saved
                boot, the statistics, change points, a history's store
   compare/     the A/B model, correctness, compare and gate, their formats,
                history (change points over a series of runs)
-  readers      report.py (plots and a page), history_plot.py (history's
+  readers      report/ (plots and a page), history_plot.py (history's
                figures over the runs), readers.py (compare, gate, report and
-               history on the command line), lab/ (LAVA)
-  boot/        running a boot: QEMU's command line, the accelerator, the
-               console, one boot (run.py), saving it (save.py), the matrix,
-               the A/B over a KVM module parameter; options.py, their options
+               history on the command line), lab/ (LAVA: lava.py its command
+               line, jobs.py, cases.py and log_import.py its three jobs)
+  boot/        running a boot: QEMU's command line, the accelerator, what
+               run.sh prints of the console (console.py, progress.py,
+               summary.py, headline.py, outcome.py, tap.py, wording.py),
+               one boot (run.py), saving it (save.py), the matrix, the A/B
+               over a KVM module parameter; options.py, their options
   cli.py       the subcommands and run.sh's one parser; __main__.py
 
 The KVM lane's runtime, which --accel kvm-in-tcg runs, is host/lane/.

@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """`python3 -m ipibench`, behind run.sh (which makes sure python3 is there):
-its subcommands and where each lives (docs/host-tools.md):
+its subcommands and where each lives (the map of the rest:
+host/ipibench/__init__.py):
 
   [run]          one boot (boot/run.py)
   matrix         configurations x -smp values x N boots (boot/matrix.py)
   ab             A/B over a KVM module parameter (boot/ab.py)
   list           the named configurations (presets.py, presets.conf)
   compare, gate, report, history  the readers of saved results (readers.py)
-  validate       a console log's records against docs/results.md (results/records.py)
+  validate       a console log's records against docs/record-fields.md (results/records.py)
   model          a saved --exits run against its host class's predictions (model_table.py)
   lava           LAVA jobs and results (lab/lava.py)
 

@@ -37,7 +37,7 @@ EX_NEEDS_KVM = 31     # KVM asked for or needed, and not usable here
 EX_APICV_INHIBITED = 32  # --require-apicv: a record ran without APIC virtualization
 EX_MODPARAM = 33      # ab: a module parameter could not be set
 EX_SAME_SIDES = 34    # ab: the module granted neither side what set them apart
-# A guest SKIP that measured and checked nothing (console.ran_nothing):
+# A guest SKIP that measured and checked nothing (boot/outcome.ran_nothing):
 # never a pass, whatever could not run.
 EX_NOTHING_RAN = 35
 EX_MODEL_DIVERGES = 36  # model: a record's exits diverge from its host class's predictions
@@ -159,15 +159,19 @@ MEANINGS = (
                 "nor the lane). `--accel kvm` where KVM is not usable is 31")),
     Meaning(EX_INCOMPARABLE, "gate, history", "baseline and candidate are not comparable",
             "`gate: timings not comparable: ...`, `gate: exits not comparable: ...`", detail=(
-                "CPU count, TSC source or accelerator differ, or a row of an xAPIC-mode backend "
+                "a fact that changes a figure differs: the hypervisor, CPU count, TSC source, "
+                "accelerator, `-cpu`, machine, preset, guest command line or warning set "
+                "([comparing.md](comparing.md), \"When two sides are not comparable\"); or a "
+                "row of an xAPIC-mode backend "
                 "was measured after x2APIC mode on AVIC without x2AVIC, where KVM emulates every "
                 "xAPIC access ([comparing.md](comparing.md), \"After x2APIC\"); or their timings "
                 "are not comparable and no exit row regressed: the timed-region instrumentation "
                 "differs (`markers=1`, the host's KVM trace of `--exits`, `--perf-kvm`, "
                 "`host_stats=1`: each adds work inside or around every timed region); or, with "
                 "`--exits` and no row with more exits: a row both sides ran that only one side "
-                "traced, a side whose trace lost events or was cut short, or no row with exit "
-                "data on both sides. compare prints the same (`NOT COMPARABLE`, `TIMINGS NOT "
+                "traced, a side whose trace lost events or was cut short, no row with exit "
+                "data on both sides, or a baseline that diverges from its host class's model "
+                "(the candidate's is 36). compare prints the same (`NOT COMPARABLE`, `TIMINGS NOT "
                 "COMPARABLE`) but exits 0. history: the newest run starts a new series (its "
                 "configuration or instrumentation differs from the run before it), or its trace "
                 "lost events, so that night cannot be judged "

@@ -6,12 +6,12 @@ stderr and an exit code from docs/exit-codes.md."""
 import sys
 
 from ipibench.command_line import Parser, PROG
-from ipibench import report
 from ipibench.compare.compare import cmd_compare, parse_pair
 from ipibench.compare.formats import FORMATS, GATE_FORMATS
 from ipibench.compare.gate import cmd_gate
 from ipibench.history_plot import cmd_history_report
 from ipibench.exit_codes import EX_INTERRUPTED, ToolError
+from ipibench.report.command import report
 from ipibench.results.changepoints import ALPHA
 
 EXIT_TABLE = """exit status: 0 done; 2 usage; 20 regression; 21 correctness failure;
@@ -23,13 +23,19 @@ version; 25 nothing in common to compare; 30 environments not comparable;
 
 def cmd_report(a):
     a.pair = parse_pair(a.pair)
-    return report.report(a)
+    return report(a)
 
 
 def add_readers(sub):
-    """compare, gate and report, added to run.sh's subcommands: {name: parser}.
-    Their parsers keep argparse's own -h and errors (usage, message, exit 2)."""
+    """compare, gate, report and history, added to run.sh's subcommands, in
+    that order: {name: parser}. Their parsers keep argparse's own -h and
+    errors (usage, message, exit 2)."""
+    return {"compare": add_compare(sub), "gate": add_gate(sub), "report": add_report(sub),
+            "history": add_history(sub)}
 
+
+def add_compare(sub):
+    """`./run.sh compare`: its parser."""
     c = sub.add_parser("compare", prog="./run.sh compare",
                        help="A/B table: medians, change, significance (--pair X=Y: backend "
                        "X against backend Y)",
@@ -60,7 +66,11 @@ def add_readers(sub):
         c.add_argument("--" + name, metavar="LIST",
                        help=f"only the rows of these {what}: exact names, comma-separated; "
                             "a name no row has is exit 2")
+    return c
 
+
+def add_gate(sub):
+    """`./run.sh gate`: its parser."""
     g = sub.add_parser("gate", prog="./run.sh gate",
                        help="fail on a regression or an incorrect run (TAP, JUnit)",
                        description="Fail when the candidate is incorrect or when any row's "
@@ -81,7 +91,11 @@ def add_readers(sub):
                    help="also fail on an exit reason whose rate rose past a count test "
                         "(both sides need run.sh --exits), and on a side "
                         "whose exits diverge from its host class's model (36)")
+    return g
 
+
+def add_report(sub):
+    """`./run.sh report`: its parser."""
     r = sub.add_parser("report", prog="./run.sh report",
                        help="plots (SVG, PNG) and an HTML/Markdown page",
                        description="Plots (gnuplot, SVG and PNG) and a page (index.html, "
@@ -102,6 +116,11 @@ def add_readers(sub):
     r.add_argument("--title", default="ipibench report")
     r.add_argument("--alpha", type=float, default=0.05)
     r.add_argument("--unit", choices=("cycles", "ns"), default="cycles")
+    return r
+
+
+def add_history(sub):
+    """`./run.sh history`: its parser."""
     h = sub.add_parser("history", prog="./run.sh history",
                        help="change points over a series of runs: when a figure moved, and "
                        "what changed on the host",
@@ -143,7 +162,7 @@ def add_readers(sub):
                    "marked, on a page (index.html, report.md) that lists the changes (gnuplot)")
     h.add_argument("--report-all", action="store_true",
                    help="with --report: draw every row, not only those that changed")
-    return {"compare": c, "gate": g, "report": r, "history": h}
+    return h
 
 
 def parser():

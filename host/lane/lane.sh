@@ -365,7 +365,7 @@ if [ "$exits" = 1 ] && [ -n "$T" ] && { [ -d $T/instances/exits ] || mkdir $T/in
 	have= missing=
 	# Always on: the markers, the APICv/AVIC state changes and the events
 	# that are rare (AVIC's, which TCG's SVM lacks; the Hyper-V calls'
-	# own, one a send or flush) or that kvmhost/trace.py reads only inside a
+	# own, one a send or flush) or that kvmhost/trace_read.py reads only inside a
 	# window (kvm_vcpu_wakeup); GSI 0's injections (kvm_set_irq, the PIT).
 	for e in kvm_pio kvm_apicv_inhibit_changed kvm_apicv_update_request kvm_avic_ga_log kvm_pi_irte_update \
 		kvm_hv_send_ipi kvm_hv_send_ipi_ex kvm_hv_flush_tlb kvm_hv_flush_tlb_ex \
@@ -389,7 +389,7 @@ if [ "$exits" = 1 ] && [ -n "$T" ] && { [ -d $T/instances/exits ] || mkdir $T/in
 	# EEXIST; nor any exit at port 0xed, which would close the window at a
 	# round trip's region mark, 0xfffffffe, and lose the other vCPU's exits
 	# around it.) What comes between the end marker and that output is
-	# outside every window: kvmhost/trace.py ignores it.
+	# outside every window: kvmhost/trace_read.py ignores it.
 	# Few of them: each is a trigger that every exit inside a window
 	# evaluates; with fourteen gated, a target's IPI took 3 ms to arrive
 	# (median of 100), with these six 0.05 ms, as with none.
@@ -406,7 +406,7 @@ if [ "$exits" = 1 ] && [ -n "$T" ] && { [ -d $T/instances/exits ] || mkdir $T/in
 	done
 	echo "@@@ lane-info exit-events traced:$have; not on this kernel:${missing:- none}"
 	echo "@@@ lane-info exit-filter console port exits (COM1 0x3f8-0x3ff, PCI I/O from 0xc000) not traced; exits traced inside marker windows only"
-	# What the L1 host's KVM allows, for the APICv/AVIC line (host/ipibench/kvmhost/trace.py).
+	# What the L1 host's KVM allows, for the APICv/AVIC line (host/ipibench/kvmhost/apicv.py).
 	params=
 	for p in kvm_amd/avic kvm_amd/npt kvm_amd/nested kvm/halt_poll_ns; do
 		[ -r /sys/module/$p ] || [ -r /sys/module/${p%/*}/parameters/${p#*/} ] &&

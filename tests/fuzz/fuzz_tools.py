@@ -12,9 +12,10 @@ Targets, each fed files it did not write:
            the same
   presets  load_presets and print_presets (host/ipibench/presets.conf,
            the file run.sh reads)
-  kvm-trace  host/ipibench/kvmhost/trace.py on a KVM ftrace capture (run.sh --exits): parse,
-           attribute to the records of a captured console log, the table; it
-           must never raise (seeds: tests/fixtures/traces)
+  kvm-trace  host/ipibench/kvmhost/trace_read.py and trace.py on a KVM ftrace
+           capture (run.sh --exits): parse, attribute to the records of a
+           captured console log, the table; it must never raise (seeds:
+           tests/fixtures/traces)
 
 Inputs are mutated seeds: the synthetic runs of tests/host/synth.py (their
 results.json and console.log), host/ipibench/presets.conf, and any files in
@@ -46,14 +47,17 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "host"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
 
-from ipibench import report  # noqa: E402
 from ipibench.compare.correctness import correctness_failures  # noqa: E402
 from ipibench.compare.formats import format_json, format_markdown, format_text  # noqa: E402
 from ipibench.compare.model import Comparison  # noqa: E402
 from ipibench.exit_codes import EX_MALFORMED, EX_MISSING, EX_PRESET, EX_SCHEMA  # noqa: E402
 from ipibench.exit_codes import ToolError  # noqa: E402
-from ipibench.kvmhost import trace as kvm_trace  # noqa: E402
+from ipibench.kvmhost import trace as kvm_trace, trace_read  # noqa: E402
 from ipibench.presets import HOST, load_presets, print_presets  # noqa: E402
+from ipibench.report.distribution import cdf_curve, dist_data  # noqa: E402
+from ipibench.report.matrix import matrix_cells  # noqa: E402
+from ipibench.report.page import facts_lines  # noqa: E402
+from ipibench.report.what_ran import set_context  # noqa: E402
 from ipibench.results.files import (load_console_log, load_results_file,  # noqa: E402
                                     split_by_config)
 
@@ -245,17 +249,17 @@ def use_boot(boot):
     """What compare, gate and report do with a loaded boot: none of it may raise."""
     correctness_failures(boot)
     split_by_config([boot])
-    report.facts_lines([("a", [boot])])
-    report.set_context([boot])
+    facts_lines([("a", [boot])])
+    set_context([boot])
     for unit in ("cycles", "ns"):
         cmp = Comparison("a", [boot], "b", [boot], unit=unit)
         cmp.overlap_error()
         format_text(cmp)
         format_markdown(cmp)
         format_json(cmp)
-        for data in report.dist_data([boot], unit).values():
-            report.cdf_curve("a", ("b", "m", "v", "x", "spin", 1), data)
-        report.matrix_cells([boot], unit)
+        for data in dist_data([boot], unit).values():
+            cdf_curve("a", ("b", "m", "v", "x", "spin", 1), data)
+        matrix_cells([boot], unit)
 
 
 def use_presets(path):
@@ -274,7 +278,7 @@ def use_presets(path):
 
 def use_trace(path):
     with open(path, errors="replace") as f:
-        trace = kvm_trace.parse(f)
+        trace = trace_read.parse(f)
     with open(os.path.join(TRACES, "svm-apic.log")) as f:
         recs = kvm_trace.attach(trace, kvm_trace.records(f))
     json.dumps(kvm_trace.summary(trace))

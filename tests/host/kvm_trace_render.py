@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Synthetic KVM trace lines in the format a given kernel release prints
 (tests/host/kvm-trace-formats.conf: the TP_printk strings, verbatim), for
-the tests of host/ipibench/kvmhost/trace.py and the host-class model."""
+the tests of host/ipibench/kvmhost/trace_read.py and the host-class model."""
 import os
 import re
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Synthetic runs for the host-tool tests: console logs whose records follow
-docs/results.md exactly (nearest-rank percentiles, population stddev, the
+docs/record-fields.md exactly (nearest-rank percentiles, population stddev, the
 guest's 4-buckets-per-power-of-two histogram), saved into results.json by the
 real save of run.sh (boot/save.py). The timing of each row is chosen by the test:
 a centre per row, a spread between boots and a spread within a boot."""
@@ -124,7 +124,7 @@ def result(key, samples=None, status="SUCCESS", reason=None):
     return rec
 
 
-# The guest's trust warnings (docs/results.md, env "trust"): id -> (text, per_figure).
+# The guest's trust warnings (docs/record-fields.md, env "trust"): id -> (text, per_figure).
 TRUST = {"tcg": ("QEMU TCG emulates every instruction: the cycles count the emulator's work, "
                  "not a CPU's; only behaviour counts", True),
          "rdtsc-exits": ("RDTSC costs 900 cycles: it exits", True),

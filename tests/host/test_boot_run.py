@@ -18,10 +18,12 @@ from harness import REPO, Fail, check, expect, registry, run_cmd
 import synth
 from fixtures import HV, RUN, main, rec, res
 
-from ipibench.boot import console as C
 from ipibench.boot import guest_keys as GK
+from ipibench.boot import outcome as O
 from ipibench.boot import qemu as Q
 from ipibench.boot import run as B
+from ipibench.boot import summary as S
+from ipibench.boot import tap as T
 from ipibench.exit_codes import EX_NOTHING_RAN
 
 
@@ -157,18 +159,18 @@ def _(s):
 def _(s):
     f = s.fake
     # What counts: a check passed, or a result of a backend; not the harness's dry-run.
-    suite = C.suite_labels("\n".join(x for x in HV_ONLY if isinstance(x, str)))
+    suite = T.suite_labels("\n".join(x for x in HV_ONLY if isinstance(x, str)))
     records = [json.loads(x) for x in HV_ONLY if x.startswith("{")]
-    check(C.ran_nothing(records, suite) == [HV], f"{C.ran_nothing(records, suite)}")
-    one = C.suite_labels("ok 1 - x2apic: self on CPU 0, vector 0x41\n")
-    check(C.ran_nothing(records, one) is None, "a passed check ran")
-    check(C.ran_nothing(records + [json.loads(res("x2apic", "single", "round-trip"))], {})
-          is None and C.ran_nothing([json.loads(res("none", "flush", "call"))]) is None,
+    check(O.ran_nothing(records, suite) == [HV], f"{O.ran_nothing(records, suite)}")
+    one = T.suite_labels("ok 1 - x2apic: self on CPU 0, vector 0x41\n")
+    check(O.ran_nothing(records, one) is None, "a passed check ran")
+    check(O.ran_nothing(records + [json.loads(res("x2apic", "single", "round-trip"))], {})
+          is None and O.ran_nothing([json.loads(res("none", "flush", "call"))]) is None,
           "a measured figure ran")
     # The harness's dry-run counts when it was asked for by name.
     asked = [dict(records[0], cmdline="bench=dry-run,single backends=hv-ipi")] + records[1:]
-    check(C.ran_nothing(asked, suite) is None, "bench=dry-run")
-    check(C.ran_nothing([{"record": "check", "passed": 3}]) is None, "the check record")
+    check(O.ran_nothing(asked, suite) is None, "bench=dry-run")
+    check(O.ran_nothing([{"record": "check", "passed": 3}]) is None, "the check record")
     # Under TCG, saved: the summary says why 35, the last line the reasons; the
     # results keep the guest's SKIP and the exit code.
     root = os.path.join(s.tmp, "nothing")
@@ -234,7 +236,7 @@ def _(s):
     _, out, err = expect(boot("exit:67", "--no-save", FAKE_LINES="\n".join(HV_ONLY)), 35)
     check(notice not in out + err and "figures are emulated" in out, f"{out[-300:]}{err}")
     # Not TCG (the KVM lane says its own words): nothing.
-    check(not any(notice in line for line in C.summary([{"record": "end", "status": "SKIP"}])),
+    check(not any(notice in line for line in S.summary([{"record": "end", "status": "SKIP"}])),
           "summary")
 
 

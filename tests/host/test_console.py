@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""boot/console.py, what run.sh prints of a console, from made-up consoles:
+"""What run.sh prints of a console (boot/console.py, progress.py; the
+summary: summary.py, headline.py, outcome.py, tap.py), from made-up consoles:
 the boot facts and a progress line per unit and per suite label, the unit
 in flight redrawn on a terminal, where a boot cut short was, SKIP reasons
 grouped; the summary (headline figures, warnings, correctness, what the
@@ -13,7 +14,10 @@ from harness import check, registry
 from fixtures import HV, main, rec, res
 
 from ipibench.boot import console as C
+from ipibench.boot import outcome as O
 from ipibench.boot import run as B
+from ipibench.boot import summary as S
+from ipibench.boot import tap as T
 
 
 CASES, case = registry()
@@ -187,7 +191,7 @@ SUMMARY_RECORDS = [
 
 @case("run.sh summary: headline p50s in cycles and ns, warnings, correctness, in 80 columns")
 def _(_s):
-    lines = C.summary(SUMMARY_RECORDS, {"warnings": [{"id": "vcpus", "text": "more vCPUs"},
+    lines = S.summary(SUMMARY_RECORDS, {"warnings": [{"id": "vcpus", "text": "more vCPUs"},
                                                      {"id": "x", "text": "RDTSC exits"}]},
                       ["xapic: CPU 0 -> CPU 1: lost it"])
     text = "\n".join(lines)
@@ -210,16 +214,16 @@ def _(_s):
           f"{len(lines)} lines, widest {max(map(len, lines))}")
     # No warnings field anywhere (older guests, no results.json): none printed.
     plain = [r for r in SUMMARY_RECORDS if r["record"] != "env"] + [{"record": "env"}]
-    check(not any(line.startswith("warning:") for line in C.summary(plain)), "warning")
-    check(C.warnings_of({"warnings": ["a", {"id": "b"}, 3]}, {"trust": {"warnings": "x"}})
+    check(not any(line.startswith("warning:") for line in S.summary(plain)), "warning")
+    check(S.warnings_of({"warnings": ["a", {"id": "b"}, 3]}, {"trust": {"warnings": "x"}})
           == ["a", "b"], "warnings_of")
     # A condition guest and host both saw is said once, in the guest's words.
-    check(C.warnings_of({"trust": {"warnings": [{"id": "tcg", "text": "TCG (guest)"}]}},
+    check(S.warnings_of({"trust": {"warnings": [{"id": "tcg", "text": "TCG (guest)"}]}},
                         {"warnings": [{"id": "tcg", "text": "TCG (host)"}]}) == ["TCG (guest)"],
           "one condition twice")
-    check(C.summary(SUMMARY_RECORDS, {"accel": "kvm"})[0].startswith(
+    check(S.summary(SUMMARY_RECORDS, {"accel": "kvm"})[0].startswith(
         "summary: FAILURE; 4 CPUs, accel kvm, TSC"), "accel")
-    many = C.summary([{"record": "result", "backend": "x", "bench": "single", "status": "ERROR",
+    many = S.summary([{"record": "result", "backend": "x", "bench": "single", "status": "ERROR",
                        "reason": f"r{i}"} for i in range(9)], most_failures=5)
     check(many[-2] == "... 4 more in console.log" and many[-1].startswith("proved: "),
           "\n".join(many[-2:]))
@@ -241,13 +245,13 @@ def _(_s):
         res("xapic-nmi", "single", "round-trip", "SKIP", "an NMI takes no EOI: nothing to order"),
         res("hv-icr", "single", "-", "SKIP", HV), res("hv-ipi", "single", "-", "SKIP", HV),
         res("kvm-pv-ipi", "single", "-", "SKIP", kvm))] + [{"record": "end", "status": "SKIP"}]
-    suite = C.suite_labels("ok 1 - x2apic: self on CPU 0, vector 0x41\n"
+    suite = T.suite_labels("ok 1 - x2apic: self on CPU 0, vector 0x41\n"
                            "ok 2 - xapic-nmi: CPU 0 -> CPU 1, NMI\n"
                            "ok 3 - x2apic (again): CPU 0 -> set {0,2-3}, vector 0x42\n"
                            f"ok 4 - hv-icr: every check # SKIP {HV}\n")
     check(suite == {"x2apic": {"delivery": [2, 0, 0, []]}, "xapic-nmi": {"delivery": [1, 0, 0, []]},
                     "hv-icr": {"backend": [0, 0, 1, [HV]]}}, f"{suite}")
-    lines = C.summary(records, {"accel": "tcg-single", "warnings": [
+    lines = S.summary(records, {"accel": "tcg-single", "warnings": [
         {"id": "tcg", "text": "QEMU TCG: every instruction emulated"}]}, said={HV},
         suite=suite, saved=True)
     text = "\n".join(lines)
@@ -273,32 +277,32 @@ def _(_s):
           "SKIP; " not in flat, text)
     check(all(len(line) < C.WIDTH for line in lines), f"widest {max(map(len, lines))}")
     # The withheld figures' cause, once the console said it, by its name alone.
-    again = C.summary(records, said={HV, "withheld: TSC skew"}, suite=suite)
+    again = S.summary(records, said={HV, "withheld: TSC skew"}, suite=suite)
     check("withheld: 2 one-way figures (TSC skew, see above)" in again and
           "--no-save kept none" in " ".join(again), "\n".join(again))
     # Not TCG: no TCG words, and its skips are this configuration's, not TCG's.
     kvm_run = [dict(env, trust={})] + records[1:]
-    text = " ".join(line.strip() for line in C.summary(kvm_run, {"accel": "kvm"}, suite=suite))
+    text = " ".join(line.strip() for line in S.summary(kvm_run, {"accel": "kvm"}, suite=suite))
     check("under TCG" not in text and "emulated" not in text and "(reasons above): 3 backends "
           "and 3 figures in this configuration" in text, text)
     # Not TCG and nothing skipped: no TCG words, no SKIP line; SUCCESS.
     ok = [dict(env, trust={})] + records[1:3] + [{"record": "end", "status": "SUCCESS"}]
-    text = "\n".join(C.summary(ok, {"accel": "kvm"}, suite=suite))
+    text = "\n".join(S.summary(ok, {"accel": "kvm"}, suite=suite))
     check("emulated" not in text and "why SKIP" not in text and "summary: finished, status "
           "SUCCESS" in text and "--accel kvm " not in text, text)
     # A failing check: the proof says so, by kind; no next steps for a run that failed.
     bad = [env, {"record": "check", "backend": "all", "passed": 47, "failed": 1, "skipped": 0},
            {"record": "end", "status": "FAILURE"}]
-    text = " ".join(line.strip() for line in C.summary(bad, suite={"x2apic": {
+    text = " ".join(line.strip() for line in S.summary(bad, suite={"x2apic": {
         "delivery": [40, 0, 0, []], "wake": [7, 1, 0, []]}}))
     check("proved: 1 of 48 checks FAILED (1 wake-from-HLT), on x2apic (the not ok lines above "
           "say how)" in text and "next:" not in text and "summary: FAILURE;" in text, text)
     # run.sh's last line: an exit 0 in words, the rest as decoded.
-    check(C.closing("SKIP", 0, 67) == "done, nothing failed (guest status SKIP, exit 0)",
-          C.closing("SKIP", 0, 67))
-    check(C.closing("SUCCESS", 0, 65).endswith("(guest status SUCCESS, exit 0)") and
-          C.closing("FAILURE", 4, 71) == "FAILURE (QEMU exit 71)" and
-          C.closing("SUCCESS", 32, 65) == "SUCCESS (QEMU exit 65)", "closing")
+    check(O.closing("SKIP", 0, 67) == "done, nothing failed (guest status SKIP, exit 0)",
+          O.closing("SKIP", 0, 67))
+    check(O.closing("SUCCESS", 0, 65).endswith("(guest status SUCCESS, exit 0)") and
+          O.closing("FAILURE", 4, 71) == "FAILURE (QEMU exit 71)" and
+          O.closing("SUCCESS", 32, 65) == "SUCCESS (QEMU exit 65)", "closing")
 
 
 # The suite on one CPU as suite/delivery.c names its lines: every cross-CPU
@@ -327,14 +331,14 @@ ONE_CPU_SUITE = "\n".join([
 @case("run.sh summary proved: delivery checks counted apart, flush labels no backend, "
       "backends checked in part named")
 def _(_s):
-    suite = C.suite_labels(ONE_CPU_SUITE)
+    suite = T.suite_labels(ONE_CPU_SUITE)
     check({b: {k: n[:3] for k, n in v.items()} for b, v in suite.items()} == {
         "xapic": {"switch": [1, 0, 0], "delivery": [5, 0, 1], "masking": [2, 0, 0],
                   "wake": [0, 0, 1]},
         "x2apic-nmi": {"switch": [1, 0, 0], "delivery": [1, 0, 0], "nmi": [1, 0, 1]},
         "hv-icr": {"backend": [0, 0, 1]}, "hv-flush": {"flush": [2, 0, 0]},
         "hv-flush-xmm": {"flush": [1, 0, 0]}}, f"{suite}")
-    text = C.proved(suite, [], False)
+    text = O.proved(suite, [], False)
     check(text == "proved: on 2 backends every IPI of 6 delivery checks reached exactly the "
           "CPUs it was sent to, once each; also passed: 2 mode-switch, 2 TPR/IF=0 masking, 1 "
           "NMI masking checks; 3 flush checks passed (hv-flush, hv-flush-xmm: each "
@@ -344,20 +348,20 @@ def _(_s):
           text)
     # A failure says of which kind; the check record alone (no TAP lines) claims no more
     # than that every check it ran passed.
-    bad = C.suite_labels(ONE_CPU_SUITE.replace("ok 3 - xapic: CPU 0 -> CPU 0, vector 0x42",
+    bad = T.suite_labels(ONE_CPU_SUITE.replace("ok 3 - xapic: CPU 0 -> CPU 0, vector 0x42",
                                                "not ok 3 - xapic: CPU 0 -> CPU 0, vector 0x42: "
                                                "CPU 0 counted it twice"))
-    check(C.proved(bad, [], False) == "proved: 1 of 14 checks FAILED (1 delivery), on xapic "
-          "(the not ok lines above say how)", C.proved(bad, [], False))
-    check(C.proved({}, [{"record": "check", "passed": 9, "failed": 0}], False) ==
+    check(O.proved(bad, [], False) == "proved: 1 of 14 checks FAILED (1 delivery), on xapic "
+          "(the not ok lines above say how)", O.proved(bad, [], False))
+    check(O.proved({}, [{"record": "check", "passed": 9, "failed": 0}], False) ==
           "proved: passed every correctness check it ran (9 checks: delivery, TPR/IF=0 "
-          "masking, wake from HLT, mode switch)", C.proved({}, [{"passed": 9}], False))
+          "masking, wake from HLT, mode switch)", O.proved({}, [{"passed": 9}], False))
     # Why SKIP: TCG named only for the skips that are TCG's.
-    why = C.why_skip({}, [], [], True, suite)
+    why = O.why_skip({}, [], [], True, suite)
     check(why == "why SKIP, exit 0: nothing failed; what could not run is the normal outcome "
           "here (reasons above): 1 backend under TCG; 3 checks in this configuration", why)
     one = {b: v for b, v in suite.items() if b != "hv-icr"}
-    check("under TCG" not in C.why_skip({}, [], [], True, one), C.why_skip({}, [], [], True, one))
+    check("under TCG" not in O.why_skip({}, [], [], True, one), O.why_skip({}, [], [], True, one))
 
 
 @case("run.sh console and summary: SKIP reasons grouped by the whole reason, a repeat of "
@@ -386,7 +390,7 @@ def _(_s):
     kvm = "no KVM PV interface: kvm-pv-ipi is off in -cpu"
     recs = [json.loads(res(b, "single", "-", "SKIP", why)) for b, why in
             (("hv-icr", vapic), ("hv-ipi", ipi), ("hv-ipi-ex", ipi), ("kvm-pv-ipi", kvm))]
-    flat = " ".join(x.strip() for x in C.summary(recs, said={vapic}))
+    flat = " ".join(x.strip() for x in S.summary(recs, said={vapic}))
     check("skipped: hv-icr: no Hyper-V feature (see above)" in flat and
           f"skipped: hv-ipi, hv-ipi-ex: {ipi}" in flat and f"skipped: kvm-pv-ipi: {kvm}" in
           flat, flat)

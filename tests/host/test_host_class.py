@@ -14,9 +14,10 @@ import sys
 from harness import check, expect, IPIBENCH, registry, REPO, run_cmd
 
 from ipibench.boot import save
+from ipibench.kvmhost import apicv as AV
+from ipibench.kvmhost import exit_labels as EL
 from ipibench.kvmhost import host_class as H
 from ipibench.kvmhost import host_model as HM
-from ipibench.kvmhost import trace as KT
 from fixtures import main
 
 
@@ -250,9 +251,9 @@ def _(ctx):
           f"ipiv off without the miss: {res}")
     # The sender's APIC verdict with IPI virtualization off: every send exits.
     send["exits"]["targets"] = {}
-    sides = KT.apic_accel_sides(send, {"kvm_amd.enable_ipiv": "N"})
+    sides = AV.apic_accel_sides(send, {"kvm_amd.enable_ipiv": "N"})
     check(sides["sender"][0] == "no" and "enable_ipiv=N" in sides["sender"][1], f"{sides}")
-    check(KT.apic_accel_sides(send, {"kvm_amd.enable_ipiv": "Y"})["sender"][0] == "yes",
+    check(AV.apic_accel_sides(send, {"kvm_amd.enable_ipiv": "Y"})["sender"][0] == "yes",
           "a miss with IPI virtualization on is the wake's question")
     # IPI virtualization on, a spinning target: a miss is the load's, counted apart.
     loaded = rec("xapic", "send-cost", "send", "none", {miss: 0.3}, {})
@@ -287,11 +288,11 @@ def _(ctx):
     mixed = rec("x2apic", "send-cost", "send", "none", {"msr (ICR)": 0.5}, {"msr (EOI)": 0.5},
                 exits={"apicv": "inhibited: IRQWIN", "apicv_changed_inside": True})
     check(HM.judge([mixed], "x2avic", m)["unmodelled"] == 1, "an inhibit changing inside")
-    check(KT._exit_detail("APIC_WRITE", 0x300, None) == "ICR", "APIC_WRITE's register")
-    check(KT._exit_detail("EOI_INDUCED", 0x31, None) == "EOI", "EOI_INDUCED")
+    check(EL.exit_detail("APIC_WRITE", 0x300, None) == "ICR", "APIC_WRITE's register")
+    check(EL.exit_detail("EOI_INDUCED", 0x31, None) == "EOI", "EOI_INDUCED")
     # AVIC's unaccelerated access: the write bit is EXITINFO1's bit 32.
-    check(KT._exit_detail("avic_unaccelerated_access", 0x1000000b0, 0xfd) == "EOI" and
-          KT._exit_detail("avic_unaccelerated_access", 0x300, 0xfd) == "ICR read",
+    check(EL.exit_detail("avic_unaccelerated_access", 0x1000000b0, 0xfd) == "EOI" and
+          EL.exit_detail("avic_unaccelerated_access", 0x300, 0xfd) == "ICR read",
           "avic_unaccelerated_access's write bit")
     vmx = rec("xapic", "send-cost", "send", "none", {"APIC_WRITE (ICR)": 1.0}, {})
     check(HM.judge([vmx], "apicv", m)["matched"] == 1, "apicv: the ICR write's APIC-write exit")

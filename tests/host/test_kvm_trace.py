@@ -11,7 +11,9 @@ import sys
 
 from harness import check, Fail, IPIBENCH, run_cases
 
+from ipibench.kvmhost import apicv as kvm_apicv, exit_labels, trace_read
 from ipibench.kvmhost import trace as kvm_trace
+from ipibench.kvmhost import wake as kvm_wake
 from ipibench.boot.save import attach_exits, exits_lines
 
 
@@ -28,7 +30,7 @@ def case(fn):
 
 def load(name):
     with open(os.path.join(FIX, name + ".trace")) as f:
-        trace = kvm_trace.parse(f)
+        trace = trace_read.parse(f)
     with open(os.path.join(FIX, name + ".log")) as f:
         recs = kvm_trace.attach(trace, kvm_trace.records(f))
     return trace, recs
@@ -114,7 +116,7 @@ def an_idle_hlt_exit_is_a_hlt_exit(_=None):
     with open(os.path.join(FIX, "svm-kvm-pv.trace")) as f:
         text = f.read()
     check(" reason hlt " in text, "the fixture has no HLT exit to rename")
-    idle = kvm_trace.parse(text.replace(" reason hlt ", " reason idle-halt ").splitlines())
+    idle = trace_read.parse(text.replace(" reason hlt ", " reason idle-halt ").splitlines())
     with open(os.path.join(FIX, "svm-kvm-pv.log")) as f:
         recs = kvm_trace.attach(idle, kvm_trace.records(f))
     _, plain = load("svm-kvm-pv")
@@ -124,8 +126,8 @@ def an_idle_hlt_exit_is_a_hlt_exit(_=None):
     for a, b in zip(plain, recs):
         for side in ("sender", "targets"):
             if isinstance(a["exits"].get(side), dict):
-                check(kvm_trace.judged_total(a["exits"][side]) ==
-                      kvm_trace.judged_total(b["exits"][side]),
+                check(exit_labels.judged_total(a["exits"][side]) ==
+                      exit_labels.judged_total(b["exits"][side]),
                       f"{a['bench']} {side}: {a['exits'][side]} against {b['exits'][side]}")
 
 
@@ -146,9 +148,9 @@ def apic_acceleration_is_judged_per_side_and_a_pre_617_miss_is_descheduling(_=No
                     (rec({"msr (ICR)": 1.0}, {"msr (EOI)": 1.0}), ("no", "no")),
                     (rec({}, {}), ("yes", "yes")),
                     (rec({miss: 1.0}, {}), ("yes", "yes"))):
-        sides = kvm_trace.apic_accel_sides(r)
+        sides = kvm_apicv.apic_accel_sides(r)
         check((sides["sender"][0], sides["targets"][0]) == want, f"{r['exits']}: {sides}")
-    check("doorbell misses" in kvm_trace.apic_accel_sides(rec({miss: 1.0}, {}))["sender"][1],
+    check("doorbell misses" in kvm_apicv.apic_accel_sides(rec({miss: 1.0}, {}))["sender"][1],
           "the sender's misses unnamed")
     # A doorbell miss is reported, never judged: whether the target was
     # running is the target's blocking or the host's scheduling; another
@@ -156,17 +158,17 @@ def apic_acceleration_is_judged_per_side_and_a_pre_617_miss_is_descheduling(_=No
     # One whose cause was not traced could be a trapped send: judged.
     side = {"msr (ICR)": 1.0, miss: 0.8, "avic_incomplete_ipi (invalid target)": 0.2,
             "avic_incomplete_ipi": 0.3}
-    check(kvm_trace.judged_total(side) == 1.5, f"judged {kvm_trace.judged_total(side)}")
+    check(exit_labels.judged_total(side) == 1.5, f"judged {exit_labels.judged_total(side)}")
     old, new = {"kvm_amd.avic": "Y"}, {"kvm_amd.avic": "Y", "kvm_amd.enable_ipiv": "Y"}
-    got = kvm_trace.apic_accel(rec({miss: 0.5}, {}), old)
+    got = kvm_apicv.apic_accel(rec({miss: 0.5}, {}), old)
     check(got[0] == "yes" and "descheduled" in got[1] and "before 6.17" in got[1], f"{got}")
-    check(kvm_trace.apic_accel(rec({miss: 1.0}, {}), None)[0] == "unknown",
+    check(kvm_apicv.apic_accel(rec({miss: 1.0}, {}), None)[0] == "unknown",
           "a miss with no parameters read is still unknown")
-    check(kvm_trace.apic_accel(rec({miss: 0.5}, {}), new)[0] == "yes", "6.17+ with ipiv on")
+    check(kvm_apicv.apic_accel(rec({miss: 0.5}, {}), new)[0] == "yes", "6.17+ with ipiv on")
     r = rec({"msr (ICR)": 1.0}, {})
-    r["exits"]["apic_accel"], r["exits"]["apic_accel_why"] = kvm_trace.apic_accel(r)
-    r["exits"]["apic_accel_sides"] = kvm_trace.apic_accel_sides(r)
-    line = kvm_trace.table([r], kvm_trace.summary(kvm_trace.parse([])))[0]
+    r["exits"]["apic_accel"], r["exits"]["apic_accel_why"] = kvm_apicv.apic_accel(r)
+    r["exits"]["apic_accel_sides"] = kvm_apicv.apic_accel_sides(r)
+    line = kvm_trace.table([r], kvm_trace.summary(trace_read.parse([])))[0]
     check("| accelerated on the sender: no, on the targets: yes | APIC accelerated: no (" in line,
           line)
 
@@ -212,7 +214,7 @@ SYNTH_LOG = ['{"record":"result","bench":"x","metric":"m","variant":"none","back
 
 @case
 def hand_written_corners(_=None):
-    trace = kvm_trace.parse(SYNTH.splitlines())
+    trace = trace_read.parse(SYNTH.splitlines())
     recs = kvm_trace.attach(trace, kvm_trace.records(SYNTH_LOG))
     e = recs[0]["exits"]
     check(e["sender"] == {"EXTERNAL_INTERRUPT": 0.5, "APIC_ACCESS (ICR)": 0.5}, f"sender {e}")
@@ -241,7 +243,7 @@ def a_figure_withheld_for_timing_keeps_its_samplings_exits(_=None):
            # saved before the guest cleared it): not of that sampling.
            head.replace('"variant":"none"', '"variant":"ack-after-eoi"')
            + '"metric":"round-trip","status":"SKIP","iterations":0,"mark":1}']
-    trace = kvm_trace.parse(_region_trace(True))
+    trace = trace_read.parse(_region_trace(True))
     recs = kvm_trace.attach(trace, kvm_trace.records(log))
     check(len(recs) == 4, f"records() kept {len(recs)} of 4 marked records")
     trip, oneway, lonely, other = (r["exits"] for r in recs)
@@ -290,15 +292,15 @@ def the_pits_ticks_after_the_first_marker_are_counted(_=None):
         return [_ev(99, ts, f"kvm_set_irq: gsi {gsi} level 1 source 2"),
                 _ev(99, ts + 1e-5, f"kvm_set_irq: gsi {gsi} level 0 source 2")]
     lines = tick(0.5) + tick(0.55) + _region_trace(True) + tick(1.5) + tick(1.6, gsi=4)
-    check(kvm_trace.parse(lines).pit_ticks == 1,
-          f"ticks after the first marker: {kvm_trace.parse(lines).pit_ticks}, expected 1")
-    check(kvm_trace.parse(tick(0.5) + _region_trace(True)).pit_ticks == 0,
+    check(trace_read.parse(lines).pit_ticks == 1,
+          f"ticks after the first marker: {trace_read.parse(lines).pit_ticks}, expected 1")
+    check(trace_read.parse(tick(0.5) + _region_trace(True)).pit_ticks == 0,
           "a tick before the first marker counted")
-    check(kvm_trace.parse(_region_trace(True)).pit_ticks is None,
+    check(trace_read.parse(_region_trace(True)).pit_ticks is None,
           "no kvm_set_irq traced must read None (unknown), not 0")
-    check(kvm_trace.parse(["# ipibench-trace: pit-traced"] + _region_trace(True)).pit_ticks == 0,
+    check(trace_read.parse(["# ipibench-trace: pit-traced"] + _region_trace(True)).pit_ticks == 0,
           "traced for the PIT's thread and silent must read 0, not None")
-    check(kvm_trace.summary(kvm_trace.parse(lines))["pit_ticks"] == 1, "summary lacks pit_ticks")
+    check(kvm_trace.summary(trace_read.parse(lines))["pit_ticks"] == 1, "summary lacks pit_ticks")
 
 
 SLOW_EOI = "plan=bench markers=1 debug=slow-eoi"  # the guest's, as in the lane's exits frames
@@ -311,7 +313,7 @@ def region_marks_tell_an_eoi_inside_the_region_from_one_after(_=None):
     log = ['{"record":"result","bench":"single","metric":"round-trip","variant":"ack-after-eoi",'
            '"backend":"x2apic","sender":0,"targets":"1","iterations":2,"mark":1}']
     for eoi_first, inside in ((True, {"msr (EOI)": 1.0}), (False, {})):
-        trace = kvm_trace.parse(_region_trace(eoi_first))
+        trace = trace_read.parse(_region_trace(eoi_first))
         e = kvm_trace.attach(trace, kvm_trace.records(log), SLOW_EOI)[0]["exits"]
         check(e.get("targets") == {"msr (EOI)": 1.0}, f"targets {e}")
         check(e.get("sender") == {"msr (ICR)": 1.0}, f"sender {e}")
@@ -350,7 +352,7 @@ def an_exit_that_began_inside_the_region_but_ended_after_it_is_outside(_=None):
             if "msr_write 80b" in line:
                 ts = float(line.split()[3].rstrip(":"))
                 out.append(_ev(11, ts - 2e-5 - 1e-7 + back, "kvm_entry: vcpu 1, rip 0x3"))
-        trace = kvm_trace.parse(out)
+        trace = trace_read.parse(out)
         e = kvm_trace.attach(trace, kvm_trace.records(log), SLOW_EOI)[0]["exits"]
         check(e.get("targets_in_region") == inside, f"entry after {back}: {e}")
 
@@ -363,7 +365,7 @@ def without_a_send_exit_the_region_start_is_said_to_be_unknown(_=None):
            '"backend":"x2apic","sender":0,"targets":"1","iterations":2,"mark":1}']
     lines = [l for l in _region_trace(True) if "reason msr rip 0x2" not in l
              and "msr_write 830" not in l]
-    e = kvm_trace.attach(kvm_trace.parse(lines), kvm_trace.records(log))[0]["exits"]
+    e = kvm_trace.attach(trace_read.parse(lines), kvm_trace.records(log))[0]["exits"]
     check("targets_in_region" not in e and "no exit" in e.get("targets_in_region_why", ""),
           f"{e}")
 
@@ -391,12 +393,12 @@ def an_nmi_send_on_avic_is_a_trap_and_its_iret_exit_is_judged(_=None):
     vNMI) is one of the send path's own."""
     log = ['{"record":"result","bench":"send-cost","metric":"send","variant":"none",'
            '"backend":"x2apic-nmi","sender":0,"targets":"1","iterations":1,"mark":1}']
-    e = kvm_trace.attach(kvm_trace.parse(_avic_trace(0, "iret")),
+    e = kvm_trace.attach(trace_read.parse(_avic_trace(0, "iret")),
                          kvm_trace.records(log))[0]["exits"]
     check(e["sender"] == {"avic_incomplete_ipi (invalid int type)": 1.0}, f"{e}")
     check(e["apic_accel"] == "no", f"an NMI send read as accelerated: {e}")
-    check(kvm_trace.judged_total(e["targets"]) == 1.0, f"iret not judged: {e}")
-    e = kvm_trace.attach(kvm_trace.parse(_avic_trace(1, "iret")),
+    check(exit_labels.judged_total(e["targets"]) == 1.0, f"iret not judged: {e}")
+    e = kvm_trace.attach(trace_read.parse(_avic_trace(1, "iret")),
                          kvm_trace.records(log))[0]["exits"]
     check(e["apic_accel"] == "yes" and "doorbell" in e["apic_accel_why"], f"{e}")
 
@@ -412,7 +414,7 @@ def halted_targets_wakes_are_counted_polled_or_blocked(_=None):
     lines[3:3] = [_ev(11, 1.00005, "kvm_vcpu_wakeup: wait time 2000000 ns, polling invalid"),
                   _ev(11, 1.00015, "kvm_vcpu_wakeup: poll time 1200 ns, polling valid"),
                   _ev(10, 1.00016, "kvm_vcpu_wakeup: poll time 10 ns, polling valid")]
-    trace = kvm_trace.parse(lines)
+    trace = trace_read.parse(lines)
     e = kvm_trace.attach(trace, kvm_trace.records(log))[0]["exits"]
     check(e.get("target_wakeups") == {"wait": 0.5, "poll": 0.5}, f"{e}")
     # What happened, from the host's evidence: mixed, counted.
@@ -442,10 +444,10 @@ def the_wake_path_is_the_hosts_evidence_and_an_avic_miss_is_a_block(_=None):
              (rec({miss: 1.0}, {"poll": 1.0}), "block"),
              (rec({miss: 0.5}, {"poll": 1.0}), "mixed")]
     for r, want in cases:
-        got = kvm_trace.wake_path(r)
+        got = kvm_wake.wake_path(r)
         check(got and got[0] == want, f"{r}: {got}, expected {want}")
-    check("not running on AVIC" in kvm_trace.wake_path(cases[5][0])[1], "the miss is named")
-    check(kvm_trace.wake_path(rec({}, {"poll": 1.0}, state="spin")) is None,
+    check("not running on AVIC" in kvm_wake.wake_path(cases[5][0])[1], "the miss is named")
+    check(kvm_wake.wake_path(rec({}, {"poll": 1.0}, state="spin")) is None,
           "a spinning target has no wake path")
     # kvm_amd.enable_ipiv=N (Zen 1/2 since 6.17, Hygon 18h): IsRunning is
     # never set, so every send misses; a miss then proves no block, and
@@ -457,21 +459,21 @@ def the_wake_path_is_the_hosts_evidence_and_an_avic_miss_is_a_block(_=None):
                             (rec({miss: 1.0}, {"poll": 0.5, "wait": 0.5}), off, "mixed"),
                             (rec({miss: 1.0}, {"poll": 1.0}), on, "block"),
                             (rec({miss: 1.0}, {"poll": 1.0}), None, "block")):
-        got = kvm_trace.wake_path(r, params)
+        got = kvm_wake.wake_path(r, params)
         check(got and got[0] == want, f"{params}: {r}: {got}, expected {want}")
-    check("says nothing of the wake" in kvm_trace.wake_path(rec({miss: 1.0}, {"poll": 1.0}),
-                                                            off)[1], "the reason")
+    check("says nothing of the wake" in kvm_wake.wake_path(rec({miss: 1.0}, {"poll": 1.0}),
+                                                           off)[1], "the reason")
     # Before 5.17 KVM polled with IsRunning already clear, so a miss proves
     # no block; RHEL 9's 5.14 backported the rework and says the same
     # release: with misses, a kernel that says it is older is unknown.
     for kernel, want in (("5.14.0-427.el9.x86_64", "unknown"), ("6.1.0-18-amd64", "block"),
                          (None, "block")):
-        got = kvm_trace.wake_path(rec({miss: 1.0}, {"poll": 1.0}), on, kernel)
+        got = kvm_wake.wake_path(rec({miss: 1.0}, {"poll": 1.0}), on, kernel)
         check(got[0] == want and (want != "unknown" or "backported" in got[1]),
               f"kernel {kernel}: {got}")
-    check(kvm_trace.wake_counts(rec({miss: 1.0}, {"poll": 1.0}), on, "5.14.0") is None,
+    check(kvm_wake.wake_counts(rec({miss: 1.0}, {"poll": 1.0}), on, "5.14.0") is None,
           "a share counted where the label is unknown")
-    check(kvm_trace.wake_path(rec({}, {"poll": 1.0}), on, "5.14.0")[0] == "poll",
+    check(kvm_wake.wake_path(rec({}, {"poll": 1.0}), on, "5.14.0")[0] == "poll",
           "without a miss the release changes nothing")
     # wake_counts: the label's poll and block per iteration (compare's
     # blocked share), a miss a block only where IPI virtualization is on.
@@ -480,7 +482,7 @@ def the_wake_path_is_the_hosts_evidence_and_an_avic_miss_is_a_block(_=None):
                             (rec({}, {"poll": 0.5, "wait": 0.5}), None,
                              {"poll": 0.5, "block": 0.5}),
                             (rec({}, {}), None, None)):
-        got = kvm_trace.wake_counts(r, params)
+        got = kvm_wake.wake_counts(r, params)
         check(got == want, f"wake_counts {params}: {r}: {got}, expected {want}")
 
 
@@ -494,19 +496,19 @@ def where_the_trace_and_kvms_statistics_disagree_on_a_wake_the_record_says_so(_=
                 "target_state": "halt", "exits": {"sender": {}, "targets": {}, "wake": trace},
                 "host_stats": {"wake": stats}}
     r = rec("block", "poll")
-    check(kvm_trace.cross_check_wake(r) and r["exits"]["wake"] == "block" and
+    check(kvm_wake.cross_check_wake(r) and r["exits"]["wake"] == "block" and
           r["host_stats"]["wake"] == "poll" and r["exits"]["wake_disagrees"] ==
           "the trace says block, KVM's statistics say poll: neither is taken (a kick "
           "between kvm_arch_vcpu_blocking() and the first kvm_vcpu_check_block() is waited=0 "
           "in the trace and a halt_wakeup in the statistics; else one reading is wrong)", f"{r}")
-    line = kvm_trace.table([r], kvm_trace.summary(kvm_trace.parse([])))[0]
+    line = kvm_trace.table([r], kvm_trace.summary(trace_read.parse([])))[0]
     check("woken: block" in line and "the wake evidence disagrees: the trace says block" in line,
           line)
     for trace, stats in (("poll", "poll"), ("block", "unknown"), ("unknown", "poll")):
         r = rec(trace, stats)
-        check(not kvm_trace.cross_check_wake(r) and "wake_disagrees" not in r["exits"],
+        check(not kvm_wake.cross_check_wake(r) and "wake_disagrees" not in r["exits"],
               f"{trace}/{stats}: {r}")
-    check(not kvm_trace.cross_check_wake({"exits": {"wake": "poll"}}), "no host_stats")
+    check(not kvm_wake.cross_check_wake({"exits": {"wake": "poll"}}), "no host_stats")
 
 
 @case
@@ -547,7 +549,7 @@ def an_avic_miss_makes_a_block_of_its_own_iterations_wake_only(_=None):
     log = ['{"record":"result","bench":"single-halt","metric":"round-trip","variant":"block",'
            '"backend":"x2apic","sender":0,"targets":"1","iterations":5,"mark":1,'
            '"target_state":"halt"}']
-    e = kvm_trace.attach(kvm_trace.parse(lines), kvm_trace.records(log))[0]["exits"]
+    e = kvm_trace.attach(trace_read.parse(lines), kvm_trace.records(log))[0]["exits"]
     check(e.get("poll_wakes_after_miss") == 0.4, f"{e}")
     check(e.get("wake") == "mixed" and "0.40 without a block, 0.80 after one" in
           e.get("wake_why", ""), f"{e}")
@@ -563,7 +565,7 @@ def random_input_never_raises(_=None):
         lines = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 14)))
                  for _ in range(rng.randint(0, 20))]
         lines += rng.sample(SYNTH.splitlines(), 4)
-        trace = kvm_trace.parse(lines)
+        trace = trace_read.parse(lines)
         kvm_trace.table(kvm_trace.attach(trace, kvm_trace.records(SYNTH_LOG)),
                         kvm_trace.summary(trace))
 
@@ -597,8 +599,8 @@ def apicv_state_in_one_line_and_per_record(_=None):
     trace, recs = load("svm-apic")
     check(all(r["exits"]["apicv"] == "inhibited: DISABLED" for r in recs),
           f"{[r['exits']['apicv'] for r in recs]}")
-    check(len(kvm_trace.apicv_inhibited(recs)) == len(recs), "inhibited records")
-    line = kvm_trace.apicv_line({"kvm_amd.avic": "N"}, trace)
+    check(len(kvm_apicv.apicv_inhibited(recs)) == len(recs), "inhibited records")
+    line = kvm_apicv.apicv_line({"kvm_amd.avic": "N"}, trace)
     check(line.startswith("AVIC: disabled in kvm_amd (kvm_amd.avic=N); inhibited for this VM "
                           "from 3.94 s: DISABLED"), line)
     # A VM whose inhibit is cleared before its records: active, and said so.
@@ -607,16 +609,16 @@ def apicv_state_in_one_line_and_per_record(_=None):
                     "reason=8, inhibits=0x100 PIT_REINJ")
     lines.insert(2, " qemu-system-x86-10 [000] .....  0.6: kvm_apicv_inhibit_changed: cleared "
                     "reason=8, inhibits=0x0")
-    t = kvm_trace.parse(lines)
+    t = trace_read.parse(lines)
     recs = kvm_trace.attach(t, kvm_trace.records(SYNTH_LOG))
     check(recs[0]["exits"]["apicv"] == "no inhibit traced", f"{recs[0]['exits']}")
-    check(kvm_trace.apicv_line({"kvm_intel.enable_apicv": "Y", "kvm_intel.enable_ipiv": "Y"}, t)
+    check(kvm_apicv.apicv_line({"kvm_intel.enable_apicv": "Y", "kvm_intel.enable_ipiv": "Y"}, t)
           == "APICv: enabled in kvm_intel (kvm_intel.enable_apicv=Y), IPI virtualization Y; "
-             "active from 0.60 s (inhibits cleared)", kvm_trace.apicv_line({}, t))
+             "active from 0.60 s (inhibits cleared)", kvm_apicv.apicv_line({}, t))
     # Set inside a record's window: that record was measured inhibited.
     lines.insert(5, " qemu-system-x86-10 [000] .....  1.0000025: kvm_apicv_inhibit_changed: set "
                     "reason=8, inhibits=0x100 PIT_REINJ")
-    t = kvm_trace.parse(lines)
+    t = trace_read.parse(lines)
     recs = kvm_trace.attach(t, kvm_trace.records(SYNTH_LOG))
     check(recs[0]["exits"]["apicv"] == "inhibited: PIT_REINJ", f"{recs[0]['exits']}")
 
@@ -669,7 +671,7 @@ def _verdict(exits, backend="x2apic", inhibit=False, target_state=None, kvm_para
         text = text.replace("# ipibench-trace: lost 0\n", "# ipibench-trace: lost 0\n"
                             " qemu-system-x86-20 [000] .....  1.5: kvm_apicv_inhibit_changed: "
                             "set reason=8, inhibits=0x100 PIT_REINJ\n")
-    t = kvm_trace.parse(text.splitlines())
+    t = trace_read.parse(text.splitlines())
     log = [AVIC_LOG[0].replace('"x2apic"', f'"{backend}"')]
     if target_state:
         log[0] = log[0].replace('"mark":1', f'"mark":1,"target_state":"{target_state}",'
@@ -715,7 +717,7 @@ def apic_accel_is_read_from_the_exits_not_the_inhibit_state(_=None):
     for state in ("self",):
         got = _verdict([ipi_miss, timer] * 4, target_state=state)
         check(got[0] == "unknown" and "running target" in got[1], f"{state}: {got[:2]}")
-    check("IPI virtualization N" in kvm_trace.apicv_line(
+    check("IPI virtualization N" in kvm_apicv.apicv_line(
         {"kvm_amd.avic": "Y", "kvm_amd.enable_ipiv": "N"}, got[2]), "apicv_line")
     # An ICR write AVIC did not accelerate, or an x2APIC EOI MSR exit: no.
     got = _verdict([icr_trap] * 4)
@@ -748,7 +750,7 @@ def a_windows_only_capture_says_so_and_counts_both_markers(_=None):
                             "kvm_pio: pio_write at 0x80 size 1 count 1 val 0x0")
     text += text.replace("val 0x2", "val 0x4").replace("val 0x3", "val 0x5").replace(
         "  2.0", "  3.0").replace("lost 0", "lost 7")
-    t = kvm_trace.parse(text.splitlines())
+    t = trace_read.parse(text.splitlines())
     check(t.windows_only and t.lost == 7 and t.markers == 4, f"{t.windows_only} {t.lost} "
           f"{t.markers}")
     recs = kvm_trace.attach(t, kvm_trace.records(AVIC_LOG))
@@ -759,7 +761,7 @@ def a_windows_only_capture_says_so_and_counts_both_markers(_=None):
     lines = kvm_trace.table(recs, summ)
     check(lines[-2].startswith("outside every record: not traced") and
           lines[-1].startswith("lost: 7 events"), f"{lines}")
-    full = kvm_trace.summary(kvm_trace.parse(SYNTH.splitlines()))
+    full = kvm_trace.summary(trace_read.parse(SYNTH.splitlines()))
     check(full["traced"] == "whole boot" and full["outside"] == {"io (0x80)": 1, "cpuid": 1},
           f"{full}")
 

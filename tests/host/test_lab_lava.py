@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""host/ipibench/lab/lava.py without LAVA (tests/lava/test_lava.py runs the
+"""host/ipibench/lab/ without LAVA (tests/lava/test_lava.py runs the
 real dispatcher): case ids as LAVA keeps them, the jobs and the device
 dictionary it writes, the lava-test-case calls of `report` (dry run), the
 headline figures picked as run.sh's summary picks them, and `import` of a
@@ -20,13 +20,13 @@ import tempfile
 from harness import call, check, IPIBENCH, registry, REPO, run_cases, run_cmd, selected
 import synth
 
-from ipibench.boot import console as C
+from ipibench.boot import headline as H
 from ipibench.compare.model import row_key
 from ipibench.boot.qemu import default_label
 from ipibench.boot.run import utc_now
 from ipibench.exit_codes import EX_PRESET, EX_SAVE, ToolError
 from ipibench.kvmhost.trace import TRACE_FILE as KVM_TRACE_FILE
-from ipibench.lab import lava as L
+from ipibench.lab import cases as LC, jobs as LJ, lava as L, protocol as LP
 from ipibench.results.files import load_results_file, load_set, split_by_config
 from ipibench.boot.save import save_run
 from ipibench.results.saved import figure_cmdline
@@ -113,7 +113,7 @@ def _(_):
                        ("x2apic (again): TPR 0x60 holds vector 0x65 on CPU 0 (self-IPI on CPU 0) "
                         "until TPR drops", "x2apic_again_tpr_0x60_holds_vector_0x65_on_cpu_0_self"
                         "_ipi_on_cpu_0_until_tpr_drops")):
-        got = L.slug(text)
+        got = LP.slug(text)
         check(got == want, f"slug({text!r}) = {got!r}, lib/lava.c gives {want!r}")
         # lava_dispatcher/actions/test/monitor.py: strip, lower, \W+ -> _.
         check(re.sub(r"\W+", "_", got.strip().lower()) == got, f"LAVA changes {got!r}")
@@ -124,26 +124,26 @@ def _(_):
 
 @case("job: the preset's -cpu flags, -smp and arguments are the context's extra_options")
 def _(_):
-    job = L.job_text(EXAMPLE_URL, preset="x2apic")
+    job = LJ.job_text(EXAMPLE_URL, preset="x2apic")
     opts = context_options(job)
     for want in ("-accel kvm", "-cpu host,x2apic=on,kvm-pv-ipi=off", "-smp 2", "-machine q35",
-                 "-global kvm-pit.lost_tick_policy=discard", L.EXIT_DEVICE, "-no-reboot"):
+                 "-global kvm-pit.lost_tick_policy=discard", LJ.EXIT_DEVICE, "-no-reboot"):
         check(want in opts, f"{want!r} not in {opts}")
     check("  no_kvm: true\n" in job and "  arch: x86_64\n" in job, "context")
     check('        image_arg: "-kernel {kernel} -append lava=1"\n' in job, "image_arg")
-    tcg = context_options(L.job_text(EXAMPLE_URL, accel="tcg-single", smp=4, append="plan=check"))
+    tcg = context_options(LJ.job_text(EXAMPLE_URL, accel="tcg-single", smp=4, append="plan=check"))
     check(tcg[:3] == ["-accel tcg,thread=single", "-cpu max", "-smp 4"], f"{tcg}")
-    job = L.job_text(EXAMPLE_URL, append="plan=check backends=x2apic")
+    job = LJ.job_text(EXAMPLE_URL, append="plan=check backends=x2apic")
     check("-append 'lava=1 plan=check backends=x2apic'" in job, "quoted command line")
-    for pat in (L.CASE_PATTERN, L.FIGURE_PATTERN):
+    for pat in (LP.CASE_PATTERN, LP.FIGURE_PATTERN):
         check(f"      pattern: {json.dumps(pat)}\n" in job, f"pattern {pat}")
     try:
-        L.job_text(EXAMPLE_URL, preset="nope")
+        LJ.job_text(EXAMPLE_URL, preset="nope")
         check(False, "an unknown preset was taken")
     except ToolError as e:
         check(e.code == EX_PRESET, f"exit {e.code}")
     with open(os.path.join(REPO, "lava", "ipibench-qemu-x2apic.yaml")) as f:
-        check(f.read() == L.job_text(EXAMPLE_URL, preset="x2apic"),
+        check(f.read() == LJ.job_text(EXAMPLE_URL, preset="x2apic"),
               "lava/ipibench-qemu-x2apic.yaml is not what `job --kernel-url "
               f"{EXAMPLE_URL} --preset x2apic` writes")
 
@@ -161,8 +161,8 @@ def _(tmp):
           ["epyc-7702", "zen_2"], f"tags: {top and top.group(0)}")
     meta = re.search(r"^metadata:\n((?:  .*\n)+)", job, re.M)
     check(meta and '  ipibench.tags: "epyc-7702,zen_2"\n' in meta.group(1), "metadata")
-    check("\ntags:" not in L.job_text(EXAMPLE_URL) and "ipibench.tags" not in
-          L.job_text(EXAMPLE_URL), "tags without --tags")
+    check("\ntags:" not in LJ.job_text(EXAMPLE_URL) and "ipibench.tags" not in
+          LJ.job_text(EXAMPLE_URL), "tags without --tags")
     for bad in ("epyc 7702", "a,,b", ""):
         try:
             rc, _ = quiet(L.main, ["job", "--kernel-url", EXAMPLE_URL, "--tags", bad])
@@ -173,26 +173,26 @@ def _(tmp):
 
 @case("device: the job's memory, no_kvm and extra_options fill tests/lava/qemu.yaml")
 def _(_):
-    job = L.job_text(EXAMPLE_URL, accel="tcg", memory=384)
-    dev = L.device_text(job)
+    job = LJ.job_text(EXAMPLE_URL, accel="tcg", memory=384)
+    dev = LJ.device_text(job)
     check("          - -m 384\n" in dev and "          - -enable-kvm" not in dev, "memory, no KVM")
     extra = re.search(r"^          extra: (\[.*\])$", dev, re.M)
     check(extra and json.loads(extra.group(1)) == context_options(job), "extra")
-    kvm = L.device_text(job.replace("  no_kvm: true", "  no_kvm: false"))
+    kvm = LJ.device_text(job.replace("  no_kvm: true", "  no_kvm: false"))
     check("          - -cpu host\n          - -enable-kvm\n          - -nographic" in kvm,
           "the template's KVM options")
 
 
 @case("dut-test: the test definition inline, its params and the clone's URL filled in")
 def _(_):
-    text = L.dut_test_text("https://git.example.org/ipibench.git", revision="topic",
-                           preset="hv", append="plan=check", module_param="kvm_amd.avic=0,1")
+    text = LJ.dut_test_text("https://git.example.org/ipibench.git", revision="topic",
+                            preset="hv", append="plan=check", module_param="kvm_amd.avic=0,1")
     for want in ('          IPIBENCH_REVISION: "topic"', '          PRESET: "hv"',
                  '          APPEND: "plan=check"', '          MODULE_PARAM: "kvm_amd.avic=0,1"',
                  '          - "https://git.example.org/ipibench.git"',
                  "    - from: inline", "      path: inline/ipibench-kvm-host.yaml"):
         check(want + "\n" in text, f"no {want!r}")
-    with open(L.TESTDEF) as f:
+    with open(LJ.TESTDEF) as f:
         for line in f.read().splitlines():
             if line.strip() and not line.lstrip().startswith("#") and not \
                     re.match(r"  ([A-Z_]+): |  - \S+://", line):
@@ -251,7 +251,7 @@ def _(tmp):
         params, steps = inline_definition(f.read())
     check((params["BOOTS"], params["EXITS"], params["AB_BOOTS"]) == ("3", "1", "4"),
           f"params {params}")
-    default, _ = inline_definition(L.dut_test_text("https://x.org/i.git"))
+    default, _ = inline_definition(LJ.dut_test_text("https://x.org/i.git"))
     check((default["BOOTS"], default["EXITS"], default["AB_BOOTS"]) == ("5", "0", "3"),
           f"defaults {default}")
     # The run steps as the test shell runs them: params first, under set -e.
@@ -301,14 +301,14 @@ def _(tmp):
 def lava_lines(recs):
     """What the guest prints with lava=1 for these records (the TAP and case lines
     of a small suite, the figures as lib/lava.c picks them)."""
-    lines = [L.BEGIN, "ok 1 - x2apic: self on CPU 0, vector 0x41",
+    lines = [LP.BEGIN, "ok 1 - x2apic: self on CPU 0, vector 0x41",
              "ipibench-case: x2apic_self_on_cpu_0_vector_0x41 pass",
              "ok 2 - x2apic: CPU 0 -> CPU 1, vector 0x42 # SKIP one CPU",
              "ipibench-case: x2apic_cpu_0_cpu_1_vector_0x42 skip",
-             "ipibench-case: ipibench_status pass", L.CASES_END, L.FIGURES_BEGIN]
+             "ipibench-case: ipibench_status pass", LP.CASES_END, LP.FIGURES_BEGIN]
     res = [r for r in recs if r.get("record") == "result"]
-    lines += [f"ipibench-figure: {i} {v} {u}" for i, (v, u, _) in L.headline(res).items()]
-    return lines + [L.FIGURES_END]
+    lines += [f"ipibench-figure: {i} {v} {u}" for i, (v, u, _) in LC.headline(res).items()]
+    return lines + [LP.FIGURES_END]
 
 
 @case("report: the guest's cases, ipibench_status, correctness, figures, every record, host facts")
@@ -324,7 +324,7 @@ def _(tmp):
           cases["ipibench_status"] == ("pass", None, None) and
           cases["correctness"] == ("pass", None, None), "verdicts")
     results = [r for r in recs if r.get("record") == "result"]
-    for cid, (v, u, _) in L.headline(results).items():
+    for cid, (v, u, _) in LC.headline(results).items():
         check(cases.get(cid) == ("pass", str(v), u), f"{cid}: {cases.get(cid)}, want {v} {u}")
     recs_ = [n for n in names if n.startswith("record_")]
     check(len(recs_) == len(results) == len(set(recs_)), f"{len(recs_)} record cases")
@@ -338,7 +338,7 @@ def _(tmp):
     check(["lava-test-set", "start", "host"] in calls and ["lava-test-set", "stop"] in calls and
           any(c[1] == "host_kvm_halt_poll_ns" or c[1] == "host_cpus" for c in host),
           f"host facts {host[:3]}")
-    check(L.EMBED_BEGIN not in out, "--no-embed embedded")
+    check(LP.EMBED_BEGIN not in out, "--no-embed embedded")
 
 
 @case("report without the guest's lines: TAP verdicts, and the figures run.sh's summary shows")
@@ -354,8 +354,8 @@ def _(tmp):
     check(cases["ipibench_status"][0] == "fail" and cases["correctness"][0] == "fail", "fails")
     results = [r for r in recs if r.get("record") == "result"]
     for b in ("x2apic", "xapic"):
-        cyc, ns = C.headline(results, b, True)
-        for i, (fid, *_) in enumerate(L.FIGURES):
+        cyc, ns = H.headline(results, b, True)
+        for i, (fid, *_) in enumerate(LC.FIGURES):
             for cell, unit in ((cyc[i], "cycles"), (ns[i], "ns")):
                 cid = f"{b}_{fid}_p50_{unit}"
                 if unit == "ns" and b == "xapic":
@@ -416,7 +416,7 @@ def _(tmp):
     recs = records()
     d = results_dir(tmp, "dut", lava_lines(recs), recs)
     _, out = report_calls(d)
-    check(out.count(L.EMBED_BEGIN) == 1, "no embedded results")
+    check(out.count(LP.EMBED_BEGIN) == 1, "no embedded results")
     with open(os.path.join(d, "results.json")) as f:
         saved = f.read()
     for name, text in (("console", out), ("lava-run", "\n".join(target_lines(out)))):
@@ -498,7 +498,7 @@ def _(tmp):
                         started=f"2026-01-01T00:0{len(log)}:00Z")
         rc, out = quiet(L.main, ["report", d, "--dry-run", "--name", f"x2apic-{name}",
                                  "--prefix", "" if name == "boot1" else name + "_"])
-        check(rc == 0 and out.count(L.EMBED_BEGIN) == 1, f"report {name} exited {rc}")
+        check(rc == 0 and out.count(LP.EMBED_BEGIN) == 1, f"report {name} exited {rc}")
         log.append(out)
     path = os.path.join(tmp, "job.log")
     with open(path, "w") as f:

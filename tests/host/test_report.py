@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Host tests of run.sh report's plots (host/ipibench/report.py) on known
+"""Host tests of run.sh report's plots (host/ipibench/report/) on known
 synthetic inputs (tests/host/synth.py): every series a figure claims is
 drawn and named, no two curves of a panel share a colour or a marker, tick
 labels have a fixed format and units and neither overlap nor leave the
@@ -14,6 +14,7 @@ distributions, scaling and A/B plots as valid SVG and PNG, and the pages.
 One TAP line per case, "ok - report: ..." (on the shared sets "ok - tools:
 report: ..."); problems follow on '#' lines."""
 import html
+import importlib
 import json
 import math
 import os
@@ -30,7 +31,7 @@ import fixtures
 from fixtures import SLOW, SLOW_KEY, TOOL, tool
 from test_history import series
 
-from ipibench.exit_codes import EX_MISSING, EX_REGRESSION
+from ipibench.exit_codes import EX_MISSING, EX_REGRESSION, ToolError
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -588,9 +589,9 @@ def said(out, name):
     return title_text(figures(out)[name]) + " " + caption(out, name)
 
 
-def report_module():
-    from ipibench import report
-    return report
+def report_module(name):
+    """host/ipibench/report/NAME.py."""
+    return importlib.import_module("ipibench.report." + name)
 
 
 @case("latency distributions are empirical CDFs: at every bucket edge the share of the "
@@ -705,7 +706,7 @@ def _(s):
         t for p in scaling if p.startswith("plot ") for t, _ in titled(p))
     for want in ("unicast loop", "set send", "shorthand", "spinning targets"):
         check(want in words, f"scaling-broadcast-all-ack: no {want!r} in {words[:300]}")
-    m = report_module()
+    m = report_module("what_ran")
     for spec, count, want in (("6,sockets=2,cores=3", 6, "6 CPUs: 2 sockets x 3 cores x 1 thread"),
                               ("4", 4, "4 CPUs (-smp 4)"),
                               ("8,threads=2", 8, "8 CPUs: 1 socket x 4 cores x 2 threads")):
@@ -769,7 +770,7 @@ def _(s):
 @case("PNG through pngcairo where gnuplot lists it, else through gnuplot's png terminal")
 def _(s):
     need(s, s.res1)
-    m = report_module()
+    m = report_module("gnuplot")
     check(hasattr(m, "png_terminal"), "the report has no choice of PNG terminal")
     check(m.png_terminal("   png  PNG images\n   pngcairo  png terminal based on cairo\n") ==
           "pngcairo", "pngcairo not preferred")
@@ -857,7 +858,7 @@ def title_rows(lines):
 @case("titles: at most two lines on every figure; the caption under it holds the rest, on "
       "the page and in report.md")
 def _(s):
-    m = report_module()
+    m = report_module("gnuplot")
     check(m.split_title(["head", "x " * 150, "short"], 960) == (["head"], ["x " * 150, "short"]),
           f"a line that does not fit, and those after it: {m.split_title(['head', 'x ' * 150, 'short'], 960)}")
     check(m.split_title(["head", "two", "three"], 960) == (["head", "two"], ["three"]),
@@ -882,7 +883,7 @@ def _(s):
 
 @case("by default a report goes to RESULTS/reports/NAMES, never into an input's folder")
 def _(s):
-    m = report_module()
+    m = report_module("inputs")
     name = m.report_name(["r/DATE-before/x2apic-smp4", "r/DATE-after/x2apic-smp4"])
     check(name == "DATE-before-x2apic-smp4-vs-DATE-after-x2apic-smp4", name)
     check(m.report_name(["r/DATE-matrix/x2apic-smp4"], ("xapic", "x2apic")) ==
@@ -896,7 +897,7 @@ def _(s):
     try:
         m.default_out([s.tmp], environ={"IPIBENCH_RESULTS": res})
         raise Fail("a default folder within an input is taken")
-    except m.ToolError as e:
+    except ToolError as e:
         check(e.code == 2 and "--out" in e.message, e.message)
     before = sorted(os.path.join(d, f) for d, _, fs in os.walk(s.small) for f in fs)
     expect(tool("report", s.small, env={"IPIBENCH_RESULTS": res}), 0, "plots")
@@ -991,7 +992,7 @@ def _(s):
     check(list(figs) == [HISTORY_FIG], f"figures {sorted(figs)}, expected {HISTORY_FIG} alone")
     check_plots(out, [HISTORY_FIG])
     timing, exits = panel_commands(figs[HISTORY_FIG])
-    red = "#" + report_module().COLOURS["slower"][2:]
+    red = "#" + report_module("ab").COLOURS["slower"][2:]
     check(arrows(timing) == [(6.5, red)] and arrows(exits) == [(9.5, red)],
           f"change lines: timing {arrows(timing)}, exits {arrows(exits)}; expected red at 6.5 "
           "(run06 the first slower) and 9.5 (run09 the first with 2 exits)")
@@ -1070,7 +1071,7 @@ def _(s):
     figs = figures(out)
     check(list(figs) == [HISTORY_FIG], f"figures {sorted(figs)}")
     check([a for p in panel_commands(figs[HISTORY_FIG]) for a in arrows(p)] ==
-          [(2.5, "#" + report_module().COLOURS["slower"][2:])], "the exit step of night 3")
+          [(2.5, "#" + report_module("ab").COLOURS["slower"][2:])], "the exit step of night 3")
     check(f"<h2>{synth.HOST_SERIES}/x2apic-smp2</h2>" in
           open(os.path.join(out, "index.html")).read(), "the series is not named on the page")
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""kvmhost/trace.py and the host-class model against every kernel
+"""kvmhost/trace_read.py and the host-class model against every kernel
 release's trace format (tests/host/kvm-trace-formats.conf, the TP_printk
 strings read from the kernels' trees): for each host class, what its KVM
 emits for a send, a halted target's wake and a hypercall, rendered as each
@@ -18,6 +18,7 @@ from harness import check, registry
 import kvm_trace_render as R
 from ipibench.kvmhost import host_model as HM
 from ipibench.kvmhost import trace as KT
+from ipibench.kvmhost import trace_read as TR
 from fixtures import main
 
 CASES, case = registry()
@@ -206,7 +207,7 @@ def scenario(cls, release, plant=False, inhibited=False):
         for _ in range(ITERATIONS):
             cap.events(SENDER, sender_evs)
             cap.events(TARGET, target_evs)
-            cap.mark(KT.REGION_END)
+            cap.mark(TR.REGION_END)
         cap.mark(mark << 1 | 1)
         recs.append(json.dumps({"record": "result", "schema": 1, "bench": bench,
                                 "metric": metric, "variant": variant, "backend": backend,
@@ -218,7 +219,7 @@ def scenario(cls, release, plant=False, inhibited=False):
 
 def judged(cls, release, **kw):
     lines, log = scenario(cls, release, **kw)
-    trace = KT.parse(lines)
+    trace = TR.parse(lines)
     recs = KT.attach(trace, KT.records(log), kernel=".".join(map(str, release)) + ".0")
     return trace, HM.judge(recs, cls, kernel=".".join(map(str, release)) + ".0")
 
@@ -265,17 +266,17 @@ def _(ctx):
             where = f"{cls} inhibited on {'.'.join(map(str, rel))}"
             check(trace.unparsed == 0 and trace.inhibits, f"{where}: {trace.inhibits}")
             check(res["matched"] >= 8 and not res["diverging"], f"{where}: {res}")
-    trace = KT.parse(R.line((6, 6), "kvm_apicv_inhibit_changed", 1, 1.0, set="set", reason=9,
+    trace = TR.parse(R.line((6, 6), "kvm_apicv_inhibit_changed", 1, 1.0, set="set", reason=9,
                             inhibits=0x201))
     check(trace.inhibits == {"bit 0", "bit 9"}, f"6.6's mask without names: {trace.inhibits}")
-    trace = KT.parse(R.line((5, 15), "kvm_apicv_update_request", 1, 1.0, bit=4) +
+    trace = TR.parse(R.line((5, 15), "kvm_apicv_update_request", 1, 1.0, bit=4) +
                      R.line((5, 15), "kvm_apicv_update_request", 1, 2.0, activate="activate",
                             bit=4))
     check(not trace.inhibits and [a[1] for a in trace.apicv] == ["set", "cleared"],
           f"5.15's request and its undoing: {trace.inhibits} {trace.apicv}")
     # 5.x traces only the flips: A set (traced), B set, A cleared (both
     # silent), B cleared (traced as "activate bit=B"): active again.
-    trace = KT.parse(R.line((5, 10), "kvm_apicv_update_request", 1, 1.0, bit=2) +
+    trace = TR.parse(R.line((5, 10), "kvm_apicv_update_request", 1, 1.0, bit=2) +
                      R.line((5, 10), "kvm_apicv_update_request", 1, 2.0, activate="activate",
                             bit=4))
     check(not trace.inhibits, f"5.10: the flip back to active leaves {trace.inhibits}")

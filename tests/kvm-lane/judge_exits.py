@@ -37,10 +37,11 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "host"))
 from ipibench.kvmhost import host_model  # noqa: E402
+from ipibench.kvmhost import exit_labels, trace_read  # noqa: E402
 from ipibench.kvmhost import trace as kvm_trace  # noqa: E402
 
-TOLERANCE = kvm_trace.EXITS_TOLERANCE
-JUDGED = kvm_trace.JUDGED
+TOLERANCE = exit_labels.EXITS_TOLERANCE
+JUDGED = exit_labels.JUDGED
 
 
 def expectations(path):
@@ -67,7 +68,7 @@ PIT_TICKS_MAX = 0
 
 def judge(expect, trace_path, log_path, model_class=None):
     with open(trace_path, errors="replace") as f:
-        trace = kvm_trace.parse(f)
+        trace = trace_read.parse(f)
     with open(log_path, errors="replace") as f:
         lines = f.read().splitlines()
     recs = kvm_trace.attach_console(trace, lines)
@@ -107,7 +108,7 @@ def judge(expect, trace_path, log_path, model_class=None):
             if abs(got.get(label, 0.0) - value) > tol:
                 problems.append(f"{where}: {got.get(label, 0.0):.2f} {label} per iteration, "
                                 f"expected {value:.2f}" + (f" +- {tol}" if tol != TOLERANCE else ""))
-        judged = kvm_trace.judged_total(got)
+        judged = exit_labels.judged_total(got)
         total = sum(v for v, _ in want.values())
         checks += 1
         if abs(judged - total) > max(t for _, t in want.values()):

@@ -475,7 +475,7 @@ cut_split_test() {
 # wake_facts RESULTS_JSON...: "wake PARAM=ASKED VARIANT TRACE STATS" for
 # each single-halt round trip of ab boots: what the host's evidence says of
 # its halted target's wakes, from KVM's trace (exits.wake,
-# host/ipibench/kvmhost/trace.py) and from KVM's statistics (host_stats.wake,
+# host/ipibench/kvmhost/wake.py) and from KVM's statistics (host_stats.wake,
 # host/ipibench/kvmhost/hoststats.py), "none" without; then "polls
 # PARAM=ASKED VARIANT tried N caught M of H": KVM's halt_attempted_poll and
 # the halts it counted as caught by a poll, which need no timing to judge.

@@ -24,7 +24,9 @@ dependency, used here to read what it writes): when the `python3` running
 this lacks them, the test runs itself again with lava-run's interpreter."""
 import contextlib
 import io
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -70,9 +72,10 @@ except ImportError:
 
 from harness import check, registry, run_cases  # noqa: E402
 
-from ipibench.boot import console as C  # noqa: E402
+from ipibench.boot import headline as H  # noqa: E402
 from ipibench.compare.model import row_key, row_name  # noqa: E402
-from ipibench.lab import lava as L  # noqa: E402
+from ipibench.lab import cases as LC, jobs as LJ, lava as L  # noqa: E402
+from ipibench.lab import log_import as LI, protocol as LP  # noqa: E402
 from ipibench.results.files import load_results_file  # noqa: E402
 
 CASES, case = registry()
@@ -88,14 +91,14 @@ class Ctx:
 def lava_run(ctx, append, name):
     """lava-run of a guest job with this command line: (exit, entries, log path, job)."""
     ctx.jobs += 1
-    job = L.job_text("file://" + IMAGE, accel="tcg-single", smp=2, append=append, minutes=4,
-                     name=f"ipibench test {name}")
+    job = LJ.job_text("file://" + IMAGE, accel="tcg-single", smp=2, append=append, minutes=4,
+                      name=f"ipibench test {name}")
     base = os.path.join(ctx.tmp, name)
     os.makedirs(base)
     with open(os.path.join(base, "job.yaml"), "w") as f:
         f.write(job)
     with open(os.path.join(base, "device.yaml"), "w") as f:
-        f.write(L.device_text(job))
+        f.write(LJ.device_text(job))
     log = os.path.join(base, "job.log")
     # The job id names the dispatcher's scratch folder under /var/lib/lava:
     # this process's own, so two runs of the suite never share one.
@@ -123,7 +126,7 @@ def tap_lines(console):
     """[(verdict, text)] of the console's check lines, text without "# SKIP ..."."""
     out = []
     for line in console.splitlines():
-        m = L.re.match(r"(not )?ok \d+ - (.*?)(?: # SKIP (.*))?$", line)
+        m = re.match(r"(not )?ok \d+ - (.*?)(?: # SKIP (.*))?$", line)
         if m:
             out.append(("fail" if m.group(1) else "skip" if m.group(3) is not None else "pass",
                         m.group(2)))
@@ -141,7 +144,7 @@ def compare_values(path, unit):
     p = subprocess.run(["./run.sh", "compare", "--format", "json", "--unit", unit, path, path],
                        cwd=REPO, capture_output=True, text=True, timeout=120)
     check(p.returncode == 0, f"compare exited {p.returncode}: {p.stderr[-400:]}")
-    doc = L.json.loads(p.stdout)
+    doc = json.loads(p.stdout)
     check(not doc["not_comparable"], f"compare refused: {doc['not_comparable']}")
     return {row["row"]: row["a"] for row in doc["rows"]}
 
@@ -151,8 +154,8 @@ def compare_values(path, unit):
 def _(ctx):
     # --tags: LAVA's job schema takes the job with its tags list.
     from lava_common.schemas import validate
-    validate(yaml.safe_load(L.job_text("file://" + IMAGE, preset="x2apic",
-                                       tags=["epyc-7702", "zen2"])))
+    validate(yaml.safe_load(LJ.job_text("file://" + IMAGE, preset="x2apic",
+                                        tags=["epyc-7702", "zen2"])))
     rc, entries, log, job = lava_run(ctx, PLAN, "guest")
     check(rc == 0 and job_verdict(entries) == "pass",
           f"lava-run exited {rc}, job {job_verdict(entries)}: see {log}")
@@ -161,25 +164,25 @@ def _(ctx):
     check(boot, "no Boot command in the log")
     for opt in job["context"]["extra_options"]:
         check(f" {opt} " in boot[0] + " ", f"{opt!r} of the context not in {boot[0]}")
-    console = L.console_of(entries)
+    console = LI.console_of(entries)
     taps = tap_lines(console)
-    cases = [r for r in lava_results(entries, L.SUITE) if r["case"] != L.STATUS_CASE]
+    cases = [r for r in lava_results(entries, LP.SUITE) if r["case"] != LP.STATUS_CASE]
     check(len(taps) >= 40, f"only {len(taps)} checks on the console")
     check(len(cases) == len(taps), f"LAVA recorded {len(cases)} cases for {len(taps)} checks")
     for (verdict, text), got in zip(taps, cases):
-        want = L.slug(text)
+        want = LP.slug(text)
         check(got["case"] == want and got["result"] == verdict,
               f"check {text!r} ({verdict}): LAVA has {got['case']} {got['result']}")
-    status = [r["result"] for r in lava_results(entries, L.SUITE) if r["case"] == L.STATUS_CASE]
+    status = [r["result"] for r in lava_results(entries, LP.SUITE) if r["case"] == LP.STATUS_CASE]
     check(status == ["pass"] and "ipibench: status SUCCESS" in console, f"status {status}")
-    figures = {r["case"]: r for r in lava_results(entries, L.FIGURE_SUITE)}
+    figures = {r["case"]: r for r in lava_results(entries, LP.FIGURE_SUITE)}
     # What run.sh's summary shows of this console, backend by backend.
     boot_ = import_log(log, os.path.join(ctx.tmp, "guest", "imported"))
     tsc_known = bool((boot_.env.get("tsc") or {}).get("khz"))
     want = {}
     for b in ("xapic", "x2apic"):
-        cyc, ns = C.headline(boot_.results, b, tsc_known)
-        for i, (fid, *_) in enumerate(L.FIGURES):
+        cyc, ns = H.headline(boot_.results, b, tsc_known)
+        for i, (fid, *_) in enumerate(LC.FIGURES):
             for cell, unit in ((cyc[i], "cycles"), (ns[i], "ns")):
                 if cell.isdigit():
                     want[f"{b}_{fid}_p50_{unit}"] = (int(cell), unit)
@@ -193,7 +196,7 @@ def _(ctx):
     # ./run.sh compare of the results rebuilt from the job's log agrees.
     path = os.path.join(ctx.tmp, "guest", "imported")
     rows = {u: compare_values(path, u) for u in ("cycles", "ns")}
-    picked = L.headline_records(boot_.results)
+    picked = LC.headline_records(boot_.results)
     for cid, (value, unit) in want.items():
         b, fid = next((b, f) for (b, f) in picked if cid == f"{b}_{f}_p50_{unit}")
         row = row_name(row_key(picked[(b, fid)]))
@@ -217,16 +220,16 @@ def _(ctx):
     check(rc == 0 and job_verdict(entries) == "pass",
           f"lava-run exited {rc}, job {job_verdict(entries)} (the job completes: its cases "
           f"fail): see {log}")
-    console = L.console_of(entries)
+    console = LI.console_of(entries)
     failing = [text for verdict, text in tap_lines(console) if verdict == "fail"]
-    cases = lava_results(entries, L.SUITE)
-    fails = [r["case"] for r in cases if r["result"] == "fail" and r["case"] != L.STATUS_CASE]
+    cases = lava_results(entries, LP.SUITE)
+    fails = [r["case"] for r in cases if r["result"] == "fail" and r["case"] != LP.STATUS_CASE]
     check(failing and len(fails) == len(failing), f"{len(failing)} not-ok lines, LAVA failed "
           f"{fails}")
     for text, cid in zip(failing, fails):
         # A not-ok line holds the name, then the first problem.
-        check(L.slug(text).startswith(cid + "_"), f"{cid} is not the name of {text!r}")
-    status = [r["result"] for r in cases if r["case"] == L.STATUS_CASE]
+        check(LP.slug(text).startswith(cid + "_"), f"{cid} is not the name of {text!r}")
+    status = [r["result"] for r in cases if r["case"] == LP.STATUS_CASE]
     check(status == ["fail"] and "ipibench: status FAILURE" in console, f"status {status}")
 
 
@@ -277,7 +280,7 @@ def _(ctx):
     # The job's test action as dut-test writes it, checked against LAVA's job schema.
     # Two boots, and the traced one, which run.sh refuses under TCG (exit
     # 29, nothing saved): the steps go on, and LAVA records its results as a fail.
-    action = yaml.safe_load(L.dut_test_text(
+    action = yaml.safe_load(LJ.dut_test_text(
         "https://example.org/ipibench.git", preset="x2apic", accel="tcg-single",
         append="backends=x2apic bench=self,send-cost,single,broadcast budget=20", boots=2,
         exits=True))[0]["test"]
@@ -285,7 +288,7 @@ def _(ctx):
     definition = action["definitions"][0]
     testdef = definition["repository"]
     name = "0_" + definition["name"]
-    clone = L.re.sub(r"\.git$", "", testdef["install"]["git-repos"][0]).rsplit("/", 1)[-1]
+    clone = re.sub(r"\.git$", "", testdef["install"]["git-repos"][0]).rsplit("/", 1)[-1]
     lava = os.path.join(ctx.tmp, "lava-1")
     helpers_bin(os.path.join(lava, "bin"))
     runner = os.path.join(lava, "0", "tests", name)
@@ -328,24 +331,24 @@ def _(ctx):
     got = {d: {k: read("results", d, k) for k in ("result", "measurement", "units")
                if os.path.exists(os.path.join(odir, "results", d, k))}
            for d in os.listdir(os.path.join(odir, "results"))}
-    signals = L.re.findall(r"^<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=(\S+) RESULT=([a-z]+)", out, L.re.M)
+    signals = re.findall(r"^<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=(\S+) RESULT=([a-z]+)", out, re.M)
     check(len(signals) == len(got) and all(got[c]["result"] == r for c, r in signals),
           f"{len(signals)} TESTCASE signals for {len(got)} result folders")
     saved = os.path.join(runner, clone, testdef["params"]["RESULTS"], "boot1")
     boot = load_results_file(os.path.join(saved, "results.json"))
     with open(os.path.join(saved, "console.log")) as f:
         console = f.read()
-    check(got.get(L.STATUS_CASE, {}).get("result") == "pass" and
+    check(got.get(LP.STATUS_CASE, {}).get("result") == "pass" and
           got.get("correctness", {}).get("result") == "pass",
-          f"ipibench_status {got.get(L.STATUS_CASE)}, correctness {got.get('correctness')}")
+          f"ipibench_status {got.get(LP.STATUS_CASE)}, correctness {got.get('correctness')}")
     taps = tap_lines(console)
     check(len(taps) >= 20, f"{len(taps)} checks")
     for verdict, text in taps:
-        check(got.get(L.slug(text), {}).get("result") == verdict, f"check {text!r}: "
-              f"{got.get(L.slug(text))}")
-    cyc, ns = C.headline(boot.results, "x2apic", bool((boot.env.get("tsc") or {}).get("khz")))
+        check(got.get(LP.slug(text), {}).get("result") == verdict, f"check {text!r}: "
+              f"{got.get(LP.slug(text))}")
+    cyc, ns = H.headline(boot.results, "x2apic", bool((boot.env.get("tsc") or {}).get("khz")))
     shown = 0
-    for i, (fid, *_) in enumerate(L.FIGURES):
+    for i, (fid, *_) in enumerate(LC.FIGURES):
         for cell, unit in ((cyc[i], "cycles"), (ns[i], "ns")):
             if cell.isdigit():
                 shown += 1
@@ -356,15 +359,15 @@ def _(ctx):
     recs = [d for d in got if d.startswith("record_")]
     check(len(recs) == len(boot.results), f"{len(recs)} record cases, {len(boot.results)} records")
     model = str(boot.host.get("cpu_model") or "-")
-    ref = L.re.sub(r"\s+", "_", model)
+    ref = re.sub(r"\s+", "_", model)
     check("<LAVA_SIGNAL_TESTSET START host>" in out and
           f"<LAVA_SIGNAL_TESTREFERENCE host_cpu_model pass {ref}>" in out,
           f"no host facts for {model!r}")
     # The second boot: the same cases, each id after boot2_.
     again = {d[len("boot2_"):]: v["result"] for d, v in got.items() if d.startswith("boot2_")}
     check(set(again) == {d for d in got if not d.startswith(("boot2_", "exits_"))} and
-          again.get(L.STATUS_CASE) == "pass", f"boot 2: {len(again)} cases, "
-          f"ipibench_status {again.get(L.STATUS_CASE)}")
+          again.get(LP.STATUS_CASE) == "pass", f"boot 2: {len(again)} cases, "
+          f"ipibench_status {again.get(LP.STATUS_CASE)}")
     check(got.get("exits_results", {}).get("result") == "fail" and
           "ipibench: run.sh exited 29 (exits)" in out, f"the refused traced boot: "
           f"{got.get('exits_results')}")

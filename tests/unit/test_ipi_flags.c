@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Host tests for lib/ipi_flags.c: the "flags" text of each backend as the
- * records print it (docs/results.md), and snprintf-like truncation.
+ * records print it (docs/record-fields.md, "Flags"), and snprintf-like
+ * truncation.
  */
 #include "lib/error.h"
 #include "lib/ipi_flags.h"

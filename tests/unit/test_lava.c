@@ -2,7 +2,7 @@
 /*
  * Host tests of lib/lava.c: slugs as LAVA makes them, the check line, and
  * the board's picks, which must be those of run.sh's summary table
- * (host/ipibench/boot/console.py, headline()).
+ * (host/ipibench/boot/headline.py, headline()).
  */
 #include "tests/unit/check.h"
 #include "lib/error.h"

@@ -5,9 +5,9 @@ against the guest's keys (boot/guest_keys.py), the accelerator
 directory and its console.log, QEMU under `timeout -k` with the console
 followed (or the KVM lane for --accel kvm-in-tcg), the status
 decoded, results.json and summary.txt saved (boot/save.py). What is
-printed of the console: boot/console.py (progress and summary), the whole
-of it with --verbose, nothing with --quiet. Exit codes: docs/exit-codes.md;
-signals: jobs.py."""
+printed of the console: its progress (boot/console.py) and a summary
+(boot/summary.py), the whole of it with --verbose, nothing with --quiet.
+Exit codes: docs/exit-codes.md; signals: jobs.py."""
 import functools
 import json
 import os
@@ -22,22 +22,27 @@ import threading
 import time
 
 from ipibench.boot import console as C
+from ipibench.boot import outcome as O
 from ipibench.boot import qemu as Q
 from ipibench.boot import xen_lane as X
 from ipibench.boot.accel import choose, extras_asked, HostKvm
 from ipibench.boot.guest_keys import check_append, KEYS_FILE
 from ipibench.boot.save import save_run
+from ipibench.boot.summary import says_tcg, summary
+from ipibench.boot.tap import suite_labels, tap_failures
 from ipibench.exit_codes import (EX_APICV_INHIBITED, EX_BUILD, EX_DEPS, EX_INTERRUPTED,
                                  EX_USAGE,
                                  EX_NOTHING_RAN, EX_OK, EX_QEMU_OLD, EX_SAVE, EX_TIMEOUT,
                                  EX_UNAVAILABLE, ToolError)
 from ipibench import machine
 from ipibench.jobs import elapsed, Interrupted, say
+from ipibench.kvmhost import apicv as AV
 from ipibench.kvmhost import facts as KF
 from ipibench.kvmhost import host_class, host_model
 from ipibench.kvmhost import hoststats as HS
 from ipibench.kvmhost import pin_perf as K
 from ipibench.kvmhost import trace as KT
+from ipibench.kvmhost import trace_read as TR
 from ipibench.kvmhost import tracefs as TF
 from ipibench.kvmhost import modparam
 from ipibench.options import check_memory, parse_run, smp_cpus, USAGE_RUN, UsageError
@@ -531,10 +536,10 @@ class Boot:
         qemu_line = qemu_own_line(console, self.env.qemu) if self.accel != "kvm-in-tcg" and \
             what.startswith(("QEMU-FAILED", "QEMU-UNKNOWN")) else ""
         records, _ = parse_console(console)
-        suite = C.suite_labels(console)
+        suite = suite_labels(console)
         # A SKIP that measured and checked nothing passes nothing (exit 35);
         # results.json keeps the guest's status, SKIP, and this exit code.
-        nothing = C.ran_nothing(records, suite) if (code, what) == (EX_OK, "SKIP") else None
+        nothing = O.ran_nothing(records, suite) if (code, what) == (EX_OK, "SKIP") else None
         if nothing is not None:
             code = EX_NOTHING_RAN
         if self.o.save:
@@ -547,11 +552,11 @@ class Boot:
         where = f"; results: {self.dir}" if self.o.save else ""
         if code in (EX_OK, EX_NOTHING_RAN) and what in ("SUCCESS", "SKIP"):
             # Within 80 columns: the words, then where the run went.
-            say(f"run.sh: {C.closing(what, code, self.rc, nothing)}")
+            say(f"run.sh: {O.closing(what, code, self.rc, nothing)}")
             if self.o.save:
                 say(f"run.sh: results: {self.dir}")
         else:
-            say(f"run.sh: {C.closing(what, code, self.rc)}{late}{where}")
+            say(f"run.sh: {O.closing(what, code, self.rc)}{late}{where}")
         if qemu_line:
             say(qemu_line)  # QEMU's own word on why it did not start: the last line
         return code
@@ -568,10 +573,10 @@ class Boot:
                     host = json.load(f).get("host") or {}
             except (OSError, ValueError, AttributeError):
                 host = {}
-        lines = C.summary(records, host, C.tap_failures(console), said=self.console.seen,
-                          suite=suite, saved=self.o.save)
+        lines = summary(records, host, tap_failures(console), said=self.console.seen,
+                        suite=suite, saved=self.o.save)
         self.screen.write("\n" + "\n".join(lines) + "\n")
-        return C.says_tcg(records, host)
+        return says_tcg(records, host)
 
     def compose(self):
         o, paused = self.o, self.pin is not None or self.o.perf_kvm or bool(self.tracefs)
@@ -831,13 +836,13 @@ class Boot:
         if kept and os.path.abspath(kept) != os.path.abspath(self.trace):
             shutil.copyfile(self.trace, kept)
         with open(self.trace, errors="replace") as t, open(self.log, errors="replace") as g:
-            trace = KT.parse(t)
+            trace = TR.parse(t)
             lines = g.read().splitlines()
         recs = KT.attach(trace, KT.records(lines), KT.cmdline_of(lines), self.kvm_params)
         say("run.sh: what the hypervisor did, exits per measured iteration:")
         for line in KT.table(recs, KT.summary(trace)):
             say("  " + line)
-        self.apicv = KT.apicv_line(self.kvm_params, trace)
+        self.apicv = AV.apicv_line(self.kvm_params, trace)
         say(f"  {self.apicv} ({where})")
         kvm = self.accel == "kvm"
         kernel, cpu_pm = host_model.run_facts(
@@ -849,10 +854,10 @@ class Boot:
         for line in host_model.lines(host_model.judge(recs, name, kernel=kernel,
                                                       cpu_pm=cpu_pm)):
             say("  " + line)
-        self.inhibited = KT.apicv_inhibited(recs) or not self.apicv_enabled()
+        self.inhibited = AV.apicv_inhibited(recs) or not self.apicv_enabled()
 
     def apicv_enabled(self):
-        return any(self.kvm_params.get(k) in ("1", "Y", "y") for k, _, _ in KT.APICV_PARAMS)
+        return any(self.kvm_params.get(k) in ("1", "Y", "y") for k, _, _ in AV.APICV_PARAMS)
 
     def save(self, status, code):
         """results.json and summary.txt (boot/save.py); code, or 28."""

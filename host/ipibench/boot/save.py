@@ -12,7 +12,8 @@ from ipibench.compare.correctness import correctness_failures
 from ipibench.compare.model import row_key, row_name, X2apicBoot
 from ipibench.exit_codes import EX_SAVE, ToolError
 from ipibench.kvmhost import host_class, host_model, hoststats, pin_perf
-from ipibench.kvmhost import trace as kvm_trace
+from ipibench.kvmhost import trace as kvm_trace, trace_read
+from ipibench.kvmhost import wake as kvm_wake
 from ipibench.kvmhost.facts import host_facts, host_warnings, kvm_software
 from ipibench.results.files import dump_results, load_json, RESULTS_FORMAT, RESULTS_VERSION
 from ipibench.results.records import parse_console, RECORD_SCHEMA
@@ -102,7 +103,7 @@ def attach_exits(directory, records, kvm_params=None, kernel=None):
     if not os.path.exists(path):
         return None
     with open(path, encoding="utf-8", errors="replace") as f:
-        trace = kvm_trace.parse(f)
+        trace = trace_read.parse(f)
     env = next((r for r in records if r.get("record") == "env"), {})
     kvm_trace.attach(trace, [r for r in records if r.get("record") == "result"
                              and isinstance(r.get("mark"), int)], env.get("cmdline"),
@@ -192,7 +193,7 @@ def save_run(directory, *, qemu=(), label="", accel="", status="", config="", pr
                 kvm_trace.exits_unknown(r, EXITS_UNKNOWN)
     run["host_stats"] = attach_host_stats(directory, text, records)
     for r in records:
-        kvm_trace.cross_check_wake(r)
+        kvm_wake.cross_check_wake(r)
     if run["exits"] is not None:
         run["exits"]["apicv"] = apicv or None
         run["exits"]["kvm_params"] = exits_kvm_params or {}

@@ -7,8 +7,9 @@ import math
 import zlib
 
 from ipibench.exit_codes import EX_NO_OVERLAP, EX_USAGE, ToolError
+from ipibench.kvmhost import exit_labels
 from ipibench.kvmhost import host_class, host_model
-from ipibench.kvmhost import trace as kvm_trace
+from ipibench.kvmhost import wake as kvm_wake
 from ipibench.results.saved import AFTER_X2APIC_MARK, fault_words, xapic_mmio
 from ipibench.results.stats import (bootstrap_change_ci, holm, mann_whitney,
                                     mann_whitney_histograms, median, MIN_BOOTS)
@@ -179,9 +180,9 @@ class X2apicBoot:
 
 
 def exits_total(side):
-    """Judged exits per iteration of one side of a record (tools/kvm_trace.py)."""
+    """Judged exits per iteration of one side of a record (kvmhost/exit_labels.py)."""
     try:
-        return kvm_trace.judged_total({str(k): float(v) for k, v in side.items()})
+        return exit_labels.judged_total({str(k): float(v) for k, v in side.items()})
     except (TypeError, ValueError):
         return None
 
@@ -211,7 +212,7 @@ def blocked_share(rec, kvm_params=None, kernel=None):
     counts = exits.get("wake_counts")
     if not isinstance(counts, dict):
         try:
-            counts = kvm_trace.wake_counts(rec, kvm_params, kernel)
+            counts = kvm_wake.wake_counts(rec, kvm_params, kernel)
         except (TypeError, ValueError, AttributeError):
             counts = None
     if isinstance(counts, dict):
@@ -229,7 +230,7 @@ def blocked_share(rec, kvm_params=None, kernel=None):
 # (record field, its words).
 WAKE_EVENTS = (("rehalt_timeouts", "re-halt timeouts"), ("late_wakes", "late wakes"),
                ("tick_iterations", "ticked iterations"))
-WAKE_CLASSES = kvm_trace.WAKE_CLAIMS + ("unknown",)
+WAKE_CLASSES = kvm_wake.WAKE_CLAIMS + ("unknown",)
 
 
 def wake_evidence(rec):
@@ -243,7 +244,7 @@ def wake_evidence(rec):
     if e.get("wake_disagrees"):
         return "disputed", f"trace {e.get('wake')}, statistics {h.get('wake')}", None
     # "unknown" claims nothing: the other source's claim stands before it.
-    if e.get("wake") in kvm_trace.WAKE_CLAIMS:
+    if e.get("wake") in kvm_wake.WAKE_CLAIMS:
         counts = e.get("wake_counts") if isinstance(e.get("wake_counts"), dict) else None
         return e["wake"], "trace", counts
     if h.get("wake") in WAKE_CLASSES:
@@ -305,7 +306,7 @@ def wake_changed(a, b):
 
 
 def judged_labels(side):
-    """{label: per iteration} of a side's judged exits (kvm_trace.JUDGED,
+    """{label: per iteration} of a side's judged exits (exit_labels.JUDGED,
     doorbell misses apart as judged_total() counts them)."""
     out = {}
     for k, v in side.items():
@@ -313,14 +314,14 @@ def judged_labels(side):
             out[str(k)] = float(v)
         except (TypeError, ValueError):
             continue
-    return {k: v for k, v in out.items() if kvm_trace.judged_total({k: v})}
+    return {k: v for k, v in out.items() if exit_labels.judged_total({k: v})}
 
 
 def label_changes(before, after, only=None):
     """What moved between two lists of per-boot label dicts (Side.exit_labels),
     each side apart (only: that side, "sender" or "targets"): ["sender msr
     (ID read) 0.00 -> 1.00", ...], the largest move first; only moves beyond
-    kvm_trace.EXITS_TOLERANCE."""
+    exit_labels.EXITS_TOLERANCE."""
     out = []
     for i, side in enumerate(("sender", "targets")):
         if only not in (None, side):
@@ -329,7 +330,7 @@ def label_changes(before, after, only=None):
         for k in labels:
             a = median([boot[i].get(k, 0.0) for boot in before]) if before else 0.0
             b = median([boot[i].get(k, 0.0) for boot in after]) if after else 0.0
-            if abs(b - a) > kvm_trace.EXITS_TOLERANCE:
+            if abs(b - a) > exit_labels.EXITS_TOLERANCE:
                 out.append((abs(b - a), f"{side} {k} {a:.2f} -> {b:.2f}"))
     return [text for _, text in sorted(out, key=lambda x: (-x[0], x[1]))]
 
@@ -353,8 +354,8 @@ def exit_rises(before, after, ntargets=1):
     per iteration (the targets': their sum), p the one-sided p that the
     rate rose by more than EXITS_MARGIN a target (a normal test of two
     Poisson rates, counts summed over boots, each count at least 1 in its
-    variance), step whether it rose by kvm_trace.EXITS_STEP a target or
-    more, moved whether it rose beyond kvm_trace.EXITS_TOLERANCE a target."""
+    variance), step whether it rose by exit_labels.EXITS_STEP a target or
+    more, moved whether it rose beyond exit_labels.EXITS_TOLERANCE a target."""
     out = []
     for i, side in enumerate(("sender", "targets")):
         per = max(1, ntargets) if side == "targets" else 1
@@ -373,8 +374,8 @@ def exit_rises(before, after, ntargets=1):
                 rb = median([b[i].get(k, 0.0) for b in after]) if after else 0.0
                 p = 1.0
             out.append({"side": side, "label": k, "before": ra, "after": rb, "p": min(1.0, p),
-                        "step": rb - ra >= kvm_trace.EXITS_STEP * per,
-                        "moved": rb - ra > kvm_trace.EXITS_TOLERANCE * per})
+                        "step": rb - ra >= exit_labels.EXITS_STEP * per,
+                        "moved": rb - ra > exit_labels.EXITS_TOLERANCE * per})
     return out
 
 

@@ -10,7 +10,7 @@ the trace's inhibits, which the exits table shows beside it.
 classify() is the seam the host-class model (issue 42, item 6) hangs its
 predictions on: one name per class, and the facts that chose it."""
 
-from ipibench.kvmhost import trace as kvm_trace
+from ipibench.kvmhost import wake as kvm_wake
 
 # name: what a KVM developer calls such a host, and what it accelerates.
 CLASSES = {
@@ -68,7 +68,7 @@ def classify(accel, cpu_flags, kvm_params, software=None, kernel=None, family=No
         return "unknown", "the host's CPU flags were not read"
     flags = {f for f in cpu_flags if isinstance(f, str)}
     if "svm" in flags:
-        if "x2avic" in flags and kvm_trace.kernel_before(kernel, (6, 0)):
+        if "x2avic" in flags and kvm_wake.kernel_before(kernel, (6, 0)):
             flags = flags - {"x2avic"}  # the CPU's, but this KVM does not use it
         return _classify_svm(flags, kvm_params, family)
     if "vmx" in flags:

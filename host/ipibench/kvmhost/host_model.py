@@ -9,8 +9,9 @@ import functools
 import hashlib
 import os
 
+from ipibench.kvmhost import exit_labels
 from ipibench.kvmhost import host_class
-from ipibench.kvmhost import trace as kvm_trace
+from ipibench.kvmhost import wake as kvm_wake
 
 MODEL_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "host-model.conf")
 KEY = ("backend", "bench", "metric", "variant")
@@ -110,8 +111,8 @@ def _clean(side):
 
 
 def _misses(side):
-    return sum(v for k, v in side.items() if kvm_trace.JUDGED.match(k)) - \
-        kvm_trace.judged_total(side)
+    return sum(v for k, v in side.items() if exit_labels.JUDGED.match(k)) - \
+        exit_labels.judged_total(side)
 
 
 def _eoi(side):
@@ -140,10 +141,10 @@ def unmodelled_why(cls, rec, kernel=None, cpu_pm=False):
     xapic = str(rec.get("backend", "")).startswith("xapic")
     if cls in ("avic", "avic-1235", "avic-ipiv-off") and xapic and rec.get("after_x2apic"):
         return "after the first x2APIC switch on AVIC without x2AVIC (2008fab34530)"
-    if cls in ("avic", "avic-1235") and xapic and kvm_trace.kernel_before(kernel, (6, 0)):
+    if cls in ("avic", "avic-1235") and xapic and kvm_wake.kernel_before(kernel, (6, 0)):
         return f"AVIC on {kernel}: before 6.0 an x2APIC-capable vCPU inhibits AVIC for the VM"
     if cls not in ("lane", "svm-no-avic", "vmx-no-apicv") and \
-            kvm_trace.kernel_before(kernel, (5, 9)):
+            kvm_wake.kernel_before(kernel, (5, 9)):
         return (f"{kernel}: an APICv/AVIC inhibit is not traced before 5.9 "
                 "(kvm_apicv_update_request), so an inhibited VM cannot be told apart")
     if cls == "avic-1235" and rec.get("bench") == "single-halt" and xapic:
@@ -162,15 +163,15 @@ def measured(rec, want):
     sender's count only where the prediction has them."""
     e = rec["exits"]
     miss = _misses(e["sender"])
-    return (kvm_trace.judged_total(e["sender"]) + (miss if want["misses"] else 0), miss,
-            kvm_trace.judged_total(e["targets"]), _eoi(e["targets"]))
+    return (exit_labels.judged_total(e["sender"]) + (miss if want["misses"] else 0), miss,
+            exit_labels.judged_total(e["targets"]), _eoi(e["targets"]))
 
 
 def judge_record(model, cls, rec, kernel=None, cpu_pm=False):
     """None (not modelled), or (the class judged against, [divergences], the
     prediction as judged, [notes]), each divergence and note a text. A
     divergence is one exit in every other iteration or more
-    (kvm_trace.EXITS_STEP), what KVM's code does and the load cannot."""
+    (exit_labels.EXITS_STEP), what KVM's code does and the load cannot."""
     e = rec.get("exits")
     if not isinstance(e, dict) or "status" in e or not isinstance(e.get("sender"), dict) or \
             not isinstance(e.get("targets"), dict):
@@ -190,7 +191,7 @@ def judge_record(model, cls, rec, kernel=None, cpu_pm=False):
     # Where IsRunning is never set (IPI virtualization off) every send
     # misses, polled target or not; so does 5.16 and earlier's, whose
     # kvm_vcpu_block() cleared IsRunning before polling (f6c60d081e2c).
-    block = None if cls.endswith("-ipiv-off") or kvm_trace.kernel_before(kernel, (5, 17)) \
+    block = None if cls.endswith("-ipiv-off") or kvm_wake.kernel_before(kernel, (5, 17)) \
         else _block_share(e)
     checked_misses = bool(want["misses"])
     if want["misses"] and block is not None and block < 1:
@@ -206,11 +207,11 @@ def judge_record(model, cls, rec, kernel=None, cpu_pm=False):
               ("targets", targets, want["targets"]),
               ("targets' EOI", eoi, float(want["eoi"]))]
     for what, got, expected in filter(None, checks):
-        if abs(got - expected) >= kvm_trace.EXITS_STEP:
+        if abs(got - expected) >= exit_labels.EXITS_STEP:
             out.append(f"{what} {got:.2f}, expected {expected:.2f}")
     # The wake follows the load and the host's halt polling as much as
     # KVM's code: reported beside the verdict, never a divergence.
-    if want["wake"] != "-" and e.get("wake") in kvm_trace.WAKE_CLAIMS and \
+    if want["wake"] != "-" and e.get("wake") in kvm_wake.WAKE_CLAIMS and \
             e["wake"] != want["wake"]:
         notes.append(f"wake {e['wake']}, predicted {want['wake']}"
                      + (" (the record's evidence disputes it)" if e.get("wake_disagrees") else
@@ -260,7 +261,7 @@ def judge(records, cls, model=None, kernel=None, cpu_pm=False):
             out["matched"] += 1
         out["notes"] += [{"row": " ".join(row_key(r)), "what": n} for n in notes]
         if not want["misses"] and _misses(_clean(r["exits"]["sender"])) > \
-                kvm_trace.EXITS_TOLERANCE:
+                exit_labels.EXITS_TOLERANCE:
             out["load_misses"] += 1
     return out
 

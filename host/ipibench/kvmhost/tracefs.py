@@ -33,7 +33,7 @@ EVENTS = ("kvm_exit", "kvm_pio", "kvm_msr", "kvm_hypercall", "kvm_hv_hypercall",
 # bits 31:16 of info1 (EXITINFO1, the exit qualification).
 EXIT_FILTER = "(exit_reason != 123 && exit_reason != 30) || info1 < 0x3f80000 || info1 >= 0x4000000"
 PIO_FILTER = "port < 0x3f8 || port > 0x3ff"
-# The PIT's line only (kvm_trace.Trace.pit_ticks): the guest stops the PIT
+# The PIT's line only (trace_read.Trace.pit_ticks): the guest stops the PIT
 # after calibration (kernel/pit.c), and the trace shows whether it stayed so.
 SET_IRQ_FILTER = "gsi == 0"
 BUFFER_KB = 65536

@@ -216,8 +216,8 @@ METRICS = (
     Word("send", "what the sender pays for one send (`send-cost`, `broadcast`)"),
     Word("round-trip", "send until the target's handler has counted"),
     Word("one-way", "send to the target's handler entry, on two TSCs"),
-    Word("first", "`broadcast`: send to the first target's handler entry"),
-    Word("last", "`broadcast`: send to the last target's handler entry"),
+    Word("first", "`broadcast`: send to the earliest handler entry of any target"),
+    Word("last", "`broadcast`: send to the latest handler entry of any target"),
     Word("all-ack", "`broadcast`: send until every target's count is seen"),
     Word("shootdown", "`flush`, native: IPI, INVLPG per page (a CR3 reload in the "
          "`native-cr3-*` variants), ack"),
@@ -378,6 +378,135 @@ WORD_TABLES = (
     ("Trust warnings", (("env", "trust.warnings"), ("result", "untrusted")), TRUST_IDS),
 )
 
+# What run.sh --exits and --host-stats add to a result record of
+# results.json (kvmhost/trace.py, apicv.py and wake.py; kvmhost/hoststats.py),
+# and to its run (trace.py's summary(), boot/save.py).
+TRACED = "`--exits`, a record with a phase marker"
+RECORD_EXITS = (
+    Field("exits.iterations", "integer", TRACED,
+          "the sampling's measured iterations, the divisor of every per-iteration figure; a "
+          "figure withheld for timing (a one-way SKIP) takes its measured siblings' (the same "
+          "`mark` and run), so whether a row has exit data never depends on timing"),
+    Field("exits.sender, exits.targets", "object", TRACED,
+          "`{label: exits per iteration}` inside the sampling's marker window: the marking "
+          "vCPU's thread's, and every other vCPU's summed. A label is the reason and what it "
+          "touched (`msr (ICR)`, `npf (ICR)`, `hypercall (KVM_HC_SEND_IPI)`)"),
+    Field("exits.window_s", "number", TRACED, "the marker window's length in seconds"),
+    Field("exits.targets_in_region", "object", "round trips and `flush` whose sends exit, under "
+          "`debug=slow-eoi`",
+          "the target exits inside the sender's region, per iteration: over after its latest "
+          "send exit and before the region-end mark"),
+    Field("exits.targets_in_region_why", "string", "round trips and `flush`, without "
+          "`targets_in_region`", "why not: the sends made no exit (accelerated), so the "
+          "region's start is not in the trace; or no `debug=slow-eoi`, without which nothing "
+          "orders a target's exits against the region-end mark"),
+    Field("exits.target_wakeups", "object", "a traced wake of a target",
+          "`{\"poll\", \"wait\"}` per iteration: the targets' wakes from HLT, by "
+          "`kvm_vcpu_wakeup`'s waited (false: halt polling or the pre-block check saw the IPI)"),
+    Field("exits.poll_wakes_after_miss", "number", "with `target_wakeups`",
+          "per iteration, the `poll` wakes paired with an AVIC send of the same iteration that "
+          "exited \"target not running\": `kvm_vcpu_block()` had cleared IsRunning, so they "
+          "count as blocks (not where `kvm_amd.enable_ipiv=N`, where every send misses)"),
+    Field("exits.apicv", "string", TRACED,
+          "`inhibited: REASONS` if an APICv/AVIC inhibit was in force in the window, else `no "
+          "inhibit traced`; `apicv_changed_inside` true when one was set or cleared there"),
+    Field("exits.apic_accel, apic_accel_why", "string", TRACED + ", or with `status`",
+          "whether the APIC path was accelerated, proved by the record's own exits: `yes`, "
+          "`no` or `unknown`, and why ([exits-and-apicv.md](exits-and-apicv.md))"),
+    Field("exits.apic_accel_sides", "object", TRACED,
+          "`{\"sender\": [verdict, why], \"targets\": [...]}`: the same per side (APICv "
+          "without IPI virtualization traps the sender's ICR write, not the targets' EOI)"),
+    Field("exits.wake, wake_why", "string", "a halted target (`target_state` `halt`)",
+          "how it woke: `poll`, `block`, `mixed` or `unknown` (no wake traced), and why "
+          "(kvmhost/wake.py)"),
+    Field("exits.wake_counts", "object", "with `wake`, where wakes were traced",
+          "`{\"poll\", \"block\"}` per iteration as `wake` counts them (an AVIC miss a "
+          "block); compare's blocked share (`b`) is read from it"),
+    Field("exits.wake_disagrees", "string", "`wake` and `host_stats.wake` differ",
+          "the trace and KVM's statistics name different wakes: both kept, neither taken"),
+    Field("exits.status", "string", "`--exits`, a record without exit data; every record "
+          "of the Xen lane",
+          "why there is none: no complete marker window in the trace (lost events named), no "
+          "measured record of its sampling says its iterations, or the Xen lane, which "
+          "traces none; `apic_accel` is then `unknown`"),
+)
+
+STATS = "`--host-stats`, a record with `host_read`"
+RECORD_HOST_STATS = (
+    Field("host_stats.status", "string", STATS,
+          "`read`, or why there is nothing: the guest's edges were `unanswered` or `no-port`, "
+          "no read of the pass was written down, QMP failed, or QEMU returned no KVM "
+          "statistics (TCG, a kernel before 5.14); `wake` is then `unknown`"),
+    Field("host_stats.vcpu, qom_path", "integer, string", "`read`",
+          "the target vCPU, as the guest's CPU number (QEMU's cpu-index) and QEMU's path"),
+    Field("host_stats.deltas", "object", "`read`",
+          "the target vCPU's counters between the two reads: `halt_successful_poll`, "
+          "`halt_attempted_poll`, `halt_poll_invalid`, `halt_wakeup`, `halt_poll_success_ns`, "
+          "`halt_poll_fail_ns`, `halt_wait_ns`, `halt_wait_hist` (its buckets summed), "
+          "`halt_exits`, `exits`, `irq_exits`"),
+    Field("host_stats.halts", "integer", "`read`",
+          "the HLT exits between the reads, less the one still going at the end read; `null` "
+          "when the target was not re-halted by the end edge (`not-rehalted`)"),
+    Field("host_stats.blocked", "integer", "`read`",
+          "halts a kick found waiting in `kvm_vcpu_block()` (`halt_wakeup`) or that were "
+          "scheduled out (`halt_wait_hist`): the larger, at most `halts`"),
+    Field("host_stats.polled", "integer", "`read`",
+          "halts that ended without the vCPU sleeping: `halt_successful_poll` less the kicks "
+          "that found the vCPU awake (`halt_wakeup` less `halt_wait_hist`)"),
+    Field("host_stats.other", "integer", "`read`",
+          "the halts left (`null` with `halts`): an IPI pending at the HLT exit, one caught "
+          "with no poll window open, and the kicked halts just named"),
+    Field("host_stats.wake, wake_why", "string", STATS + "; `wake_why` with `read`",
+          "`poll`, `block`, `mixed` or `unknown` (no HLT exit, none counted either way, or "
+          "most halts `other`), and the counts behind it"),
+    Field("host_stats.exits_per_iteration", "number", "`read`, with `iterations`",
+          "the target's `exits` per measured iteration (its HLT exits among them)"),
+)
+
+RUN_EXITS = (
+    Field("run.exits.trace", "string", "`--exits`", "the trace's file, `kvm-trace.txt`"),
+    Field("run.exits.traced", "string", "`--exits`",
+          "`whole boot` on a host, `marker windows` in the lane"),
+    Field("run.exits.outside", "object", "`--exits`",
+          "`{label: exits}` in no record's window (boot, backend switches, printing; on a "
+          "host COM1's port I/O is filtered out of the trace); `null` where only the windows "
+          "were traced"),
+    Field("run.exits.markers", "integer", "`--exits`",
+          "the markers' port writes, whose exits are counted nowhere else"),
+    Field("run.exits.unparsed", "integer", "`--exits`", "trace lines not read"),
+    Field("run.exits.lost", "integer", "`--exits`",
+          "events the ring buffer overwrote: gate and history refuse such a side (30)"),
+    Field("run.exits.cut", "boolean", "`--exits`",
+          "the trace ends before the boot did: later records have no exits"),
+    Field("run.exits.apicv_inhibits", "array", "`--exits`",
+          "`[{at_s, change, now}]`: each APICv/AVIC inhibit `set` or `cleared`, and what it "
+          "names"),
+    Field("run.exits.avic_events, events", "object", "`--exits`",
+          "`{event: count}`: AVIC's, and every event's, over the capture"),
+    Field("run.exits.pit_ticks", "integer", "`--exits`",
+          "the in-kernel PIT's raises after the first marker: 0 once the guest stopped it; "
+          "`null` when not traced"),
+    Field("run.exits.apicv, kvm_params", "string, object", "`--exits`",
+          "the module's APICv/AVIC setting and this VM's inhibits in one line; the KVM "
+          "parameters the trace was read with (the lane's: its L1's)"),
+    Field("run.exits.host_class", "object", "`--exits`",
+          "`{name, why}`: the class of KVM host (`lane`, `pvm`, `svm-no-avic`, `avic`, "
+          "`avic-1235`, `avic-ipiv-off`, `x2avic`, `x2avic-ipiv-off`, `vmx-no-apicv`, "
+          "`apicv`, `apicv-ipiv`, `unknown`), from the saved facts "
+          "(kvmhost/host_class.py)"),
+    Field("run.exits.model", "object", "`--exits`",
+          "the records judged against that class's predictions (host-model.conf): `{class, "
+          "matched, diverging: [{row, class, what}], unmodelled, load_misses, notes: [{row, "
+          "what}], model}` (`model`: the file's version and hash; "
+          "[exits-and-apicv.md](exits-and-apicv.md))"),
+    Field("run.perf_kvm.exits", "array", "`--perf-kvm`",
+          "`perf kvm stat`'s rows, `[{reason, samples, samples_pct, time_pct, min_us, max_us, "
+          "avg_us}]`, beside `report` (`perf-kvm.txt`)"),
+    Field("run.host_stats", "object", "host reads in the run",
+          "`{reads, records, log}`: the reads, the records that name one, and their file "
+          "(`host-reads.log`, or `console.log` in the lane)"),
+)
+
 # results.json (boot/save.py): the guest's records with what the host
 # adds. A field of older results may be missing; readers say so.
 RESULTS_JSON = (
@@ -441,8 +570,8 @@ RESULTS_JSON = (
           "`{\"boot\": i, \"boots\": n}`: `history --store` refuses a night without all n "
           "(exit 37)"),
     Field("run.exits, run.perf_kvm, run.host_stats", "object", "with `--exits`, `--perf-kvm`, "
-          "`--host-stats`", "the host's view of the run, each record's `exits` beside it "
-          "([exits.md](exits.md))"),
+          "`--host-stats`", "the host's view of the run, each record's `exits` and `host_stats` "
+          "beside it ([what the host adds](#what-the-host-adds))"),
     Field("problems", "array", ALWAYS,
           "each record line that is not JSON or breaks these tables, left out of `records` and "
           "named (validate.py decides); a record of another schema is kept and named, so that "

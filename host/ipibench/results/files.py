@@ -58,8 +58,9 @@ def _check_records(path, records):
                             + "; ".join(bad))
 
 
-# The host and run facts the tools read, with the types docs/results.md
-# gives them; absent or null is fine, another type is a malformed file.
+# The host and run facts the tools read, with the types docs/record-fields.md
+# gives them ("results.json"); absent or null is fine, another type is a
+# malformed file.
 FACT_TYPES = (("host", "accel", str), ("host", "cpu_model", str), ("host", "kernel", str),
               ("host", "qemu_version", str), ("host", "kvm_params", dict),
               ("host", "cpu_flags", list), ("host", "pit_policy", str),

@@ -5,7 +5,7 @@ kernel's version, the guest command line's instrumentation and faults."""
 import os
 import re
 
-from ipibench.kvmhost import trace as kvm_trace
+from ipibench.kvmhost import apicv as kvm_apicv
 
 
 class SavedBoot:
@@ -113,7 +113,7 @@ class SavedBoot:
         if not params and self.host.get("accel") == "kvm" and \
                 isinstance(self.host.get("kvm_params"), dict):
             params = self.host["kvm_params"]
-        for key, what, _ in kvm_trace.APICV_PARAMS:
+        for key, what, _ in kvm_apicv.APICV_PARAMS:
             if key in params:
                 state = what.lower() if str(params[key]) in AVIC_ON else "off"
                 inhibited = str(exits.get("apicv") or "").split("; ", 1)[-1]
@@ -210,7 +210,7 @@ AVIC_ON = ("Y", "y", "1")
 # it: every xAPIC access after that is trapped and emulated although AVIC
 # reads as active. The guest marks each result record measured after a CPU
 # of its boot had been in x2APIC mode ("after_x2apic": true,
-# docs/results.md), and compare marks those rows. Records without flags
+# docs/record-fields.md), and compare marks those rows. Records without flags
 # (none the guest writes today) fall back to the names below.
 XAPIC_MODE_BACKENDS = ("xapic", "xapic-nmi", "xapic-logical")
 
@@ -231,7 +231,7 @@ AFTER_X2APIC_MARK = "after x2APIC: emulated on AVIC without x2AVIC"
 
 # What adds work to every timed region, so that timings with and without it
 # are not comparable (exit counts stay comparable: each adds no exit of the
-# kinds kvm_trace judges):
+# kinds kvmhost/exit_labels.py judges):
 # - markers=1: the guest's OUT to port 0xed, a KVM_EXIT_IO round trip to
 #   QEMU (no device on KVM's PIO bus claims the port): for the round trips
 #   (single, single-halt) after every iteration, just past the region's
