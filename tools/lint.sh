@@ -17,7 +17,10 @@ mapfile -t kernel_c < <(git ls-files --cached --others --exclude-standard \
 	'suite/*.c' 'bench/*.c' 'lib/*.c')
 mapfile -t host_c < <(git ls-files --cached --others --exclude-standard 'tests/*.c' 'tools/*.c')
 
-make -s build/asm-offsets.inc >/dev/null || { echo "not ok - lint: build prerequisites"; exit 1; }
+# What the sources include from build/: nasm's C layouts, and the fuzz
+# target's words, generated from the guest's registries (tools/fuzz_words.py).
+make -s build/asm-offsets.inc build/fuzz/cmdline_words.h >/dev/null ||
+	{ echo "not ok - lint: build prerequisites"; exit 1; }
 
 rc=0
 if out=$(cppcheck --enable=warning,style,performance,portability --error-exitcode=1 -q \
