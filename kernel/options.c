@@ -31,7 +31,7 @@ static const char *const debug_names[] = { "fault-bsp", "fault-ap", "skip-sipi",
 					    "stall", "late-wake", "slow-eoi", "nmi-as-fixed",
 					    "withhold-one-way", "nested-nmi", "no-halt-mark", "stale-tlb", NULL };
 _Static_assert(ARRAY_SIZE(debug_names) == DEBUG_COUNT + 1, "one name per debug key");
-static const char *const skip_names[] = { "tpr-hold", NULL };
+static const char *const skip_names[] = { "tpr-hold", "none", NULL };
 static const char *const hv_os_id_names[] = { "open-source", "windows", NULL };
 static const char *const console_names[] = { "serial", "virtio", NULL };
 _Static_assert(ARRAY_SIZE(skip_names) == SKIP_COUNT + 1, "one name per skip key");
@@ -67,7 +67,7 @@ static const struct opt_spec kernel_specs[K_COUNT] = {
 	[K_DEBUG_CPU] = { "debug_cpu", OPT_UINT, 0, 1023, NULL,
 			  "CPU number that fault injection targets, 0 the BSP (default: the last)" },
 	[K_SKIP] = { "skip", OPT_LIST, 0, 0, skip_names,
-		     "checks to SKIP where the platform under test fails them for a reason outside the hypervisor (default: none; docs/xen.md)" },
+		     "checks to SKIP where the platform under test fails them for a reason outside the hypervisor (default: none; skip=none replaces a preset's; docs/xen.md)" },
 	[K_HV_OS_ID] = { "hv_os_id", OPT_ENUM, 0, 0, hv_os_id_names,
 			 "the Hyper-V guest OS ID's format: open-source (the TLFS's for a non-Microsoft guest, the default) or windows (Xen's viridian recommends hypercalls to Windows IDs only: docs/xen.md)" },
 	[K_CONSOLE] = { "console", OPT_ENUM, 0, 0, console_names,

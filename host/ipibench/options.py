@@ -151,11 +151,16 @@ def add_run(sub):
 
 
 class RunOptions:
-    """What `./run.sh [run]` was asked (defaults as its help text says)."""
+    """What `./run.sh [run]` was asked (defaults as its help text says);
+    asked(name): whether --machine or --memory was given (the Xen lane
+    refuses the one and sizes its domain by the other)."""
+
+    DEFAULTS = {"machine": "q35", "memory": "256M"}
 
     def __init__(self):
         self.preset = self.smp = self.cpu = self.append = self.label = ""
-        self.machine, self.memory, self.accel, self.timeout = "q35", "256M", "auto", "300"
+        self.accel, self.timeout = "auto", "300"
+        self._given = {}
         self.results_dir = ""  # --results-dir, made absolute
         self.pin = None  # None: no --pin; "": the CPUs run.sh may use; else a CPU list
         self.iso = self.pvh = self.perf_kvm = self.allow_fallback = self.help = False
@@ -166,6 +171,20 @@ class RunOptions:
         self.save = True
         self.dry_run = False  # --dry-run: Boot.run prints the command and boots nothing
         self.qemu_args = []  # after --
+
+    def __getattr__(self, name):  # machine, memory: as given, else the default
+        if name in RunOptions.DEFAULTS:
+            return self._given.get(name, RunOptions.DEFAULTS[name])
+        raise AttributeError(name)
+
+    def __setattr__(self, name, value):
+        if name in RunOptions.DEFAULTS:
+            self._given[name] = value
+        else:
+            super().__setattr__(name, value)
+
+    def asked(self, name):
+        return name in self._given
 
     @property
     def quiet(self):
@@ -212,10 +231,28 @@ def check_run(o):
         raise UsageError("--host-stats reads KVM's statistics; the Xen lane has none")
     if o.accel == "xen-in-tcg" and o.iso:
         raise UsageError("--iso: the Xen lane boots the image itself (PVH, or a GRUB CD of its own for an HVM guest)")
+    if o.accel == "xen-in-tcg":
+        check_xen(o)
     if o.require_apicv and not o.exits:
         raise UsageError("--require-apicv reads the KVM trace: it needs --exits")
     if o.accel not in ACCELS:
         raise UsageError(f"--accel takes kvm, tcg, tcg-single, kvm-in-tcg, xen-in-tcg or auto, not '{o.accel}'")
+
+
+def check_xen(o):
+    """What the Xen lane can honour: the domain's vCPUs (--smp, a count)
+    and memory (--memory) go into its xl.cfg; the machine is the preset's
+    type (PVH or HVM), and Xen, not run.sh, places the vCPUs."""
+    if o.asked("machine"):
+        raise UsageError("--machine: under --accel xen-in-tcg the Xen preset's type (pvh or "
+                         "hvm) is the machine; ./run.sh list names them")
+    for flag, name in ((o.pin is not None, "--pin"), (o.perf_kvm, "--perf-kvm")):
+        if flag:
+            raise UsageError(f"{name}: under --accel xen-in-tcg Xen places and runs the vCPUs, "
+                             "inside the lane's outer VM; run.sh reads nothing of them")
+    if o.smp and not _digits(o.smp):
+        raise UsageError(f"--smp: the Xen lane takes a vCPU count, not '{o.smp}' (xl.cfg's "
+                         "vcpus has no topology)")
 
 
 # What the guest needs (measured under TCG with the default plan: the least

@@ -11,6 +11,7 @@
 #
 # usage: host/lane/xen-lane.sh [--image-pvh PATH] [--image-hvm PATH]
 #                              [--presets NAMES] [--append ARGS]
+#                              [--vcpus N] [--memory MIB]
 #                              [--out DIR] [--timeout S] [--inner-timeout S]
 #        host/lane/xen-lane.sh ... --job SPEC... | --jobs FILE
 #        host/lane/xen-lane.sh --resplit DIR
@@ -20,12 +21,14 @@
 #   --presets NAMES      comma- or blank-separated Xen presets
 #                        (host/ipibench/xen-presets.conf; default: all)
 #   --append ARGS        the guest's command line, the same for every preset
+#   --vcpus N            every frame's vCPUs (default: its preset's)
+#   --memory MIB         every frame's memory (default 64)
 #   --job SPEC           a frame of its own: 'FRAME | OPTIONS | ARGS', FRAME
 #                        [TAG.]PRESET and unique, OPTIONS '-' or words:
-#                        inner-timeout=S, no-rerun (a triple fault at a RIP
-#                        in Xen's code, the outer emulator's, is not run
-#                        again: the frame expects it), ARGS the guest's
-#                        command line
+#                        inner-timeout=S, vcpus=N, memory=MIB, no-rerun (a
+#                        triple fault at a RIP in Xen's code, the outer
+#                        emulator's, is not run again: the frame expects
+#                        it), ARGS the guest's command line
 #   --jobs FILE          one SPEC a line ('#' comments)
 #   --out DIR            where logs go (default build/xen-lane/out)
 #   --timeout S          bound on the outer boot (default 90 + 120 a frame)
@@ -66,8 +69,10 @@ conf=$repo/host/ipibench/xen-presets.conf
 image_pvh=$repo/build/ipibench.elf
 image_hvm=$repo/build/ipibench.elf32
 presets="" append="" out="" timeout="" inner_timeout=120 resplit="" dry_run=0 show_cfg=0
+vcpus="" memory=""
 specs=()
 frames=() frame_preset=() frame_timeout=() frame_append=() frame_rerun=()
+frame_vcpus=() frame_memory=()
 
 # shellcheck source=host/lane/nested-defaults.sh
 . "$here/nested-defaults.sh"
@@ -83,6 +88,8 @@ parse_args() {
 		--image-hvm) image_hvm=${2:?}; shift ;;
 		--presets) presets=${2?}; shift ;;
 		--append) append=${2?}; shift ;;
+		--vcpus) vcpus=${2:?}; shift ;;
+		--memory) memory=${2:?}; shift ;;
 		--job) specs+=("${2:?}"); shift ;;
 		--jobs)
 			[ -r "${2:?}" ] || die "--jobs: cannot read $2"
@@ -104,8 +111,11 @@ parse_args() {
 	for n in "$inner_timeout" "${timeout:-1}"; do
 		[[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "xen-lane: a bound takes seconds, not '$n'" >&2; exit 2; }
 	done
-	if [ ${#specs[@]} -gt 0 ] && { [ -n "$presets" ] || [ -n "$append" ]; }; then
-		echo "xen-lane: --job/--jobs go without --presets and --append" >&2
+	for n in "${vcpus:-1}" "${memory:-1}"; do
+		[[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "xen-lane: --vcpus and --memory take a count, not '$n'" >&2; exit 2; }
+	done
+	if [ ${#specs[@]} -gt 0 ] && { [ -n "$presets" ] || [ -n "$append" ] || [ -n "$vcpus$memory" ]; }; then
+		echo "xen-lane: --job/--jobs go without --presets, --append, --vcpus and --memory" >&2
 		exit 2
 	fi
 }
@@ -116,7 +126,7 @@ preset_line() {
 		awk -F'|' -v n="$1" '$1 == n && !/^#/ { print; exit }'
 }
 
-add_frame() { # name preset timeout append [rerun: 1, or 0 for no-rerun]
+add_frame() { # name preset timeout append rerun(1, 0: no-rerun) [vcpus] [memory]
 	local f
 	[[ "$1" =~ ^[a-z0-9][a-z0-9.-]*$ ]] || die "frame '$1': letters, digits, '.', '-' only"
 	for f in "${frames[@]}"; do
@@ -131,6 +141,7 @@ add_frame() { # name preset timeout append [rerun: 1, or 0 for no-rerun]
 		[[ " $args " == *" ${k%%=*}="* ]] || args="${args:+$args }$k"
 	done
 	frames+=("$1") frame_preset+=("$2") frame_timeout+=("$3") frame_rerun+=("${5:-1}")
+	frame_vcpus+=("${6-}") frame_memory+=("${7-}")
 	frame_append+=("$(nested_defaults "$args")")
 }
 
@@ -141,12 +152,12 @@ trim() { # text: without its leading and trailing blanks
 }
 
 parse_frames() {
-	local s name opts args o t
+	local s name opts args o t r v m
 	if [ ${#specs[@]} -eq 0 ]; then
 		[ -n "$presets" ] ||
 			presets=$(sed -n 's/^\([a-z0-9-][a-z0-9-]*\)[[:space:]]*|.*/\1/p' "$conf" | tr '\n' ' ')
 		for name in ${presets//,/ }; do
-			add_frame "$name" "$name" "$inner_timeout" "$append"
+			add_frame "$name" "$name" "$inner_timeout" "$append" 1 "$vcpus" "$memory"
 		done
 		return
 	fi
@@ -156,16 +167,18 @@ parse_frames() {
 		s=${s#*|}
 		opts=$(trim "${s%%|*}")
 		args=$(trim "${s#*|}")
-		t=$inner_timeout r=1
+		t=$inner_timeout r=1 v="" m=""
 		for o in $opts; do
 			case "$o" in
 			-) ;;
 			no-rerun) r=0 ;;
 			inner-timeout=[1-9]*) t=${o#inner-timeout=} ;;
+			vcpus=[1-9]*) v=${o#vcpus=} ;;
+			memory=[1-9]*) m=${o#memory=} ;;
 			*) die "--job '$name': unknown option '$o'" ;;
 			esac
 		done
-		add_frame "$name" "${name##*.}" "$t" "$args" "$r"
+		add_frame "$name" "${name##*.}" "$t" "$args" "$r" "$v" "$m"
 	done
 }
 
@@ -203,7 +216,7 @@ write_hvm_iso() { # append iso
 	rm -rf "$tree" "$tree.log"
 }
 
-write_xl_cfg() { # frame preset append file
+write_xl_cfg() { # frame preset append file vcpus memory
 	local type
 	type=$(preset_line "$2" | cut -d'|' -f2)
 	# An HVM frame boots a GRUB CD of its own, not the device model's
@@ -214,11 +227,11 @@ write_xl_cfg() { # frame preset append file
 	# hvmloader's entry, EAX 0. GRUB passes the command
 	# line (after the file name, as QEMU's multiboot does).
 	[ "$type" != hvm ] || write_hvm_iso "$3" "${4%.cfg}.iso"
-	xl_cfg "$1" "$2" "$3" >"$4"
+	xl_cfg "$1" "$2" "$3" "$5" "$6" >"$4"
 }
 
 # Prints a frame's xl.cfg (for --dry-run --xl-cfg, and for the frame).
-xl_cfg() { # frame preset append
+xl_cfg() { # frame preset append [vcpus] [memory MiB]: the preset's, 64
 	local line type vcpus settings image
 	line=$(preset_line "$2")
 	IFS='|' read -r _ type vcpus settings _ <<<"$line"
@@ -234,8 +247,8 @@ xl_cfg() { # frame preset append
 			echo "kernel=\"$image\""
 			echo "cmdline=\"$3\""
 		fi
-		echo "vcpus=$vcpus"
-		echo "memory=64"
+		echo "vcpus=${4:-$vcpus}"
+		echo "memory=${5:-64}"
 		# The TSC runs native: the guest times with it, and Xen's default
 		# mode may trap RDTSC (TCG then reports an RDTSCP as an RDTSC
 		# exit, docs/xen.md).
@@ -392,7 +405,7 @@ build_initrd() {
 	: >"$dir/root/lane/frames/list"
 	for i in "${!frames[@]}"; do
 		write_xl_cfg "${frames[$i]}" "${frame_preset[$i]}" "${frame_append[$i]}" \
-			"$dir/root/lane/frames/${frames[$i]}.cfg"
+			"$dir/root/lane/frames/${frames[$i]}.cfg" "${frame_vcpus[$i]}" "${frame_memory[$i]}"
 		echo "${frames[$i]}|${frame_timeout[$i]}|${frame_rerun[$i]}" >>"$dir/root/lane/frames/list"
 		printf '%s|%s|%s\n' "${frames[$i]}" "${frame_preset[$i]}" "${frame_append[$i]}" >>"$out/jobs"
 	done
@@ -523,7 +536,8 @@ main() {
 		for rc in "${!frames[@]}"; do
 			if [ "$show_cfg" = 1 ]; then
 				echo "# ${frames[$rc]}.cfg"
-				xl_cfg "${frames[$rc]}" "${frame_preset[$rc]}" "${frame_append[$rc]}"
+				xl_cfg "${frames[$rc]}" "${frame_preset[$rc]}" "${frame_append[$rc]}" \
+					"${frame_vcpus[$rc]}" "${frame_memory[$rc]}"
 			else
 				printf '%s|%s|%s\n' "${frames[$rc]}" "${frame_preset[$rc]}" "${frame_append[$rc]}"
 			fi

@@ -15,6 +15,7 @@ import time
 
 from ipibench.exit_codes import EX_DEPS, EX_INTERRUPTED, EX_PRESET, EX_SAVE, EX_USAGE, ToolError
 from ipibench.jobs import elapsed, say
+from ipibench.options import memory_mib
 
 XEN_LANE = "host/lane/xen-lane.sh"
 XEN_PRESETS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -87,9 +88,11 @@ def boot(b):
     console to b.log, as Boot.boot_lane does for the KVM lane."""
     from ipibench.boot import run as B  # run.py imports this module: not at its top
     o = b.o
-    if o.cpu or o.smp:
-        say(f"run.sh: --accel xen-in-tcg takes the guest's vCPUs and interfaces from the Xen preset ({b.preset})")
-    b.qemu = [XEN_LANE, "--presets", b.preset, "--append", o.append]  # kept
+    if o.cpu:
+        say(f"run.sh: --accel xen-in-tcg takes the guest's interfaces from the Xen preset ({b.preset}), not --cpu")
+    for line in preset_notes(b.preset, o.append):
+        say(line)
+    b.qemu = [XEN_LANE, *frame_args(b)]  # kept
     try:
         out = tempfile.mkdtemp(prefix="ipibench-xen-lane.", dir="/tmp")
     except OSError:
@@ -116,16 +119,40 @@ def boot(b):
             shutil.rmtree(out, ignore_errors=True)
 
 
+def frame_args(b):
+    """The frame as xen-lane.sh takes it: the preset, the command line, and
+    the domain's vCPUs and memory where --smp and --memory asked for them
+    (options.check_xen let through only what xl.cfg can say)."""
+    args = ["--presets", b.preset, "--append", b.o.append]
+    if b.o.smp:
+        args += ["--vcpus", b.o.smp]
+    if b.o.asked("memory"):
+        args += ["--memory", str(max(1, round(memory_mib(b.o.memory))))]
+    return args
+
+
+def preset_notes(name, append):
+    """What the preset adds to the guest's command line that changes what
+    runs, said once: the TPR holds it skips (xen-presets.conf)."""
+    asked = {w.split("=", 1)[0] for w in append.split()}
+    return [f"run.sh: the Xen lane skips the TPR holds ({k}, {name}'s; skip=none runs them): "
+            "nested in QEMU TCG they livelock in Xen's TPR window, an outer-emulator fault "
+            "(docs/xen.md)"
+            for k in xen_preset(name)["keys"] if k == "skip=tpr-hold" and "skip" not in asked]
+
+
 def lane_argv(b, out):
     """xen-lane.sh's command line for b's frame, its logs in out."""
     lane = b.env.environ.get("IPIBENCH_XEN_LANE") or XEN_LANE
-    return [lane, "--presets", b.preset, "--append", b.o.append, "--out", out,
-            "--inner-timeout", b.o.timeout, "--timeout", str(int(b.o.timeout) + XEN_SETUP_S)]
+    return [lane, *frame_args(b), "--out", out, "--inner-timeout", b.o.timeout,
+            "--timeout", str(int(b.o.timeout) + XEN_SETUP_S)]
 
 
 def dry_run(b):
     """--dry-run under xen-in-tcg: the lane's command, the guest's command
     line and the frame's xl.cfg, as xen-lane.sh composes them."""
+    for line in preset_notes(b.preset, b.o.append):
+        say(line)
     argv = lane_argv(b, "OUT")
     print(shlex.join(argv))
     frame = argv[:argv.index("--out")]

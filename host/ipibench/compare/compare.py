@@ -65,8 +65,8 @@ def compare_sets(a_path, b_path, pair=None, alpha=0.05, unit="cycles", fmt="text
         raise err
     cmp.keep_rows({name: [v for v in ((keep or {}).get(name) or "").split(",") if v]
                    for name in ROW_FILTERS})
-    # JSON lists every row: its verdict line says so.
-    emit(FORMATS[fmt].write(cmp, every, closing=compare_verdict(cmp, every or fmt == "json")),
+    # A format that lists every row (JSON): its verdict line says so.
+    emit(FORMATS[fmt].write(cmp, every, closing=compare_verdict(cmp, every or FORMATS[fmt].every)),
          output)
     if cmp.reasons:
         print("compare: NOT COMPARABLE: " + "; ".join(cmp.reasons), file=sys.stderr)

@@ -353,10 +353,12 @@ def format_json(cmp, every=True, closing=None):
 
 
 # The output formats of compare and gate, declared once: what --format
-# offers (host/ipibench/readers.py), what writes it, and whether gate
-# writes it (gate's table goes beside its verdict and TAP or JUnit; a
-# program that wants every row reads compare's JSON).
-Format = collections.namedtuple("Format", "write gate")
-FORMATS = {"text": Format(format_text, True), "markdown": Format(format_markdown, True),
-           "json": Format(format_json, False)}
+# offers (host/ipibench/readers.py), what writes it, whether gate writes it
+# (gate's table goes beside its verdict and TAP or JUnit; a program that
+# wants every row reads compare's JSON), and whether it lists every row
+# (a program's format: the verdict line then counts them all).
+Format = collections.namedtuple("Format", "write gate every")
+FORMATS = {"text": Format(format_text, True, False),
+           "markdown": Format(format_markdown, True, False),
+           "json": Format(format_json, False, True)}
 GATE_FORMATS = tuple(name for name, f in FORMATS.items() if f.gate)
