@@ -31,6 +31,7 @@
  */
 #include "include/bench.h"
 #include "include/lapic.h"
+#include "include/options.h"
 #include "include/tsc.h"
 #include "lib/error.h"
 #include "lib/fmt.h"
@@ -166,6 +167,10 @@ static void self_run(struct bench_run *r)
 			r->sender_end = hlt ? lapic_watchdog_disarm : NULL;
 			r->variant = path_names[path][sh];
 			bench_metrics(r, 1, names);
+			if (sh >= SELF_TPR && skip_on(SKIP_SELF_TPR)) {
+				bench_emit_status(r, names[0], "SKIP", "skip=self-tpr on the command line");
+				continue;
+			}
 			err = bench_sample_on_sender(r, shape_iters[sh]);
 			r->sender_begin = r->sender_end = NULL;
 			if (err)

@@ -91,6 +91,8 @@ enum debug_key {
  */
 enum skip_key {
 	SKIP_TPR_HOLD,		/* the TPR holds (suite/delivery.c), SKIPped instead of run */
+	SKIP_SELF_TPR,		/* the self benchmark's TPR shapes (bench/self.c), which
+				   write CR8 with the self IPI pending */
 	SKIP_NONE,		/* nothing: a skip= of the command line's own that replaces
 				   a preset's (the Xen presets skip tpr-hold, docs/xen.md) */
 	SKIP_COUNT

@@ -31,7 +31,7 @@ static const char *const debug_names[] = { "fault-bsp", "fault-ap", "skip-sipi",
 					    "stall", "late-wake", "slow-eoi", "nmi-as-fixed",
 					    "withhold-one-way", "nested-nmi", "no-halt-mark", "stale-tlb", NULL };
 _Static_assert(ARRAY_SIZE(debug_names) == DEBUG_COUNT + 1, "one name per debug key");
-static const char *const skip_names[] = { "tpr-hold", "none", NULL };
+static const char *const skip_names[] = { "tpr-hold", "self-tpr", "none", NULL };
 static const char *const hv_os_id_names[] = { "open-source", "windows", NULL };
 static const char *const console_names[] = { "serial", "virtio", NULL };
 _Static_assert(ARRAY_SIZE(skip_names) == SKIP_COUNT + 1, "one name per skip key");

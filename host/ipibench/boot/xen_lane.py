@@ -133,12 +133,12 @@ def frame_args(b):
 
 def preset_notes(name, append):
     """What the preset adds to the guest's command line that changes what
-    runs, said once: the TPR holds it skips (xen-presets.conf)."""
+    runs, said once: what it skips (xen-presets.conf)."""
     asked = {w.split("=", 1)[0] for w in append.split()}
-    return [f"run.sh: the Xen lane skips the TPR holds ({k}, {name}'s; skip=none runs them): "
-            "nested in QEMU TCG they livelock in Xen's TPR window, an outer-emulator fault "
-            "(docs/xen.md)"
-            for k in xen_preset(name)["keys"] if k == "skip=tpr-hold" and "skip" not in asked]
+    return [f"run.sh: the Xen lane skips what its outer emulator cannot run ({k}, {name}'s; "
+            "skip=none runs it): the TPR holds livelock in Xen's TPR window, and a CR8 write "
+            "with an IPI pending aborts the outer QEMU (docs/xen.md)"
+            for k in xen_preset(name)["keys"] if k.startswith("skip=") and "skip" not in asked]
 
 
 def lane_argv(b, out):
