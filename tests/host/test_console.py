@@ -302,7 +302,8 @@ def _(_s):
           O.closing("SKIP", 0, 67))
     check(O.closing("SUCCESS", 0, 65).endswith("(guest status SUCCESS, exit 0)") and
           O.closing("FAILURE", 4, 71) == "FAILURE (QEMU exit 71)" and
-          O.closing("SUCCESS", 32, 65) == "SUCCESS (QEMU exit 65)", "closing")
+          O.closing("SUCCESS", 32, 65) == "SUCCESS (QEMU exit 65)" and
+          O.closing("ERROR", 3, 69, qemu=False) == "ERROR (exit 3)", "closing")
 
 
 # The suite on one CPU as suite/delivery.c names its lines: every cross-CPU

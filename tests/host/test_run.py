@@ -870,6 +870,9 @@ def _(ctx):
     root = os.path.join(ctx.tmp, "bad")
     expect(run("--preset", "nope", "--accel", "tcg", env={"IPIBENCH_RESULTS": root}), 26,
            "unknown configuration 'nope'")
+    # A Xen preset elsewhere: which accelerator runs it, not "unknown".
+    expect(run("--preset", "xen-pvh", "--accel", "tcg", env={"IPIBENCH_RESULTS": root}), 26,
+           "xen-pvh is a Xen preset", "runs under --accel xen-in-tcg, not --accel tcg")
     expect(run("matrix", "--presets", "xapic,nope", "--accel", "tcg",
                env={"IPIBENCH_RESULTS": root}), 26, "'nope'")
     check(not os.path.exists(root), "a bad configuration name still created results")
@@ -913,6 +916,17 @@ def _(ctx):
                     re.M) and
           re.search(r'^type="pvh"$', out, re.M) and re.search(r"^vcpus=2$", out, re.M),
           f"no command line and xl.cfg: {out}")
+    # A Xen run's results say what ran Xen (xen_lane.xen_facts), from the
+    # outer console's boot lines and the frame's xl.cfg.
+    from ipibench.boot import xen_lane as X
+    outer = ("(XEN) Xen version 4.17.7 (Debian 4.17.7)\n(XEN) Command line: console=com1\n"
+             "(XEN) SVM: Supported advanced features:\n(XEN)  - Nested Page Tables (NPT)\n"
+             "(XEN)  - Virtual GIF\n(XEN) HVM: SVM enabled\n")
+    facts = X.xen_facts(outer, [os.path.join(REPO, X.XEN_LANE), "--presets", "xen-pvh",
+                                "--vcpus", "3", "--append", ""])
+    check(facts["version"] == "4.17.7 (Debian 4.17.7)" and facts["cmdline"] == "console=com1"
+          and facts["svm_features"] == ["Nested Page Tables (NPT)", "Virtual GIF"] and
+          "vcpus=3" in facts["xl_cfg"], f"xen facts: {facts}")
     # The Xen lane honours --smp and --memory in the domain's xl.cfg, a
     # skip= of the user's replaces the preset's, and what xl.cfg cannot say
     # is refused.

@@ -202,12 +202,14 @@ def next_steps(skipped, tcg, saved=False, suite=None):
     return "next: " + "; ".join(out)
 
 
-def closing(what, code, rc, nothing=None):
+def closing(what, code, rc, nothing=None, qemu=True):
     """run.sh's last words on a boot: a run that ended as it should (exit 0)
     in words, with the guest's status and the exit code after them; a SKIP
     that ran nothing asked for (exit 35) with its skip reasons (nothing:
     ran_nothing()'s, the first two in full); any other end as the status
-    decoding says it (qemu.decode_status), with QEMU's exit status."""
+    decoding says it (qemu.decode_status), with QEMU's exit status, or
+    (qemu False: the Xen lane, where no QEMU exit carries the guest's status,
+    its last line does) run.sh's exit code."""
     if code == 0 and what == "SKIP":
         return "done, nothing failed (guest status SKIP, exit 0)"
     if code == 0 and what == "SUCCESS":
@@ -218,4 +220,4 @@ def closing(what, code, rc, nothing=None):
         if len(why) > 2:
             text += f"; and {len(why) - 2} more (console.log)"
         return f"nothing that was asked for ran: {text} (guest status SKIP, exit {code})"
-    return f"{what} (QEMU exit {rc})"
+    return f"{what} (QEMU exit {rc})" if qemu else f"{what} (exit {code})"

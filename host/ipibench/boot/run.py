@@ -31,7 +31,7 @@ from ipibench.boot.save import save_run
 from ipibench.boot.summary import says_tcg, summary
 from ipibench.boot.tap import suite_labels, tap_failures
 from ipibench.exit_codes import (EX_APICV_INHIBITED, EX_BUILD, EX_DEPS, EX_INTERRUPTED,
-                                 EX_USAGE,
+                                 EX_PRESET, EX_USAGE,
                                  EX_NOTHING_RAN, EX_OK, EX_QEMU_OLD, EX_SAVE, EX_TIMEOUT,
                                  EX_UNAVAILABLE, ToolError)
 from ipibench import machine
@@ -272,8 +272,14 @@ def build(argv, what):
     return 0
 
 
-def load_preset(env, name):
-    return get_preset(load_presets(env.presets), name, env.presets)
+def load_preset(env, name, accel="auto"):
+    """A KVM preset of presets.conf; a Xen preset's name says which
+    accelerator runs it rather than that it is unknown (exit 26 either way)."""
+    presets = load_presets(env.presets)
+    if name not in presets and name in X.load_xen_presets():
+        raise ToolError(EX_PRESET, f"{name} is a Xen preset (xen-presets.conf): it runs under "
+                        f"--accel xen-in-tcg, not --accel {accel}")
+    return get_preset(presets, name, env.presets)
 
 
 # What to do when the results cannot be kept where they go, both of which work.
@@ -471,7 +477,7 @@ class Boot:
         if o.accel == "xen-in-tcg":
             preset_smp = X.xen_preset(self.preset)["vcpus"]
         elif self.preset:
-            p = load_preset(self.env, self.preset)
+            p = load_preset(self.env, self.preset, o.accel)
             self.preset_cpu, preset_smp, self.preset_extra = \
                 p["cpu"], host_vcpus(p["smp"], p["cpu"]), p["extra"]
         self.smp = o.smp or str(preset_smp)
@@ -556,7 +562,8 @@ class Boot:
             if self.o.save:
                 say(f"run.sh: results: {self.dir}")
         else:
-            say(f"run.sh: {O.closing(what, code, self.rc)}{late}{where}")
+            say(f"run.sh: {O.closing(what, code, self.rc, qemu=self.accel != 'xen-in-tcg')}"
+                f"{late}{where}")
         if qemu_line:
             say(qemu_line)  # QEMU's own word on why it did not start: the last line
         return code
@@ -608,7 +615,9 @@ class Boot:
     def open_log(self):
         """Sets dir (the run's new directory) and log."""
         o = self.o
-        self.label = Q.sanitize(o.label or Q.default_label(self.preset, self.accel, o.machine,
+        # The Xen lane's machine is its preset's domain type (pvh, hvm).
+        machine = X.xen_preset(self.preset)["type"] if self.accel == "xen-in-tcg" else o.machine
+        self.label = Q.sanitize(o.label or Q.default_label(self.preset, self.accel, machine,
                                                            self.smp))
         if not o.save:
             fd, self.log = tempfile.mkstemp()
@@ -869,7 +878,7 @@ class Boot:
                      qemu_exit=self.rc, exit=code, qemu=self.qemu, apicv=self.apicv,
                      exits_kvm_params=self.kvm_params, module_param=self.module_param,
                      pin_why=self.pin_why, pin=self.lane_pin, ab=self.ab,
-                     matrix=self.matrix)
+                     matrix=self.matrix, xen=getattr(self, "xen", None))
         except ToolError as e:
             say(f"run.sh: {e.message}")
             code = EX_SAVE

@@ -49,6 +49,7 @@ def summary_text(doc):
              f"QEMU: {shlex.join(host['qemu_cmdline'])}",
              f"host: {host['cpu_model']}, {host['cpus']} CPUs, Linux {host['kernel']}; "
              f"{host['qemu_version']}",
+             xen_line(run["xen"]) if run.get("xen") else
              "KVM parameters: " + (" ".join(f"{k}={v}" for k, v in host["kvm_params"].items())
                                    or "none readable"),
              "host CPU flags: " + (" ".join(host["cpu_flags"]) if host.get("cpu_flags")
@@ -146,9 +147,16 @@ def exits_lines(doc):
     return lines
 
 
+def xen_line(xen):
+    """summary.txt's line on the Xen that ran a Xen lane boot."""
+    return (f"Xen: {xen.get('version') or 'version unknown'}; command line "
+            f"{xen.get('cmdline') or 'unknown'}; dom0 kernel {xen.get('dom0_kernel') or 'unknown'}")
+
+
 def save_run(directory, *, qemu=(), label="", accel="", status="", config="", preset="", qemu_bin="",
              qemu_version="", started="", seconds=0.0, qemu_exit=0, exit=0, module_param=None,
-             pin=None, pin_why=None, ab=None, exits_kvm_params=None, apicv="", matrix=None):
+             pin=None, pin_why=None, ab=None, exits_kvm_params=None, apicv="", matrix=None,
+             xen=None):
     """directory/results.json and summary.txt of one boot, from its
     console.log and this host's facts; qemu is QEMU's command line. The
     rest are the run's facts as results.json keeps them (results/fields.py's
@@ -176,6 +184,11 @@ def save_run(directory, *, qemu=(), label="", accel="", status="", config="", pr
         load_json(pin_file) if os.path.exists(pin_file) else None, pin_why)
     if ab:
         run["ab"] = ab  # this boot's side and place in ab's order (ipibench_ab)
+    if xen:
+        # The Xen lane's boot: what ran it is Xen (xen_lane.xen_facts); this
+        # host's KVM, which only ran the outer TCG VM's nothing, is left out.
+        run["xen"] = xen
+        host["kvm_params"] = {}
     if matrix:
         run["matrix"] = matrix  # {"boot": i, "boots": n}: a night is whole with all n
     perf = os.path.join(directory, "perf-kvm.txt")

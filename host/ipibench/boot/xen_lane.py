@@ -14,6 +14,7 @@ import tempfile
 import time
 
 from ipibench.exit_codes import EX_DEPS, EX_INTERRUPTED, EX_PRESET, EX_SAVE, EX_USAGE, ToolError
+from ipibench import REPO
 from ipibench.jobs import elapsed, say
 from ipibench.options import memory_mib
 
@@ -172,11 +173,43 @@ def command_line_text(lines):
     return "\n".join(out)
 
 
+def xen_facts(outer, frame_argv):
+    """What ran the guest, from the outer VM's console (Xen's boot lines),
+    the lane's cache (dom0's kernel) and the frame's xl.cfg as xen-lane.sh
+    writes it (frame_argv: its command line without --out): results.json's
+    run.xen."""
+    def line(pattern):
+        m = re.search(pattern, outer, re.M)
+        return m.group(1).strip() if m else None
+    svm = re.search(r"^\(XEN\) SVM: Supported advanced features:\n((?:\(XEN\)  +- .*\n)*)",
+                    outer, re.M)
+    kernel = None
+    try:
+        with open(os.path.join(REPO, "build", "xen-lane", "base.env"), encoding="utf-8") as f:
+            m = re.search(r"^XEN_LANE_KERNEL=.*/(kernel-[^/]+)/", f.read(), re.M)
+            kernel = m.group(1) if m else None
+    except OSError:
+        pass
+    cfg = subprocess.run([*frame_argv, "--dry-run", "--xl-cfg"], capture_output=True, text=True,
+                         check=False).stdout
+    return {"version": line(r"^\(XEN\) Xen version (.*)$"),
+            "cmdline": line(r"^\(XEN\) Command line: (.*)$"),
+            "svm_features": [f.split("- ", 1)[1] for f in svm.group(1).splitlines()] if svm
+            else None,
+            "dom0_kernel": kernel,
+            "xl_cfg": [c for c in cfg.splitlines() if c and not c.startswith("#")] or None}
+
+
 def take(b, out, rc):
-    """The lane's files: console.log gets the guest's console, b.rc its status.
-    True when out must be kept (the lane failed and nothing is saved)."""
+    """The lane's files: console.log gets the guest's console, b.rc its status,
+    b.xen what ran it. True when out must be kept (the lane failed and
+    nothing is saved)."""
     from ipibench.boot import run as B  # as in boot()
     lane_txt = B.read_text(os.path.join(out, "lane.txt"))
+    # The xl.cfg from xen-lane.sh itself, whoever ran the frame
+    # (IPIBENCH_XEN_LANE: the tests' replay).
+    b.xen = xen_facts(B.read_text(os.path.join(out, "outer.log")),
+                      [os.path.join(REPO, XEN_LANE), *frame_args(b)])
     if rc == 77:
         for line in lane_txt.splitlines()[-3:]:
             say(line)
