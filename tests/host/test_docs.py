@@ -16,7 +16,9 @@ What an entry may change, and only that:
   IMG and CPU (FILL below), and `sudo`,
   dropped (the commands run as whoever runs the tests);
 - durations: fuzzing seconds shortened to 1, make bench's boots to 1 and
-  its plan to one benchmark without the suite, a matrix's 5 boots to 2;
+  its plan to one benchmark without the suite, a matrix's 5 boots to 1 or
+  2, and the before/after matrices' plan to the benchmarks compare, gate
+  and report then read (no suite);
 - on a host without hardware KVM (none here: /dev/kvm is PVM-flavoured or
   absent), a raw QEMU line's `-accel kvm -cpu host` becomes `-accel
   tcg,thread=single -cpu max` (the flags after it kept), and a command that needs a KVM host
@@ -316,7 +318,7 @@ def shortened(add=(), then=None, before=None, **subst):
             run(before, ctx)
         run([subst.get(w, w) for w in argv_of(cmd, ctx)] + list(add), ctx)
         if then:
-            then(cmd, ctx, subst)
+            then(cmd, ctx, subst, add)
     return go
 
 
@@ -366,10 +368,10 @@ def after_lava(*logs, needles=()):
     return go
 
 
-def matrix_then_after(cmd, ctx, subst):
+def matrix_then_after(cmd, ctx, subst, add=()):
     """The docs' comment: '... then the same with --label after'."""
-    run([subst.get(w, w) for w in argv_of(cmd.replace("--label before", "--label after"), ctx)],
-        ctx)
+    run([subst.get(w, w) for w in argv_of(cmd.replace("--label before", "--label after"), ctx)]
+        + list(add), ctx)
 
 
 def two_nights(cmd, ctx):
@@ -475,7 +477,8 @@ COMMANDS = {
     # written (gate then says that no timing row could fail); how they judge
     # several boots is test_compare's and test_compare_cli's, on synthetic sets.
     "./run.sh matrix --presets xapic,x2apic --smp 4 --boots 5 --label before":
-        shortened(then=matrix_then_after, **{"5": "1"}),
+        shortened(add=["--append", "plan=bench bench=self,send-cost,single,broadcast"],
+                  then=matrix_then_after, **{"5": "1"}),
     "./run.sh compare --pair xapic=x2apic results/DATE-before/x2apic-smp4":
         as_written(needles=(r"xapic=x2apic",)),
     "./run.sh compare results/DATE-before/x2apic-smp4 results/DATE-after/x2apic-smp4":
