@@ -145,6 +145,9 @@ def rerun_notes(outdir, frame):
     return (["ran twice: the first boot reset with no SHUTDOWN exit: KVM's reset, not the"
              " guest's triple fault, see outer.log"
              if r.startswith("no-shutdown-exit") else
+             "ran twice: the first boot's bound ended in the firmware, before the guest's"
+             " first line (the outer TCG under load), see outer.log"
+             if r.startswith("firmware") else
              f"ran twice: the first boot reset with the outer TCG's signature ({r}):"
              " not the guest's fault, see outer.log" for r in host_rip]
             + [f"ran twice: the outer VM's kernel "
