@@ -263,4 +263,8 @@ deps:
 clean:
 	rm -rf $(B)
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# The compilers' dependency files; not the lanes' caches, whose unpacked
+# Debian trees hold folders named *.d (etc/.../runtime.d) while a lane
+# prepares them beside a build.
+-include $(shell find $(B) \( -path '$(B)/kvm-lane' -o -path '$(B)/xen-lane' \) -prune -o \
+	-name '*.d' -type f -print 2>/dev/null)

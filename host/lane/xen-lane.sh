@@ -375,6 +375,10 @@ while IFS='|' read -r name bound rerun; do
 		for f in /var/log/xen/qemu-dm-*.log; do
 			[ ! -s "$f" ] || sed 's/^/qemu-dm: /' "$f"
 		done
+		# xl itself killed by a signal (a bare "Segmentation fault" twice
+		# under the outer TCG) is no answer about the domain: said by name.
+		[ "$xl_rc" -le 128 ] || [ "$xl_rc" = 137 ] ||
+			echo "@@@ lane-info xl create died of signal $((xl_rc - 128))"
 		status=1
 	fi
 	rm -f /var/log/xen/qemu-dm-*.log
@@ -386,6 +390,12 @@ while IFS='|' read -r name bound rerun; do
 	if [ "$status" = - ] && [ "$tries" = 1 ] && [ "$rerun" = 1 ] && [ -n "$domid" ] &&
 		xen_rip "$domid"; then
 		echo "@@@ lane-rerun $name xen-rip: a triple fault at a RIP in Xen's code"
+		continue
+	fi
+	# So does an xl create that died of a signal before any domain ran.
+	if [ "$status" = 1 ] && [ "$tries" = 1 ] && [ "$rerun" = 1 ] && [ -z "$domid" ] &&
+		[ "$xl_rc" -gt 128 ] && [ "$xl_rc" != 137 ]; then
+		echo "@@@ lane-rerun $name xl-signal: xl create died of signal $((xl_rc - 128)), no domain ran"
 		continue
 	fi
 	# So does a bound that ended in the firmware, before the guest said a

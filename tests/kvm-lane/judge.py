@@ -148,6 +148,9 @@ def rerun_notes(outdir, frame):
              "ran twice: the first boot's bound ended in the firmware, before the guest's"
              " first line (the outer TCG under load), see outer.log"
              if r.startswith("firmware") else
+             f"ran twice: dom0's {r.split(':', 1)[1].strip()}: not the guest's fault, see"
+             " outer.log"
+             if r.startswith("xl-signal") else
              f"ran twice: the first boot reset with the outer TCG's signature ({r}):"
              " not the guest's fault, see outer.log" for r in host_rip]
             + [f"ran twice: the outer VM's kernel "
