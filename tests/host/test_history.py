@@ -68,6 +68,24 @@ def series(root, n, step_at=None, kernel_at=None, exits=None, factor=None, start
     return runs
 
 
+@case("history: an emulated series (TCG, the lanes) fails a timing step only beyond +200%: "
+      "1.5x passes, said why; 3.5x fails; a KVM series fails the same 1.5x")
+def _(s):
+    def on(accel):
+        def edit(i, doc):
+            doc["host"]["accel"] = accel
+        return edit
+    for accel, factor, want in (("kvm-in-tcg", 1.5, 0), ("tcg-single", 3.5, EX_REGRESSION),
+                                ("kvm", 1.5, EX_REGRESSION)):
+        runs = series(os.path.join(s.tmp, f"emulated-{accel}-{factor}"), 12,
+                      factor=lambda i, f=factor: f if i >= 6 else 1.0, edit=on(accel))
+        _, out, _ = expect(tool("history", *runs), want)
+        said = "emulated timings" in out and "beyond +200%" in out
+        listed = f"  {SLOW}: timing " in out  # a change either way; a regression by the exit
+        check(said == (accel != "kvm") and listed,
+              f"{accel} {factor}x: exit {want} wanted, floor said {said}: {out[-600:]}")
+
+
 @case("history: a planted 10% step is found at the run it starts, with the host's kernel that "
       "changed there; its last change a regression: exit 20, TAP; noise alone: no change, exit 0")
 def _(s):

@@ -41,15 +41,27 @@ def _(s):
     check(how == "normal" and p > 0.99, f"identical 60 v 60: {how} p {p}")
     p, _, _ = mann_whitney(a, [x + 30 for x in a])
     check(p < 1e-6, f"shifted by half the range: p {p}")
-    # A night of 5 boots above a level of 10 nights' 50, TCG's ties on both
-    # sides: 2 of the C(55, 5) = 3,478,761 splits are as extreme, p 5.75e-7
-    # (the normal approximation's 2.7e-4 would pass Holm over 100 rows).
-    level = [2727, 2727, 2781, 2781, 2889] * 10
-    p, p_min, how = mann_whitney([5392683, 5393196, 5393196, 5394762, 5404374], level)
+    # A night of 5 boots above a level of 10 nights' 50 (55 boots: past the
+    # exact limit). Without ties both extremes can be drawn: 2 of the
+    # C(55, 5) = 3,478,761 splits, p 5.75e-7, where the normal
+    # approximation's 2.7e-4 would never pass Holm over 100 rows.
+    night = [5392683, 5393196, 5393197, 5394762, 5404374]
+    p, p_min, how = mann_whitney(night, list(range(2700, 2750)))
     check(how == "exact" and abs(p - 2 / 3478761) < 1e-15 and p == p_min,
-          f"5 v 50 separated, tied: {how} p {p}")
-    p, _, how = mann_whitney([2727, 9000, 9001, 9002, 9003], level)
-    check(how == "normal" and p > 2 / 3478761, f"a tie across the sides is no separation: {p}")
+          f"5 v 50 separated: {how} p {p}")
+    # TCG's ties (a 27-cycle grid): one extreme cannot be drawn, p 1/C; and
+    # one boot tied with the level's highest (U near, not at, its extreme)
+    # still gets its exact tail, whichever side is named first.
+    level = [2727, 2727, 2781, 2781, 2889] * 10
+    p, _, how = mann_whitney(night, level)
+    check(how == "exact" and abs(p - 1 / 3478761) < 1e-15, f"5 v 50 separated, tied: {how} p {p}")
+    near = [2889, 9000, 9001, 9002, 9003]
+    p, _, how = mann_whitney(near, level)
+    check(how == "exact" and p < 0.01 / 220 and p == mann_whitney(level, near)[0],
+          f"5 v 50, one boot tied across: {how} p {p}")
+    # Far from the tail the approximation stands (no exact sum computed).
+    p, _, how = mann_whitney([2727, 2781, 2889, 2727, 2781], level)
+    check(how == "normal" and p > 0.5, f"a night like its level: {how} p {p}")
     h = [[96, 111, 10], [112, 127, 30], [128, 143, 10]]
     check(mann_whitney_histograms(h, h) == 1.0, "identical histograms")
     h2 = [[128, 143, 10], [144, 159, 30], [160, 175, 10]]

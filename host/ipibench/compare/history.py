@@ -591,23 +591,30 @@ def stored_series(root, paths, text, errors):
 # boot can run 2x slower at random on a shared host. Twelve clean TCG
 # nights (2 presets, 5 boots, 110 rows) run beside other work here moved
 # every row of 6 nights by +35-57% together, and the night test, right
-# that the boots moved, failed them. A series whose every boot is emulated
-# (a per-figure warning of EMULATION_IDS: tcg, kvm-in-tcg, xen-in-tcg,
-# rdtsc-exits) counts a timing step only beyond EMULATED_FLOOR: a planted
-# slowdown of an IPI path (debug=slow-eoi: 1000x) still fails the night it
-# shows. Exit counts are not timings: their rule is the same everywhere.
+# that the boots moved, failed them. A series whose judged stretch was
+# emulated throughout (TCG, or a lane's KVM or Xen nested in TCG: its
+# accelerator, or the guest's own tcg warning) counts a timing step only
+# beyond EMULATED_FLOOR: a planted slowdown of an IPI path (debug=slow-eoi:
+# 1000x) still fails the night it shows. A KVM that traps RDTSC (PVM) is
+# no emulator: a 2x path regression there must still fail. Exit counts are
+# not timings: their rule is the same everywhere.
 EMULATED_FLOOR = 200.0
+EMULATED = {"tcg", "tcg-single", "kvm-in-tcg", "xen-in-tcg"}
 
 
 def emulated(runs):
-    """The emulation warnings every boot of runs carries, sorted ([] when
-    one boot's figures are real, or a boot says nothing of it)."""
+    """The emulators (accelerators, or the guest's tcg warning) every boot
+    of the newest timing stretch of runs ran under, sorted; [] when one
+    boot's figures are real or say nothing of it."""
     common = None
-    for r in runs:
+    for r in runs[era_of(runs, "timing", len(runs) - 1)[0]:]:
         for b in r.boots:
-            ids = set(b.warnings() or {}) & set(EMULATION_IDS)
+            said = {w.split(":", 1)[-1] for w in b.warnings() or {}} & set(EMULATION_IDS)
+            ids = ({b.host.get("accel")} | said) & EMULATED
             common = ids if common is None else common & ids
-    return sorted(common or ())
+            if not ids:
+                return []
+    return sorted(common or ()) or ["emulated"]
 
 
 def series_threshold(runs, threshold):
