@@ -9,8 +9,12 @@ A new backend or benchmark then reaches the fuzzer without a list kept by
 hand (issue 44 item 3).
 
 usage: tools/fuzz_words.py KEYS.json OUT.h OUT.dict"""
-import json
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "host"))
+from ipibench.boot import guest_keys  # noqa: E402
 
 # The arrays fuzz_cmdline.c's spec table points to, by guest key.
 ARRAYS = {"plan": "plan_names", "backends": "backend_names", "bench": "bench_names",
@@ -19,8 +23,7 @@ STATIC_DICT = "tests/fuzz/cmdline.dict"
 
 
 def choices_of(keys_file):
-    with open(keys_file, encoding="utf-8") as f:
-        keys = {k["key"]: k for k in json.load(f)["keys"]}
+    keys = guest_keys.load(keys_file) or {}
     missing = [k for k in ARRAYS if not keys.get(k, {}).get("choices")]
     if missing:
         raise SystemExit(f"fuzz_words: {keys_file} has no choices for {', '.join(missing)}")

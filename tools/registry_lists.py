@@ -17,7 +17,6 @@ The lists generated from the registry (docs/guest-keys.md,
 docs/record-fields.md, the fuzz target's words) need no check.
 
 usage: tools/registry_lists.py KEYS.json STAMP  (writes STAMP when all agree)"""
-import json
 import os
 import re
 import sys
@@ -28,12 +27,14 @@ PARAVIRT = os.path.join(REPO, "docs", "paravirt.md")
 XEN = os.path.join(REPO, "docs", "xen.md")
 sys.path.insert(0, os.path.join(REPO, "host"))
 from ipibench.presets import kvm_only_flags, load_presets, PRESETS  # noqa: E402
+from ipibench.boot import guest_keys  # noqa: E402
 from ipibench.boot.xen_lane import load_xen_presets  # noqa: E402
 
 
 def registry(keys_file):
-    with open(keys_file, encoding="utf-8") as f:
-        keys = {k["key"]: k for k in json.load(f)["keys"]}
+    keys = guest_keys.load(keys_file)
+    if not keys or not keys.get("backends", {}).get("choices"):
+        raise SystemExit(f"registry_lists: {keys_file} lists no backends (make writes it)")
     return keys["backends"]["choices"]
 
 

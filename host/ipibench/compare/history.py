@@ -41,7 +41,7 @@ import sys
 
 from ipibench.compare.formats import fmt_num, plain_p
 from ipibench.compare.gate import parse_threshold, Verdict, write_junit, write_tap
-from ipibench.compare.model import (EMULATION_IDS, exit_rises, exits_median, failed_rises, label_changes,
+from ipibench.compare.model import (emulation_ids, exit_rises, exits_median, failed_rises, label_changes,
                                     ntargets_of, rise_text, row_name, row_order, Side)
 from ipibench.exit_codes import (EX_INCOMPARABLE, EX_MISSING, EX_REGRESSION, EX_SAVE, EX_USAGE,
                                  ToolError)
@@ -609,8 +609,7 @@ def emulated(runs):
     common = None
     for r in runs[era_of(runs, "timing", len(runs) - 1)[0]:]:
         for b in r.boots:
-            said = {w.split(":", 1)[-1] for w in b.warnings() or {}} & set(EMULATION_IDS)
-            ids = ({b.host.get("accel")} | said) & EMULATED
+            ids = ({b.host.get("accel")} | emulation_ids(b.warnings())) & EMULATED
             common = ids if common is None else common & ids
             if not ids:
                 return []

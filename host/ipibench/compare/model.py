@@ -53,8 +53,7 @@ class Side:
         for boot in boots:
             per_boot = {}
             x2apic = X2apicBoot(boot)
-            warned = boot.warnings() if hasattr(boot, "warnings") else None
-            emulated = {w.split(":", 1)[-1] for w in warned or {}} & set(EMULATION_IDS)
+            emulated = emulation_ids(boot.warnings() if hasattr(boot, "warnings") else None)
             for rec in boot.results:
                 if backend is not None and rec.get("backend") != backend:
                     continue
@@ -593,6 +592,12 @@ def skipped_as_no_data(rows, sa, sb):
 # emulation: a faster or slower verdict over such figures names them,
 # "faster (tcg)", so that a table pasted elsewhere keeps the caveat.
 EMULATION_IDS = ("tcg", "kvm-in-tcg", "xen-in-tcg", "rdtsc-exits")
+
+
+def emulation_ids(warned):
+    """The EMULATION_IDS among a boot's warnings (SavedBoot.warnings(): the
+    host's are keyed "host:ID")."""
+    return {w.split(":", 1)[-1] for w in warned or {}} & set(EMULATION_IDS)
 
 
 def apicv_of(side):
