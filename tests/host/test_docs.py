@@ -39,8 +39,9 @@ docs' run.sh hv-xmm command as run.sh composes it
 with tests/kvm-lane/replay-lane.sh handing it the frame in lane.sh's place
 (run.sh's IPIBENCH_LANE): its arguments parsed, its frame composed by
 lane.sh itself (--dry-run) and checked against the boot's, its results
-saved and judged. A lane.sh command boots for real: lane.sh's --presets
-path, which run.sh --accel kvm-in-tcg takes, end to end."""
+saved and judged. The lane.sh command runs so too, replay-lane.sh in
+lane.sh's place, where that boot ran its frame (docs_frames); without
+that boot it boots for real."""
 import glob
 import os
 import re
@@ -229,9 +230,12 @@ def in_lane(codes=(0,), needles=(), judge=()):
         if why:
             return f"SKIP the KVM lane cannot be prepared here: {why}"
         argv, env = argv_of(cmd, ctx), None
-        boot = lane_boot() if judge and argv[0] == "./run.sh" else None
-        if boot:
+        boot = lane_boot() if judge else None
+        if boot and argv[0] == "./run.sh":
             env = {"KVM_LANE_REPLAY": boot, "IPIBENCH_LANE": "tests/kvm-lane/replay-lane.sh"}
+        elif boot and argv[0] == "host/lane/lane.sh":
+            env = {"KVM_LANE_REPLAY": boot}
+            argv = ["tests/kvm-lane/replay-lane.sh", *argv[1:]]
         text = run(argv, ctx, codes, needles, env=env)
         if judge:
             if "--out" in argv:

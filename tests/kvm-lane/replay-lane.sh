@@ -9,8 +9,9 @@
 # So the group's run.sh commands (matrix --exits, run --exits, ab
 # --module-param) run as written, their boots shared with the group's
 # other frames instead of paying for an outer boot each (what
-# tests/xen-lane/replay-lane.sh does for the Xen lane), and so does the
-# docs group's hv-xmm command.
+# tests/xen-lane/replay-lane.sh does for the Xen lane), and so do the
+# docs group's hv-xmm command (run.sh's IPIBENCH_LANE) and its lane.sh
+# --presets kvm-pv command (run with this script in lane.sh's place).
 #
 # What run.sh gets is what lane.sh would have left in --out: the frame's
 # console (PRESET.log), status and trace, and an outer.log made of the
@@ -68,6 +69,7 @@ if [ -n "$exits" ] && [ ! -s "$dir/$frame.trace" ]; then
 	exit 1
 fi
 echo "kvm-lane: replaying frame $frame of $dir"
+mkdir -p "$out"
 cp "$dir/$frame.log" "$out/$preset.log"
 cp "$dir/$frame.status" "$out/$preset.status"
 [ -z "$exits" ] || cp "$dir/$frame.trace" "$out/$preset.trace"
@@ -104,3 +106,5 @@ awk -v f="$frame" '
 		if (rerun != "") print rerun
 		for (i = 1; i <= n; i++) print body[i]
 	}' "$dir/outer.log" >"$out/outer.log"
+# lane.sh's last line for a frame, as a docs command's reader wants it.
+printf 'kvm-lane:   %-10s %3s (replayed)\n' "$preset" "$(cat "$out/$preset.status")"
