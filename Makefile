@@ -114,6 +114,7 @@ $(B)/ipibench.elf32: $(B)/ipibench.linked.elf
 	$(call say,OBJCOPY,$@)
 	$(Q)$(OBJCOPY) -O elf32-i386 $< $@.tmp
 	@grub-file --is-x86-multiboot $@.tmp || { echo "$@: no multiboot header in the first 8 KiB" >&2; exit 1; }
+	@[ "$$($(READELF) -lW $@.tmp | awk '$$1 == "LOAD" { print $$2, $$3 }' | while read -r o v; do echo $$((o - v)); done | sort -u | wc -l)" = 1 ] || { echo "$@: its segments are not one run of the file, as the multiboot header's load addresses say (boot/multiboot.asm)" >&2; exit 1; }
 	@mv $@.tmp $@
 
 # The guest's command-line keys, for run.sh to check --append against

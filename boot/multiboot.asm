@@ -15,8 +15,19 @@
 
 %include "asm-offsets.inc"
 
+extern __bss_end
+
 MB_MAGIC	equ 0x1badb002
-MB_FLAGS	equ (1 << 0) | (1 << 1)	; page-align modules, want memory info
+; Page-align modules, want memory info, and the load addresses below (bit
+; 16, the "a.out kludge": spec 3.1.3). With them QEMU's -kernel hands the
+; image to its option ROM through fw_cfg (hw/i386/multiboot.c) instead of
+; registering each ELF segment as a ROM blob at its load address. Under Xen
+; the device model writes such blobs into guest RAM at its reset, over the
+; hvmloader that libxl put at 1 MiB: with the addresses an HVM domain boots
+; the image directly (xl.cfg kernel=), with no GRUB CD and no boot menu.
+; GRUB takes the addresses too. The Makefile checks that the ELF file holds
+; the loaded bytes as one run, as the addresses say.
+MB_FLAGS	equ (1 << 0) | (1 << 1) | (1 << 16)
 
 PTE_P		equ 1 << 0
 PTE_RW		equ 1 << 1
@@ -27,10 +38,18 @@ UC_FIRST_2M	equ 0xfe000000 >> 21	; first 2 MiB page mapped uncached
 
 %include "boot/cpu_bits.inc"
 
+extern __kernel_start, __load_end
+
 section .multiboot progbits alloc noexec nowrite align=4
+mb_header:
 	dd MB_MAGIC
 	dd MB_FLAGS
 	dd -(MB_MAGIC + MB_FLAGS)
+	dd mb_header		; header_addr: where this header loads
+	dd __kernel_start	; load_addr: the file's bytes from here ...
+	dd __load_end		; load_end_addr: ... to the end of .data
+	dd __bss_end		; bss_end_addr: zeroed up to here
+	dd _start		; entry_addr
 
 section .data
 global boot_gdt64, boot_magic, boot_info
@@ -70,7 +89,7 @@ boot_entry32:
 
 	; Multiboot loaders zero .bss, but a bare "we did it ourselves" costs
 	; nothing and makes the image loader-independent.
-	extern __bss_start, __bss_end
+	extern __bss_start
 	mov edi, __bss_start
 	mov ecx, __bss_end
 	sub ecx, edi

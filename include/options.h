@@ -37,7 +37,7 @@ enum debug_key {
 				   CPU ("duplicate") */
 	DEBUG_CORRUPT_VPSET,	/* Hyper-V Ex calls: a reserved bit (63) of the valid bank mask set
 				   -> FAILURE naming the call and HV_STATUS_INVALID_HYPERCALL_INPUT
-				   (KVM lane) */
+				   (KVM lane), or saying the hypervisor accepted it (Xen) */
 	DEBUG_FAULT_AP_BENCH,	/* #UD on debug_cpu as it starts spinning as a benchmark target ->
 				   CRASH naming the CPU and "during benchmark ..." */
 	DEBUG_EXPIRE_DEADLINE,	/* `single`'s first run: deadline 1 ms, its target keeps IF=0 for

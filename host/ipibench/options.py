@@ -230,7 +230,7 @@ def check_run(o):
     if o.accel == "xen-in-tcg" and o.host_stats:
         raise UsageError("--host-stats reads KVM's statistics; the Xen lane has none")
     if o.accel == "xen-in-tcg" and o.iso:
-        raise UsageError("--iso: the Xen lane boots the image itself (PVH, or a GRUB CD of its own for an HVM guest)")
+        raise UsageError("--iso: the Xen lane boots the image itself (PVH, or through the device model's -kernel for an HVM guest)")
     if o.accel == "xen-in-tcg":
         check_xen(o)
     if o.require_apicv and not o.exits:

@@ -5,9 +5,9 @@
 # without Xen, by running Xen itself inside a QEMU TCG VM (TCG's nested SVM
 # with NPT is enough for Xen's HVM support). A Linux dom0 starts each frame
 # with `xl create`: a PVH guest (Xen's own boot protocol, build/ipibench.elf)
-# or an HVM guest (its device model, hvmloader and SeaBIOS booting a GRUB CD
-# of the frame's own that holds the multiboot image build/ipibench.elf32 and
-# the frame's command line), as the frame's Xen preset says.
+# or an HVM guest (its device model, hvmloader and SeaBIOS booting the
+# multiboot image build/ipibench.elf32 with the frame's command line, through
+# the device model's -kernel), as the frame's Xen preset says.
 #
 # usage: host/lane/xen-lane.sh [--image-pvh PATH] [--image-hvm PATH]
 #                              [--presets NAMES] [--append ARGS]
@@ -16,7 +16,7 @@
 #        host/lane/xen-lane.sh ... --job SPEC... | --jobs FILE
 #        host/lane/xen-lane.sh --resplit DIR
 #   --image-pvh PATH     the PVH ELF (default build/ipibench.elf)
-#   --image-hvm PATH     the multiboot ELF of HVM frames, put on a GRUB CD
+#   --image-hvm PATH     the multiboot ELF of HVM frames
 #                        (default build/ipibench.elf32)
 #   --presets NAMES      comma- or blank-separated Xen presets
 #                        (host/ipibench/xen-presets.conf; default: all)
@@ -38,7 +38,6 @@
 #   --dry-run            boot nothing: print each frame as DIR/jobs would
 #                        list it (FRAME|PRESET|the guest's whole command line)
 #   --xl-cfg             with --dry-run: print each frame's xl.cfg instead
-#                        (an HVM frame's GRUB CD is not written)
 #
 # Writes DIR/outer.log (the whole outer console: Xen's serial line, where
 # dom0's console and every guest's debug-port lines land), and for each frame
@@ -187,48 +186,19 @@ parse_frames() {
 # One frame's xl configuration. Every frame is domain "ipibench"; the
 # domain powers itself off (all vCPUs halted with IF=0: Xen's hvm_hlt()
 # takes that as the guest's poweroff), and then goes.
-# An HVM frame's boot CD: GRUB (BIOS only, the few modules multiboot takes)
-# and the multiboot image, with the frame's command line in grub.cfg.
-# A solo HVM frame (plan=boot) took 14 s: 5.3 s for xl create and the
+# An HVM frame boots the multiboot image directly (xl.cfg kernel=): the
+# device model's -kernel hands it to its multiboot option ROM, which
+# SeaBIOS runs after hvmloader. It works because the image's multiboot
+# header gives its load addresses (boot/multiboot.asm): without them
+# QEMU registers the ELF's segments as ROM blobs at their load addresses
+# (0x100000..), which the device model writes into guest RAM at its
+# reset, over the hvmloader libxl put at 0x100000, and the vCPU entered
+# the kernel's header at hvmloader's entry, EAX 0. A solo HVM frame
+# (plan=boot) through a GRUB CD took 14 s: 5.3 s for xl create and the
 # device model, 4.4 s in SeaBIOS (2.5 s of it the "Press ESC for boot
-# menu" wait, which only the device model's fw_cfg, present with -kernel
-# alone, could turn off), 3.8 s in GRUB, 0.14 s in ipibench. PVH: 1.6 s.
-write_hvm_iso() { # append iso
-	local tree w words args=""
-	[ -r "$image_hvm" ] || die "cannot read $image_hvm (make)"
-	{ command -v grub-mkrescue >/dev/null 2>&1 && [ -d /usr/lib/grub/i386-pc ]; } ||
-		die "an HVM frame boots a GRUB CD: install grub-pc-bin, xorriso and mtools"
-	tree=$(mktemp -d "${TMPDIR:-/tmp}/xen-lane-iso.XXXXXX")
-	mkdir -p "$tree/boot/grub"
-	# Stripped: what loads is the same, and the BIOS reads a fifth of the
-	# bytes (186 KB for 1 MB; its CD reads are device-model round trips,
-	# slow under a loaded nested TCG). With both host CPUs busy a
-	# one-backend frame took 94 s unstripped, 59 s stripped (14 s quiet).
-	strip -o "$tree/boot/ipibench.elf" "$image_hvm" ||
-		die "strip $image_hvm failed"
-	# One GRUB word an argument, single-quoted: GRUB expands nothing in it.
-	read -r -a words <<<"$1"
-	for w in ${words[@]+"${words[@]}"}; do
-		args+=" '${w//\'/\'\\\'\'}'"
-	done
-	printf 'multiboot /boot/ipibench.elf%s\nboot\n' "$args" >"$tree/boot/grub/grub.cfg"
-	grub-mkrescue -d /usr/lib/grub/i386-pc --install-modules="multiboot normal iso9660 biosdisk" \
-		--fonts= --locales= --themes= -o "$2" "$tree" >"$tree.log" 2>&1 ||
-		{ cat "$tree.log" >&2; rm -rf "$tree" "$tree.log"; die "grub-mkrescue failed"; }
-	rm -rf "$tree" "$tree.log"
-}
-
+# menu" wait, which a direct boot skips), 3.8 s in GRUB, 0.14 s in
+# ipibench. PVH: 1.6 s.
 write_xl_cfg() { # frame preset append file vcpus memory
-	local type
-	type=$(preset_line "$2" | cut -d'|' -f2)
-	# An HVM frame boots a GRUB CD of its own, not the device model's
-	# -kernel: QEMU's multiboot loader registers the ELF's segments as ROM
-	# blobs at their load addresses (0x100000..), which the device model
-	# writes into guest RAM at its reset, over the hvmloader libxl put at
-	# 0x100000: the vCPU then enters the kernel's multiboot header at
-	# hvmloader's entry, EAX 0. GRUB passes the command
-	# line (after the file name, as QEMU's multiboot does).
-	[ "$type" != hvm ] || write_hvm_iso "$3" "${4%.cfg}.iso"
 	xl_cfg "$1" "$2" "$3" "$5" "$6" >"$4"
 }
 
@@ -239,16 +209,14 @@ xl_cfg() { # frame preset append [vcpus] [memory MiB]: the preset's, 64
 	IFS='|' read -r _ type vcpus settings _ <<<"$line"
 	case "$type" in
 	pvh) image=/lane/ipibench.elf ;;
-	hvm) image=/lane/frames/$1.iso ;;
+	hvm) image=/lane/ipibench.elf32 ;;
 	*) die "preset $2: type '$type' is not pvh or hvm" ;;
 	esac
 	{
 		echo 'name="ipibench"'
 		echo "type=\"$type\""
-		if [ "$type" = pvh ]; then
-			echo "kernel=\"$image\""
-			echo "cmdline=\"$3\""
-		fi
+		echo "kernel=\"$image\""
+		echo "cmdline=\"$3\""
 		echo "vcpus=${4:-$vcpus}"
 		echo "memory=${5:-64}"
 		# The TSC runs native: the guest times with it, and Xen's default
@@ -260,15 +228,11 @@ xl_cfg() { # frame preset append [vcpus] [memory MiB]: the preset's, 64
 		echo 'on_crash="destroy"'
 		if [ "$type" = hvm ]; then
 			# No UART: the guest's console falls back to port 0xe9, which
-			# Xen prints as it does a PVH guest's. No display; one disk,
-			# the frame's GRUB CD (an emulated IDE CD-ROM: qemu-xen serves
-			# it, no hotplug script), booted from.
+			# Xen prints as it does a PVH guest's. No display, no disk.
 			echo 'serial="none"'
 			echo 'vga="none"'
 			echo 'nographic=1'
 			echo 'vnc=0'
-			echo "disk=[\"format=raw,vdev=hdc,access=ro,devtype=cdrom,target=$image\"]"
-			echo 'boot="d"'
 		fi
 		[ -z "$settings" ] || tr ';' '\n' <<<"$settings"
 	}

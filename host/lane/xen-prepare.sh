@@ -67,15 +67,36 @@ candidate() {
 		awk '/Candidate:/ && !v { v = $2 } END { print v }'
 }
 
-# The packages' files, unpacked into xen-<version>/root; xen.elf beside it.
+# The device model's version: the host's own QEMU's where the apt lists
+# have it (on Debian 12, bookworm-backports' QEMU, which run.sh needs
+# anyway), else the candidate. Its option ROMs are the host's, which the
+# lane copies (QEMU_ROMS); and Debian 12's own QEMU 7.2 cannot boot an HVM
+# frame's image: its direct kernel boot offers multiboot_dma.bin on a
+# fw_cfg without DMA (xen_load_linux()), and the ROM waits forever for its
+# copy. QEMU 8.0 gave that fw_cfg DMA.
+device_model_version() {
+	local host
+	host=$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null || true)
+	if [ -n "$host" ] && apt_cached "$cache/apt/madison-qemu-system-xen" \
+		apt-cache madison qemu-system-xen 2>/dev/null | awk -F'|' -v v="$host" \
+		'{ gsub(/ /, "", $2) } $2 == v { f = 1 } END { exit !f }'; then
+		echo "$host"
+	else
+		candidate qemu-system-xen
+	fi
+}
+
+# The packages' files, unpacked into xen-<version>-qemu-<version>/root;
+# xen.elf beside it.
 fetch_xen() {
-	local ver=$1 dir tmp p v wanted
-	dir=$cache/xen-$ver
+	local ver=$1 qver=$2 dir tmp p v wanted
+	# (A ':' of an epoch would split the LD_LIBRARY_PATH made of it.)
+	dir=$cache/xen-${ver//:/_}-qemu-${qver//:/_}
 	[ -f "$dir/done" ] && { echo "$dir"; return 0; }
 	tmp=$(mktemp -d "$cache/fetch.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
 	for p in "${XEN_PACKAGES[@]}"; do
-		v=$(candidate "$p")
+		if [ "$p" = qemu-system-xen ]; then v=$qver; else v=$(candidate "$p"); fi
 		case "$v" in "" | "(none)") cannot "$p is not in the apt lists" "${APT[*]} update" ;; esac
 		echo "$p=$v" >>"$tmp/packages"
 	done
@@ -204,7 +225,7 @@ main() {
 		cannot "xen-hypervisor-4.17-amd64 is not in the apt lists (Debian 12's main suite has it)" \
 			"${APT[*]} update" ;;
 	esac
-	xdir=$(fetch_xen "$xver")
+	xdir=$(fetch_xen "$xver" "$(device_model_version)")
 	mdir=$(fetch_dom0_modules "$kdir")
 	key=$({
 		cat "$xdir/packages" "$kdir/package"

@@ -59,7 +59,8 @@ def _(_s):
                              (["--accel", "hvf"], "--accel takes kvm, tcg, tcg-single, kvm-in-tcg, "
                               "xen-in-tcg or auto, not 'hvf'", False),
                              (["--accel", "xen-in-tcg", "--iso"], "--iso: the Xen lane boots the "
-                              "image itself (PVH, or a GRUB CD of its own for an HVM guest)", False),
+                              "image itself (PVH, or through the device model's -kernel for "
+                              "an HVM guest)", False),
                              (["--accel", "xen-in-tcg", "--host-stats"], "--host-stats reads "
                               "KVM's statistics; the Xen lane has none", False),
                              (["--accel", "xen-in-tcg", "--module-param", "kvm.x=1"],

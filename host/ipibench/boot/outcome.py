@@ -84,12 +84,28 @@ def _passed(suite):
     if others:
         parts.append("also passed: " + ", ".join(f"{n} {KIND_WORDS[kind]}" for kind, n in
                                                  others.items()) + " checks")
-    flushed = {b: k["flush"][0] for b, k in flushes.items() if k["flush"][0]}
-    if flushed:
-        parts.append(f"{plural(sum(flushed.values()), 'flush check')} passed "
-                     f"({_names(flushed)}: each flush completed, and no target read "
-                     "through a stale translation after it)")
+    parts += _flushes(flushes)
     return "; ".join(parts + _skipped_some(backends))
+
+
+def _flushes(flushes):
+    """proved()'s words for the flush checks: those that showed the flush's
+    TLB effect apart from those that could not (suite_labels()' unproven:
+    no target still held the old translation before the flush, so a flush
+    that did nothing would have passed them too)."""
+    proven = {b: k["flush"][0] - k["flush"][4] for b, k in flushes.items()
+              if k["flush"][0] - k["flush"][4]}
+    unseen = {b: k["flush"][4] for b, k in flushes.items() if k["flush"][4]}
+    out = []
+    if proven:
+        out.append(f"{plural(sum(proven.values()), 'flush check')} passed "
+                   f"({_names(proven)}: each flush completed, and no target read "
+                   "through a stale translation after it)")
+    if unseen:
+        out.append(f"{plural(sum(unseen.values()), 'flush check')} unproven "
+                   f"({_names(unseen)}: each flush completed, but no target still held "
+                   "the old translation before it, so its TLB effect went unseen)")
+    return out
 
 
 def _skipped_some(backends):
