@@ -376,11 +376,12 @@ static inline int hv_issue_reps(const struct hv_call *c, uint64_t *rax)
 {
 	uint64_t control = c->control;
 	unsigned int done = 0;
-	int err;
 
 	for (;;) {
 		*rax = hv_issue(c, control);
-		err = hv_result_check(c->control, *rax);
+		int err = hv_result_check(c->control, *rax);
+
+
 		/* SUCCESS with reps left: the hypervisor stopped early; go on from there. */
 		if (err != -E_NOSPC || hv_result_reps(*rax) <= done)
 			return err;
@@ -404,10 +405,10 @@ static __attribute__((noinline, cold)) int hv_call_run_corrupt(struct hv_call *c
 {
 	uint16_t code = (uint16_t)(c->control & HV_CONTROL_CODE_MASK);
 	uint64_t rax;
-	int err;
 
 	c->q[q] |= 1ull << 63;
-	err = hv_issue_reps(c, &rax);
+	int err = hv_issue_reps(c, &rax);
+
 	if (err) {
 		if (why)
 			hv_result_describe(why, size, c->control, c->form, rax);

@@ -10,6 +10,10 @@
  *   hv-ipi-ex-xmm  the same XMM-fast: RDX, R8, then XMM0..XMM5; a set of
  *                  more than 11 banks (VP indices spread over more than
  *                  704) does not fit and goes slow, as the encoder decides
+ *   hv-ipi-ex-2bank  hv-ipi-ex with an empty bank added to every sparse set
+ *                  (the lowest bank it lacks: bank 1 below 64 vCPUs), so
+ *                  that the hypervisor indexes more than one bank by the
+ *                  mask: at 2 vCPUs every set is otherwise bank 0 alone
  *
  * The non-Ex call's 64-bit mask reaches VP indices 0-63 only; its probe says
  * so when a CPU has a larger one. Destinations are VP indices, each read from
@@ -36,12 +40,14 @@ struct hv_ipi_form {
 	const char *name;
 	bool ex;
 	enum hv_form form;
+	bool empty_bank; /* Ex: an empty bank added to every sparse set */
 };
 
-static const struct hv_ipi_form hv_ipi_fast = {"hv-ipi", false, HV_FORM_FAST};
-static const struct hv_ipi_form hv_ipi_memory = {"hv-ipi-slow", false, HV_FORM_SLOW};
-static const struct hv_ipi_form hv_ipi_ex_memory = {"hv-ipi-ex", true, HV_FORM_SLOW};
-static const struct hv_ipi_form hv_ipi_ex_xmm = {"hv-ipi-ex-xmm", true, HV_FORM_XMM};
+static const struct hv_ipi_form hv_ipi_fast = {"hv-ipi", false, HV_FORM_FAST, false};
+static const struct hv_ipi_form hv_ipi_memory = {"hv-ipi-slow", false, HV_FORM_SLOW, false};
+static const struct hv_ipi_form hv_ipi_ex_memory = {"hv-ipi-ex", true, HV_FORM_SLOW, false};
+static const struct hv_ipi_form hv_ipi_ex_xmm = {"hv-ipi-ex-xmm", true, HV_FORM_XMM, false};
+static const struct hv_ipi_form hv_ipi_ex_2bank = {"hv-ipi-ex-2bank", true, HV_FORM_SLOW, true};
 
 /* The form in force: set by activate before any CPU enables it, read by every send. */
 static const struct hv_ipi_form *hv_ipi_now;
@@ -55,9 +61,11 @@ static void hv_ipi_call(const uint32_t *vps, size_t n, bool all, uint8_t vector)
 	char why[160];
 	int err;
 
-	if (f->ex)
+	if (f->ex) {
 		err = hv_encode_send_ipi_ex(c, f->form, vector, vps, n, all);
-	else
+		if (!err && f->empty_bank && !all)
+			err = hv_vpset_add_empty_bank(c);
+	} else
 		err = hv_encode_send_ipi(c, f->form, vector, vps, n);
 	if (err) {
 		ipi_note_failure("%s: encoding a send to %zu VPs failed (%s)", f->name, n,
@@ -187,6 +195,11 @@ static const char *hv_ipi_ex_xmm_probe(void)
 	return hv_ipi_probe_form(&hv_ipi_ex_xmm);
 }
 
+static const char *hv_ipi_ex_2bank_probe(void)
+{
+	return hv_ipi_probe_form(&hv_ipi_ex_2bank);
+}
+
 static int hv_ipi_activate(void)
 {
 	return hv_ipi_activate_form(&hv_ipi_fast);
@@ -207,8 +220,13 @@ static int hv_ipi_ex_xmm_activate(void)
 	return hv_ipi_activate_form(&hv_ipi_ex_xmm);
 }
 
+static int hv_ipi_ex_2bank_activate(void)
+{
+	return hv_ipi_activate_form(&hv_ipi_ex_2bank);
+}
+
 /*
- * The four forms share every operation; what differs is the call and form
+ * The five forms share every operation; what differs is the call and form
  * the activate hook installs, their probe, and the words records carry.
  */
 #define HV_IPI_OPS(ops_name, text, words_text, probe_fn, activate_fn)                              \
@@ -245,7 +263,12 @@ HV_IPI_OPS(ipi_hv_ipi_ex_xmm, "hv-ipi-ex-xmm",
 	   "call=send-ipi-ex form=xmm-fast via=hypercall-page set=one-call all=set-all "
 	   "over-11-banks=slow",
 	   hv_ipi_ex_xmm_probe, hv_ipi_ex_xmm_activate);
+HV_IPI_OPS(ipi_hv_ipi_ex_2bank, "hv-ipi-ex-2bank",
+	   "call=send-ipi-ex form=slow via=hypercall-page set=one-call all=set-all "
+	   "empty-bank=lowest-absent",
+	   hv_ipi_ex_2bank_probe, hv_ipi_ex_2bank_activate);
 IPI_BACKEND_REGISTER(ipi_hv_ipi, 300);
 IPI_BACKEND_REGISTER(ipi_hv_ipi_slow, 310);
 IPI_BACKEND_REGISTER(ipi_hv_ipi_ex, 320);
+IPI_BACKEND_REGISTER(ipi_hv_ipi_ex_2bank, 325);
 IPI_BACKEND_REGISTER(ipi_hv_ipi_ex_xmm, 330);

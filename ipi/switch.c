@@ -277,7 +277,7 @@ int ipi_switch(const struct ipi_ops *ops)
 	struct switch_req *r = &switch_req;
 	enum lapic_mode before = lapic_mode;
 	const struct ipi_ops *prev = ipi_current();
-	char flags[128];
+	char flags[192];
 	int err, call_err;
 	unsigned int failed = ipi_take_failures(flags, sizeof(flags));
 

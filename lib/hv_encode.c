@@ -10,6 +10,7 @@
  */
 #include "lib/hv_encode.h"
 #include "lib/error.h"
+#include "lib/pv_result.h"
 
 #define HV_QW(type, field) (offsetof(struct type, field) / sizeof(uint64_t))
 #define HV_QWORDS(type)	   (sizeof(struct type) / sizeof(uint64_t))
@@ -389,4 +390,32 @@ const char *hv_status_name(uint16_t status)
 	default:
 		return "UNKNOWN";
 	}
+}
+
+int hv_vpset_add_empty_bank(struct hv_call *c)
+{
+	uint16_t code = (uint16_t)(c->control & HV_CONTROL_CODE_MASK);
+	int mq = hv_vpset_mask_qword(code);
+	uint64_t mask, bit;
+	unsigned int varhead, reps;
+	size_t pos;
+
+	if (mq < 0)
+		return -E_INVAL;
+	mask = c->q[mq];
+	/* HV_GENERIC_SET_ALL names no bank; a full mask has none left to add. */
+	if (c->q[mq - 1] != HV_GENERIC_SET_SPARSE_4K || mask == ~0ull)
+		return -E_INVAL;
+	if (c->qwords >= HV_CALL_MAX_QWORDS)
+		return -E_NOSPC;
+	bit = ~mask & (mask + 1); /* the lowest bank not in the set */
+	pos = (size_t)mq + 1 + hv_popcount(mask & (bit - 1));
+	for (size_t i = c->qwords; i > pos; i--)
+		c->q[i] = c->q[i - 1];
+	c->q[pos] = 0;
+	c->q[mq] = mask | bit;
+	varhead = (unsigned int)((c->control >> HV_CONTROL_VARHEAD_SHIFT) & HV_CONTROL_VARHEAD_MAX);
+	reps = (unsigned int)((c->control >> HV_CONTROL_REP_COUNT_SHIFT) & HV_CONTROL_REP_COUNT_MAX);
+	hv_call_finish(c, c->qwords + 1, code, varhead + 1, reps);
+	return 0;
 }

@@ -79,6 +79,18 @@ uint64_t hv_control(uint16_t code, bool fast, unsigned int varhead_qwords, unsig
 int hv_vpset_build(uint64_t *out, size_t max_qwords, const uint32_t *vps, size_t n,
 		   uint64_t *valid_bank_mask);
 
+/*
+ * Add an empty bank to the sparse VP set of an encoded Ex call (send or
+ * flush): the lowest bank not in its valid_bank_mask, with no VP, inserted
+ * at its place among the banks (a List call's GVAs move up one), the
+ * variable header one qword longer. The set names the same VPs; the
+ * hypervisor must index its banks by the mask to see so (TLFS "Sparse
+ * Virtual Processor Set"). An XMM call that no longer fits goes slow, as
+ * the encoders decide. 0; -E_INVAL for a call with no sparse set (not Ex,
+ * or HV_GENERIC_SET_ALL) or with all 64 banks; -E_NOSPC for a full buffer.
+ */
+int hv_vpset_add_empty_bank(struct hv_call *c);
+
 /* One FlushVirtualAddressList element; -E_INVAL unless page aligned, -E_RANGE if extra > 4095. */
 int hv_gva_element(uint64_t gva, uint32_t extra_pages, uint64_t *out);
 

@@ -627,6 +627,109 @@ TEST(flush_ex_errors)
 	CHECK(is_poisoned(&call));
 }
 
+/*
+ * An empty bank added to an encoded sparse set: the lowest bank not in the
+ * mask, at its place among the banks, the variable header one longer.
+ * Worked by hand from docs/hyperv-abi.md 3.6's layouts.
+ */
+TEST(empty_bank_appended)
+{
+	static const uint32_t vps[] = {0, 1};
+	static const uint64_t before[] = {0x40, 0x0, 0x1, 0x3};
+	static const uint64_t after[] = {0x40, 0x0, 0x3, 0x3, 0x0};
+
+	CHECK_EQ(hv_encode_send_ipi_ex(&call, HV_FORM_SLOW, 0x40, vps, 2, false), 0);
+	CHECK_EQ(call.control, 0x0000000000020015ull);
+	check_q(&call, before, 4);
+	CHECK_EQ(hv_vpset_add_empty_bank(&call), 0);
+	CHECK_EQ(call.control, 0x0000000000040015ull); /* var header 2 */
+	CHECK_EQ(call.form, HV_FORM_SLOW);
+	check_q(&call, after, 5);
+}
+
+/* VPs {1, 130}: banks 0 and 2; bank 1 goes between them. */
+TEST(empty_bank_between)
+{
+	static const uint32_t vps[] = {130, 1};
+	static const uint64_t after[] = {0xf0, 0x0, 0x7, 0x2, 0x0, 0x4};
+
+	CHECK_EQ(hv_encode_send_ipi_ex(&call, HV_FORM_SLOW, 0xf0, vps, 2, false), 0);
+	CHECK_EQ(call.control, 0x0000000000040015ull);
+	CHECK_EQ(hv_vpset_add_empty_bank(&call), 0);
+	CHECK_EQ(call.control, 0x0000000000060015ull);
+	check_q(&call, after, 6);
+}
+
+/* A List Ex call: the GVA moves up one qword; the rep count stays. */
+TEST(empty_bank_flush_list_ex)
+{
+	static const uint32_t vps[] = {1, 130};
+	static const uint64_t gva[] = {0x7f0000400000ull};
+	static const uint32_t extra[] = {3};
+	static const uint64_t after[] = {0, 2, 0, 7, 2, 0, 4, 0x00007f0000400003ull};
+
+	CHECK_EQ(hv_encode_flush_list_ex(&call, HV_FORM_SLOW, 0,
+					 HV_FLUSH_ALL_VIRTUAL_ADDRESS_SPACES, vps, 2, gva, extra,
+					 1),
+		 0);
+	CHECK_EQ(call.control, 0x0000000100040014ull);
+	CHECK_EQ(hv_vpset_add_empty_bank(&call), 0);
+	CHECK_EQ(call.control, 0x0000000100060014ull);
+	check_q(&call, after, 8);
+}
+
+/* XMM-fast at capacity (11 banks): the twelfth does not fit, so slow. */
+TEST(empty_bank_xmm_to_slow)
+{
+	uint32_t vps[64];
+	size_t n = one_per_bank(vps, 11);
+
+	CHECK_EQ(hv_encode_send_ipi_ex(&call, HV_FORM_XMM, 0x20, vps, n, false), 0);
+	CHECK_EQ(call.form, HV_FORM_XMM);
+	CHECK_EQ(hv_vpset_add_empty_bank(&call), 0);
+	CHECK_EQ(call.form, HV_FORM_SLOW);
+	CHECK_EQ(call.control, 0x15 | 12ull << 17);
+	CHECK_EQ(call.qwords, 15);
+	CHECK_EQ(call.q[2], 0xfff);
+	CHECK_EQ(call.q[13], 1ull << 10);
+	CHECK_EQ(call.q[14], 0);
+	CHECK_EQ(hv_call_xmm_registers(&call), 0);
+}
+
+/* Whether two calls hold the same input (their members: the struct has padding). */
+static int same_call(const struct hv_call *a, const struct hv_call *b)
+{
+	if (a->control != b->control || a->form != b->form || a->qwords != b->qwords)
+		return 0;
+	for (size_t i = 0; i < HV_CALL_MAX_QWORDS; i++) {
+		if (a->q[i] != b->q[i])
+			return 0;
+	}
+	return 1;
+}
+
+/* Nothing to add to: no sparse set, or all 64 banks. The call is left as it was. */
+TEST(empty_bank_errors)
+{
+	static const uint32_t one[] = {1};
+	uint32_t vps[64];
+	size_t n = one_per_bank(vps, 64);
+	struct hv_call copy;
+
+	CHECK_EQ(hv_encode_send_ipi(&call, HV_FORM_FAST, 0x40, one, 1), 0);
+	copy = call;
+	CHECK_EQ(hv_vpset_add_empty_bank(&call), -E_INVAL);
+	CHECK(same_call(&copy, &call));
+	CHECK_EQ(hv_encode_send_ipi_ex(&call, HV_FORM_SLOW, 0x40, NULL, 0, true), 0);
+	copy = call;
+	CHECK_EQ(hv_vpset_add_empty_bank(&call), -E_INVAL);
+	CHECK(same_call(&copy, &call));
+	CHECK_EQ(hv_encode_send_ipi_ex(&call, HV_FORM_SLOW, 0x40, vps, n, false), 0);
+	copy = call;
+	CHECK_EQ(hv_vpset_add_empty_bank(&call), -E_INVAL);
+	CHECK(same_call(&copy, &call));
+}
+
 TEST(capacity_unknown_code)
 {
 	CHECK_EQ(hv_xmm_capacity(0x0001), -E_INVAL);
@@ -658,4 +761,5 @@ TEST_MAIN(T(control_word), T(result_fields), T(vpset_tlfs_example), T(vpset_size
 	  T(flush_space_errors), T(flush_list), T(flush_list_capacity), T(flush_list_errors),
 	  T(gva_element), T(flush_list_ex_example), T(flush_list_ex_capacity), T(flush_space_ex),
 	  T(flush_ex_all_processors), T(flush_ex_empty_set), T(flush_ex_errors),
-	  T(capacity_unknown_code), T(status_names))
+	  T(empty_bank_appended), T(empty_bank_between), T(empty_bank_flush_list_ex),
+	  T(empty_bank_xmm_to_slow), T(empty_bank_errors), T(capacity_unknown_code), T(status_names))
