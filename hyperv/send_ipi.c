@@ -10,7 +10,7 @@
  *   hv-ipi-ex-xmm  the same XMM-fast: RDX, R8, then XMM0..XMM5; a set of
  *                  more than 11 banks (VP indices spread over more than
  *                  704) does not fit and goes slow, as the encoder decides
- *   hv-ipi-ex-2bank  hv-ipi-ex with an empty bank added to every sparse set
+ *   hv-ipi-ex-pad  hv-ipi-ex with an empty bank added to every sparse set
  *                  (the lowest bank it lacks: bank 1 below 64 vCPUs), so
  *                  that the hypervisor indexes more than one bank by the
  *                  mask: at 2 vCPUs every set is otherwise bank 0 alone
@@ -47,7 +47,7 @@ static const struct hv_ipi_form hv_ipi_fast = {"hv-ipi", false, HV_FORM_FAST, fa
 static const struct hv_ipi_form hv_ipi_memory = {"hv-ipi-slow", false, HV_FORM_SLOW, false};
 static const struct hv_ipi_form hv_ipi_ex_memory = {"hv-ipi-ex", true, HV_FORM_SLOW, false};
 static const struct hv_ipi_form hv_ipi_ex_xmm = {"hv-ipi-ex-xmm", true, HV_FORM_XMM, false};
-static const struct hv_ipi_form hv_ipi_ex_2bank = {"hv-ipi-ex-2bank", true, HV_FORM_SLOW, true};
+static const struct hv_ipi_form hv_ipi_ex_pad = {"hv-ipi-ex-pad", true, HV_FORM_SLOW, true};
 
 /* The form in force: set by activate before any CPU enables it, read by every send. */
 static const struct hv_ipi_form *hv_ipi_now;
@@ -195,9 +195,9 @@ static const char *hv_ipi_ex_xmm_probe(void)
 	return hv_ipi_probe_form(&hv_ipi_ex_xmm);
 }
 
-static const char *hv_ipi_ex_2bank_probe(void)
+static const char *hv_ipi_ex_pad_probe(void)
 {
-	return hv_ipi_probe_form(&hv_ipi_ex_2bank);
+	return hv_ipi_probe_form(&hv_ipi_ex_pad);
 }
 
 static int hv_ipi_activate(void)
@@ -220,9 +220,9 @@ static int hv_ipi_ex_xmm_activate(void)
 	return hv_ipi_activate_form(&hv_ipi_ex_xmm);
 }
 
-static int hv_ipi_ex_2bank_activate(void)
+static int hv_ipi_ex_pad_activate(void)
 {
-	return hv_ipi_activate_form(&hv_ipi_ex_2bank);
+	return hv_ipi_activate_form(&hv_ipi_ex_pad);
 }
 
 /*
@@ -263,12 +263,12 @@ HV_IPI_OPS(ipi_hv_ipi_ex_xmm, "hv-ipi-ex-xmm",
 	   "call=send-ipi-ex form=xmm-fast via=hypercall-page set=one-call all=set-all "
 	   "over-11-banks=slow",
 	   hv_ipi_ex_xmm_probe, hv_ipi_ex_xmm_activate);
-HV_IPI_OPS(ipi_hv_ipi_ex_2bank, "hv-ipi-ex-2bank",
+HV_IPI_OPS(ipi_hv_ipi_ex_pad, "hv-ipi-ex-pad",
 	   "call=send-ipi-ex form=slow via=hypercall-page set=one-call all=set-all "
 	   "empty-bank=lowest-absent",
-	   hv_ipi_ex_2bank_probe, hv_ipi_ex_2bank_activate);
+	   hv_ipi_ex_pad_probe, hv_ipi_ex_pad_activate);
 IPI_BACKEND_REGISTER(ipi_hv_ipi, 300);
 IPI_BACKEND_REGISTER(ipi_hv_ipi_slow, 310);
 IPI_BACKEND_REGISTER(ipi_hv_ipi_ex, 320);
-IPI_BACKEND_REGISTER(ipi_hv_ipi_ex_2bank, 325);
+IPI_BACKEND_REGISTER(ipi_hv_ipi_ex_pad, 325);
 IPI_BACKEND_REGISTER(ipi_hv_ipi_ex_xmm, 330);

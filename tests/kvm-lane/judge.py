@@ -50,7 +50,7 @@ VALIDATE = [os.path.join(HERE, "..", "..", "run.sh"), "validate"]
 # of the last group (under nested KVM its TLB effect goes unseen: the check
 # shows that no stale translation is left).
 HV = ["x2apic", "x2apic-nmi", "x2apic-pv-eoi", "hv-ipi", "hv-ipi-slow", "hv-ipi-ex",
-      "hv-ipi-ex-2bank", "kvm-pv-ipi", "kvm-pv-ipi-nmi", "hv-flush", "native"]
+      "hv-ipi-ex-pad", "kvm-pv-ipi", "kvm-pv-ipi-nmi", "hv-flush", "native"]
 HV_XMM = HV + ["hv-ipi-ex-xmm", "hv-flush-xmm"]
 MUST_RUN = {
     "x2apic": ["xapic", "xapic-nmi", "x2apic", "x2apic-nmi", "x2apic-cluster", "x2apic-pv-eoi",
@@ -69,7 +69,7 @@ MUST_RUN = {
     # ones (viridian offers no XMM input, CPUID 0x40000003 EDX[4]).
     "xen-viridian": ["xapic", "xapic-nmi", "xapic-logical", "x2apic", "x2apic-nmi",
                      "x2apic-cluster", "native", "hv-icr", "hv-ipi", "hv-ipi-slow", "hv-ipi-ex",
-                     "hv-ipi-ex-2bank", "hv-flush"],
+                     "hv-ipi-ex-pad", "hv-flush"],
 }
 # Labels in MUST_RUN that are not backends: the suite's flush checks.
 NOT_BACKENDS = ("hv-flush", "hv-flush-xmm", "native")

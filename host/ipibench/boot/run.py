@@ -330,7 +330,8 @@ def utc_now():
 class Follower:
     """Follows a growing log until finish(), as `tail -f --pid` would: each
     chunk goes to sink.feed(chunk, now) as it is written, sink.tick(now) runs
-    while nothing comes, and what was written before the end is all fed."""
+    while nothing comes, and what was written before the end is all fed. A
+    log that does not exist yet is waited for (a lane writes its own)."""
 
     POLL_S = 0.01  # a unit under TCG takes tens of ms: its time should show
 
@@ -341,6 +342,12 @@ class Follower:
         self.thread.start()
 
     def _run(self, path):
+        while not os.path.exists(path):
+            if self.done.is_set():
+                self.sink.close(time.monotonic())
+                return
+            self.sink.tick(time.monotonic())
+            self.done.wait(self.POLL_S)
         with open(path, "rb") as f:
             while True:
                 last = self.done.is_set()

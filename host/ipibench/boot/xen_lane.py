@@ -17,6 +17,7 @@ from ipibench.exit_codes import EX_DEPS, EX_INTERRUPTED, EX_PRESET, EX_SAVE, EX_
 from ipibench import REPO
 from ipibench.jobs import elapsed, say
 from ipibench.options import memory_mib
+from ipibench.boot import lane_stream as S
 
 XEN_LANE = "host/lane/xen-lane.sh"
 XEN_PRESETS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -104,17 +105,33 @@ def boot(b):
         t0 = time.monotonic_ns()
         say(f"run.sh: Xen nested inside QEMU TCG (preset {b.preset}): timings are doubly "
             "emulated, only behaviour counts; exits are not traced")
-        with open(os.path.join(out, "lane.txt"), "wb") as f:
-            rc = b.jobs.run(lane_argv(b, out), stdout=f, stderr=subprocess.STDOUT)
+        # The guest's lines and the lane's progress as they come (lane_stream).
+        frame = S.FrameLines(b.preset, B.Lines(b.console, b.screen if o.verbose else None))
+        lane_txt = os.path.join(out, "lane.txt")
+        with open(lane_txt, "wb") as f:
+            follow = [B.Follower(os.path.join(out, "outer.log"), frame),
+                      B.Follower(lane_txt, S.LaneProgress(o.quiet))]
+            try:
+                rc = b.jobs.run(lane_argv(b, out), stdout=f, stderr=subprocess.STDOUT)
+            finally:
+                for x in follow:
+                    x.finish()
         b.seconds = elapsed(t0)
         if rc == EX_INTERRUPTED:
             b.jobs.check(b.seconds)
         keep = take(b, out, rc)
-        text = B.read_text(b.log)
-        if o.verbose:
-            b.screen.write(text)
-        for line in text.replace("\r", "").split("\n"):
-            b.console.line(line)
+        if b.rc not in (65, 67):  # neither SUCCESS nor SKIP: a fault we know?
+            lane = B.read_text(lane_txt) + B.read_text(os.path.join(out, "outer.log"))
+            for why in S.known_causes(B.read_text(b.log), lane, skips_in_force(b.preset, o.append)):
+                say(f"run.sh: a known cause: {why}")
+        if not frame.count:
+            # No guest line came live (a lane that failed before the frame,
+            # or a stand-in that wrote none): the guest's log, after the fact.
+            lines = S.guest_lines(B.read_text(b.log))
+            if o.verbose:
+                b.screen.write("\n".join(lines))
+            for line in lines:
+                b.console.line(line)
     finally:
         if not keep:
             shutil.rmtree(out, ignore_errors=True)
@@ -140,6 +157,14 @@ def preset_notes(name, append):
             "skip=none runs it): the TPR holds livelock in Xen's TPR window, and a CR8 write "
             "with an IPI pending aborts the outer QEMU (docs/xen.md)"
             for k in xen_preset(name)["keys"] if k.startswith("skip=") and "skip" not in asked]
+
+
+def skips_in_force(name, append):
+    """The skip= words the guest runs with: the command line's, else the
+    preset's (xen-presets.conf)."""
+    words = [w for w in append.split() if w.startswith("skip=")] or \
+        [k for k in xen_preset(name)["keys"] if k.startswith("skip=")]
+    return {x for w in words for x in w.split("=", 1)[1].split(",")}
 
 
 def lane_argv(b, out):
