@@ -393,11 +393,15 @@ static inline int hv_issue_reps(const struct hv_call *c, uint64_t *rax)
 /*
  * debug=corrupt-vpset: bank 63 marked valid but not sent, so popcount(valid
  * bank mask) no longer equals the variable-header size; the hypervisor must
- * answer HV_STATUS_INVALID_HYPERCALL_INPUT (KVM does). Setting (not
- * flipping) keeps a buffer reissued every iteration corrupt the same way.
- * A malformed call that succeeds is a finding about the hypervisor (Xen
- * 4.17 checks no VP set's size against its mask), said in its own words
- * rather than passed as a working call. Out of line, so that the send
+ * answer HV_STATUS_INVALID_HYPERCALL_INPUT (KVM does since Linux 6.1 at the
+ * latest; 5.10 did not check). Setting (not flipping) keeps a buffer
+ * reissued every iteration corrupt the same way. The qword after the input
+ * is zeroed: a hypervisor that reads popcount(mask) banks and not the
+ * variable header (Xen 4.17) then reads an empty bank 63 there, not what
+ * an earlier call left. A sparse set's malformed call that succeeds is a
+ * finding about the hypervisor, said in its own words rather than passed
+ * as a working call; with HV_GENERIC_SET_ALL the TLFS leaves banks
+ * unspecified, so a success there is none. Out of line, so that the send
  * path of every other run is the same code as without the fault.
  */
 static __attribute__((noinline, cold)) int hv_call_run_corrupt(struct hv_call *c, int q,
@@ -407,6 +411,8 @@ static __attribute__((noinline, cold)) int hv_call_run_corrupt(struct hv_call *c
 	uint64_t rax;
 
 	c->q[q] |= 1ull << 63;
+	if (c->qwords < HV_CALL_MAX_QWORDS)
+		c->q[c->qwords] = 0;
 	int err = hv_issue_reps(c, &rax);
 
 	if (err) {
@@ -414,6 +420,8 @@ static __attribute__((noinline, cold)) int hv_call_run_corrupt(struct hv_call *c
 			hv_result_describe(why, size, c->control, c->form, rax);
 		return err;
 	}
+	if (c->q[q - 1] != HV_GENERIC_SET_SPARSE_4K)
+		return 0;
 	if (why)
 		fmt_snprintf(why, size,
 			     "the hypervisor accepted a malformed call: %s (%s) returned SUCCESS "

@@ -12,8 +12,9 @@
  *                  704) does not fit and goes slow, as the encoder decides
  *   hv-ipi-ex-pad  hv-ipi-ex with an empty bank added to every sparse set
  *                  (the lowest bank it lacks: bank 1 below 64 vCPUs), so
- *                  that the hypervisor indexes more than one bank by the
- *                  mask: at 2 vCPUs every set is otherwise bank 0 alone
+ *                  that the hypervisor reads two banks and counts them
+ *                  against the variable header: at 2 vCPUs every set is
+ *                  otherwise bank 0 alone
  *
  * The non-Ex call's 64-bit mask reaches VP indices 0-63 only; its probe says
  * so when a CPU has a larger one. Destinations are VP indices, each read from

@@ -11,9 +11,10 @@
 #     gunzipped, which QEMU's -kernel loads) and its toolstack
 #     (xen-utils-4.17: xl, xenstored, xenconsoled, xen-init-dom0, xentrace,
 #     hvmloader; the libxen* libraries);
-#   - the device model of HVM guests (qemu-system-xen, from the suite Xen
-#     comes from: it is built against those libraries) and SeaBIOS, which
-#     hvmloader loads;
+#   - the device model of HVM guests (qemu-system-xen, 8.0 or later: the
+#     host's own version where the lists have it, built against the same
+#     Xen libraries in bookworm-backports) and SeaBIOS, which hvmloader
+#     loads;
 #   - dom0's kernel is the KVM lane's (prepare.sh: Debian's backports kernel
 #     has CONFIG_XEN_DOM0 and hvc0), with the five Xen modules of the same
 #     package that the toolstack needs (evtchn, grant tables, privcmd, xenfs);
@@ -21,7 +22,8 @@
 #     link (ldd lists them) for the rest of dom0's userland.
 #
 # Cache, under build/xen-lane/:
-#   xen-<version>/xen.elf, tools/     one Xen and toolstack per package version
+#   xen-<version>-qemu-<version>/xen.elf, root/  one Xen, toolstack and
+#                                       device model per package versions
 #   dom0-<kernel package version>/*.ko  the Xen modules of dom0's kernel, where
 #                                       the KVM lane's kernel-*/xen/ lacks them
 #   base-<key>.cpio                     dom0's initramfs without the guest
@@ -75,15 +77,23 @@ candidate() {
 # fw_cfg without DMA (xen_load_linux()), and the ROM waits forever for its
 # copy. QEMU 8.0 gave that fw_cfg DMA.
 device_model_version() {
-	local host
+	local host listed v
 	host=$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null || true)
-	if [ -n "$host" ] && apt_cached "$cache/apt/madison-qemu-system-xen" \
-		apt-cache madison qemu-system-xen 2>/dev/null | awk -F'|' -v v="$host" \
-		'{ gsub(/ /, "", $2) } $2 == v { f = 1 } END { exit !f }'; then
+	listed=$(apt_cached "$cache/apt/madison-qemu-system-xen" apt-cache madison qemu-system-xen \
+		2>/dev/null | awk -F'|' '{ gsub(/ /, "", $2); print $2 }')
+	if [ -n "$host" ] && grep -qxF "$host" <<<"$listed"; then
 		echo "$host"
-	else
-		candidate qemu-system-xen
+		return 0
 	fi
+	# Else the newest the lists have: madison lists the newest first.
+	for v in $listed; do
+		if dpkg --compare-versions "$v" ge 1:8.0; then
+			echo "$v"
+			return 0
+		fi
+	done
+	cannot "no qemu-system-xen of 8.0 or later in the apt lists (Debian 12: bookworm-backports)" \
+		"${APT[*]} update"
 }
 
 # The packages' files, unpacked into xen-<version>-qemu-<version>/root;
@@ -208,7 +218,7 @@ build_base() {
 }
 
 main() {
-	local kvm_env kdir xver xdir mdir key base
+	local kvm_env kdir xver qver xdir mdir key base
 	for t in dpkg-deb apt-get apt-cache xz gzip ldd sha256sum flock; do
 		command -v "$t" >/dev/null 2>&1 || cannot "$t not found" "${APT[*]} install -y xz-utils"
 	done
@@ -225,7 +235,13 @@ main() {
 		cannot "xen-hypervisor-4.17-amd64 is not in the apt lists (Debian 12's main suite has it)" \
 			"${APT[*]} update" ;;
 	esac
-	xdir=$(fetch_xen "$xver" "$(device_model_version)")
+	# XSA-475: before 4.17.6 a guest's VP set can make Xen write past a
+	# CPU mask and read past d->vcpu[] (viridian.c); debug=corrupt-vpset,
+	# which the lane runs, names VPs there.
+	dpkg --compare-versions "$xver" ge 4.17.6 ||
+		cannot "Xen $xver in the apt lists is older than 4.17.6 (XSA-475)" "${APT[*]} update"
+	qver=$(device_model_version)
+	xdir=$(fetch_xen "$xver" "$qver")
 	mdir=$(fetch_dom0_modules "$kdir")
 	key=$({
 		cat "$xdir/packages" "$kdir/package"

@@ -76,6 +76,15 @@ def _(s):
          b"(d3) ipibench 1234567\n(d3) smp: 2 of 2 CPUs online\n@@@ lane-end f status=- t\n"
     got, _ = stream("f", fw, 5)
     check(got == ["ipibench 1234567", "smp: 2 of 2 CPUs online"], f"the firmware's lines: {got}")
+    # Lines of exactly 199 and 398 bytes: full pieces, then an empty one;
+    # 200 bytes of two-byte characters, counted as Xen counts, in bytes.
+    a, b, u = b"a" * 199, b"b" * 398, ("\u00e9" * 100).encode()
+    text = b"@@@ lane-begin g\n(d1) ipibench 1\n" + b"".join(
+        b"".join(b"(d1) " + x[i:i + 199] + b"\n" for i in range(0, len(x), 199)) + b"(d1) \n"
+        for x in (a, b)) + b"(d1) " + u[:199] + b"\n(d1) " + u[199:] + b"\n(d1) end\n"
+    got, _ = stream("g", text, 3)
+    check(got == ["ipibench 1", "a" * 199, "b" * 398, "\u00e9" * 100, "end"],
+          f"long lines: {[len(x) for x in got]}")
     check(S.guest_lines("SeaBIOS\nipibench 1\nx") == ["ipibench 1", "x"] and
           S.guest_lines("xen-lane: error: no dom0") == ["xen-lane: error: no dom0"],
           "after the fact: from the banner, or all where none came")

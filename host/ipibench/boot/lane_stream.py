@@ -12,13 +12,15 @@ import re
 from ipibench.jobs import say
 
 # A guest's debug-port line as Xen prints it (guest_loglvl=all): "(dN) text".
-GUEST = re.compile(r"\(d[1-9][0-9]*\) ")
+GUEST = re.compile(rb"\(d[1-9][0-9]*\) ")
 # ipibench's first line (kernel/main.c's banner): what came before it in the
 # domain is the firmware's (hvmloader, SeaBIOS), and stays in console.log.
 BANNER = "ipibench "
-# Xen prints a guest's line when its buffer is full (DOMAIN_PBUF_SIZE 200:
-# 199 characters and the NUL): a piece of 199 goes on in the next one, as
-# xen-lane.sh's split_console joins them.
+# Xen prints a guest's line at its '\n' or when its buffer is full
+# (hvm_print_line(), DOMAIN_PBUF_SIZE 200: 199 bytes and the NUL): a piece
+# of 199 bytes goes on in the next one, and an empty piece after it ends a
+# line of exactly 199, as xen-lane.sh's split_console joins them. Bytes,
+# not characters: Xen counts what the guest wrote.
 PIECE = 199
 
 
@@ -29,40 +31,40 @@ class FrameLines:
     come. count: how many went."""
 
     def __init__(self, frame, lines):
-        self.frame, self.lines = frame, lines
-        self.rest, self.pending, self.inside, self.count = b"", "", False, 0
+        self.frame, self.lines = frame.encode(), lines
+        self.rest, self.pending, self.inside, self.count = b"", b"", False, 0
         self.started = False
 
     def feed(self, chunk, now):
         *done, self.rest = (self.rest + chunk).split(b"\n")
         for raw in done:
-            self._line(raw.decode("utf-8", "replace").rstrip("\r"), now)
+            self._line(raw[:-1] if raw.endswith(b"\r") else raw, now)
 
-    def _line(self, text, now):
-        if text.startswith("@@@ lane-begin "):
+    def _line(self, raw, now):
+        if raw.startswith(b"@@@ lane-begin "):
             self._flush(now)
-            self.inside = text.split()[2:3] == [self.frame]
+            self.inside = raw.split()[2:3] == [self.frame]
             self.started = False
             return
-        if text.startswith("@@@ lane-end "):
+        if raw.startswith(b"@@@ lane-end "):
             self._flush(now)
             self.inside = False
             return
-        m = GUEST.match(text)
+        m = GUEST.match(raw)
         if not self.inside or not m:
             return
-        piece = text[m.end():]
+        piece = raw[m.end():]
         self.pending += piece
         if len(piece) != PIECE:
             self._flush(now, force=True)
 
     def _flush(self, now, force=False):
         if self.pending or force:
-            self.started = self.started or self.pending.startswith(BANNER)
+            self.started = self.started or self.pending.startswith(BANNER.encode())
             if self.started:
                 self.count += 1
-                self.lines.feed((self.pending + "\n").encode(), now)
-        self.pending = ""
+                self.lines.feed(self.pending + b"\n", now)
+        self.pending = b""
 
     def tick(self, now):
         self.lines.tick(now)

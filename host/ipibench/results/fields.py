@@ -295,7 +295,7 @@ FLAGS = (
     Word("over-11-banks=slow", "hv-ipi-ex-xmm: a set of more than 11 banks (VP indices spread "
          "over more than 704) does not fit the XMM registers and goes slow"),
     Word("empty-bank=lowest-absent", "hv-ipi-ex-pad: every sparse VP set gets an empty "
-         "bank, the lowest it lacks, so that the hypervisor indexes more than one bank"),
+         "bank, the lowest it lacks, so that the hypervisor reads more than one bank"),
     Word("hv-guest-os-id=0", "kvm-pv-ipi: the Hyper-V guest OS ID is cleared, so that KVM takes "
          "the VMCALL as KVM_HC_SEND_IPI"),
     Word("ack=count-before-eoi", "the handler's count, the acknowledgement the sender waits "
