@@ -38,6 +38,10 @@
 #   --dry-run            boot nothing: print each frame as DIR/jobs would
 #                        list it (FRAME|PRESET|the guest's whole command line)
 #   --xl-cfg             with --dry-run: print each frame's xl.cfg instead
+#   --from DIR --frame F boot nothing: hand over frame F of an earlier run's
+#                        --out DIR (a --jobs run of many frames, run.sh's
+#                        matrix) as this command's one frame, once F's line
+#                        in DIR/jobs is the one --dry-run prints here
 #
 # Writes DIR/outer.log (the whole outer console: Xen's serial line, where
 # dom0's console and every guest's debug-port lines land), and for each frame
@@ -70,7 +74,7 @@ conf=$repo/host/ipibench/xen-presets.conf
 image_pvh=$repo/build/ipibench.elf
 image_hvm=$repo/build/ipibench.elf32
 presets="" append="" out="" timeout="" inner_timeout=120 resplit="" dry_run=0 show_cfg=0
-vcpus="" memory=""
+vcpus="" memory="" from="" from_frame=""
 specs=()
 frames=() frame_preset=() frame_timeout=() frame_append=() frame_rerun=()
 frame_vcpus=() frame_memory=()
@@ -102,6 +106,8 @@ parse_args() {
 		--timeout) timeout=${2:?}; shift ;;
 		--inner-timeout) inner_timeout=${2:?}; shift ;;
 		--resplit) resplit=${2:?}; shift ;;
+		--from) from=${2:?}; shift ;;
+		--frame) from_frame=${2:?}; shift ;;
 		--dry-run) dry_run=1 ;;
 		--xl-cfg) show_cfg=1 ;;
 		-h | --help) usage ;;
@@ -509,6 +515,30 @@ check_frames() {
 	done
 }
 
+# --from DIR --frame F: frame F of DIR handed over as this command's only
+# frame, as if it had just run: its console and status under this frame's
+# name, and DIR's outer.log with F renamed so (run.sh follows the frame by
+# its name there). The frame must be the one this command would have run.
+hand_over() {
+	local want got
+	if [ -z "$from_frame" ] || [ ${#frames[@]} -ne 1 ]; then
+		die "--from takes --frame and one frame (--presets P)"
+	fi
+	want="${frame_preset[0]}|${frame_append[0]}"
+	got=$(awk -F'|' -v f="$from_frame" '$1 == f { sub(/^[^|]*\|/, ""); print; exit }' \
+		"$from/jobs" 2>/dev/null)
+	[ "$got" = "$want" ] || die "--from: frame $from_frame of $from ran '$got', not '$want'"
+	[ -s "$from/$from_frame.status" ] || die "--from: frame $from_frame of $from did not finish"
+	out=${out:-$repo/build/xen-lane/out}
+	mkdir -p "$out"
+	cp "$from/$from_frame.log" "$out/${frames[0]}.log"
+	cp "$from/$from_frame.status" "$out/${frames[0]}.status"
+	sed -e "s/^@@@ lane-begin $from_frame\$/@@@ lane-begin ${frames[0]}/" \
+		-e "s/^@@@ lane-end $from_frame /@@@ lane-end ${frames[0]} /" \
+		"$from/outer.log" >"$out/outer.log"
+	say "frame ${frames[0]}: frame $from_frame of $from"
+}
+
 main() {
 	local rc
 	parse_args "$@"
@@ -520,6 +550,10 @@ main() {
 	fi
 	parse_frames
 	[ ${#frames[@]} -gt 0 ] || die "no frames to run"
+	if [ -n "$from" ]; then
+		hand_over
+		return 0
+	fi
 	if [ "$dry_run" = 1 ]; then
 		for rc in "${!frames[@]}"; do
 			if [ "$show_cfg" = 1 ]; then

@@ -5,11 +5,13 @@ at a time (parallel boots would disturb each other's timing), each a full
 listing them
 (docs/host-tools.md, "matrix")."""
 import os
+import subprocess
 import sys
 import time
 
 from ipibench.boot import qemu as Q
 from ipibench.boot import run as B
+from ipibench.boot import xen_lane as X
 from ipibench.exit_codes import EX_INTERRUPTED, ToolError
 from ipibench.jobs import elapsed, Interrupted, say
 from ipibench.options import (check_memory, parse_matrix, parse_run, smp_folder, USAGE_MATRIX,
@@ -67,6 +69,43 @@ def pair_hint(mdir, cfgs):
     return first
 
 
+def xen_batch(env, jobs, o, each, todo, mdir):
+    """--accel xen-in-tcg: every boot's frame in ONE outer VM (xen-lane.sh
+    --jobs into MDIR/xen-lane), where a boot of its own would boot Xen and
+    dom0 each time (some 12 s here). Each boot then takes its frame from it
+    (xen_lane.lane_argv: xen-lane.sh --from, which checks that the frame is
+    the one the boot asks for) and is saved as any boot is. The frames'
+    names in boot order: [m1.PRESET, ...]. The lane's progress is said as
+    it comes. Its exit status, or EX_INTERRUPTED."""
+    from ipibench.boot import lane_stream as S
+    from ipibench.options import memory_mib
+    out = os.path.join(mdir, "xen-lane")
+    os.makedirs(out)
+    frames, specs = [], []
+    opts = [f"inner-timeout={each.timeout}"]
+    if each.asked("memory"):
+        opts.append(f"memory={max(1, round(memory_mib(each.memory)))}")
+    for name, smp, _ in todo:
+        for _ in range(int(o.boots)):
+            frames.append(f"m{len(frames) + 1}.{name}")
+            specs.append(f"{frames[-1]} | {' '.join(opts + [f'vcpus={smp}'])} | {each.append}")
+    with open(os.path.join(out, "jobs.in"), "w") as f:
+        f.write("\n".join(specs) + "\n")
+    lane = env.environ.get("IPIBENCH_XEN_LANE") or X.XEN_LANE
+    bound = X.XEN_SETUP_S + len(frames) * (int(each.timeout) + 30)
+    say(f"matrix: {len(frames)} frames in one outer VM (Xen and dom0 booted once), "
+        f"bound {bound} s")
+    lane_txt = os.path.join(out, "lane.txt")
+    with open(lane_txt, "wb") as f:
+        follow = B.Follower(lane_txt, S.LaneProgress())
+        try:
+            rc = jobs.run([lane, "--jobs", os.path.join(out, "jobs.in"), "--out", out,
+                           "--timeout", str(bound)], stdout=f, stderr=subprocess.STDOUT)
+        finally:
+            follow.finish()
+    return rc, frames
+
+
 def run(argv, env, jobs):
     """`./run.sh matrix ARGS`: 0 when every boot succeeded, else the first
     failing boot's code, or at once a setup code (Q.SETUP_CODES)."""
@@ -80,8 +119,11 @@ def run(argv, env, jobs):
     if o.help:
         sys.stdout.write(USAGE_MATRIX)
         return 0
+    xen = each.accel == "xen-in-tcg"
     try:
-        presets = {name: B.load_preset(env, name) for name in o.names}
+        # A Xen preset names a domain, not -cpu flags: its vCPU count only.
+        presets = {name: {"smp": str(X.xen_preset(name)["vcpus"]), "cpu": ""} if xen
+                   else B.load_preset(env, name) for name in o.names}
         todo = configurations(o, presets)
         for _, smp, _ in todo:
             check_memory(each.memory, smp)
@@ -93,7 +135,8 @@ def run(argv, env, jobs):
         return e.code
     try:
         B.prepare(env, jobs)
-        check_boots(env, o, each)
+        if not xen:  # the host's KVM: the Xen lane nests its own
+            check_boots(env, o, each)
         mdir = B.new_results_dir(env.results_root, Q.sanitize(o.label))
     except ToolError as e:
         if e.message:
@@ -105,6 +148,16 @@ def run(argv, env, jobs):
     smps = o.smps or "per preset"
     say(f"matrix: {o.presets} at -smp {smps}, {o.boots} boots each, into {mdir}")
 
+    frames = None
+    if xen:
+        lane_rc, frames = xen_batch(env, jobs, o, each, todo, mdir)
+        if jobs.interrupted or lane_rc == EX_INTERRUPTED:
+            say(f"run.sh: interrupted by {jobs.interrupted}")
+            return EX_INTERRUPTED
+        if lane_rc:
+            say(f"matrix: the Xen lane's outer VM ended with exit {lane_rc} "
+                f"({os.path.join(mdir, 'xen-lane', 'lane.txt')}): the boots whose frames "
+                "finished are saved, the others fail")
     first_bad, n, lines, cfgs = 0, 0, [], []
     for name, smp, cfg in todo:
         cfgs.append(cfg)
@@ -115,9 +168,12 @@ def run(argv, env, jobs):
             if not jobs.interrupted:
                 argv = boot_argv(name, smp, cfg, os.path.join(mdir, cfg, f"boot{i}"),
                                  o.verbose, o.passed)
+                boot_env = env if frames is None else B.Env(env.repo, env.caller_dir, dict(
+                    env.environ, IPIBENCH_XEN_FROM=os.path.join(mdir, "xen-lane"),
+                    IPIBENCH_XEN_FRAME=frames[n - 1]))
                 # Pinned under KVM unless --no-pin: boots meant for a gate
                 # should not have their vCPUs migrate (pin_perf.pin_plan).
-                rc = B.run(argv, env, jobs, prepared=True, pin_default=o.pin_default,
+                rc = B.run(argv, boot_env, jobs, prepared=True, pin_default=o.pin_default,
                            matrix={"boot": i, "boots": int(o.boots)})
             if jobs.interrupted:
                 rc = EX_INTERRUPTED

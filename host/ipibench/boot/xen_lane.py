@@ -117,6 +117,10 @@ def boot(b):
                 for x in follow:
                     x.finish()
         b.seconds = elapsed(t0)
+        if b.env.environ.get("IPIBENCH_XEN_FROM"):
+            # Handed over from the matrix's outer boot: the frame's own time.
+            b.seconds = frame_seconds(B.read_text(os.path.join(out, "outer.log")),
+                                      b.preset) or b.seconds
         if rc == EX_INTERRUPTED:
             b.jobs.check(b.seconds)
         keep = take(b, out, rc)
@@ -168,10 +172,22 @@ def skips_in_force(name, append):
 
 
 def lane_argv(b, out):
-    """xen-lane.sh's command line for b's frame, its logs in out."""
-    lane = b.env.environ.get("IPIBENCH_XEN_LANE") or XEN_LANE
+    """xen-lane.sh's command line for b's frame, its logs in out; a boot of
+    a matrix takes its frame from the matrix's one outer boot
+    (IPIBENCH_XEN_FROM and IPIBENCH_XEN_FRAME, matrix.xen_batch)."""
+    env = b.env.environ
+    lane = env.get("IPIBENCH_XEN_LANE") or XEN_LANE
+    handed = ["--from", env["IPIBENCH_XEN_FROM"], "--frame", env.get("IPIBENCH_XEN_FRAME", "")] \
+        if env.get("IPIBENCH_XEN_FROM") else []
     return [lane, *frame_args(b), "--out", out, "--inner-timeout", b.o.timeout,
-            "--timeout", str(int(b.o.timeout) + XEN_SETUP_S)]
+            "--timeout", str(int(b.o.timeout) + XEN_SETUP_S), *handed]
+
+
+def frame_seconds(outer, frame):
+    """The seconds a frame's domain ran, from its lane-end line in outer.log,
+    or None."""
+    m = re.findall(rf"^@@@ lane-end {re.escape(frame)} \S+ time=([0-9.]+)s$", outer, re.M)
+    return m[-1] if m else None
 
 
 def dry_run(b):
