@@ -423,7 +423,9 @@ status_code() {
 # exactly 199. Xen's own lines ("(XEN) ...") and dom0's are kept as they are.
 split_console() {
 	local name st word
-	awk -v dir="$out" '
+	# LC_ALL=C: a piece's length in bytes, as Xen counts it (gawk would
+	# count characters in a UTF-8 locale).
+	LC_ALL=C awk -v dir="$out" '
 		function flush_guest() { if (pending != "") { print pending >>log_file; pending = "" } }
 		{ sub(/\r$/, "") }
 		/^@@@ lane-begin / {
@@ -524,9 +526,10 @@ hand_over() {
 	if [ -z "$from_frame" ] || [ ${#frames[@]} -ne 1 ]; then
 		die "--from takes --frame and one frame (--presets P)"
 	fi
-	want="${frame_preset[0]}|${frame_append[0]}"
+	# Blanks as words: the jobs list's lines are trimmed, an --append need not be.
+	want=$(echo "${frame_preset[0]}|${frame_append[0]}" | tr -s ' ' | sed 's/ *$//; s/| */|/')
 	got=$(awk -F'|' -v f="$from_frame" '$1 == f { sub(/^[^|]*\|/, ""); print; exit }' \
-		"$from/jobs" 2>/dev/null)
+		"$from/jobs" 2>/dev/null | tr -s ' ' | sed 's/ *$//; s/| */|/')
 	[ "$got" = "$want" ] || die "--from: frame $from_frame of $from ran '$got', not '$want'"
 	[ -s "$from/$from_frame.status" ] || die "--from: frame $from_frame of $from did not finish"
 	out=${out:-$repo/build/xen-lane/out}

@@ -76,6 +76,12 @@ def _(s):
          b"(d3) ipibench 1234567\n(d3) smp: 2 of 2 CPUs online\n@@@ lane-end f status=- t\n"
     got, _ = stream("f", fw, 5)
     check(got == ["ipibench 1234567", "smp: 2 of 2 CPUs online"], f"the firmware's lines: {got}")
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        stream("f", fw + b"@@@ lane-rerun f xen-rip: a triple fault at a RIP in Xen's code\n"
+               + fw, 64)
+    check("run.sh: the Xen lane runs the frame again: xen-rip: a triple fault" in err.getvalue(),
+          f"a rerun said: {err.getvalue()!r}")
     # Lines of exactly 199 and 398 bytes: full pieces, then an empty one;
     # 200 bytes of two-byte characters, counted as Xen counts, in bytes.
     a, b, u = b"a" * 199, b"b" * 398, ("\u00e9" * 100).encode()

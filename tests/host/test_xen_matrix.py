@@ -79,14 +79,29 @@ def _(s):
     for cfg in ("xen-pvh-smp2", "xen-viridian-smp2"):
         for i in (1, 2):
             doc = json.load(open(os.path.join(top, cfg, f"boot{i}", "results.json")))
+            n = (cfg == "xen-viridian-smp2") * 2 + i
             check(float(doc["run"]["seconds"]) == 2.5 and doc["host"]["accel"] == "xen-in-tcg" and
-                  "--from" not in doc["host"]["qemu_cmdline"],
-                  f"{cfg} boot{i}: {doc['run']['seconds']} {doc['host']['qemu_cmdline']}")
+                  doc["run"]["xen"]["batch"]["frame"] == f"m{n}.{cfg[:-5]}" and
+                  doc["run"]["xen"]["batch"]["frames_before"] == n - 1,
+                  f"{cfg} boot{i}: {doc['run']['seconds']} {doc['run']['xen'].get('batch')}")
     # A frame that did not finish: its boot fails, the others are saved.
     rc, out, err = run_cmd(argv, dict(env, STAND_IN_UNFINISHED="m2.xen-pvh"), 120)
-    check(rc != 0 and "matrix: [2] xen-pvh-smp2 boot 2: exit 0" not in err and
+    check(rc == 8 and "matrix: [2] xen-pvh-smp2 boot 2: exit 8" in err and
           "matrix: [3] xen-viridian-smp2 boot 1: exit 0" in err and
-          "frame m2.xen-pvh of" in err and "did not finish" in err, f"exit {rc}: {err[-800:]}")
+          "its frame m2.xen-pvh did not finish" in err, f"exit {rc}: {err[-800:]}")
+    # Refused before the outer VM runs: a topology, --exits, a newline in --append.
+    for more, code, words in ((["--smp", "4,sockets=2"], 2, "--smp: the Xen lane takes a "),
+                              (["--exits"], 29, "the Xen lane does not trace Xen's exits"),
+                              (["--append", "plan=check\nbackends=x2apic"], 2, "no newline or '|'")):
+        open(log, "w").close()
+        rc, out, err = run_cmd(argv[:-4] + more + argv[-2:], env, 60)
+        check(rc == code and words in err and open(log).read() == "",
+              f"{more}: exit {rc}, calls {open(log).read()!r}: {err[-300:]}")
+    # A boot asking for another frame than its own is refused by --from.
+    rc, out, err = run_cmd([os.path.join(REPO, "host/lane/xen-lane.sh"), "--presets", "xen-pvh",
+                            "--append", "plan=boot", "--from", os.path.join(top, "xen-lane"),
+                            "--frame", "m1.xen-pvh", "--out", os.path.join(d, "wrong")], env, 30)
+    check(rc != 0 and "ran 'xen-pvh|plan=check" in err, f"exit {rc}: {err}")
 
 
 if __name__ == "__main__":

@@ -46,6 +46,12 @@ class FrameLines:
             self.inside = raw.split()[2:3] == [self.frame]
             self.started = False
             return
+        if raw.startswith(b"@@@ lane-rerun ") and raw.split()[2:3] == [self.frame]:
+            # What streamed of the first run stays on screen; console.log
+            # keeps the second (xen-lane.sh's split).
+            say(f"run.sh: the Xen lane runs the frame again: "
+                f"{raw.decode('utf-8', 'replace').split(None, 3)[-1]}")
+            return
         if raw.startswith(b"@@@ lane-end "):
             self._flush(now)
             self.inside = False

@@ -12,7 +12,7 @@ import time
 from ipibench.boot import qemu as Q
 from ipibench.boot import run as B
 from ipibench.boot import xen_lane as X
-from ipibench.exit_codes import EX_INTERRUPTED, ToolError
+from ipibench.exit_codes import EX_DEPS, EX_INTERRUPTED, ToolError
 from ipibench.jobs import elapsed, Interrupted, say
 from ipibench.options import (check_memory, parse_matrix, parse_run, smp_folder, USAGE_MATRIX,
                               UsageError)
@@ -69,6 +69,22 @@ def pair_hint(mdir, cfgs):
     return first
 
 
+def check_xen_boots(env, o, todo, each):
+    """Under --accel xen-in-tcg, what would stop a boot, before the one outer
+    VM runs every frame (it may take long): each configuration's options as
+    its boot parses them (options.check_xen: a topology --smp is 2), the
+    guest's keys (2), --exits (29, Xen's exits are not traced), and an
+    --append the lane's jobs list cannot carry (2). UsageError or ToolError."""
+    for name, smp, cfg in todo:
+        parse_run(boot_argv(name, smp, cfg, "/", False, o.passed), env.caller_dir)
+    B.check_append(each.append, env.guest_keys)
+    if each.exits:
+        B.exits_tracefs(env, "xen-in-tcg")
+    if "\n" in each.append or "|" in each.append:
+        raise UsageError("--append: under --accel xen-in-tcg a matrix's frames go in one jobs "
+                         "list, whose lines take no newline or '|'")
+
+
 def xen_batch(env, jobs, o, each, todo, mdir):
     """--accel xen-in-tcg: every boot's frame in ONE outer VM (xen-lane.sh
     --jobs into MDIR/xen-lane), where a boot of its own would boot Xen and
@@ -92,7 +108,9 @@ def xen_batch(env, jobs, o, each, todo, mdir):
     with open(os.path.join(out, "jobs.in"), "w") as f:
         f.write("\n".join(specs) + "\n")
     lane = env.environ.get("IPIBENCH_XEN_LANE") or X.XEN_LANE
-    bound = X.XEN_SETUP_S + len(frames) * (int(each.timeout) + 30)
+    # Room for a frame to run again (xen-lane.sh reruns one whose firmware
+    # or xl create failed): twice its bound, and a minute for xl's own work.
+    bound = X.XEN_SETUP_S + len(frames) * 2 * (int(each.timeout) + 60)
     say(f"matrix: {len(frames)} frames in one outer VM (Xen and dom0 booted once), "
         f"bound {bound} s")
     lane_txt = os.path.join(out, "lane.txt")
@@ -101,9 +119,22 @@ def xen_batch(env, jobs, o, each, todo, mdir):
         try:
             rc = jobs.run([lane, "--jobs", os.path.join(out, "jobs.in"), "--out", out,
                            "--timeout", str(bound)], stdout=f, stderr=subprocess.STDOUT)
+        except Interrupted:
+            rc = EX_INTERRUPTED
         finally:
             follow.finish()
+    if rc not in (0, EX_INTERRUPTED):
+        text = B.read_text(lane_txt) + B.read_text(os.path.join(out, "outer.log"))
+        for why in S.known_causes(text, text, X.skips_in_force(todo[0][0], each.append)):
+            say(f"run.sh: a known cause: {why}")
     return rc, frames
+
+
+def lost_frame(batch_rc):
+    """A boot whose frame did not finish in the matrix's outer VM: its exit
+    code as a boot of its own would have ended (docs/exit-codes.md): 7 when
+    the outer VM ran past its bound, else 8 (the lane failed)."""
+    return 7 if batch_rc == 124 else 8
 
 
 def run(argv, env, jobs):
@@ -135,9 +166,13 @@ def run(argv, env, jobs):
         return e.code
     try:
         B.prepare(env, jobs)
-        if not xen:  # the host's KVM: the Xen lane nests its own
+        if xen:
+            check_xen_boots(env, o, todo, each)
+        else:
             check_boots(env, o, each)
         mdir = B.new_results_dir(env.results_root, Q.sanitize(o.label))
+    except UsageError as e:
+        return B.usage_error(e)
     except ToolError as e:
         if e.message:
             say(f"run.sh: {e.message}")
@@ -148,12 +183,16 @@ def run(argv, env, jobs):
     smps = o.smps or "per preset"
     say(f"matrix: {o.presets} at -smp {smps}, {o.boots} boots each, into {mdir}")
 
-    frames = None
+    frames, lane_rc = None, 0
     if xen:
         lane_rc, frames = xen_batch(env, jobs, o, each, todo, mdir)
         if jobs.interrupted or lane_rc == EX_INTERRUPTED:
             say(f"run.sh: interrupted by {jobs.interrupted}")
             return EX_INTERRUPTED
+        if lane_rc in (2, 77):  # a usage error, or the lane cannot be prepared here
+            for line in B.read_text(os.path.join(mdir, "xen-lane", "lane.txt")).splitlines()[-3:]:
+                say(line)
+            return 2 if lane_rc == 2 else EX_DEPS
         if lane_rc:
             say(f"matrix: the Xen lane's outer VM ended with exit {lane_rc} "
                 f"({os.path.join(mdir, 'xen-lane', 'lane.txt')}): the boots whose frames "
@@ -165,7 +204,13 @@ def run(argv, env, jobs):
             n += 1
             t0 = time.monotonic_ns()
             rc = EX_INTERRUPTED
-            if not jobs.interrupted:
+            lost = frames is not None and not os.path.exists(
+                os.path.join(mdir, "xen-lane", f"{frames[n - 1]}.status"))
+            if lost and not jobs.interrupted:
+                rc = lost_frame(lane_rc)
+                say(f"matrix: {cfg} boot {i}: its frame {frames[n - 1]} did not finish in the "
+                    "outer VM")
+            elif not jobs.interrupted:
                 argv = boot_argv(name, smp, cfg, os.path.join(mdir, cfg, f"boot{i}"),
                                  o.verbose, o.passed)
                 boot_env = env if frames is None else B.Env(env.repo, env.caller_dir, dict(

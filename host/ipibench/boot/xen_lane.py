@@ -124,6 +124,13 @@ def boot(b):
         if rc == EX_INTERRUPTED:
             b.jobs.check(b.seconds)
         keep = take(b, out, rc)
+        frm = b.env.environ.get("IPIBENCH_XEN_FROM")
+        if frm and isinstance(b.xen, dict):
+            # Say where the frame ran: the matrix's one outer VM, after others.
+            name = b.env.environ.get("IPIBENCH_XEN_FRAME", "")
+            m = re.match(r"m([0-9]+)\.", name)
+            b.xen["batch"] = {"folder": frm, "frame": name,
+                              "frames_before": int(m.group(1)) - 1 if m else None}
         if b.rc not in (65, 67):  # neither SUCCESS nor SKIP: a fault we know?
             lane = B.read_text(lane_txt) + B.read_text(os.path.join(out, "outer.log"))
             for why in S.known_causes(B.read_text(b.log), lane, skips_in_force(b.preset, o.append)):

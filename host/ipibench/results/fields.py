@@ -567,8 +567,10 @@ RESULTS_JSON = (
     Field("run.xen", "object", "a Xen lane boot (`--accel xen-in-tcg`)",
           "what ran the guest: `version` and `cmdline` (Xen's boot lines), `svm_features` "
           "(the nested SVM features Xen found), `dom0_kernel` (the lane's cache), `xl_cfg` "
-          "(the domain's xl.cfg, a line each); `host.kvm_params` is then empty: this host's "
-          "KVM ran nothing of it"),
+          "(the domain's xl.cfg, a line each); in a matrix, `batch` `{folder, frame, "
+          "frames_before}`: its frame ran in the matrix's one outer VM after that many "
+          "others, and `run.seconds` is the frame's domain's own time; `host.kvm_params` is "
+          "then empty: this host's KVM ran nothing of it"),
     Field("run.ab", "object", "ab's boots",
           "the boot's place in ab's order: `param`, `side` (`A` or `B`), `asked`, `got` (this "
           "host's read-back; `null` under the lane), `position` and `of`, `side_boot`, "
