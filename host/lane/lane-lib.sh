@@ -59,17 +59,32 @@ apt_download() {
 # DIR/pid, its console through the function PROGRESS (which gets DIR/pid,
 # and kills the command once the lane's last line came, leaving
 # DIR/pid.done); returns the command's status, 0 when PROGRESS ended it so.
+# A SIGTERM or SIGINT to this script (run.sh's Ctrl-C) is passed on to the
+# command (timeout(1), which passes it on to the outer QEMU), and the
+# script then ends 143: bash runs no trap while it waits for a foreground
+# pipeline, so the pipeline runs in the background and `wait`, which a
+# trapped signal interrupts, waits for it.
 run_piped() {
-	local dir=$1 progress=$2 rc
+	local dir=$1 progress=$2 rc pipe stopped=0
 	shift 2
 	set +e
+	rm -f "$dir/pid" "$dir/rc"
 	{
 		"$@" </dev/null 2>&1 &
 		echo $! >"$dir/pid"
 		wait $!
-	} | "$progress" "$dir/pid"
-	rc=${PIPESTATUS[0]}
+		echo $? >"$dir/rc"
+	} | "$progress" "$dir/pid" &
+	pipe=$!
+	trap 'kill -TERM "$(cat "$dir/pid" 2>/dev/null)" 2>/dev/null; stopped=1' TERM INT
+	# wait ends early on a trapped signal: wait again until the pipeline is gone.
+	while kill -0 "$pipe" 2>/dev/null; do
+		wait "$pipe"
+	done
+	trap - TERM INT
+	rc=$(cat "$dir/rc" 2>/dev/null || echo 1)
 	set -e
+	[ "$stopped" = 0 ] || exit 143
 	# Stopped by PROGRESS after the lane's last line: the end it waits for.
 	[ "$rc" != 143 ] || [ ! -e "$dir/pid.done" ] || rc=0
 	return "$rc"
