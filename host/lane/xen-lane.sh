@@ -402,6 +402,8 @@ build_initrd() {
 			"$dir/root/lane/frames/${frames[$i]}.cfg" "${frame_vcpus[$i]}" "${frame_memory[$i]}"
 		echo "${frames[$i]}|${frame_timeout[$i]}|${frame_rerun[$i]}" >>"$dir/root/lane/frames/list"
 		printf '%s|%s|%s\n' "${frames[$i]}" "${frame_preset[$i]}" "${frame_append[$i]}" >>"$out/jobs"
+		# Kept beside its console: what --from checks a frame against.
+		cp "$dir/root/lane/frames/${frames[$i]}.cfg" "$out/${frames[$i]}.xl.cfg"
 	done
 	(cd "$dir/root" && find . | sort | /bin/busybox cpio -o -H newc -R 0:0 2>/dev/null) >"$dir/run.cpio"
 	cat "$XEN_LANE_BASE" "$dir/run.cpio" >"$dir/initrd.cpio"
@@ -531,6 +533,12 @@ hand_over() {
 	got=$(awk -F'|' -v f="$from_frame" '$1 == f { sub(/^[^|]*\|/, ""); print; exit }' \
 		"$from/jobs" 2>/dev/null | tr -s ' ' | sed 's/ *$//; s/| */|/')
 	[ "$got" = "$want" ] || die "--from: frame $from_frame of $from ran '$got', not '$want'"
+	# The domain too (vCPUs, memory, the preset's settings), as xl.cfg says it.
+	if ! diff <(xl_cfg "${frames[0]}" "${frame_preset[0]}" "${frame_append[0]}" \
+		"${frame_vcpus[0]}" "${frame_memory[0]}" | tr -s ' ') \
+		<(tr -s ' ' <"$from/$from_frame.xl.cfg" 2>/dev/null) >/dev/null; then
+		die "--from: frame $from_frame of $from ran another domain (its xl.cfg) than this one asks for"
+	fi
 	[ -s "$from/$from_frame.status" ] || die "--from: frame $from_frame of $from did not finish"
 	out=${out:-$repo/build/xen-lane/out}
 	mkdir -p "$out"
@@ -580,7 +588,7 @@ main() {
 	# shellcheck source=/dev/null
 	. "$repo/build/xen-lane/base.env"
 	mkdir -p "$out"
-	rm -f "$out"/*.log "$out"/*.status "$out/jobs"
+	rm -f "$out"/*.log "$out"/*.status "$out"/*.xl.cfg "$out/jobs"
 	build_initrd "$out/boot"
 	rc=0
 	run_outer "$out/boot" "${timeout:-$((90 + 120 * ${#frames[@]}))}" || rc=$?

@@ -124,6 +124,18 @@ def _(_s):
         want = "" if quiet else ("run.sh: xen-lane: [ 12.1s] dom0: init started, up 5s\n"
                                  "run.sh: xen-lane: [ 13.0s] suite: xl create\n")
         check(err.getvalue() == want, f"quiet={quiet}: {err.getvalue()!r}")
+    # Beside a live Console: its redrawn unit line is taken off first.
+    said = []
+
+    class Console:
+        def aside(self):
+            said.append("aside")
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        S.LaneProgress(False, Console()).feed(out, 0)
+    check(said == ["aside", "aside"] and err.getvalue().count("run.sh: xen-lane: [") == 2,
+          f"{said}: {err.getvalue()!r}")
 
 
 @case("lane stream: a failed Xen run names the outer emulator's known faults where its "

@@ -34,6 +34,7 @@ while IFS= read -r spec; do
 	[ "$frame" = "${STAND_IN_UNFINISHED-}" ] && continue
 	sed 's/^/(d1) /' "$FAKE_CONSOLE" >>"$out/outer.log"
 	cp "$FAKE_CONSOLE" "$out/$frame.log"
+	"$REAL_XEN_LANE" --dry-run --xl-cfg --job "$spec" | sed 1d >"$out/$frame.xl.cfg"
 	echo 65 >"$out/$frame.status"
 	echo "@@@ lane-end $frame status=- time=2.50s" >>"$out/outer.log"
 done <"$jobs"
@@ -102,6 +103,12 @@ def _(s):
                             "--append", "plan=boot", "--from", os.path.join(top, "xen-lane"),
                             "--frame", "m1.xen-pvh", "--out", os.path.join(d, "wrong")], env, 30)
     check(rc != 0 and "ran 'xen-pvh|plan=check" in err, f"exit {rc}: {err}")
+    # The same command line on another domain (4 vCPUs where the frame had 2).
+    rc, out, err = run_cmd([os.path.join(REPO, "host/lane/xen-lane.sh"), "--presets", "xen-pvh",
+                            "--append", "plan=check", "--vcpus", "4", "--from",
+                            os.path.join(top, "xen-lane"), "--frame", "m1.xen-pvh", "--out",
+                            os.path.join(d, "wrong")], env, 30)
+    check(rc != 0 and "ran another domain" in err, f"exit {rc}: {err}")
 
 
 if __name__ == "__main__":

@@ -115,6 +115,13 @@ class Console:
             self.write("\r\033[K")
             self.drawn = False
 
+    def aside(self):
+        """Before a line of run.sh's own (stderr) in the middle of the
+        console: the unit in flight off the terminal's last line, redrawn at
+        the next tick."""
+        if self.show:
+            self._undraw()
+
     def _draw(self, now):
         """The unit in flight on the terminal's last line: drawn when none is,
         refreshed a few times a second, not on every console line."""

@@ -7,6 +7,7 @@ come live; Xen's, dom0's and the firmware's lines stay in console.log.
 LaneProgress says xen-lane.sh's own progress lines (dom0 up, xl create,
 domain gone) as they come. known_causes() names the outer emulator's
 faults a Xen run can meet, where its console shows one."""
+import contextlib
 import re
 
 from ipibench.jobs import say
@@ -30,15 +31,18 @@ class FrameLines:
     from ipibench's banner on, go to lines.feed() (a run.Lines) as they
     come. count: how many went."""
 
-    def __init__(self, frame, lines):
+    def __init__(self, frame, lines, lock=None):
         self.frame, self.lines = frame.encode(), lines
         self.rest, self.pending, self.inside, self.count = b"", b"", False, 0
         self.started = False
+        # Shared with LaneProgress: one thread at a time writes the terminal.
+        self.lock = lock or contextlib.nullcontext()
 
     def feed(self, chunk, now):
         *done, self.rest = (self.rest + chunk).split(b"\n")
-        for raw in done:
-            self._line(raw[:-1] if raw.endswith(b"\r") else raw, now)
+        with self.lock:
+            for raw in done:
+                self._line(raw[:-1] if raw.endswith(b"\r") else raw, now)
 
     def _line(self, raw, now):
         if raw.startswith(b"@@@ lane-begin "):
@@ -73,26 +77,34 @@ class FrameLines:
         self.pending = b""
 
     def tick(self, now):
-        self.lines.tick(now)
+        with self.lock:
+            self.lines.tick(now)
 
     def close(self, now):
-        self._flush(now)
-        self.lines.close(now)
+        with self.lock:
+            self._flush(now)
+            self.lines.close(now)
 
 
 class LaneProgress:
     """xen-lane.sh's output; its progress lines ("xen-lane: [ 12.1s] ...")
-    said as they come, each once; none when quiet (--quiet)."""
+    said as they come, each once; none when quiet (--quiet). console, lock:
+    the Console FrameLines feeds and their shared lock, so that a line said
+    here never lands on the unit line the Console redraws."""
 
-    def __init__(self, quiet=False):
-        self.rest, self.quiet = b"", quiet
+    def __init__(self, quiet=False, console=None, lock=None):
+        self.rest, self.quiet, self.console = b"", quiet, console
+        self.lock = lock or contextlib.nullcontext()
 
     def feed(self, chunk, _now):
         *done, self.rest = (self.rest + chunk).split(b"\n")
         for raw in done:
             text = raw.decode("utf-8", "replace").rstrip("\r")
             if text.startswith("xen-lane: [") and not self.quiet:
-                say(f"run.sh: {text}")
+                with self.lock:
+                    if self.console:
+                        self.console.aside()
+                    say(f"run.sh: {text}")
 
     def tick(self, _now):
         pass

@@ -11,6 +11,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 
 from ipibench.exit_codes import EX_DEPS, EX_INTERRUPTED, EX_PRESET, EX_SAVE, EX_USAGE, ToolError
@@ -106,11 +107,12 @@ def boot(b):
         say(f"run.sh: Xen nested inside QEMU TCG (preset {b.preset}): timings are doubly "
             "emulated, only behaviour counts; exits are not traced")
         # The guest's lines and the lane's progress as they come (lane_stream).
-        frame = S.FrameLines(b.preset, B.Lines(b.console, b.screen if o.verbose else None))
+        lock = threading.Lock()
+        frame = S.FrameLines(b.preset, B.Lines(b.console, b.screen if o.verbose else None), lock)
         lane_txt = os.path.join(out, "lane.txt")
         with open(lane_txt, "wb") as f:
             follow = [B.Follower(os.path.join(out, "outer.log"), frame),
-                      B.Follower(lane_txt, S.LaneProgress(o.quiet))]
+                      B.Follower(lane_txt, S.LaneProgress(o.quiet, b.console, lock))]
             try:
                 rc = b.jobs.run(lane_argv(b, out), stdout=f, stderr=subprocess.STDOUT)
             finally:
