@@ -222,7 +222,13 @@ def run(argv, env, jobs):
                            matrix={"boot": i, "boots": int(o.boots)})
             if jobs.interrupted:
                 rc = EX_INTERRUPTED
-            say(f"matrix: [{n}] {cfg} boot {i}: exit {rc} ({elapsed(t0)} s)")
+            took = f"{elapsed(t0)} s"
+            if frames is not None:
+                # The boot's own time is its frame's in the outer VM, not the hand-over's.
+                ran = X.frame_seconds(B.read_text(os.path.join(mdir, "xen-lane", "outer.log")),
+                                      frames[n - 1])
+                took = f"its frame {ran} s in the outer VM" if ran else took
+            say(f"matrix: [{n}] {cfg} boot {i}: exit {rc} ({took})")
             lines.append(f"{cfg} boot{i} exit {rc} {Q.exit_word(rc)}")
             if rc in Q.SETUP_CODES:
                 return rc
