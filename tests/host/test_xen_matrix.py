@@ -11,7 +11,7 @@ import json
 import os
 
 from harness import REPO, check, registry, run_cmd
-from fixtures import RUN, ab_console, main
+from fixtures import RUN, ab_console, main, write
 
 CASES, case = registry()
 
@@ -43,9 +43,7 @@ echo "xen-lane: [  9.9s] dom0: init started, up 4.00s"
 
 
 def stand_in(d):
-    path = os.path.join(d, "xen-lane.sh")
-    with open(path, "w") as f:
-        f.write(STAND_IN)
+    path = write(os.path.join(d, "xen-lane.sh"), STAND_IN)
     os.chmod(path, 0o755)
     return path
 

@@ -41,9 +41,8 @@ if [ -z "$frame" ] || [ ! -s "$dir/$frame.status" ]; then
 	exit 1
 fi
 echo "xen-lane: replaying frame $frame of $dir"
-cp "$dir/$frame.log" "$out/$preset.log"
-cp "$dir/$frame.status" "$out/$preset.status"
-# The frame under the name xen-lane.sh gives run.sh's own (its preset), so
-# that run.sh follows its guest's lines in outer.log as it would live.
-sed -e "s/^@@@ lane-begin $frame\$/@@@ lane-begin $preset/" \
-	-e "s/^@@@ lane-end $frame /@@@ lane-end $preset /" "$dir/outer.log" >"$out/outer.log"
+# xen-lane.sh's own hand-over (a matrix's): the frame under the name it
+# gives run.sh's own (its preset), so that run.sh follows its guest's lines
+# in outer.log as it would live.
+exec "$here/host/lane/xen-lane.sh" --presets "$preset" --append "$append" --from "$dir" \
+	--frame "$frame" --out "$out"

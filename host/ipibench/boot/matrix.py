@@ -183,9 +183,10 @@ def run(argv, env, jobs):
     smps = o.smps or "per preset"
     say(f"matrix: {o.presets} at -smp {smps}, {o.boots} boots each, into {mdir}")
 
-    frames, lane_rc = None, 0
+    frames, lane_rc, outer = None, 0, ""
     if xen:
         lane_rc, frames = xen_batch(env, jobs, o, each, todo, mdir)
+        outer = B.read_text(os.path.join(mdir, "xen-lane", "outer.log"))  # read once
         if jobs.interrupted or lane_rc == EX_INTERRUPTED:
             say(f"run.sh: interrupted by {jobs.interrupted}")
             return EX_INTERRUPTED
@@ -225,8 +226,7 @@ def run(argv, env, jobs):
             took = f"{elapsed(t0)} s"
             if frames is not None:
                 # The boot's own time is its frame's in the outer VM, not the hand-over's.
-                ran = X.frame_seconds(B.read_text(os.path.join(mdir, "xen-lane", "outer.log")),
-                                      frames[n - 1])
+                ran = X.frame_seconds(outer, frames[n - 1])
                 took = f"its frame {ran} s in the outer VM" if ran else took
             say(f"matrix: [{n}] {cfg} boot {i}: exit {rc} ({took})")
             lines.append(f"{cfg} boot{i} exit {rc} {Q.exit_word(rc)}")

@@ -119,14 +119,14 @@ def boot(b):
                 for x in follow:
                     x.finish()
         b.seconds = elapsed(t0)
-        if b.env.environ.get("IPIBENCH_XEN_FROM"):
+        frm = b.env.environ.get("IPIBENCH_XEN_FROM")
+        if frm:
             # Handed over from the matrix's outer boot: the frame's own time.
             b.seconds = frame_seconds(B.read_text(os.path.join(out, "outer.log")),
                                       b.preset) or b.seconds
         if rc == EX_INTERRUPTED:
             b.jobs.check(b.seconds)
         keep = take(b, out, rc)
-        frm = b.env.environ.get("IPIBENCH_XEN_FROM")
         if frm and isinstance(b.xen, dict):
             # Say where the frame ran: the matrix's one outer VM, after others.
             name = b.env.environ.get("IPIBENCH_XEN_FRAME", "")
