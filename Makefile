@@ -54,7 +54,7 @@ LIB_SRCS := lib/acpi.c lib/backtrace.c lib/cmdline.c lib/cpu_topo.c lib/cpuset.c
 	lib/error.c lib/fmt.c lib/skew.c lib/hv_encode.c lib/icr.c lib/ipi_flags.c lib/json.c \
 	lib/kut_names.c lib/kvm_pvipi.c lib/late_wake.c lib/lava.c lib/mptable.c lib/pv_result.c \
 	lib/record.c lib/vring.c \
-	lib/sort.c lib/stats.c lib/trust.c lib/watch_line.c
+	lib/sort.c lib/stats.c lib/trust.c lib/watch_line.c lib/xen_evtchn.c
 
 KERNEL_SRCS := kernel/boot.c kernel/console.c kernel/cpu.c kernel/host_read.c kernel/lapic.c \
 	kernel/lava_board.c kernel/libc.c kernel/main.c kernel/mm.c kernel/multiboot.c \
@@ -66,7 +66,8 @@ KERNEL_SRCS := kernel/boot.c kernel/console.c kernel/cpu.c kernel/host_read.c ke
 IPI_SRCS := ipi/core.c ipi/flush_native.c ipi/flush_registry.c ipi/irq.c ipi/switch.c \
 	apic/check.c apic/x2apic.c apic/xapic.c \
 	hyperv/flush_calls.c hyperv/hv.c hyperv/icr_msr.c hyperv/send_ipi.c \
-	kvm/probe.c kvm/pv_eoi.c kvm/pv_ipi.c
+	kvm/probe.c kvm/pv_eoi.c kvm/pv_ipi.c \
+	xen/evtchn.c
 
 # What runs after bring-up: the harness, the correctness suite, the benchmarks.
 HARNESS_SRCS := harness/engine.c harness/env_record.c harness/flush_pages.c harness/kut_view.c \

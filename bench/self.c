@@ -171,6 +171,12 @@ static void self_run(struct bench_run *r)
 				bench_emit_status(r, names[0], "SKIP", "skip=self-tpr on the command line");
 				continue;
 			}
+			if (sh >= SELF_TPR && (r->ops->flags & IPI_F_UPCALL)) {
+				bench_emit_status(
+				    r, names[0], "SKIP",
+				    "the TPR does not hold an upcall: these shapes would time no TPR drop");
+				continue;
+			}
 			err = bench_sample_on_sender(r, shape_iters[sh]);
 			r->sender_begin = r->sender_end = NULL;
 			if (err)

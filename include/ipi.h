@@ -28,8 +28,13 @@
  *    Combinations for the ICR"): send_self targets the CPU's own APIC ID,
  *    send_all is all-excluding-self plus that. send_self_icr and
  *    send_self_icr2 stay NULL.
+ *  - Upcall (IPI_F_UPCALL: Xen's event channels, xen/evtchn.c): the
+ *    hypervisor injects one vector of its own, not through the local APIC,
+ *    and the backend's upcall runs the handler of each IPI vector that came,
+ *    as if it had come itself. Its eoi is a no-op (no ISR bit is set); IF
+ *    holds an upcall, the TPR does not; ops->pending says what waits.
  *
- * Paravirtual backends (hyperv/, kvm/) implement the same table. Their send
+ * Paravirtual backends (hyperv/, kvm/, xen/) implement the same table. Their send
  * paths make hypercalls whose status the void send functions cannot return:
  * a failed call is noted with ipi_note_failure() and the suite collects it
  * with ipi_take_failures().
@@ -103,6 +108,11 @@ struct ipi_ops {
 	void (*send_all)(uint8_t vector); /* all including self */
 	void (*eoi)(void);
 	/*
+	 * NULL, or (IPI_F_UPCALL) whether vector waits undelivered on this CPU,
+	 * where the local APIC's IRR does not hold it (the suite's hold checks).
+	 */
+	bool (*pending)(uint8_t vector);
+	/*
 	 * NULL, or (hypercall backends) the stall watchdog's description of
 	 * CPU cpu's latest call, read on another CPU from the input buffers
 	 * that CPU's send filled before issuing it: the call, its code and its
@@ -119,7 +129,8 @@ struct ipi_ops {
  * half-listed. The order key, not link order, decides where it stands in
  * the backends= list, help=1 and the plan: xAPIC-mode backends 100-199,
  * x2APIC-mode ones 200-299, Hyper-V hypercall backends 300-399, KVM PV
- * hypercall backends 400-499, each Fixed backend's NMI twin its key + 5.
+ * hypercall backends 400-499, Xen event channels 500-599, each Fixed
+ * backend's NMI twin its key + 5.
  * The send path decides the range: x2apic-pv-eoi (kvm/) sends through
  * x2APIC MSRs and stands at 220. The plan still puts
  * every xAPIC-mode backend first whatever its key (kernel/plan.c).

@@ -26,6 +26,7 @@
 #define VEC_WATCHDOG 0x31	/* local APIC timer: the stall watchdog's tick, or bounding a HLT */
 #define IPI_VEC_FIRST 0x40
 #define IPI_VEC_COUNT 0x40
+#define VEC_XEN_UPCALL 0xf3	/* Xen's event-channel upcall (xen/evtchn.c), Linux's number */
 #define VEC_SPURIOUS 0xff	/* SVR vector; bits 3:0 set, as P6 required */
 
 struct ipi_ops;

@@ -53,6 +53,8 @@ int ipi_flags_text(uint32_t flags, bool x2apic, const char *words, char *buf, si
 	flags_put(buf, size, &len, flags & IPI_F_LOGICAL ? "dest=logical" : "dest=physical");
 	if (flags & IPI_F_NMI)
 		flags_put(buf, size, &len, "delivery=nmi");
+	if (flags & IPI_F_UPCALL)
+		flags_put(buf, size, &len, "delivery=upcall");
 	if (flags & IPI_F_HYPERCALL) {
 		/* The set and the call are in the backend's own words. */
 		flags_put(buf, size, &len, "send=hypercall self=hypercall");

@@ -27,6 +27,8 @@
 #define IPI_F_SELF_MSR		(1u << 6) /* send_self: x2APIC SELF IPI MSR, not the shorthand */
 #define IPI_F_HYPERCALL		(1u << 7) /* every send (self, shorthands too) is a hypercall */
 #define IPI_F_NMI		(1u << 8) /* delivery mode NMI: no vector, no EOI, IF and TPR ignored */
+#define IPI_F_UPCALL		(1u << 9) /* the hypervisor's event upcall, not the local APIC:
+					   * no EOI, IF holds it, the TPR does not (xen/evtchn.c) */
 /* clang-format on */
 
 /*
@@ -41,7 +43,8 @@ bool ipi_x2apic_vendor_fences(const char *vendor);
 
 /*
  * Writes the space-separated key=value words for flags into buf: dest=,
- * delivery=nmi for an NMI backend (Fixed says nothing, as before), then
+ * delivery=nmi for an NMI backend or delivery=upcall for an event-channel
+ * one (Fixed says nothing, as before), then
  * fence= (x2apic: "fence=mfence+lfence fence-per=send", one fence per send
  * call however many ICR writes it makes, or "fence=none") or icr-wait=
  * (xAPIC), set=, self=, or for IPI_F_HYPERCALL

@@ -111,6 +111,32 @@ const char *kvm_hc_error_name(int64_t ret)
 	}
 }
 
+const char *xen_errno_name(int64_t ret)
+{
+	switch (ret) {
+	case -1:
+		return "-EPERM";
+	case -2:
+		return "-ENOENT";
+	case -3:
+		return "-ESRCH";
+	case -13:
+		return "-EACCES";
+	case -14:
+		return "-EFAULT";
+	case -22:
+		return "-EINVAL";
+	case -28:
+		return "-ENOSPC";
+	case -38:
+		return "-ENOSYS";
+	case -95:
+		return "-EOPNOTSUPP";
+	default:
+		return "an unknown error";
+	}
+}
+
 int kvm_hc_send_ipi_check(int64_t ret, size_t expected)
 {
 	if (ret < 0)

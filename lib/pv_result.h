@@ -54,6 +54,9 @@ int hv_vpset_mask_qword(uint16_t code);
 /* "KVM_EINVAL" for -22, ... (KVM's own numbering); "unknown error" otherwise. */
 const char *kvm_hc_error_name(int64_t ret);
 
+/* "-EINVAL" for -22, ... (Xen's public/errno.h, the x86 values); "an unknown error" otherwise. */
+const char *xen_errno_name(int64_t ret);
+
 /*
  * KVM_HC_SEND_IPI returned ret for a call that addressed expected existing
  * vCPUs: 0 when it reached all of them, -E_PROTO for a negative (KVM error)

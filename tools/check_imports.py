@@ -23,14 +23,14 @@ import tempfile
 # Folders of the guest, each a unit. include/ holds the shared headers; the
 # ones below belong to one unit and are that unit's interface to the core or
 # its own business (a sibling or a benchmark must not include them).
-UNITS = ("boot", "kernel", "ipi", "apic", "hyperv", "kvm", "harness", "bench", "suite", "lib",
-         "include")
+UNITS = ("boot", "kernel", "ipi", "apic", "hyperv", "kvm", "xen", "harness", "bench", "suite",
+         "lib", "include")
 # Headers in include/ that belong to some units: those may include them, no other.
 OWNED_HEADERS = {
     "include/hyperv.h": ("hyperv",),   # Hyper-V internals: hypercalls, VP indices, the call page
     "include/bench.h": ("harness", "bench", "suite"),  # the harness's interface
 }
-BACKENDS = ("apic", "hyperv", "kvm")
+BACKENDS = ("apic", "hyperv", "kvm", "xen")
 
 # What each unit may include: its own folder, and these.
 ALLOWED = {
@@ -42,6 +42,7 @@ ALLOWED = {
     "apic": {"include", "lib"},
     "hyperv": {"include", "lib"},
     "kvm": {"include", "lib"},
+    "xen": {"include", "lib"},
     "harness": {"include", "lib"},
     "bench": {"include", "lib", "harness"},
     "suite": {"include", "lib", "harness"},
@@ -50,7 +51,8 @@ ALLOWED = {
 PLAN_RUNNERS = {"kernel/plan.c", "kernel/plan.h"}
 PLAN_UNITS = ("bench", "suite", "harness")
 # A benchmark reaches hypervisors only through struct ipi_ops and struct flush_ops.
-BENCH_FORBIDDEN_CALLS = re.compile(r"\b(hv_[a-z0-9_]+|kvm_hypercall[a-z0-9_]*)\s*\(")
+BENCH_FORBIDDEN_CALLS = re.compile(
+    r"\b(hv_[a-z0-9_]+|kvm_hypercall[a-z0-9_]*|xen_hypercall[a-z0-9_]*)\s*\(")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

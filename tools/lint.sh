@@ -13,7 +13,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 
 # Kernel files are freestanding; host tests and tools are hosted.
 mapfile -t kernel_c < <(git ls-files --cached --others --exclude-standard \
-	'boot/*.c' 'kernel/*.c' 'ipi/*.c' 'apic/*.c' 'hyperv/*.c' 'kvm/*.c' 'harness/*.c' \
+	'boot/*.c' 'kernel/*.c' 'ipi/*.c' 'apic/*.c' 'hyperv/*.c' 'kvm/*.c' 'xen/*.c' 'harness/*.c' \
 	'suite/*.c' 'bench/*.c' 'lib/*.c')
 mapfile -t host_c < <(git ls-files --cached --others --exclude-standard 'tests/*.c' 'tools/*.c')
 

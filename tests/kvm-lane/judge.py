@@ -62,14 +62,14 @@ MUST_RUN = {
     "hv-vapic": ["hv-icr", "kvm-pv-ipi", "kvm-pv-ipi-nmi"],
     "kvm-pv": ["kvm-pv-ipi", "kvm-pv-ipi-nmi", "x2apic-pv-eoi"],
     # The Xen lane (host/lane/xen-lane.sh): Xen's vlapic in both modes, every
-    # destination and delivery mode; no KVM PV EOI there.
+    # destination and delivery mode, and Xen's event channels; no KVM PV EOI.
     "xen-pvh": ["xapic", "xapic-nmi", "xapic-logical", "x2apic", "x2apic-nmi",
-                "x2apic-cluster", "native"],
+                "x2apic-cluster", "native", "xen-evtchn"],
     # HVM with viridian: the same, and every Hyper-V backend but the XMM-fast
     # ones (viridian offers no XMM input, CPUID 0x40000003 EDX[4]).
     "xen-viridian": ["xapic", "xapic-nmi", "xapic-logical", "x2apic", "x2apic-nmi",
                      "x2apic-cluster", "native", "hv-icr", "hv-ipi", "hv-ipi-slow", "hv-ipi-ex",
-                     "hv-ipi-ex-pad", "hv-flush"],
+                     "hv-ipi-ex-pad", "hv-flush", "xen-evtchn"],
 }
 # Labels in MUST_RUN that are not backends: the suite's flush checks.
 NOT_BACKENDS = ("hv-flush", "hv-flush-xmm", "native")

@@ -86,6 +86,9 @@ TEST(nmi_backends)
 	/* kvm-pv-ipi-nmi: the hypercall words, then the backend's */
 	CHECK_STR(text(IPI_F_HYPERCALL | IPI_F_NMI, true, "call=kvm-hc-send-ipi"),
 		  "dest=physical delivery=nmi send=hypercall self=hypercall call=kvm-hc-send-ipi");
+	/* xen-evtchn: the upcall, then the hypercall words */
+	CHECK_STR(text(IPI_F_HYPERCALL | IPI_F_UPCALL, true, "call=evtchnop-send"),
+		  "dest=physical delivery=upcall send=hypercall self=hypercall call=evtchnop-send");
 	/* Fixed backends say nothing of delivery, as before */
 	CHECK(strstr(text(IPI_F_WAIT_BEFORE, false, NULL), "delivery") == NULL);
 }

@@ -131,5 +131,15 @@ TEST(kvm_send_ipi_check)
 	CHECK_EQ(kvm_hc_send_ipi_check(0, 0), 0);
 }
 
+/* Xen's public/errno.h: the values of Linux's asm-generic errno on x86. */
+TEST(xen_errors)
+{
+	CHECK_STR(xen_errno_name(-22), "-EINVAL");
+	CHECK_STR(xen_errno_name(-28), "-ENOSPC");
+	CHECK_STR(xen_errno_name(-38), "-ENOSYS");
+	CHECK_STR(xen_errno_name(-2), "-ENOENT");
+	CHECK_STR(xen_errno_name(-4096), "an unknown error");
+}
+
 TEST_MAIN(T(call_names), T(form_names), T(control_reps), T(rep_start), T(result_check), T(describe),
-	  T(vpset_mask_qword), T(kvm_errors), T(kvm_send_ipi_check))
+	  T(vpset_mask_qword), T(kvm_errors), T(kvm_send_ipi_check), T(xen_errors))

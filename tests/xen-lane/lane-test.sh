@@ -8,7 +8,7 @@
 #             back whole; Xen's own lines stay; the status is the guest's
 #             last line; a frame cut short has no status;
 #   prepare   xen-prepare.sh (a SKIP line with the reason where it cannot);
-# then ONE outer boot (Xen and a dom0, 12 s here) of four frames:
+# then ONE outer boot (Xen and a dom0, 12 s here) of five frames:
 #     docs.xen-viridian the documented `./run.sh --accel xen-in-tcg --preset
 #                       xen-viridian --append 'plan=check skip=tpr-hold'`'s
 #                       frame: the suite of every APIC and Hyper-V backend
@@ -18,6 +18,9 @@
 #                       results folder is judged by judge.py like a KVM
 #                       lane frame;
 #     suite.xen-pvh     the suite on PVH (Xen's own boot protocol);
+#     evtchn.xen-pvh    xen-evtchn's figures (plan=bench): self, single,
+#                       single-halt and broadcast over event channels (the
+#                       suites above check its delivery on HVM and PVH);
 #     emulator.xen-pvh  the TPR hold that skip=tpr-hold leaves out, run: it
 #                       must still stop right after the last check before
 #                       it (the outer emulator's nested-SVM fault,
@@ -93,6 +96,7 @@ t0=$SECONDS
 	# The documented command's frame (docs/xen.md), handed to run.sh below.
 	echo "docs.xen-viridian | - | plan=check skip=tpr-hold"
 	echo "suite.xen-pvh | - | plan=check skip=tpr-hold"
+	echo "evtchn.xen-pvh | - | plan=bench backends=xen-evtchn"
 	# deadline=2000: the watchdog's tick; the stall it ends is the first
 	# TPR hold (check 14 of backends=x2apic), whatever the bound.
 	# no-rerun: its outer-emulator triple fault is one of its outcomes.
@@ -105,7 +109,7 @@ t0=$SECONDS
 } >"$base/jobs"
 host/lane/xen-lane.sh --jobs "$base/jobs" --out "$base/lane" --timeout 480 >"$base/lane.out" 2>&1
 lane_rc=$?
-echo "# xen-lane: xen-lane.sh's four frames took $((SECONDS - t0)) s"
+echo "# xen-lane: xen-lane.sh's five frames took $((SECONDS - t0)) s"
 grep -E '^xen-lane: \[' "$base/lane.out" | sed 's/^/# /'
 if [ "$lane_rc" != 0 ]; then
 	echo "not ok - xen-lane: xen-lane.sh exit $lane_rc"
@@ -119,6 +123,7 @@ IPIBENCH_XEN_LANE=tests/xen-lane/replay-lane.sh XEN_LANE_REPLAY=$base/lane \
 	>"$base/run.out" 2>&1
 run_rc=$?
 judge "$base/lane" suite.xen-pvh || rc=1
+judge "$base/lane" evtchn.xen-pvh || rc=1
 # FAILURE either way, in the words of what the hypervisor did: Xen 4.17
 # accepts the call (docs/xen.md); a Xen that refuses it answers as KVM.
 judge "$base/lane" corrupt.xen-viridian -- --expect-failure \

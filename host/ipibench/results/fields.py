@@ -263,6 +263,11 @@ FLAGS = (
     Word("delivery=nmi", "NMI backends: no vector, no EOI; with `self=to-own-id "
          "all=allbutself+self`, since the self shorthand, the SELF IPI register and "
          "all-including-self are Fixed only"),
+    Word("delivery=upcall", "xen-evtchn: Xen injects its event-channel upcall itself, not "
+         "through the local APIC: no EOI, IF holds it, the TPR does not"),
+    Word("upcall=callback-vector", "xen-evtchn: the upcall is HVM_PARAM_CALLBACK_IRQ's vector, "
+         "one for every vCPU, injected while the vCPU's `evtchn_upcall_pending` is set "
+         "([xen.md](xen.md#event-channels))"),
     Word("icr-wait=before|after|never", "xAPIC: polls the delivery status before the ICR "
          "write, after it, or never"),
     Word("icr=hv-msr eoi=hv-msr", "hv-icr: the ICR and the EOI through Hyper-V's synthetic "
@@ -276,8 +281,8 @@ FLAGS = (
     Word("fence=none", "x2APIC on AMD and Hygon, where Linux clears "
          "`X86_FEATURE_APIC_MSRS_FENCE`: no fence (the vendor is the env record's "
          "`cpu.vendor`)"),
-    Word("set=loop|one-write|write-per-cluster|one-call|call-per-128-ids", "how a set "
-         "send reaches its targets"),
+    Word("set=loop|one-write|write-per-cluster|one-call|call-per-128-ids|call-per-target",
+         "how a set send reaches its targets"),
     Word("vp<64", "hv-ipi, hv-ipi-slow: the call's 64-bit mask reaches VP indices 0-63 only"),
     Word("all=set-all", "the Ex calls send to all as `HV_GENERIC_SET_ALL`"),
     Word("set-writes=N", "x2apic-cluster set sends: the ICR writes one send made"),
