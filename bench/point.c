@@ -533,6 +533,15 @@ static uint64_t single_common(struct bench_run *r, bool halt, const struct point
 		status_report(STATUS_SKIP);
 		return 0;
 	}
+	if (pass->ack == IPI_ACK_AFTER_EOI && (r->ops->flags & IPI_F_UPCALL)) {
+		(void)point_begin(r, halt);
+		point_setup(r, halt ? "halt" : "spin");
+		r->variant = pass->variant;
+		bench_emit_status(r, "round-trip", "SKIP",
+				  "the upcall's own EOI, if any, comes before every count: nothing to order");
+		status_report(STATUS_SKIP);
+		return 0;
+	}
 
 	ps = point_begin(r, halt);
 	point_setup(r, halt ? "halt" : "spin");

@@ -120,6 +120,14 @@ const char *xen_errno_name(int64_t ret)
 		return "-ENOENT";
 	case -3:
 		return "-ESRCH";
+	case -12:
+		return "-ENOMEM";
+	case -16:
+		return "-EBUSY";
+	case -17:
+		return "-EEXIST";
+	case -18:
+		return "-EXDEV";
 	case -13:
 		return "-EACCES";
 	case -14:

@@ -20,19 +20,23 @@
 #define  XEN_SIGNATURE_EDX	0x4d4d566eu /* "nVMM" */
 /* base + 1: EAX Xen's version, major in [31:16], minor in [15:0]. */
 #define XEN_CPUID_VERSION_OFFSET 1
+/* base + 2: EAX the hypercall pages, EBX the MSR that fills one (its GPA | index). */
+#define XEN_CPUID_HYPERCALL_OFFSET 2
 /* base + 3, the time leaf; subleaf 0: ECX the guest's TSC frequency in kHz. */
 #define XEN_CPUID_TIME_OFFSET	3
 /* base + 4, HVM features; subleaf 0, EAX: */
 #define XEN_CPUID_HVM_OFFSET	4
 #define  XEN_HVM_CPUID_VCPU_ID_PRESENT	(1u << 3) /* EBX: this vCPU's vcpu_id */
+#define  XEN_HVM_CPUID_UPCALL_VECTOR	(1u << 6) /* HVMOP_set_evtchn_upcall_vector works */
 
 /*
  * Hypercalls (public/xen.h), from an HVM or PVH guest in 64-bit mode: RAX
  * the number, RDI RSI RDX R10 R8 the arguments, RAX the result (0, or a
  * negative errno). hvm_hypercall() takes them from VMMCALL on AMD and
- * VMCALL on Intel with no hypercall page; a debug build of Xen clobbers the
- * argument registers on return (clobber_regs()), so callers treat them as
- * clobbered. Bit 31 of RAX set goes to viridian instead (docs/xen.md).
+ * VMCALL on Intel with no hypercall page. A debug build of Xen overwrites
+ * the argument registers the call used on its return, unless it was
+ * preempted (clobber_regs()): callers treat them all as clobbered. Bit 31
+ * of RAX set goes to viridian instead, where viridian is on (docs/xen.md).
  */
 #define XEN_HC_MEMORY_OP	12
 #define XEN_HC_EVENT_CHANNEL_OP	32
@@ -46,6 +50,7 @@
 
 /* hvm_op: HVMOP_set_param HVM_PARAM_CALLBACK_IRQ (public/hvm/params.h). */
 #define XEN_HVMOP_SET_PARAM	0
+#define XEN_HVMOP_SET_EVTCHN_UPCALL_VECTOR 23 /* a vCPU's own upcall vector, through its vlapic */
 #define XEN_HVM_PARAM_CALLBACK_IRQ 0
 #define  XEN_HVM_CALLBACK_TYPE_SHIFT	56
 #define  XEN_HVM_CALLBACK_TYPE_VECTOR	2ull /* the upcall as a bare vector, on every vCPU */
@@ -72,6 +77,12 @@ struct xen_hvm_param {
 	uint64_t value;
 };
 _Static_assert(sizeof(struct xen_hvm_param) == 16, "public/hvm/hvm_op.h");
+
+struct xen_hvm_evtchn_upcall_vector {
+	uint32_t vcpu;
+	uint8_t vector;
+};
+_Static_assert(sizeof(struct xen_hvm_evtchn_upcall_vector) == 8, "public/hvm/hvm_op.h");
 
 struct xen_evtchn_bind_ipi {
 	uint32_t vcpu; /* IN */

@@ -2,8 +2,11 @@
 /*
  * The 2-level event-channel scan (lib/xen_evtchn.h), as Xen's
  * evtchn_2l_set_pending() sets what it reads: the port's bit in
- * evtchn_pending, then, if the port is not masked, the word's bit in the
- * notified vCPU's pending_sel, then evtchn_upcall_pending.
+ * evtchn_pending (and nothing more when it was set already: a pending port
+ * is not signalled again), then, if the port is not masked, the word's bit
+ * in the notified vCPU's pending_sel, and the upcall only when that bit
+ * went from 0 to 1. So a selector bit left set, or a port left pending
+ * behind a mask, silences later sends (xen/evtchn.c clears both).
  */
 #include "lib/xen_evtchn.h"
 

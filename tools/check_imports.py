@@ -114,7 +114,7 @@ HOST = "host/ipibench"
 HOST_LAYERS = (
     ("base", ("ipibench", "machine", "exit_codes", "jobs", "write", "presets",
               "record_lines", "command_line", "owner")),
-    ("kvmhost", ("kvmhost",)),
+    ("kvmhost", ("kvmhost", "xenhost")),
     ("results", ("results",)),
     ("compare", ("compare",)),
     ("readers", ("report", "history_plot", "readers", "lab", "model_table")),

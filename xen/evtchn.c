@@ -1,40 +1,56 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * `xen-evtchn`: Xen's event channels as an IPI backend, the IPI that Linux
- * HVM and PVH guests send on Xen (xen_send_IPI_one(): one EVTCHNOP_send per
- * target to a port bound with EVTCHNOP_bind_ipi), not through the vlapic.
+ * `xen-evtchn`: Xen's event channels as an IPI backend. Linux HVM and PVH
+ * guests on Xen send their reschedule and call-function IPIs so
+ * (xen_send_IPI_one(): one EVTCHNOP_send per target to a port bound with
+ * EVTCHNOP_bind_ipi), not through the vlapic.
  *
- * Set-up, once, on the BSP inside the switch barriers (activate):
- *  - the shared_info page mapped at a page of ours (XENMEM_add_to_physmap,
- *    XENMAPSPACE_shared_info), every port masked;
- *  - the upcall: HVM_PARAM_CALLBACK_IRQ of type vector (2 in bits 63:56),
- *    VEC_XEN_UPCALL on every vCPU. Xen injects it itself whenever the vCPU's
- *    evtchn_upcall_pending is set (hvm_vcpu_has_pending_irq(), ahead of the
- *    vlapic), so it sets no ISR bit and takes no EOI, RFLAGS.IF holds it and
- *    the TPR does not (hvm_interrupt_blocked() compares the TPR for vlapic
- *    vectors only). Linux uses this when Xen does not offer the per-vCPU
- *    vector (XEN_HVM_CPUID_UPCALL_VECTOR), which goes through the vlapic.
- * On each CPU (enable): its Xen vcpu_id from CPUID (the leaf at Xen's base +
- * 4), one IPI port bound to it per IPI vector (IPI_VEC_COUNT), the first
- * time only, then those ports unmasked. Leaving the backend masks them
- * again and drops what they hold, so that no upcall reaches a backend that
- * did not ask for one.
+ * The upcall, chosen once a boot (Xen can take neither back), by
+ * xen_upcall= and CPUID:
+ *  - vcpu (the default where Xen's HVM leaf sets XEN_HVM_CPUID_UPCALL_VECTOR,
+ *    as Xen 4.17 always does): HVMOP_set_evtchn_upcall_vector gives each vCPU
+ *    VEC_XEN_UPCALL through its vlapic (hvm_assert_evtchn_irq() ->
+ *    vlapic_set_irq()), as Linux 6.0 and later take it (xen_percpu_upcall):
+ *    an ISR bit, so the upcall writes its EOI first, as Linux's
+ *    sysvec_xen_hvm_callback() does;
+ *  - callback: HVM_PARAM_CALLBACK_IRQ of type vector, one vector for every
+ *    vCPU, which Xen injects itself while the vCPU's evtchn_upcall_pending
+ *    is set (hvm_vcpu_has_pending_irq(), ahead of the vlapic): no ISR bit,
+ *    no EOI; IF holds it (hvm_interrupt_blocked()). Linux before 6.0 took
+ *    it so, and later Linux where Xen lacks the per-vCPU vector.
+ * Either way every IPI comes on VEC_XEN_UPCALL, so the TPR never sees the
+ * IPI's own vector.
  *
- * Sending: one EVTCHNOP_send (port in a per-CPU input buffer) per target,
- * self and the broadcasts included: event channels have no multicast. The
- * hypercall is VMMCALL on AMD and VMCALL on Intel, made directly, as Linux
- * does since it dropped the hypercall page (xen_hypercall_hvm()); Xen's
- * hvm_hypercall() takes either instruction the same.
+ * Set-up, on the BSP inside the switch barriers (activate), once: the
+ * shared_info page mapped at a page of ours (XENMEM_add_to_physmap; the RAM
+ * page there is freed, the firmware's mapping moved), every port masked,
+ * then the mode's domain-wide part, after which the page is scrubbed again
+ * in the 64-bit layout that step latched (hvm_latch_shinfo_size()). On each
+ * CPU (enable): its Xen vcpu_id from CPUID, one IPI port bound to it per IPI
+ * vector (IPI_VEC_COUNT) the first time, the per-vCPU vector in vcpu mode,
+ * then its ports unmasked. Leaving the backend masks them again, drops what
+ * they hold (counted as unexpected: an IPI nobody took) and clears the
+ * vCPU's selector and flag, so that no upcall reaches another backend and
+ * no stale selector bit swallows a later one (evtchn_2l_set_pending() marks
+ * a word only when its selector bit goes from 0 to 1).
  *
- * Receiving: the upcall clears evtchn_upcall_pending, swaps pending_sel
- * for 0 and scans the words it names for this CPU's own ports
- * (lib/xen_evtchn.c: the words are the domain's, shared by every vCPU);
- * each runs the handler of the vector it stands for, as if that vector had
- * come through the APIC, with the upcall's entry TSC.
+ * Sending: one EVTCHNOP_send (the port in a per-CPU input buffer) per
+ * target, self and the broadcasts included: event channels have no
+ * multicast. VMMCALL on AMD, VMCALL on Intel, made directly (Xen's
+ * hvm_hypercall() takes either; Linux has dropped the hypercall page too).
  *
- * Limits: the first 32 vCPUs only (their vcpu_info is in shared_info;
- * VCPUOP_register_vcpu_info would lift it) and IPI_VEC_COUNT ports a CPU
- * within the domain's max_event_channels (xl's default 1023: 15 CPUs).
+ * Receiving: the upcall (EOI first in vcpu mode) clears
+ * evtchn_upcall_pending, swaps pending_sel for 0 and scans the words it
+ * names for this CPU's own ports (lib/xen_evtchn.c); each runs the handler
+ * of the vector it stands for, as if that vector had come through the
+ * APIC, with the upcall's entry TSC; its eoi hook does nothing.
+ *
+ * Limits: the first 32 vCPUs (their vcpu_info is in shared_info;
+ * VCPUOP_register_vcpu_info would lift it); IPI_VEC_COUNT ports a CPU within
+ * the domain's max_event_channels (xl's default 1023: 15 CPUs). Setting the
+ * callback makes libxl take the domain for one with PV drivers
+ * (libxl__domain_pvcontrol_available()): xl shutdown then asks through
+ * xenstore, which ipibench does not answer.
  */
 #include "include/console.h"
 #include "include/cpu.h"
@@ -42,6 +58,7 @@
 #include "include/irq.h"
 #include "include/lapic.h"
 #include "include/mm.h"
+#include "include/options.h"
 #include "include/percpu.h"
 #include "include/x86.h"
 #include "lib/error.h"
@@ -51,6 +68,11 @@
 #include "lib/xen_evtchn.h"
 
 #define PAGE_SIZE 4096
+
+enum xen_upcall { XEN_UPCALL_AUTO, XEN_UPCALL_VCPU, XEN_UPCALL_CALLBACK };
+static const char *const xen_upcall_names[] = {"auto", "vcpu", "callback", NULL};
+static enum xen_upcall xen_upcall_key;
+static enum xen_upcall xen_mode; /* set once the mode is configured in Xen */
 
 static struct xen_shared_info *xen_shinfo;
 static bool xen_vmmcall;
@@ -126,15 +148,15 @@ static void xen_send_all(uint8_t vector)
 		xen_send_port(xen_port(c, vector));
 }
 
-/* The upcall sets no ISR bit: nothing to end (hvm_vcpu_ack_pending_irq(), hvm_intsrc_vector). */
+/* The handlers' EOI: none for a port; the upcall wrote the vlapic's, if any, first. */
 static void xen_eoi(void)
 {
 }
 
-static void xen_unexpected(struct percpu *p)
+static void xen_unexpected(struct percpu *p, uint32_t n)
 {
 	WRITE_ONCE(p->irq.unexpected_vector, VEC_XEN_UPCALL);
-	WRITE_ONCE(p->irq.unexpected, p->irq.unexpected + 1);
+	WRITE_ONCE(p->irq.unexpected, p->irq.unexpected + n);
 }
 
 static void xen_port_run(unsigned int port, void *arg)
@@ -144,24 +166,36 @@ static void xen_port_run(unsigned int port, void *arg)
 	irq_handler_t fn = vector ? irq_get_handler(vector) : NULL;
 
 	if (!fn) {
-		xen_unexpected(p);
+		xen_unexpected(p, 1);
 		return;
 	}
 	fn(vector, *(const uint64_t *)arg);
 }
 
+/* This CPU's vcpu_info; its vcpu_id from CPUID, so right before its first enable too. */
+static struct xen_vcpu_info *xen_own_info(void)
+{
+	return &xen_shinfo->vcpu_info[cpuid(cpu.xen_base + XEN_CPUID_HVM_OFFSET, 0).ebx %
+				      XEN_LEGACY_MAX_VCPUS];
+}
+
 static void xen_upcall(unsigned int vector, uint64_t entry_tsc)
 {
 	struct percpu *p = this_cpu();
-	struct xen_vcpu_info *vi = &xen_shinfo->vcpu_info[xen_vcpu[p->cpu]];
+	struct xen_vcpu_info *vi;
 
 	(void)vector;
+	if (xen_mode == XEN_UPCALL_VCPU)
+		lapic_eoi(); /* Linux's order: the vlapic's EOI, then the ports */
 	if (!(p->ops->flags & IPI_F_UPCALL)) {
-		/* Disable masked every port first: an upcall now is Xen's fault or ours. */
-		xen_unexpected(p);
+		/* Disable masked every port of ours: an upcall now is Xen's doing or a fault. */
+		vi = xen_own_info();
+		xen_unexpected(p, 1);
+		__atomic_store_n(&vi->pending_sel, 0, __ATOMIC_RELEASE);
 		WRITE_ONCE(vi->upcall_pending, 0);
 		return;
 	}
+	vi = &xen_shinfo->vcpu_info[xen_vcpu[p->cpu]];
 	do {
 		WRITE_ONCE(vi->upcall_pending, 0);
 		xen_2l_scan(__atomic_exchange_n(&vi->pending_sel, 0, __ATOMIC_ACQ_REL),
@@ -185,23 +219,30 @@ static int xen_describe(unsigned int cpu_nr, char *buf, size_t size)
 	const struct xen_evtchn_port *in = cpu_nr < MAX_CPUS ? xen_send_in[cpu_nr] : NULL;
 	const uint32_t port = in ? READ_ONCE(in->port) : 0;
 
-	if (!port)
+	if (!port || port >= XEN_2L_PORTS)
 		return 0;
 	return fmt_snprintf(
 	    buf, size,
 	    "EVTCHNOP_send (event_channel_op %u, command %u, %s): port %u (CPU %u, vector 0x%x)",
 	    XEN_HC_EVENT_CHANNEL_OP, EVTCHNOP_SEND, xen_vmmcall ? "vmmcall" : "vmcall", port,
-	    port < XEN_2L_PORTS ? xen_port_cpu[port] : 0,
-	    port < XEN_2L_PORTS ? xen_port_vec[port] : 0);
+	    xen_port_cpu[port], xen_port_vec[port]);
+}
+
+static uint32_t xen_hvm_leaf(void)
+{
+	if (cpu.xen_max_leaf < cpu.xen_base + XEN_CPUID_HVM_OFFSET)
+		return 0;
+	return cpuid(cpu.xen_base + XEN_CPUID_HVM_OFFSET, 0).eax;
 }
 
 static const char *xen_probe(void)
 {
 	if (!cpu.xen_base)
 		return "no Xen CPUID leaves (\"XenVMMXenVMM\"): xen-evtchn needs Xen (--accel xen-in-tcg, docs/xen.md)";
-	if (cpu.xen_max_leaf < cpu.xen_base + XEN_CPUID_HVM_OFFSET ||
-	    !(cpuid(cpu.xen_base + XEN_CPUID_HVM_OFFSET, 0).eax & XEN_HVM_CPUID_VCPU_ID_PRESENT))
+	if (!(xen_hvm_leaf() & XEN_HVM_CPUID_VCPU_ID_PRESENT))
 		return "Xen's HVM leaf gives no vcpu_id (XEN_HVM_CPUID_VCPU_ID_PRESENT): xen-evtchn binds ports by vcpu_id";
+	if (xen_upcall_key == XEN_UPCALL_VCPU && !(xen_hvm_leaf() & XEN_HVM_CPUID_UPCALL_VECTOR))
+		return "xen_upcall=vcpu, but Xen's HVM leaf lacks XEN_HVM_CPUID_UPCALL_VECTOR (Xen before 4.17): xen_upcall=callback";
 	if (!cpu.x2apic)
 		return "CPUID.1:ECX.x2APIC[bit 21] is 0: xen-evtchn runs beside the other backends in x2APIC mode";
 	if (ncpus > XEN_LEGACY_MAX_VCPUS)
@@ -209,38 +250,90 @@ static const char *xen_probe(void)
 	return NULL;
 }
 
-static int xen_map_shared_info(void)
+/* The upcall this boot takes: the one configured, else xen_upcall=, else vcpu where Xen offers it.
+ */
+static enum xen_upcall xen_wanted_mode(void)
+{
+	if (xen_mode != XEN_UPCALL_AUTO)
+		return xen_mode;
+	if (xen_upcall_key != XEN_UPCALL_AUTO)
+		return xen_upcall_key;
+	return (xen_hvm_leaf() & XEN_HVM_CPUID_UPCALL_VECTOR) ? XEN_UPCALL_VCPU
+							      : XEN_UPCALL_CALLBACK;
+}
+
+/* Every port masked and idle, every vCPU's selector and flag clear: the page as the mode's set-up
+ * left it, scrubbed. */
+static void xen_scrub(void)
+{
+	for (unsigned int w = 0; w < XEN_2L_WORDS; w++) {
+		__atomic_store_n(&xen_shinfo->evtchn_mask[w], ~0ull, __ATOMIC_RELEASE);
+		__atomic_store_n(&xen_shinfo->evtchn_pending[w], 0, __ATOMIC_RELEASE);
+	}
+	for (unsigned int v = 0; v < XEN_LEGACY_MAX_VCPUS; v++) {
+		__atomic_store_n(&xen_shinfo->vcpu_info[v].pending_sel, 0, __ATOMIC_RELEASE);
+		WRITE_ONCE(xen_shinfo->vcpu_info[v].upcall_pending, 0);
+	}
+}
+
+static int xen_failed(const char *what, uint64_t arg, int64_t ret)
+{
+	kprintf("xen-evtchn: %s 0x%lx returned %ld (%s)\n", what, arg, ret, xen_errno_name(ret));
+	return -E_PROTO;
+}
+
+/*
+ * Latches the 64-bit shared_info layout without the callback: Xen samples
+ * the caller's mode when it fills a hypercall page (hvm_init_hypercall_page(),
+ * the MSR that Xen's leaf base + 2 names). hvmloader filled one in 32-bit
+ * mode; the page written here is not used.
+ */
+static int xen_latch_64(void)
+{
+	const struct cpuid_regs r = cpuid(cpu.xen_base + XEN_CPUID_HYPERCALL_OFFSET, 0);
+	void *page = mm_alloc(PAGE_SIZE, PAGE_SIZE);
+
+	if (!r.eax || wrmsr_safe(r.ebx, (uint64_t)(uintptr_t)page))
+		return xen_failed("the hypercall page MSR (Xen's leaf base + 2)", r.ebx, -22);
+	return 0;
+}
+
+/* The shared_info page and the mode's domain-wide part: 0, or -E_PROTO (printed). */
+static int xen_configure(void)
 {
 	struct xen_add_to_physmap map = {.domid = XEN_DOMID_SELF, .space = XENMAPSPACE_SHARED_INFO};
 	struct xen_hvm_param cb = {.domid = XEN_DOMID_SELF, .index = XEN_HVM_PARAM_CALLBACK_IRQ};
-	void *page = mm_alloc(PAGE_SIZE, PAGE_SIZE);
+	struct xen_shared_info *page = mm_alloc(PAGE_SIZE, PAGE_SIZE);
+	const enum xen_upcall mode = xen_wanted_mode();
 	int64_t ret;
 
 	map.gpfn = (uint64_t)(uintptr_t)page / PAGE_SIZE; /* identity map: GVA = GPA */
 	ret = xen_hypercall2(XEN_HC_MEMORY_OP, XENMEM_ADD_TO_PHYSMAP, &map);
-	if (ret) {
-		kprintf(
-		    "xen-evtchn: XENMEM_add_to_physmap (shared_info at GFN 0x%lx) returned %ld (%s)\n",
-		    map.gpfn, ret, xen_errno_name(ret));
-		return -E_PROTO;
-	}
-	xen_shinfo = page;
-	/* Ports of the firmware (hvmloader's xenstore) stay masked: only ours upcall. */
+	if (ret)
+		return xen_failed("XENMEM_add_to_physmap (shared_info) at GFN", map.gpfn, ret);
+	/* Masked before any upcall can come: the firmware's ports (hvmloader's xenstore) stay so.
+	 */
 	for (unsigned int w = 0; w < XEN_2L_WORDS; w++)
-		__atomic_store_n(&xen_shinfo->evtchn_mask[w], ~0ull, __ATOMIC_RELEASE);
+		__atomic_store_n(&page->evtchn_mask[w], ~0ull, __ATOMIC_RELEASE);
+	xen_shinfo = page;
 	irq_set_handler(VEC_XEN_UPCALL, xen_upcall);
-	/* From 64-bit mode, so that Xen latches the 64-bit shared_info layout. */
-	cb.value = xen_callback_vector(VEC_XEN_UPCALL);
-	ret = xen_hypercall2(XEN_HC_HVM_OP, XEN_HVMOP_SET_PARAM, &cb);
-	if (ret) {
-		kprintf(
-		    "xen-evtchn: HVMOP_set_param HVM_PARAM_CALLBACK_IRQ 0x%lx returned %ld (%s)\n",
-		    cb.value, ret, xen_errno_name(ret));
+	if (mode == XEN_UPCALL_CALLBACK) {
+		/* From 64-bit mode: Xen latches the 64-bit layout here. */
+		cb.value = xen_callback_vector(VEC_XEN_UPCALL);
+		ret = xen_hypercall2(XEN_HC_HVM_OP, XEN_HVMOP_SET_PARAM, &cb);
+		if (ret)
+			return xen_failed("HVMOP_set_param HVM_PARAM_CALLBACK_IRQ", cb.value, ret);
+	} else if (xen_latch_64()) {
 		return -E_PROTO;
 	}
-	kprintf(
-	    "xen-evtchn: shared_info at GFN 0x%lx, upcall vector 0x%x on every vCPU (HVM_PARAM_CALLBACK_IRQ 0x%lx), every port masked\n",
-	    map.gpfn, VEC_XEN_UPCALL, cb.value);
+	/* The layout may have changed under the page (Xen does not convert it). */
+	xen_scrub();
+	xen_mode = mode;
+	kprintf("xen-evtchn: shared_info at GFN 0x%lx; upcall vector 0x%x %s\n", map.gpfn,
+		VEC_XEN_UPCALL,
+		mode == XEN_UPCALL_VCPU
+		    ? "per vCPU through its vlapic (HVMOP_set_evtchn_upcall_vector), EOI first"
+		    : "on every vCPU, injected by Xen (HVM_PARAM_CALLBACK_IRQ), no EOI");
 	return 0;
 }
 
@@ -248,14 +341,16 @@ static int xen_map_shared_info(void)
 static int xen_activate(void)
 {
 	xen_vmmcall = cpu.is_amd;
-	if (xen_shinfo)
+	if (xen_mode != XEN_UPCALL_AUTO)
 		return 0;
-	for (unsigned int c = 0; c < ncpus; c++) {
-		xen_port_of[c] = mm_alloc(IPI_VEC_COUNT * sizeof(uint32_t), CACHELINE);
-		xen_send_in[c] = mm_alloc(CACHELINE, CACHELINE);
-		xen_mine[c] = mm_alloc(XEN_2L_WORDS * sizeof(uint64_t), CACHELINE);
+	if (!xen_port_of[0]) {
+		for (unsigned int c = 0; c < ncpus; c++) {
+			xen_port_of[c] = mm_alloc(IPI_VEC_COUNT * sizeof(uint32_t), CACHELINE);
+			xen_send_in[c] = mm_alloc(CACHELINE, CACHELINE);
+			xen_mine[c] = mm_alloc(XEN_2L_WORDS * sizeof(uint64_t), CACHELINE);
+		}
 	}
-	return xen_map_shared_info();
+	return xen_configure();
 }
 
 /* This CPU's ports, once: one per IPI vector, bound to its vcpu_id. */
@@ -272,6 +367,7 @@ static int xen_bind(struct percpu *p)
 			    "xen-evtchn: CPU %u: EVTCHNOP_bind_ipi (vcpu %u) returned %ld (%s), port %u, after %u ports%s\n",
 			    p->cpu, bind.vcpu, ret, xen_errno_name(ret), bind.port, i,
 			    ret == -28 ? ": raise xl's max_event_channels" : "");
+			ports[0] = 0; /* bound again in full next time */
 			return -E_PROTO;
 		}
 		xen_port_vec[bind.port] = (uint8_t)(IPI_VEC_FIRST + i);
@@ -286,7 +382,10 @@ static int xen_enable(void)
 {
 	struct percpu *p = this_cpu();
 	const uint32_t vcpu = cpuid(cpu.xen_base + XEN_CPUID_HVM_OFFSET, 0).ebx;
+	struct xen_evtchn_port unmask;
 
+	if (xen_mode == XEN_UPCALL_AUTO)
+		return -E_PROTO; /* activate failed and said why */
 	if (vcpu >= XEN_LEGACY_MAX_VCPUS) {
 		kprintf(
 		    "xen-evtchn: CPU %u is Xen's vCPU %u: its vcpu_info is not in shared_info\n",
@@ -301,36 +400,71 @@ static int xen_enable(void)
 		if (err)
 			return err;
 	}
-	/* Nothing is pending on a masked port of ours (disable dropped it): a store unmasks. */
+	if (xen_mode == XEN_UPCALL_VCPU) {
+		struct xen_hvm_evtchn_upcall_vector up = {.vcpu = vcpu, .vector = VEC_XEN_UPCALL};
+		const int64_t ret =
+		    xen_hypercall2(XEN_HC_HVM_OP, XEN_HVMOP_SET_EVTCHN_UPCALL_VECTOR, &up);
+
+		if (ret)
+			return xen_failed("HVMOP_set_evtchn_upcall_vector for vCPU", vcpu, ret);
+	}
+	/*
+	 * A store unmasks; a port that is pending all the same (a send that
+	 * came while it was masked) would then never upcall again
+	 * (evtchn_2l_set_pending() returns early on a pending port), so it
+	 * goes through EVTCHNOP_unmask, which raises it (evtchn_2l_unmask()).
+	 */
 	for (unsigned int i = 0; i < IPI_VEC_COUNT; i++) {
 		const uint32_t port = xen_port_of[p->cpu][i];
+		const uint64_t bit = 1ull << (port % 64);
+		int64_t ret;
 
-		__atomic_fetch_and(&xen_shinfo->evtchn_mask[port / 64], ~(1ull << (port % 64)),
-				   __ATOMIC_ACQ_REL);
+		__atomic_fetch_and(&xen_shinfo->evtchn_mask[port / 64], ~bit, __ATOMIC_ACQ_REL);
+		if (!(__atomic_load_n(&xen_shinfo->evtchn_pending[port / 64], __ATOMIC_ACQUIRE) &
+		      bit))
+			continue;
+		unmask.port = port;
+		ret = xen_hypercall2(XEN_HC_EVENT_CHANNEL_OP, EVTCHNOP_UNMASK, &unmask);
+		if (ret)
+			return xen_failed("EVTCHNOP_unmask of port", port, ret);
 	}
 	return 0;
 }
 
-/* Masks this CPU's ports and drops what they hold; IF=0, nothing sends to them now. */
+/*
+ * Masks this CPU's ports, drops what they hold (an IPI nobody took: counted
+ * as unexpected, which the switch's check reports) and clears the vCPU's
+ * selector and flag. IF=0; nothing sends to them now.
+ */
 static void xen_disable(void)
 {
 	struct percpu *p = this_cpu();
+	struct xen_vcpu_info *vi;
+	uint32_t dropped = 0;
 
+	if (xen_mode == XEN_UPCALL_AUTO || !xen_port_of[p->cpu][0])
+		return;
 	for (unsigned int i = 0; i < IPI_VEC_COUNT; i++) {
 		const uint32_t port = xen_port_of[p->cpu][i];
 		const uint64_t bit = 1ull << (port % 64);
 
 		__atomic_fetch_or(&xen_shinfo->evtchn_mask[port / 64], bit, __ATOMIC_ACQ_REL);
-		__atomic_fetch_and(&xen_shinfo->evtchn_pending[port / 64], ~bit, __ATOMIC_ACQ_REL);
+		dropped += !!(__atomic_fetch_and(&xen_shinfo->evtchn_pending[port / 64], ~bit,
+						 __ATOMIC_ACQ_REL) &
+			      bit);
 	}
-	WRITE_ONCE(xen_shinfo->vcpu_info[xen_vcpu[p->cpu]].upcall_pending, 0);
+	vi = &xen_shinfo->vcpu_info[xen_vcpu[p->cpu]];
+	__atomic_store_n(&vi->pending_sel, 0, __ATOMIC_RELEASE);
+	WRITE_ONCE(vi->upcall_pending, 0);
+	if (dropped)
+		xen_unexpected(p, dropped);
 }
 
 static const struct ipi_ops ipi_xen_evtchn = {
     .name = "xen-evtchn",
     .mode = LAPIC_X2APIC,
     .flags = IPI_F_HYPERCALL | IPI_F_UPCALL,
-    .words = "call=evtchnop-send set=call-per-target upcall=callback-vector",
+    .words = "call=evtchnop-send set=call-per-target",
     .probe = xen_probe,
     .activate = xen_activate,
     .enable = xen_enable,
@@ -343,4 +477,40 @@ static const struct ipi_ops ipi_xen_evtchn = {
     .pending = xen_pending,
     .describe_call = xen_describe,
 };
-IPI_BACKEND_REGISTER(ipi_xen_evtchn, 500);
+
+/* The mode in the records' words: chosen before the switch, from the key and CPUID. */
+static const struct ipi_ops *xen_choose(void)
+{
+	static struct ipi_ops vcpu_table, callback_table;
+	const bool vcpu = xen_wanted_mode() == XEN_UPCALL_VCPU;
+	struct ipi_ops *t = vcpu ? &vcpu_table : &callback_table;
+
+	*t = ipi_xen_evtchn;
+	t->words = vcpu ? "call=evtchnop-send set=call-per-target upcall=vcpu-vector eoi=first"
+			: "call=evtchnop-send set=call-per-target upcall=callback-vector eoi=none";
+	return t;
+}
+
+static const struct ipi_ops ipi_xen_evtchn_registered = {
+    .name = "xen-evtchn",
+    .mode = LAPIC_X2APIC,
+    .flags = IPI_F_HYPERCALL | IPI_F_UPCALL,
+    .words = "call=evtchnop-send set=call-per-target",
+    .probe = xen_probe,
+    .choose = xen_choose,
+};
+IPI_BACKEND_REGISTER(ipi_xen_evtchn_registered, 500);
+
+static const struct opt_spec xen_spec[] = {
+    {"xen_upcall", OPT_ENUM, 0, 0, xen_upcall_names,
+     "xen-evtchn's upcall, once a boot: vcpu (HVMOP_set_evtchn_upcall_vector, through the vlapic, as Linux 6.0+), callback (HVM_PARAM_CALLBACK_IRQ's vector, Xen's own injection) or auto (default: vcpu where Xen offers it; docs/xen.md)"},
+};
+
+static void xen_apply(const struct opt_value *v)
+{
+	if (v[0].set)
+		xen_upcall_key = (enum xen_upcall)v[0].u;
+}
+
+static const struct option_group xen_group = {60, xen_spec, ARRAY_SIZE(xen_spec), NULL, xen_apply};
+OPTION_GROUP(xen_group);

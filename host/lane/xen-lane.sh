@@ -11,7 +11,7 @@
 #
 # usage: host/lane/xen-lane.sh [--image-pvh PATH] [--image-hvm PATH]
 #                              [--presets NAMES] [--append ARGS]
-#                              [--vcpus N] [--memory MIB]
+#                              [--vcpus N] [--memory MIB] [--exits]
 #                              [--out DIR] [--timeout S] [--inner-timeout S]
 #        host/lane/xen-lane.sh ... --job SPEC... | --jobs FILE
 #        host/lane/xen-lane.sh --resplit DIR
@@ -23,12 +23,14 @@
 #   --append ARGS        the guest's command line, the same for every preset
 #   --vcpus N            every frame's vCPUs (default: its preset's)
 #   --memory MIB         every frame's memory (default 64)
+#   --exits              trace every frame (the job option exits)
 #   --job SPEC           a frame of its own: 'FRAME | OPTIONS | ARGS', FRAME
 #                        [TAG.]PRESET and unique, OPTIONS '-' or words:
 #                        inner-timeout=S, vcpus=N, memory=MIB, no-rerun (a
 #                        triple fault at a RIP in Xen's code, the outer
 #                        emulator's, is not run again: the frame expects
-#                        it), ARGS the guest's command line
+#                        it), exits (xentrace runs in dom0 for the frame:
+#                        DIR/<frame>.trace), ARGS the guest's command line
 #   --jobs FILE          one SPEC a line ('#' comments)
 #   --out DIR            where logs go (default build/xen-lane/out)
 #   --timeout S          bound on the outer boot (default 90 + 120 a frame)
@@ -59,7 +61,11 @@
 # guest's last line is its status line ("ipibench: status WORD",
 # kernel/status.c) unless something went on after it, which Xen's own lines
 # about the domain then show in the log.
-# DIR/jobs lists the frames.
+# DIR/jobs lists the frames. A traced frame (exits) also has
+# DIR/<frame>.trace: Xen's trace of the domain (xentrace -e 0x000a3000: HVM
+# exits, their handlers' records, runstate changes), read into the lines
+# of a KVM trace (host/ipibench/xenhost/xentrace.py); DIR/<frame>.xentrace.gz
+# is the binary as dom0 sent it.
 #
 # exit: 0 every frame ran to its end (whatever the guests' statuses: judging
 # them is the caller's job); 1 the outer VM failed or a frame is missing;
@@ -74,10 +80,10 @@ conf=$repo/host/ipibench/xen-presets.conf
 image_pvh=$repo/build/ipibench.elf
 image_hvm=$repo/build/ipibench.elf32
 presets="" append="" out="" timeout="" inner_timeout=120 resplit="" dry_run=0 show_cfg=0
-vcpus="" memory="" from="" from_frame=""
+vcpus="" memory="" from="" from_frame="" exits=0
 specs=()
 frames=() frame_preset=() frame_timeout=() frame_append=() frame_rerun=()
-frame_vcpus=() frame_memory=()
+frame_vcpus=() frame_memory=() frame_traced=()
 
 # shellcheck source=host/lane/nested-defaults.sh
 . "$here/nested-defaults.sh"
@@ -95,6 +101,7 @@ parse_args() {
 		--append) append=${2?}; shift ;;
 		--vcpus) vcpus=${2:?}; shift ;;
 		--memory) memory=${2:?}; shift ;;
+		--exits) exits=1 ;;
 		--job) specs+=("${2:?}"); shift ;;
 		--jobs)
 			[ -r "${2:?}" ] || die "--jobs: cannot read $2"
@@ -121,8 +128,8 @@ parse_args() {
 	for n in "${vcpus:-1}" "${memory:-1}"; do
 		[[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "xen-lane: --vcpus and --memory take a count, not '$n'" >&2; exit 2; }
 	done
-	if [ ${#specs[@]} -gt 0 ] && { [ -n "$presets" ] || [ -n "$append" ] || [ -n "$vcpus$memory" ]; }; then
-		echo "xen-lane: --job/--jobs go without --presets, --append, --vcpus and --memory" >&2
+	if [ ${#specs[@]} -gt 0 ] && { [ -n "$presets" ] || [ -n "$append" ] || [ -n "$vcpus$memory" ] || [ "$exits" = 1 ]; }; then
+		echo "xen-lane: --job/--jobs go without --presets, --append, --vcpus, --memory and --exits" >&2
 		exit 2
 	fi
 }
@@ -133,7 +140,7 @@ preset_line() {
 		awk -F'|' -v n="$1" '$1 == n && !/^#/ { print; exit }'
 }
 
-add_frame() { # name preset timeout append rerun(1, 0: no-rerun) [vcpus] [memory]
+add_frame() { # name preset timeout append rerun(1, 0: no-rerun) [vcpus] [memory] [traced 0/1]
 	local f
 	[[ "$1" =~ ^[a-z0-9][a-z0-9.-]*$ ]] || die "frame '$1': letters, digits, '.', '-' only"
 	for f in "${frames[@]}"; do
@@ -148,7 +155,7 @@ add_frame() { # name preset timeout append rerun(1, 0: no-rerun) [vcpus] [memory
 		[[ " $args " == *" ${k%%=*}="* ]] || args="${args:+$args }$k"
 	done
 	frames+=("$1") frame_preset+=("$2") frame_timeout+=("$3") frame_rerun+=("${5:-1}")
-	frame_vcpus+=("${6-}") frame_memory+=("${7-}")
+	frame_vcpus+=("${6-}") frame_memory+=("${7-}") frame_traced+=("${8:-0}")
 	frame_append+=("$(nested_defaults "$args")")
 }
 
@@ -159,12 +166,12 @@ trim() { # text: without its leading and trailing blanks
 }
 
 parse_frames() {
-	local s name opts args o t r v m
+	local s name opts args o t r v m x
 	if [ ${#specs[@]} -eq 0 ]; then
 		[ -n "$presets" ] ||
 			presets=$(sed -n 's/^\([a-z0-9-][a-z0-9-]*\)[[:space:]]*|.*/\1/p' "$conf" | tr '\n' ' ')
 		for name in ${presets//,/ }; do
-			add_frame "$name" "$name" "$inner_timeout" "$append" 1 "$vcpus" "$memory"
+			add_frame "$name" "$name" "$inner_timeout" "$append" 1 "$vcpus" "$memory" "$exits"
 		done
 		return
 	fi
@@ -174,18 +181,19 @@ parse_frames() {
 		s=${s#*|}
 		opts=$(trim "${s%%|*}")
 		args=$(trim "${s#*|}")
-		t=$inner_timeout r=1 v="" m=""
+		t=$inner_timeout r=1 v="" m="" x=0
 		for o in $opts; do
 			case "$o" in
 			-) ;;
 			no-rerun) r=0 ;;
+			exits) x=1 ;;
 			inner-timeout=[1-9]*) t=${o#inner-timeout=} ;;
 			vcpus=[1-9]*) v=${o#vcpus=} ;;
 			memory=[1-9]*) m=${o#memory=} ;;
 			*) die "--job '$name': unknown option '$o'" ;;
 			esac
 		done
-		add_frame "$name" "${name##*.}" "$t" "$args" "$r" "$v" "$m"
+		add_frame "$name" "${name##*.}" "$t" "$args" "$r" "$v" "$m" "$x"
 	done
 }
 
@@ -294,7 +302,31 @@ xen_rip() {
 		t && ++n <= 4 && /RIP: +e008:/ { hit = 1 }
 		END { exit !hit }'
 }
-while IFS='|' read -r name bound rerun; do
+# A traced frame (exits): xentrace records while the domain runs, into
+# dom0's RAM, and the file goes out on the console after the frame, gzip in
+# base64 between lane-trace lines, as the KVM lane sends its trace. Its
+# mask: the HVM class's entry/exit and handler subclasses (VMEXIT, VMENTRY,
+# the MSR, port, MMIO and VMMCALL records an exit's handling adds) and the
+# scheduler's runstate changes (HVM records name no vCPU: the CPU's current
+# one made them); Xen matches class and subclass bits apart (__trace_var()),
+# so 0x000a3000 also takes the scheduler's own subclass, which is read past.
+# 256 pages a CPU: xentrace drains them every 100 ms.
+trace_start() {
+	rm -f /tmp/frame.xentrace
+	xentrace -D -e 0x000a3000 -S 256 /tmp/frame.xentrace >/tmp/xentrace.log 2>&1 &
+	xtpid=$!
+	sleep 1
+	kill -0 $xtpid 2>/dev/null || echo "@@@ lane-info xentrace did not start: $(cat /tmp/xentrace.log)"
+}
+trace_send() { # frame
+	kill -INT $xtpid 2>/dev/null
+	wait $xtpid
+	[ -s /tmp/frame.xentrace ] || { echo "@@@ lane-info xentrace wrote nothing: $(cat /tmp/xentrace.log)"; return; }
+	echo "@@@ lane-trace-begin $1 gzip-base64"
+	gzip -c /tmp/frame.xentrace | base64 | sed 's/^/outer-trace64: /'
+	echo "@@@ lane-trace-end $1"
+}
+while IFS='|' read -r name bound rerun traced; do
 	tries=0
 	while :; do
 	tries=$((tries + 1))
@@ -302,6 +334,7 @@ while IFS='|' read -r name bound rerun; do
 	t0=$(cs)
 	domid=""
 	status=-
+	[ "$traced" != 1 ] || trace_start
 	xlt 120 create /lane/frames/$name.cfg </dev/null >/tmp/xl.log 2>&1
 	xl_rc=$?
 	# xl once aborted after the domain was up: what counts is the domain.
@@ -353,6 +386,7 @@ while IFS='|' read -r name bound rerun; do
 	fi
 	rm -f /var/log/xen/qemu-dm-*.log
 	echo "@@@ lane-end $name status=$status time=$(secs $(($(cs) - t0)))s"
+	[ "$traced" != 1 ] || trace_send "$name"
 	# The next frame reuses the name.
 	xlt 30 destroy ipibench >/dev/null 2>&1
 	# The outer emulator's fault earns one more run (lane-rerun, which
@@ -400,7 +434,7 @@ build_initrd() {
 	for i in "${!frames[@]}"; do
 		write_xl_cfg "${frames[$i]}" "${frame_preset[$i]}" "${frame_append[$i]}" \
 			"$dir/root/lane/frames/${frames[$i]}.cfg" "${frame_vcpus[$i]}" "${frame_memory[$i]}"
-		echo "${frames[$i]}|${frame_timeout[$i]}|${frame_rerun[$i]}" >>"$dir/root/lane/frames/list"
+		echo "${frames[$i]}|${frame_timeout[$i]}|${frame_rerun[$i]}|${frame_traced[$i]}" >>"$dir/root/lane/frames/list"
 		printf '%s|%s|%s\n' "${frames[$i]}" "${frame_preset[$i]}" "${frame_append[$i]}" >>"$out/jobs"
 		# Kept beside its console: what --from checks a frame against.
 		cp "$dir/root/lane/frames/${frames[$i]}.cfg" "$out/${frames[$i]}.xl.cfg"
@@ -440,6 +474,12 @@ split_console() {
 			if ($3 == name) { f = dir "/" name ".status0"; print st >f; close(f); open[name] = 0 }
 			close(log_file); name = ""; next
 		}
+		# A traced frame'"'"'s trace, after its lane-end (trace_send).
+		/^@@@ lane-trace-begin / {
+			packed = dir "/" $3 ".xentrace64"; close(packed); printf "" >packed; next
+		}
+		/^@@@ lane-trace-end / { close(packed); packed = ""; next }
+		packed != "" && /^outer-trace64: / { print substr($0, 16) >>packed; next }
 		name == "" || /^@@@ / { next }
 		/^\(d[1-9][0-9]*\) / {
 			piece = substr($0, index($0, " ") + 1)
@@ -455,6 +495,7 @@ split_console() {
 		while IFS= read -r name; do
 			rm -f "$out/$name.status"
 		done
+	read_traces
 	for st in "$out"/*.status0; do
 		[ -e "$st" ] || continue
 		name=$(basename "$st" .status0)
@@ -465,6 +506,30 @@ split_console() {
 		*) cp "$st" "$out/$name.status" ;;
 		esac
 		rm -f "$st"
+	done
+}
+
+# Each traced frame's xentrace file, as dom0 sent it (gzip in base64),
+# into DIR/<frame>.xentrace.gz and its lines for the KVM trace reader,
+# DIR/<frame>.trace, timed by the guest's TSC frequency (its env record).
+# A transfer the outer VM's end cut short is read as far as it came whole.
+read_traces() {
+	local packed name khz cut
+	for packed in "$out"/*.xentrace64; do
+		[ -e "$packed" ] || continue
+		name=$(basename "$packed" .xentrace64)
+		base64 -d <"$packed" >"$out/$name.xentrace.gz" 2>/dev/null || true
+		rm -f "$packed"
+		cut=
+		gzip -t "$out/$name.xentrace.gz" 2>/dev/null || cut=--cut
+		khz=$(sed -n 's/.*"record":"env".*"tsc":{"khz":\([0-9]*\).*/\1/p' "$out/$name.log" 2>/dev/null | head -n 1)
+		if ! gzip -dc "$out/$name.xentrace.gz" 2>/dev/null >"$out/$name.xentrace" && [ -z "$cut" ]; then
+			cut=--cut
+		fi
+		PYTHONPATH=$repo/host python3 -m ipibench.xenhost.xentrace "$out/$name.xentrace" \
+			${khz:+--khz "$khz"} $cut >"$out/$name.trace" ||
+			echo "# ipibench-trace: unreadable (xenhost/xentrace.py said why on the console)" >>"$out/$name.trace"
+		rm -f "$out/$name.xentrace"
 	done
 }
 
@@ -484,6 +549,9 @@ show_progress() { # PIDFILE
 		"@@@ lane-info toolstack "*) say "[$(since_start)] dom0: xenstored and xl ready at ${line##* }" ;;
 		"@@@ lane-error "*) say "[$(since_start)] dom0: ${line#@@@ lane-error }" ;;
 		"@@@ lane-begin "*) say "[$(since_start)] ${line#@@@ lane-begin }: xl create" ;;
+		"@@@ lane-trace-begin "*)
+			read -r -a f <<<"${line#@@@ lane-trace-begin }"
+			say "[$(since_start)] ${f[0]}: sending Xen's trace" ;;
 		"@@@ lane-end "*)
 			read -r -a f <<<"${line#@@@ lane-end }"
 			say "[$(since_start)] ${f[0]}: domain gone after ${f[2]#time=} (${f[1]})" ;;
@@ -545,6 +613,13 @@ hand_over() {
 	mkdir -p "$out"
 	cp "$from/$from_frame.log" "$out/${frames[0]}.log"
 	cp "$from/$from_frame.status" "$out/${frames[0]}.status"
+	# Its trace, where the batch traced it (exits).
+	if [ -e "$from/$from_frame.trace" ]; then
+		cp "$from/$from_frame.trace" "$out/${frames[0]}.trace"
+		cp "$from/$from_frame.xentrace.gz" "$out/${frames[0]}.xentrace.gz" 2>/dev/null || true
+	elif [ "${frame_traced[0]}" = 1 ]; then
+		die "--from: frame $from_frame of $from was not traced (its jobs option exits)"
+	fi
 	# outer.log: Xen's and dom0's boot (run.sh reads Xen's facts there),
 	# then this frame alone, with its reruns: not every boot a copy of all.
 	awk -v f="$from_frame" -v to="${frames[0]}" '
@@ -594,7 +669,7 @@ main() {
 	# shellcheck source=/dev/null
 	. "$repo/build/xen-lane/base.env"
 	mkdir -p "$out"
-	rm -f "$out"/*.log "$out"/*.status "$out"/*.xl.cfg "$out/jobs"
+	rm -f "$out"/*.log "$out"/*.status "$out"/*.xl.cfg "$out"/*.trace "$out"/*.xentrace.gz "$out/jobs"
 	build_initrd "$out/boot"
 	rc=0
 	run_outer "$out/boot" "${timeout:-$((90 + 120 * ${#frames[@]}))}" || rc=$?

@@ -36,6 +36,8 @@ while IFS= read -r spec; do
 	cp "$FAKE_CONSOLE" "$out/$frame.log"
 	"$REAL_XEN_LANE" --dry-run --xl-cfg --job "$spec" | sed 1d >"$out/$frame.xl.cfg"
 	echo 65 >"$out/$frame.status"
+	# A traced frame (its options say exits): a trace as xenhost/xentrace.py writes one.
+	case "$spec" in *"|"*exits*"|"*) echo "# ipibench-trace: xen" >"$out/$frame.trace" ;; esac
 	echo "@@@ lane-end $frame status=- time=2.50s" >>"$out/outer.log"
 done <"$jobs"
 echo "xen-lane: [  9.9s] dom0: init started, up 4.00s"
@@ -90,14 +92,23 @@ def _(s):
     check(rc == 8 and "matrix: [2] xen-pvh-smp2 boot 2: exit 8" in err and
           "matrix: [3] xen-viridian-smp2 boot 1: exit 0" in err and
           "its frame m2.xen-pvh did not finish" in err, f"exit {rc}: {err[-800:]}")
-    # Refused before the outer VM runs: a topology, --exits, a newline in --append.
+    # Refused before the outer VM runs: a topology, a newline in --append.
     for more, code, words in ((["--smp", "4,sockets=2"], 2, "--smp: the Xen lane takes a "),
-                              (["--exits"], 29, "the Xen lane does not trace Xen's exits"),
                               (["--append", "plan=check\nbackends=x2apic"], 2, "no newline or '|'")):
         open(log, "w").close()
         rc, out, err = run_cmd(argv[:-4] + more + argv[-2:], env, 60)
         check(rc == code and words in err and open(log).read() == "",
               f"{more}: exit {rc}, calls {open(log).read()!r}: {err[-300:]}")
+    # --exits: every frame traced in the batch (its jobs option, markers=1 on
+    # its command line), each boot handed its trace with its frame.
+    open(log, "w").close()
+    rc, out, err = run_cmd(argv[:4] + ["--presets", "xen-pvh", "--boots", "1", "--exits"] + argv[8:],
+                           env, 120)
+    spec = open(os.path.join(d, "results", sorted(os.listdir(os.path.join(d, "results")))[-1],
+                             "xen-lane", "jobs.in")).read()
+    check(rc == 0 and "| inner-timeout=" in spec and " exits " in spec and "markers=1" in spec and
+          "what the hypervisor did" in err and "Xen's trace (xentrace in the lane's dom0)" in err,
+          f"exit {rc}, jobs {spec!r}: {err[-600:]}")
     # A boot asking for another frame than its own is refused by --from.
     rc, out, err = run_cmd([os.path.join(REPO, "host/lane/xen-lane.sh"), "--presets", "xen-pvh",
                             "--append", "plan=boot", "--from", os.path.join(top, "xen-lane"),

@@ -8,7 +8,7 @@
 #             back whole; Xen's own lines stay; the status is the guest's
 #             last line; a frame cut short has no status;
 #   prepare   xen-prepare.sh (a SKIP line with the reason where it cannot);
-# then ONE outer boot (Xen and a dom0, 12 s here) of five frames:
+# then ONE outer boot (Xen and a dom0, 12 s here) of six frames:
 #     docs.xen-viridian the documented `./run.sh --accel xen-in-tcg --preset
 #                       xen-viridian --append 'plan=check skip=tpr-hold'`'s
 #                       frame: the suite of every APIC and Hyper-V backend
@@ -17,10 +17,18 @@
 #                       xen-lane.sh, for that preset and line only), and its
 #                       results folder is judged by judge.py like a KVM
 #                       lane frame;
-#     suite.xen-pvh     the suite on PVH (Xen's own boot protocol);
-#     evtchn.xen-pvh    xen-evtchn's figures (plan=bench): self, single,
-#                       single-halt and broadcast over event channels (the
-#                       suites above check its delivery on HVM and PVH);
+#     suite.xen-pvh     the suite on PVH (Xen's own boot protocol), with
+#                       xen-evtchn's other upcall (xen_upcall=callback; the
+#                       HVM frame above takes the default, vcpu);
+#     exits.xen-pvh     traced (xentrace in dom0): x2apic's and xen-evtchn's
+#                       exits per iteration as exits.expect derives them
+#                       from Xen's code (judge_exits.py), and their figures
+#                       (the suites above check xen-evtchn's delivery on HVM
+#                       and PVH);
+#     exits-negative.xen-pvh  traced, debug=extra-exit on xen-evtchn with
+#                       xen_upcall=callback: one exit more a send, which the
+#                       exits pass must catch, and the callback's VINTR and
+#                       no EOI on the targets;
 #     emulator.xen-pvh  the TPR hold that skip=tpr-hold leaves out, run: it
 #                       must still stop right after the last check before
 #                       it (the outer emulator's nested-SVM fault,
@@ -95,13 +103,18 @@ t0=$SECONDS
 {
 	# The documented command's frame (docs/xen.md), handed to run.sh below.
 	echo "docs.xen-viridian | - | plan=check skip=tpr-hold"
-	echo "suite.xen-pvh | - | plan=check skip=tpr-hold"
-	echo "evtchn.xen-pvh | - | plan=bench backends=xen-evtchn"
-	# deadline=2000: the watchdog's tick; the stall it ends is the first
-	# TPR hold (check 14 of backends=x2apic), whatever the bound.
+	echo "suite.xen-pvh | - | plan=check skip=tpr-hold xen_upcall=callback"
+	# Traced: each frame's trace goes out after it on the console (about
+	# 9 s for this one, most of it the guest's console port writes).
+	exits="plan=bench bench=send-cost,single-halt,self iters=50 warmup=2 budget=1 markers=1 deadline=20000"
+	echo "exits.xen-pvh | exits | $exits backends=x2apic,xen-evtchn"
+	echo "exits-negative.xen-pvh | exits | plan=bench bench=send-cost backends=xen-evtchn iters=50 warmup=2 budget=1 markers=1 debug=extra-exit xen_upcall=callback"
+	# deadline=500 watch_floor=1000: the watchdog's bound, 2 s (5 s with
+	# deadline=2000 alone); the stall it ends is the first TPR hold (check
+	# 14 of backends=x2apic), whatever the bound.
 	# no-rerun: its outer-emulator triple fault is one of its outcomes.
 	# skip=none: the preset's skip=tpr-hold replaced, the hold runs.
-	echo "emulator.xen-pvh | inner-timeout=90 no-rerun | plan=check backends=x2apic deadline=2000 skip=none"
+	echo "emulator.xen-pvh | inner-timeout=90 no-rerun | plan=check backends=x2apic deadline=500 watch_floor=1000 skip=none"
 	# A malformed VP set (debug=corrupt-vpset): KVM refuses it; Xen 4.17
 	# accepts it, which the run must call a finding about the hypervisor,
 	# never a pass. deadline=50: each accepted send's IPI still arrives.
@@ -109,7 +122,7 @@ t0=$SECONDS
 } >"$base/jobs"
 host/lane/xen-lane.sh --jobs "$base/jobs" --out "$base/lane" --timeout 480 >"$base/lane.out" 2>&1
 lane_rc=$?
-echo "# xen-lane: xen-lane.sh's five frames took $((SECONDS - t0)) s"
+echo "# xen-lane: xen-lane.sh's six frames took $((SECONDS - t0)) s"
 grep -E '^xen-lane: \[' "$base/lane.out" | sed 's/^/# /'
 if [ "$lane_rc" != 0 ]; then
 	echo "not ok - xen-lane: xen-lane.sh exit $lane_rc"
@@ -123,7 +136,13 @@ IPIBENCH_XEN_LANE=tests/xen-lane/replay-lane.sh XEN_LANE_REPLAY=$base/lane \
 	>"$base/run.out" 2>&1
 run_rc=$?
 judge "$base/lane" suite.xen-pvh || rc=1
-judge "$base/lane" evtchn.xen-pvh || rc=1
+judge "$base/lane" exits.xen-pvh || rc=1
+python3 tests/kvm-lane/judge_exits.py tests/xen-lane/exits.expect "$base/lane" exits.xen-pvh \
+	--lane xen-lane || rc=1
+# The planted exit: an x2APIC ID read (an MSR exit) before each send.
+python3 tests/kvm-lane/judge_exits.py tests/xen-lane/exits.expect "$base/lane" \
+	exits-negative.xen-pvh --lane xen-lane --expect-failure \
+	'xen-evtchn send-cost send none sender: 2\.00 register/hypercall/HLT exits' --only || rc=1
 # FAILURE either way, in the words of what the hypervisor did: Xen 4.17
 # accepts the call (docs/xen.md); a Xen that refuses it answers as KVM.
 judge "$base/lane" corrupt.xen-viridian -- --expect-failure \

@@ -73,13 +73,11 @@ def check_xen_boots(env, o, todo, each):
     """Under --accel xen-in-tcg, what would stop a boot, before the one outer
     VM runs every frame (it may take long): each configuration's options as
     its boot parses them (options.check_xen: a topology --smp is 2), the
-    guest's keys (2), --exits (29, Xen's exits are not traced), and an
-    --append the lane's jobs list cannot carry (2). UsageError or ToolError."""
+    guest's keys (2), and an --append the lane's jobs list cannot carry
+    (2). UsageError or ToolError."""
     for name, smp, cfg in todo:
         parse_run(boot_argv(name, smp, cfg, "/", False, o.passed), env.caller_dir)
     B.check_append(each.append, env.guest_keys)
-    if each.exits:
-        B.exits_tracefs(env, "xen-in-tcg")
     if "\n" in each.append or "|" in each.append:
         raise UsageError("--append: under --accel xen-in-tcg a matrix's frames go in one jobs "
                          "list, whose lines take no newline or '|'")
@@ -98,13 +96,14 @@ def xen_batch(env, jobs, o, each, todo, mdir):
     out = os.path.join(mdir, "xen-lane")
     os.makedirs(out)
     frames, specs = [], []
-    opts = [f"inner-timeout={each.timeout}"]
+    opts = [f"inner-timeout={each.timeout}"] + (["exits"] if each.exits else [])
     if each.asked("memory"):
         opts.append(f"memory={max(1, round(memory_mib(each.memory)))}")
     for name, smp, _ in todo:
         for _ in range(int(o.boots)):
             frames.append(f"m{len(frames) + 1}.{name}")
-            specs.append(f"{frames[-1]} | {' '.join(opts + [f'vcpus={smp}'])} | {each.append}")
+            specs.append(f"{frames[-1]} | {' '.join(opts + [f'vcpus={smp}'])} | "
+                         f"{X.frame_append(each)}")
     with open(os.path.join(out, "jobs.in"), "w") as f:
         f.write("\n".join(specs) + "\n")
     lane = env.environ.get("IPIBENCH_XEN_LANE") or X.XEN_LANE

@@ -100,8 +100,10 @@ def attach_exits(directory, records, kvm_params=None, kernel=None):
     """With a KVM trace beside the log (run.sh --exits): "exits" on every record
     that carries a phase marker, and what the run's summary keeps; else None.
     kernel: the release of the kernel whose KVM was traced, where known."""
-    path = os.path.join(directory, kvm_trace.TRACE_FILE)
-    if not os.path.exists(path):
+    path = next((p for p in (os.path.join(directory, kvm_trace.TRACE_FILE),
+                             os.path.join(directory, kvm_trace.XEN_TRACE_FILE))
+                 if os.path.exists(p)), None)
+    if path is None:
         return None
     with open(path, encoding="utf-8", errors="replace") as f:
         trace = trace_read.parse(f)
@@ -200,7 +202,7 @@ def save_run(directory, *, qemu=(), label="", accel="", status="", config="", pr
     # lane's is its L1's, a recent Debian kernel).
     run["exits"] = attach_exits(directory, records, exits_kvm_params,
                                 host.get("kernel") if accel == "kvm" else None)
-    if accel == "xen-in-tcg":
+    if accel == "xen-in-tcg" and run["exits"] is None:
         for r in records:
             if r.get("record") == "result":
                 kvm_trace.exits_unknown(r, EXITS_UNKNOWN)

@@ -4,7 +4,9 @@ hypervisor nested in a QEMU TCG VM, the Xen lane (host/lane/xen-lane.sh,
 docs/xen.md). Its presets name xl settings (PVH or HVM, viridian's groups),
 not QEMU -cpu flags; the guest's status is its console's last line (a Xen
 guest has no isa-debug-exit), which xen-lane.sh turns into the KVM lane's
-exit status. Exits are not traced there: a record's exits stay unknown."""
+exit status. With --exits xentrace runs in dom0 for the frame, and its
+trace, read into a KVM trace's lines (xenhost/xentrace.py), gives the
+records their exits as a KVM run's; without, a record's exits stay unknown."""
 import os
 import re
 import shlex
@@ -28,8 +30,8 @@ XEN_PRESETS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__fil
 XEN_SETUP_S = 90
 DEFAULT_PRESET = "xen-pvh"
 # What every result record of a Xen-lane run says of its exits (save.py).
-EXITS_UNKNOWN = ("unknown: the Xen lane does not trace Xen's exits (xentrace is in dom0, "
-                 "no decoder of its records per marker window yet: docs/xen.md)")
+EXITS_UNKNOWN = ("unknown: not traced (--exits runs xentrace in the lane's dom0: "
+                 "docs/xen.md)")
 
 
 def load_xen_presets(path=XEN_PRESETS):
@@ -105,7 +107,8 @@ def boot(b):
         b.started = B.utc_now()
         t0 = time.monotonic_ns()
         say(f"run.sh: Xen nested inside QEMU TCG (preset {b.preset}): timings are doubly "
-            "emulated, only behaviour counts; exits are not traced")
+            "emulated, only behaviour counts; "
+            + ("Xen's exits traced (xentrace in dom0)" if o.exits else "exits are not traced"))
         # The guest's lines and the lane's progress as they come (lane_stream).
         lock = threading.Lock()
         frame = S.FrameLines(b.preset, B.Lines(b.console, b.screen if o.verbose else None), lock)
@@ -154,12 +157,20 @@ def frame_args(b):
     """The frame as xen-lane.sh takes it: the preset, the command line, and
     the domain's vCPUs and memory where --smp and --memory asked for them
     (options.check_xen let through only what xl.cfg can say)."""
-    args = ["--presets", b.preset, "--append", b.o.append]
+    args = ["--presets", b.preset, "--append", frame_append(b.o)]
+    if b.o.exits:
+        args.append("--exits")
     if b.o.smp:
         args += ["--vcpus", b.o.smp]
     if b.o.asked("memory"):
         args += ["--memory", str(max(1, round(memory_mib(b.o.memory))))]
     return args
+
+
+def frame_append(o):
+    """The guest's command line: --exits adds markers=1 (the windows
+    xentrace's records are read in), as it does for a KVM run."""
+    return f"{o.append} markers=1".strip() if o.exits else o.append
 
 
 def preset_notes(name, append):
@@ -279,6 +290,9 @@ def take(b, out, rc):
                 say(f"run.sh: the Xen lane: {why[-1]}")
         return b.keep_lane(out)
     b.rc = int(status) if status.isdigit() else 1
+    if b.o.exits:
+        b.trace = os.path.join(out, f"{b.preset}.trace")
+        b.show_exits(where="Xen's trace (xentrace in the lane's dom0)", xen=True)
     if b.rc == 137:
         b.rc = 124  # the guest's own bound (--timeout) destroyed the domain
         return b.keep_lane(out)

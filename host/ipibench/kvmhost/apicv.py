@@ -67,6 +67,14 @@ def ipiv_off(kvm_params):
     return str((kvm_params or {}).get("kvm_amd.enable_ipiv", "")) in ("N", "n", "0")
 
 
+# An event-channel backend's path (xen-evtchn: EVTCHNOP_send, Xen's upcall)
+# reads and writes no APIC register: no exit of it could show an APIC trapped
+# or accelerated.
+UPCALL_WORD = "delivery=upcall"
+UPCALL_WHY = ("its IPI path touches no APIC register (an event channel and Xen's upcall): "
+              "nothing of the APIC to judge")
+
+
 def apic_accel(rec, kvm_params=None):
     """("yes" | "no" | "unknown", why) for a record with exits: was its APIC
     accelerated in the way that counts? Read from its exits per iteration,
@@ -91,6 +99,8 @@ def apic_accel(rec, kvm_params=None):
                            "be told")
     if rec.get("backend") in (None, "none"):
         return "unknown", "the record sends no IPI: nothing of the APIC to judge"
+    if UPCALL_WORD in str(rec.get("flags", "")).split():
+        return "unknown", UPCALL_WHY
     if str(e.get("apicv", "")).startswith("inhibited"):
         return "unknown", ("no trapped APIC access, but APICv/AVIC was inhibited ("
                            + e["apicv"].split(":", 1)[-1].strip() + ") while it ran: the "
@@ -167,6 +177,8 @@ def apic_accel_sides(rec, kvm_params=None):
                          "not name"]
         elif str(e.get("apicv", "")).startswith("inhibited"):
             out[side] = ["unknown", "no trapped APIC access, but APICv/AVIC was inhibited"]
+        elif UPCALL_WORD in str(rec.get("flags", "")).split():
+            out[side] = ["unknown", UPCALL_WHY]
         else:
             out[side] = ["yes", "no trapped APIC access"]
     miss = kind_sum(e["sender"], "doorbell")[0]

@@ -27,6 +27,12 @@ HV_CALLS = {0x0002: "HvCallFlushVirtualAddressSpace", 0x0003: "HvCallFlushVirtua
             0x000b: "HvCallSendSyntheticClusterIpi", 0x0015: "HvCallSendSyntheticClusterIpiEx"}
 KVM_HCS = {1: "KVM_HC_VAPIC_POLL_IRQ", 5: "KVM_HC_KICK_CPU", 9: "KVM_HC_CLOCK_PAIRING",
            10: "KVM_HC_SEND_IPI", 11: "KVM_HC_SCHED_YIELD", 12: "KVM_HC_MAP_GPA_RANGE"}
+# Xen's hypercalls by number (public/xen.h), as a Xen trace names them
+# (xenhost/xentrace.py: TRC_HVM_VMMCALL gives RAX); bit 31 set is viridian's
+# Hyper-V call, whose code (in RCX) Xen's trace does not give.
+XEN_HCS = {12: "memory_op", 24: "vcpu_op", 29: "sched_op", 32: "event_channel_op",
+           34: "hvm_op"}
+XEN_VIRIDIAN_CALL = 0x80000000
 APIC_BASE = 0xfee00000
 # The exits a send path causes itself: APIC accesses, MSRs, hypercalls, HLT. The
 # rest ("interrupt", "vintr", ...) is the host's doing and varies with its load.

@@ -143,8 +143,11 @@ def host_warnings(host, records):
         out.append(("kvm-in-tcg", "KVM nested inside QEMU TCG: every figure doubly emulated; "
                     "behaviour and exit counts only"))
     elif accel == "xen-in-tcg":
+        traced = any(isinstance(r.get("exits"), dict) and "sender" in r["exits"]
+                     for r in records)
         out.append(("xen-in-tcg", "Xen nested inside QEMU TCG: every figure doubly emulated; "
-                    "behaviour only (Xen's exits are not traced)"))
+                    + ("behaviour and exit counts only" if traced else
+                       "behaviour only (Xen's exits were not traced: --exits)")))
     elif accel == "kvm":
         why = kvm_software()
         if why:

@@ -35,6 +35,8 @@ from ipibench.kvmhost.wake import wake_counts, wake_path
 from ipibench.record_lines import record_lines
 
 TRACE_FILE = "kvm-trace.txt"  # its name in a results directory
+# A Xen trace's, read into the same lines (xenhost/xentrace.py; --accel xen-in-tcg).
+XEN_TRACE_FILE = "xen-trace.txt"
 
 
 def records(log_lines):
@@ -255,7 +257,7 @@ def _capture_lines(summ):
 
 def summary(trace):
     """What results.json keeps of the capture as a whole."""
-    return {"trace": TRACE_FILE,
+    return {"trace": XEN_TRACE_FILE if trace.xen else TRACE_FILE,
             "traced": "marker windows" if trace.windows_only else "whole boot",
             "outside": None if trace.windows_only else dict(trace.outside.most_common()),
             "markers": trace.markers, "unparsed": trace.unparsed, "lost": trace.lost,

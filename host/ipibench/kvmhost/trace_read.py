@@ -4,7 +4,8 @@ attributed to a marker window and a side, each event that says more of an
 exit folded into its label, the APICv/AVIC inhibit changes and the wakes.
 
 Input: the text of the kernel's trace file (tracefs `trace`, or `trace-cmd
-report`, which prints the same lines) with the kvm events enabled. The
+report`, which prints the same lines) with the kvm events enabled; or a
+Xen trace read into the same lines (xenhost/xentrace.py). The
 guest writes mark << 1 to port 0xed just before a sampling's first measured
 iteration and mark << 1 | 1 just after its last, on the vCPU that measures.
 Each kvm_exit between the two markers belongs to the sampling: on the
@@ -31,7 +32,8 @@ import re
 
 from ipibench.kvmhost.apicv import inhibit_change
 from ipibench.kvmhost.exit_labels import (AVIC_IPI_FAILURE, DOORBELL_MISS, exit_detail,
-                                          exit_reason, HV_CALLS, JUDGED, KVM_HCS, MSR_NAMES)
+                                          exit_reason, HV_CALLS, JUDGED, KVM_HCS, MSR_NAMES,
+                                          XEN_HCS, XEN_VIRIDIAN_CALL)
 
 MARK_PORT = 0xed
 # Written by a round trip (single, single-halt) or a flush right after its region closed,
@@ -65,7 +67,7 @@ AVIC_IPI = re.compile(r"\bid[= ](?P<id>\d{1,3})\b")
 # The header lines a windows-only capture starts with (lane.sh --exits).
 # pit-traced: kvm_set_irq was enabled for the VM's PIT thread, so no GSI 0
 # event at all means a silent PIT (pit_ticks 0), not an untraced one (None).
-HEADER = re.compile(r"^#\s*ipibench-trace:\s*(?P<key>windows-only|lost|cut|pit-traced)\b"
+HEADER = re.compile(r"^#\s*ipibench-trace:\s*(?P<key>windows-only|lost|cut|pit-traced|xen)\b"
                     r"\s*(?P<n>\d{1,15})?")
 
 
@@ -128,6 +130,7 @@ class Trace:
         self.windows_only = False            # exits traced inside marker windows only
         self.lost = 0                        # events the ring buffer overwrote
         self.cut = False                     # the capture ends early (not all of it came)
+        self.xen = False                     # Xen's trace (xenhost/xentrace.py), not KVM's
         # kvm_set_irq of GSI 0 (the PIT's line; lane.sh traces no other GSI)
         # raised after the first marker: the guest stops the PIT before its
         # plan (kernel/pit.c), so a tick here is the host's timer running
@@ -179,6 +182,8 @@ def _header(t, raw):
         t.windows_only = True
     elif h and h["key"] == "cut":
         t.cut = True
+    elif h and h["key"] == "xen":
+        t.xen = True
     elif h and h["key"] == "pit-traced":
         t.pit_ticks = t.pit_ticks or 0
     elif h and h["n"]:
@@ -264,6 +269,16 @@ def _on_hypercall(rd, event, tid, ts, body):
         x.detail = KVM_HCS.get(nr, f"KVM hypercall {nr}")
 
 
+def _on_xen_hypercall(rd, event, tid, ts, body):
+    """xen_hypercall (a Xen trace, xenhost/xentrace.py): Xen's hypercall, or
+    viridian's, its thread's exit made."""
+    p = HYPERCALL.match(body)
+    x = rd.last.get(tid)
+    if p and x is not None and x.detail is None:
+        nr = int(p["nr"], 16)
+        x.detail = "viridian" if nr & XEN_VIRIDIAN_CALL else XEN_HCS.get(nr, f"Xen hypercall {nr}")
+
+
 def _on_hv_hypercall(rd, event, tid, ts, body):
     """kvm_hv_hypercall: the Hyper-V call its thread's exit made, fast or slow."""
     p = HV_HYPERCALL.match(body)
@@ -318,7 +333,8 @@ def _on_avic(rd, event, tid, ts, body):
 
 ON_EVENT = {"kvm_exit": _on_exit, "kvm_entry": _on_entry, "kvm_pio": _on_pio,
             "kvm_set_irq": _on_set_irq, "kvm_msr": _on_msr, "kvm_hypercall": _on_hypercall,
-            "kvm_hv_hypercall": _on_hv_hypercall, "kvm_apicv_inhibit_changed": _on_inhibit,
+            "kvm_hv_hypercall": _on_hv_hypercall, "xen_hypercall": _on_xen_hypercall,
+            "kvm_apicv_inhibit_changed": _on_inhibit,
             "kvm_apicv_update_request": _on_inhibit, "kvm_vcpu_wakeup": _on_wakeup,
             "kvm_avic_incomplete_ipi": _on_avic_incomplete_ipi}
 

@@ -265,9 +265,13 @@ FLAGS = (
          "all-including-self are Fixed only"),
     Word("delivery=upcall", "xen-evtchn: Xen injects its event-channel upcall itself, not "
          "through the local APIC: no EOI, IF holds it, the TPR does not"),
-    Word("upcall=callback-vector", "xen-evtchn: the upcall is HVM_PARAM_CALLBACK_IRQ's vector, "
-         "one for every vCPU, injected while the vCPU's `evtchn_upcall_pending` is set "
+    Word("upcall=vcpu-vector eoi=first", "xen-evtchn (`xen_upcall=vcpu`): each vCPU's own "
+         "upcall vector through its vlapic (HVMOP_set_evtchn_upcall_vector), its EOI written "
+         "before the ports are read, as Linux 6.0 and later take it "
          "([xen.md](xen.md#event-channels))"),
+    Word("upcall=callback-vector eoi=none", "xen-evtchn (`xen_upcall=callback`): "
+         "HVM_PARAM_CALLBACK_IRQ's vector, one for every vCPU, which Xen injects itself while "
+         "the vCPU's `evtchn_upcall_pending` is set: no EOI"),
     Word("icr-wait=before|after|never", "xAPIC: polls the delivery status before the ICR "
          "write, after it, or never"),
     Word("icr=hv-msr eoi=hv-msr", "hv-icr: the ICR and the EOI through Hyper-V's synthetic "
@@ -432,10 +436,10 @@ RECORD_EXITS = (
     Field("exits.wake_disagrees", "string", "`wake` and `host_stats.wake` differ",
           "the trace and KVM's statistics name different wakes: both kept, neither taken"),
     Field("exits.status", "string", "`--exits`, a record without exit data; every record "
-          "of the Xen lane",
+          "of a Xen-lane run without `--exits`",
           "why there is none: no complete marker window in the trace (lost events named), no "
-          "measured record of its sampling says its iterations, or the Xen lane, which "
-          "traces none; `apic_accel` is then `unknown`"),
+          "measured record of its sampling says its iterations, or a Xen-lane run not "
+          "traced; `apic_accel` is then `unknown`"),
 )
 
 STATS = "`--host-stats`, a record with `host_read`"
@@ -471,7 +475,8 @@ RECORD_HOST_STATS = (
 )
 
 RUN_EXITS = (
-    Field("run.exits.trace", "string", "`--exits`", "the trace's file, `kvm-trace.txt`"),
+    Field("run.exits.trace", "string", "`--exits`", "the trace's file, `kvm-trace.txt`, or "
+          "under the Xen lane `xen-trace.txt` (Xen's trace read into the same lines)"),
     Field("run.exits.traced", "string", "`--exits`",
           "`whole boot` on a host, `marker windows` in the lane"),
     Field("run.exits.outside", "object", "`--exits`",

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""host/ipibench/xenhost/xentrace.py on records built by hand from Xen 4.17's
+public/trace.h, not from a capture: the windows, the TSC a record without
+one takes, the vCPU a runstate change puts on a CPU, each exit's handler
+records folded into its line, and what kvmhost/trace_read.py then makes of
+it: a marker window with the sender's ICR write and the target's EOI.
+One TAP line per case, "ok - tools: ..."; problems follow on '#' lines."""
+import struct
+
+from harness import check, registry
+from fixtures import main
+from ipibench.kvmhost import trace_read
+from ipibench.xenhost import xentrace as X
+
+CASES, case = registry()
+
+
+def rec(event, words=(), tsc=None):
+    head = event | len(words) << 28 | (1 << 31 if tsc is not None else 0)
+    return struct.pack("<I", head) + (struct.pack("<Q", tsc) if tsc is not None else b"") + \
+        struct.pack(f"<{len(words)}I", *words)
+
+
+def window(cpu, *records):
+    body = b"".join(records)
+    return rec(X.TRC_TRACE_CPU_CHANGE, (cpu, len(body))) + body
+
+
+def running(dom, vcpu, tsc):
+    # runstate runnable (1) -> running (0): old state in bits 11:8, new in 7:4.
+    return rec(X.TRC_SCHED_RUNSTATE_CHANGE | 1 << 8, (dom << 16 | vcpu,), tsc)
+
+
+def exit_(code, rip, tsc):
+    return rec(X.TRC_HVM_VMEXIT64, (code, rip & 0xffffffff, rip >> 32), tsc)
+
+
+def entry(tsc):
+    return rec(X.TRC_HVM_VMENTRY, (), tsc)
+
+
+def marker(value):
+    return rec(X.TRC_HVM_IOPORT_WRITE, (0xed, value))
+
+
+# d1v0 on CPU 0 marks window 3, writes the x2APIC ICR, closes the window;
+# d1v1 on CPU 1 takes the IPI and writes the EOI in between (by TSC).
+SENDER = window(0, running(1, 0, 100),
+                exit_(0x7b, 0xffffffff81000010, 110), marker(3 << 1), entry(111),
+                exit_(0x7c, 0x1000, 200), rec(X.TRC_HVM_MSR_WRITE, (0x830, 0x40, 2)), entry(201),
+                exit_(0x7b, 0x1010, 400), marker(3 << 1 | 1), entry(401))
+TARGET = window(1, running(1, 1, 150),
+                exit_(0x7c, 0x2000, 300), rec(X.TRC_HVM_MSR_WRITE, (0x80b, 0, 0)), entry(301),
+                # dom0 (PV) and the idle domain make no exits of the guest's
+                running(0, 0, 350), exit_(0x78, 0x3000, 360), entry(361))
+
+
+@case("xentrace: windows per CPU, handler records folded into their exit, lines in TSC order")
+def _(_s):
+    text = X.lines(SENDER + TARGET, khz=1000)  # 1 MHz: a cycle a microsecond
+    check(text[0] == "# ipibench-trace: xen", text[0])
+    events = [line.split(": ")[1] for line in text[1:]]
+    check(events == ["kvm_exit", "kvm_pio", "kvm_entry", "kvm_exit", "kvm_msr", "kvm_entry",
+                     "kvm_exit", "kvm_msr", "kvm_entry", "kvm_exit", "kvm_pio", "kvm_entry"],
+          events)
+    check(text[4] == "d1v0-1256 [000] 0.000200000: kvm_exit: vcpu 0 reason msr rip 0x1000",
+          text[4])
+    check(text[5].endswith("kvm_msr: msr_write 830 = 0x200000040"), text[5])
+    check(text[2].endswith("kvm_pio: pio_write at 0xed size 4 count 1 val 0x6"), text[2])
+    check(text[7].startswith("d1v1-1257 [001] 0.000300000: kvm_exit: vcpu 1 reason msr"),
+          text[7])
+    check(not any("0x3000" in line for line in text), "dom0's exit kept")
+
+
+@case("xentrace: trace_read takes the lines: window 3, the sender's ICR, the target's EOI")
+def _(_s):
+    t = trace_read.parse(X.lines(SENDER + TARGET))
+    w = t.windows.get(3)
+    check(w is not None, f"windows {sorted(t.windows)}")
+    if w:
+        check(dict(w.sender) == {"msr (ICR)": 1}, dict(w.sender))
+        check(dict(w.targets) == {"msr (EOI)": 1}, dict(w.targets))
+
+
+@case("xentrace: an NPF's MMIO record gives the xAPIC register; a VMMCALL its hypercall")
+def _(_s):
+    data = window(0, running(2, 0, 10),
+                  exit_(0x400, 0x10, 20), rec(X.TRC_HVM_IOMEM_WRITE, (0xfee00300, 0x4041)),
+                  entry(21),
+                  exit_(0x81, 0x20, 30), rec(X.TRC_HVM_VMMCALL, (32,)), entry(31),
+                  exit_(0x81, 0x30, 40), rec(X.TRC_HVM_VMMCALL, (0x80000000,)), entry(41))
+    text = X.lines(data)
+    check("reason npf rip 0x10 info1 0x2 info2 0xfee00300" in text[1], text[1])
+    got = dict(trace_read.parse(text).outside)
+    check(got == {"npf (ICR)": 1, "hypercall (event_channel_op)": 1, "hypercall (viridian)": 1},
+          got)
+
+
+@case("xentrace: lost records are said; a record outside a window or cut short is refused")
+def _(_s):
+    text = X.lines(window(0, rec(X.TRC_LOST_RECORDS, (17, 0, 0, 0), 5)))
+    check("# ipibench-trace: lost 17" in text, text)
+    for bad, why in ((rec(X.TRC_HVM_VMENTRY, (), 1), "outside a CPU's window"),
+                     (window(0, entry(1))[:-3], "cut short"),
+                     (rec(X.TRC_TRACE_CPU_CHANGE, (0, 4)) + entry(1), "runs past its window")):
+        try:
+            X.lines(bad)
+            check(False, f"accepted: {why}")
+        except X.TraceError as e:
+            check(why in str(e), f"{e} (want '{why}')")
+
+
+if __name__ == "__main__":
+    main(CASES)
