@@ -47,6 +47,12 @@ static inline void outb(uint16_t port, uint8_t v)
 	asm volatile("outb %0, %1" : : "a"(v), "Nd"(port));
 }
 
+/* n bytes from buf to port, one string instruction (DF is clear, as the ABI keeps it). */
+static inline void outsb(uint16_t port, const void *buf, unsigned long n)
+{
+	asm volatile("rep outsb" : "+S"(buf), "+c"(n) : "d"(port) : "memory");
+}
+
 static inline void outw(uint16_t port, uint16_t v)
 {
 	asm volatile("outw %0, %1" : : "a"(v), "Nd"(port));

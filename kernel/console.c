@@ -100,13 +100,16 @@ static void uart_putc(char c, bool locked)
  * COM1, CR before each LF when crlf (bytes the virtio path kept already have
  * theirs); without COM1 (a Xen PVH guest has no emulated UART) the debug
  * port, which Xen prints as "(dN) ..." (guest_loglvl=all) and QEMU's
- * isa-debugcon writes out; a port nothing decodes drops the bytes.
+ * isa-debugcon writes out; a port nothing decodes drops the bytes. The
+ * debug port takes the piece as one REP OUTSB: one exit where a byte each
+ * cost one (Xen's emulator runs the repeats, hvm_process_io_intercept()),
+ * which under the Xen lane's nested TCG was seconds a frame and most of
+ * its trace (docs/xen.md).
  */
 static void serial_out(const char *s, size_t n, bool locked, bool crlf)
 {
 	if (!uart_present) {
-		for (size_t i = 0; i < n; i++)
-			outb(DEBUG_PORT, (uint8_t)s[i]);
+		outsb(DEBUG_PORT, s, n);
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {

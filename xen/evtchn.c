@@ -290,11 +290,20 @@ static int xen_failed(const char *what, uint64_t arg, int64_t ret)
  */
 static int xen_latch_64(void)
 {
-	const struct cpuid_regs r = cpuid(cpu.xen_base + XEN_CPUID_HYPERCALL_OFFSET, 0);
-	void *page = mm_alloc(PAGE_SIZE, PAGE_SIZE);
+	struct cpuid_regs r;
+	void *page;
 
-	if (!r.eax || wrmsr_safe(r.ebx, (uint64_t)(uintptr_t)page))
-		return xen_failed("the hypercall page MSR (Xen's leaf base + 2)", r.ebx, -22);
+	if (cpu.xen_max_leaf < cpu.xen_base + XEN_CPUID_HYPERCALL_OFFSET ||
+	    !(r = cpuid(cpu.xen_base + XEN_CPUID_HYPERCALL_OFFSET, 0)).eax) {
+		kprintf(
+		    "xen-evtchn: Xen's leaf base + 2 names no hypercall page MSR: the 64-bit shared_info cannot be latched\n");
+		return -E_PROTO;
+	}
+	page = mm_alloc(PAGE_SIZE, PAGE_SIZE); /* filled by Xen, never called */
+	if (wrmsr_safe(r.ebx, (uint64_t)(uintptr_t)page)) {
+		kprintf("xen-evtchn: writing the hypercall page MSR 0x%x faulted\n", r.ebx);
+		return -E_PROTO;
+	}
 	return 0;
 }
 
@@ -411,8 +420,10 @@ static int xen_enable(void)
 	/*
 	 * A store unmasks; a port that is pending all the same (a send that
 	 * came while it was masked) would then never upcall again
-	 * (evtchn_2l_set_pending() returns early on a pending port), so it
-	 * goes through EVTCHNOP_unmask, which raises it (evtchn_2l_unmask()).
+	 * (evtchn_2l_set_pending() returns early on a pending port). Such a
+	 * port is masked again and goes through EVTCHNOP_unmask, which raises
+	 * it only when it clears the mask itself (evtchn_2l_unmask()), as
+	 * Linux's evtchn_2l_unmask() does.
 	 */
 	for (unsigned int i = 0; i < IPI_VEC_COUNT; i++) {
 		const uint32_t port = xen_port_of[p->cpu][i];
@@ -423,6 +434,7 @@ static int xen_enable(void)
 		if (!(__atomic_load_n(&xen_shinfo->evtchn_pending[port / 64], __ATOMIC_ACQUIRE) &
 		      bit))
 			continue;
+		__atomic_fetch_or(&xen_shinfo->evtchn_mask[port / 64], bit, __ATOMIC_ACQ_REL);
 		unmask.port = port;
 		ret = xen_hypercall2(XEN_HC_EVENT_CHANNEL_OP, EVTCHNOP_UNMASK, &unmask);
 		if (ret)

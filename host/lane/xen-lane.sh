@@ -311,12 +311,21 @@ xen_rip() {
 # one made them); Xen matches class and subclass bits apart (__trace_var()),
 # so 0x000a3000 also takes the scheduler's own subclass, which is read past.
 # 256 pages a CPU: xentrace drains them every 100 ms.
+# xentrace enables tracing only once it has its file open: the first
+# records written (dom0's own runstate changes come every few ms) say so.
 trace_start() {
 	rm -f /tmp/frame.xentrace
 	xentrace -D -e 0x000a3000 -S 256 /tmp/frame.xentrace >/tmp/xentrace.log 2>&1 &
 	xtpid=$!
-	sleep 1
-	kill -0 $xtpid 2>/dev/null || echo "@@@ lane-info xentrace did not start: $(cat /tmp/xentrace.log)"
+	i=0
+	until [ -s /tmp/frame.xentrace ]; do
+		i=$((i + 1))
+		if [ $i -gt 50 ] || ! kill -0 $xtpid 2>/dev/null; then
+			echo "@@@ lane-info xentrace did not start: $(cat /tmp/xentrace.log)"
+			break
+		fi
+		sleep 0.1
+	done
 }
 trace_send() { # frame
 	kill -INT $xtpid 2>/dev/null
@@ -511,10 +520,10 @@ split_console() {
 
 # Each traced frame's xentrace file, as dom0 sent it (gzip in base64),
 # into DIR/<frame>.xentrace.gz and its lines for the KVM trace reader,
-# DIR/<frame>.trace, timed by the guest's TSC frequency (its env record).
-# A transfer the outer VM's end cut short is read as far as it came whole.
+# DIR/<frame>.trace (a cycle a nanosecond: only the order of times is read).
+# A transfer the outer VM's end cut short is read as far as every CPU's came.
 read_traces() {
-	local packed name khz cut
+	local packed name cut
 	for packed in "$out"/*.xentrace64; do
 		[ -e "$packed" ] || continue
 		name=$(basename "$packed" .xentrace64)
@@ -522,12 +531,11 @@ read_traces() {
 		rm -f "$packed"
 		cut=
 		gzip -t "$out/$name.xentrace.gz" 2>/dev/null || cut=--cut
-		khz=$(sed -n 's/.*"record":"env".*"tsc":{"khz":\([0-9]*\).*/\1/p' "$out/$name.log" 2>/dev/null | head -n 1)
 		if ! gzip -dc "$out/$name.xentrace.gz" 2>/dev/null >"$out/$name.xentrace" && [ -z "$cut" ]; then
 			cut=--cut
 		fi
 		PYTHONPATH=$repo/host python3 -m ipibench.xenhost.xentrace "$out/$name.xentrace" \
-			${khz:+--khz "$khz"} $cut >"$out/$name.trace" ||
+			$cut >"$out/$name.trace" ||
 			echo "# ipibench-trace: unreadable (xenhost/xentrace.py said why on the console)" >>"$out/$name.trace"
 		rm -f "$out/$name.xentrace"
 	done

@@ -15,6 +15,15 @@ from ipibench.xenhost import xentrace as X
 
 CASES, case = registry()
 
+# public/trace.h's numbers, written out here rather than taken from the
+# module under test.
+CPU_CHANGE, LOST = 0x0001f003, 0x0001f001
+RUNSTATE = 0x00021001          # TRC_SCHED_RUNSTATE_CHANGE; old state << 8, new << 4
+VMENTRY, VMEXIT64 = 0x00081001, 0x00081102
+NESTED = 0x400                 # TRC_HVM_NESTEDFLAG
+MSR_WRITE, VMMCALL = 0x0008200d, 0x00082012
+IOPORT_WRITE, IOMEM_WRITE = 0x00082216, 0x00082217
+
 
 def rec(event, words=(), tsc=None):
     head = event | len(words) << 28 | (1 << 31 if tsc is not None else 0)
@@ -24,34 +33,34 @@ def rec(event, words=(), tsc=None):
 
 def window(cpu, *records):
     body = b"".join(records)
-    return rec(X.TRC_TRACE_CPU_CHANGE, (cpu, len(body))) + body
+    return rec(CPU_CHANGE, (cpu, len(body))) + body
 
 
 def running(dom, vcpu, tsc):
     # runstate runnable (1) -> running (0): old state in bits 11:8, new in 7:4.
-    return rec(X.TRC_SCHED_RUNSTATE_CHANGE | 1 << 8, (dom << 16 | vcpu,), tsc)
+    return rec(RUNSTATE | 1 << 8, (dom << 16 | vcpu,), tsc)
 
 
 def exit_(code, rip, tsc):
-    return rec(X.TRC_HVM_VMEXIT64, (code, rip & 0xffffffff, rip >> 32), tsc)
+    return rec(VMEXIT64, (code, rip & 0xffffffff, rip >> 32), tsc)
 
 
 def entry(tsc):
-    return rec(X.TRC_HVM_VMENTRY, (), tsc)
+    return rec(VMENTRY, (), tsc)
 
 
 def marker(value):
-    return rec(X.TRC_HVM_IOPORT_WRITE, (0xed, value))
+    return rec(IOPORT_WRITE, (0xed, value))
 
 
 # d1v0 on CPU 0 marks window 3, writes the x2APIC ICR, closes the window;
 # d1v1 on CPU 1 takes the IPI and writes the EOI in between (by TSC).
 SENDER = window(0, running(1, 0, 100),
                 exit_(0x7b, 0xffffffff81000010, 110), marker(3 << 1), entry(111),
-                exit_(0x7c, 0x1000, 200), rec(X.TRC_HVM_MSR_WRITE, (0x830, 0x40, 2)), entry(201),
+                exit_(0x7c, 0x1000, 200), rec(MSR_WRITE, (0x830, 0x40, 2)), entry(201),
                 exit_(0x7b, 0x1010, 400), marker(3 << 1 | 1), entry(401))
 TARGET = window(1, running(1, 1, 150),
-                exit_(0x7c, 0x2000, 300), rec(X.TRC_HVM_MSR_WRITE, (0x80b, 0, 0)), entry(301),
+                exit_(0x7c, 0x2000, 300), rec(MSR_WRITE, (0x80b, 0, 0)), entry(301),
                 # dom0 (PV) and the idle domain make no exits of the guest's
                 running(0, 0, 350), exit_(0x78, 0x3000, 360), entry(361))
 
@@ -86,10 +95,10 @@ def _(_s):
 @case("xentrace: an NPF's MMIO record gives the xAPIC register; a VMMCALL its hypercall")
 def _(_s):
     data = window(0, running(2, 0, 10),
-                  exit_(0x400, 0x10, 20), rec(X.TRC_HVM_IOMEM_WRITE, (0xfee00300, 0x4041)),
+                  exit_(0x400, 0x10, 20), rec(IOMEM_WRITE, (0xfee00300, 0x4041)),
                   entry(21),
-                  exit_(0x81, 0x20, 30), rec(X.TRC_HVM_VMMCALL, (32,)), entry(31),
-                  exit_(0x81, 0x30, 40), rec(X.TRC_HVM_VMMCALL, (0x80000000,)), entry(41))
+                  exit_(0x81, 0x20, 30), rec(VMMCALL, (32,)), entry(31),
+                  exit_(0x81, 0x30, 40), rec(VMMCALL, (0x80000000,)), entry(41))
     text = X.lines(data)
     check("reason npf rip 0x10 info1 0x2 info2 0xfee00300" in text[1], text[1])
     got = dict(trace_read.parse(text).outside)
@@ -99,16 +108,54 @@ def _(_s):
 
 @case("xentrace: lost records are said; a record outside a window or cut short is refused")
 def _(_s):
-    text = X.lines(window(0, rec(X.TRC_LOST_RECORDS, (17, 0, 0, 0), 5)))
+    text = X.lines(window(0, rec(LOST, (17, 0, 0, 0), 5)))
     check("# ipibench-trace: lost 17" in text, text)
-    for bad, why in ((rec(X.TRC_HVM_VMENTRY, (), 1), "outside a CPU's window"),
+    for bad, why in ((rec(VMENTRY, (), 1), "outside a CPU's window"),
                      (window(0, entry(1))[:-3], "cut short"),
-                     (rec(X.TRC_TRACE_CPU_CHANGE, (0, 4)) + entry(1), "runs past its window")):
+                     (rec(CPU_CHANGE, (0, 4)) + entry(1), "runs past its window")):
         try:
             X.lines(bad)
             check(False, f"accepted: {why}")
         except X.TraceError as e:
             check(why in str(e), f"{e} (want '{why}')")
+
+
+@case("xentrace: after a gap Xen left (a full buffer) the vCPU it names runs; the window open "
+      "then says so, and its record gets no exits")
+def _(_s):
+    # d1v0 on CPU 0 opens window 5; records are lost from TSC 150 until 300,
+    # after which d1v1 runs on CPU 0 ({lost; u16 domain, vcpu; u64 first_tsc}).
+    data = window(0, running(1, 0, 100),
+                  exit_(0x7b, 0x10, 110), marker(5 << 1), entry(111),
+                  rec(LOST, (9, 1 | 1 << 16, 150, 0), 300),
+                  exit_(0x7c, 0x20, 310), rec(MSR_WRITE, (0x80b, 0, 0)), entry(311),
+                  exit_(0x7b, 0x30, 400), marker(5 << 1 | 1), entry(401))
+    text = X.lines(data)
+    check("# ipibench-trace: lost 9" in text, text[:3])
+    check(any(" d1v1-1257 " in " " + line and "msr" in line for line in text),
+          "the exit after the gap is not d1v1's")
+    t = trace_read.parse(text)
+    check(t.windows.get(5) is not None and t.windows[5].gap == 9,
+          f"window 5's gap: {getattr(t.windows.get(5), 'gap', None)}")
+
+
+@case("xentrace: a nested guest's exit and its records are skipped; a cut file keeps what every "
+      "guest CPU sent whole")
+def _(_s):
+    data = window(0, running(1, 0, 10),
+                  rec(VMEXIT64 | NESTED, (0x7c, 0x10, 0), 20), rec(MSR_WRITE, (0x830, 1, 0)),
+                  rec(VMENTRY | NESTED, (), 21),
+                  exit_(0x78, 0x20, 30), entry(31))
+    got = [line.split(": ", 2)[1:] for line in X.lines(data)[1:]]
+    check(got == [["kvm_exit", "vcpu 0 reason hlt rip 0x20"], ["kvm_entry", "vcpu 0"]], got)
+    # CPU 0 sent up to TSC 200, CPU 1 only to 120: a cut keeps lines to 120.
+    cut = window(0, running(1, 0, 100), exit_(0x78, 0x1, 110), entry(111),
+                 exit_(0x78, 0x2, 200), entry(201)) + \
+        window(1, running(1, 1, 105), exit_(0x78, 0x3, 120), entry(121))
+    times = [int(round(float(line.split()[2][:-1]) * 1e9)) for line in X.lines(cut, cut=True)
+             if not line.startswith("#")]
+    check(times and max(times) <= 121 and 110 in times, times)
+    check(X.lines(cut, cut=True)[1].startswith("# ipibench-trace: cut"), "no cut header")
 
 
 if __name__ == "__main__":

@@ -120,6 +120,10 @@ def attach(trace, recs, cmdline=None, kvm_params=None, kernel=None):
         if not n or w is None or w.end is None:
             exits_unknown(r, _unknown_why(trace, n))
             continue
+        if w.gap:
+            exits_unknown(r, f"Xen dropped {w.gap} trace records while its window was open "
+                          "(a full buffer): its exits would be short")
+            continue
         r["exits"] = window_exits(w, n, causal)
         _judge(r, kvm_params, kernel)
     return recs
@@ -245,7 +249,10 @@ def _capture_lines(summ):
     if summ.get("cut"):
         out.append("cut short: the trace ends before the boot did; the records after its "
                    "end have no exits")
-    if summ.get("lost"):
+    if summ.get("lost") and summ.get("trace") == XEN_TRACE_FILE:
+        out.append(f"lost: {summ['lost']} records Xen dropped while a buffer was full; a "
+                   "record whose window a gap fell in has no exits")
+    elif summ.get("lost"):
         out.append(f"lost: {summ['lost']} events, the oldest, overwritten in the trace's ring "
                    "buffer: the first records' exits may be short")
     if summ["apicv_inhibits"]:

@@ -56,6 +56,7 @@ PIO = re.compile(r"^pio_(?P<dir>read|write) at (?P<port>0x[0-9a-f]{1,4}) size (?
                  r"count (?P<count>\d{1,10})(?: val (?P<val>0x[0-9a-f]{1,16}))?")
 HYPERCALL = re.compile(r"^nr (?P<nr>0x[0-9a-f]{1,16})")
 SET_IRQ = re.compile(r"^gsi (?P<gsi>\d{1,5}) level (?P<level>-?\d{1,3})")
+XEN_LOST = re.compile(r"^records (?P<n>\d{1,10})")
 HV_HYPERCALL = re.compile(r"^code (?P<code>0x[0-9a-f]{1,8}) (?P<fast>fast|slow|[01])?")
 # kvm_vcpu_wakeup (virt/kvm/kvm_main.c, kvm_vcpu_halt()): how a halted vCPU
 # came back: "poll time N ns, polling valid" when halt polling saw the wake,
@@ -99,6 +100,7 @@ class Window:
         self.wakeups = collections.Counter()  # halted targets' wakes: "poll" or "wait"
         self.in_region = collections.Counter()  # target exits inside the sender's regions
         self.sends_exit = False        # the sender's sends made exits (a region start to see)
+        self.gap = 0                   # records Xen dropped while it was open (xen_lost)
         # AVIC, per iteration (between two region-end marks): the sender's
         # sends that exited "target not running", and the other threads'
         # wakes by kind; at each mark, the poll wakes that a miss of the same
@@ -279,6 +281,17 @@ def _on_xen_hypercall(rd, event, tid, ts, body):
         x.detail = "viridian" if nr & XEN_VIRIDIAN_CALL else XEN_HCS.get(nr, f"Xen hypercall {nr}")
 
 
+def _on_xen_lost(rd, event, tid, ts, body):
+    """xen_lost (a Xen trace): Xen dropped records from here on, on one CPU
+    (its buffer was full: the newest are lost, not the oldest). The window
+    open now may be missing exits of that CPU: it says so."""
+    p = XEN_LOST.match(body)
+    if not p:
+        rd.trace.unparsed += 1
+    elif rd.window is not None:
+        rd.window.gap += int(p["n"])
+
+
 def _on_hv_hypercall(rd, event, tid, ts, body):
     """kvm_hv_hypercall: the Hyper-V call its thread's exit made, fast or slow."""
     p = HV_HYPERCALL.match(body)
@@ -334,6 +347,7 @@ def _on_avic(rd, event, tid, ts, body):
 ON_EVENT = {"kvm_exit": _on_exit, "kvm_entry": _on_entry, "kvm_pio": _on_pio,
             "kvm_set_irq": _on_set_irq, "kvm_msr": _on_msr, "kvm_hypercall": _on_hypercall,
             "kvm_hv_hypercall": _on_hv_hypercall, "xen_hypercall": _on_xen_hypercall,
+            "xen_lost": _on_xen_lost,
             "kvm_apicv_inhibit_changed": _on_inhibit,
             "kvm_apicv_update_request": _on_inhibit, "kvm_vcpu_wakeup": _on_wakeup,
             "kvm_avic_incomplete_ipi": _on_avic_incomplete_ipi}

@@ -24,15 +24,28 @@ subclasses, and the scheduler's runstate changes):
                              register): the NPF exit's EXITINFO1/2, as SVM
                              gives KVM them
   TRC_HVM_VMMCALL            the exit's hypercall number -> xen_hypercall
-  TRC_LOST_RECORDS           records Xen dropped -> "# ipibench-trace: lost N"
+  TRC_LOST_RECORDS           records Xen dropped while the CPU's buffer was
+                             full (the newest, not the oldest): a gap from
+                             its first_tsc -> xen_lost at that time (the
+                             window open then has no exits), and the vCPU
+                             running after it; "# ipibench-trace: lost N"
+Records of a nested guest (TRC_HVM_NESTEDFLAG) are an L2's, not this
+guest's: skipped. A file cut short (--cut) keeps only what every CPU that
+ran the guest wrote whole: the lines after the earliest of their last
+records go, since xentrace writes the CPUs' windows one after another and
+a cut may keep a sender's window and lose its target's.
 Xen writes the handler records after the VMEXIT they belong to, so an exit's
 line is written when its CPU's next VMENTRY or VMEXIT closes it, with what
 they said. dom0 (PV) makes no HVM records; the idle domain's are skipped.
 
 Lines name a vCPU's thread "dDvV-T" (T = 1000 + D * 256 + V: one per vCPU,
-as KVM's vCPU threads), its CPU and the time from the TSC (--khz, the
-guest's TSC frequency from its env record; nominal 1 GHz without it: only
-the order of times is read).
+as KVM's vCPU threads), its CPU and the time from the TSC: a cycle a
+nanosecond unless --khz gives the TSC's frequency (only the order of times
+is read, and a cycle a nanosecond keeps every record's own). Under TCG
+every CPU's TSC is the one clock QEMU keeps, so the order across CPUs holds.
+The guest's markers are 32-bit OUTs to port 0xed: Xen passes port 0xed
+through (hvm_enable()), and a 4-byte access exits only because the I/O
+bitmap's bits for 0xee-0xf0 are set (include/bench.h).
 
 usage: PYTHONPATH=host python3 -m ipibench.xenhost.xentrace FILE [--khz N] [--domain D] [--cut]
 Pure: the file in, text out; host-tested on hand-built records
@@ -67,10 +80,12 @@ DOMID_IDLE = 0x7fff
 # prints (arch/x86/include/uapi/asm/svm.h SVM_EXIT_REASONS), so that a Xen
 # exit and a KVM one get one label (kvmhost/exit_labels.py).
 SVM_EXITS = {
-    0x000: "read_cr0", 0x003: "read_cr3", 0x004: "read_cr4", 0x008: "read_cr8",
-    0x010: "write_cr0", 0x013: "write_cr3", 0x014: "write_cr4", 0x018: "write_cr8",
-    0x041: "DB_excp", 0x043: "BP_excp", 0x046: "UD_excp", 0x04e: "PF_excp",
-    0x04d: "GP_excp", 0x051: "AC_excp", 0x052: "MC_excp",
+    0x000: "read_cr0", 0x002: "read_cr2", 0x003: "read_cr3", 0x004: "read_cr4",
+    0x008: "read_cr8", 0x010: "write_cr0", 0x012: "write_cr2", 0x013: "write_cr3",
+    0x014: "write_cr4", 0x018: "write_cr8", 0x020: "read_dr0", 0x027: "read_dr7",
+    0x030: "write_dr0", 0x037: "write_dr7",
+    0x040: "DE excp", 0x041: "DB excp", 0x043: "BP excp", 0x046: "UD excp", 0x047: "NM excp",
+    0x04d: "GP excp", 0x04e: "PF excp", 0x051: "AC excp", 0x052: "MC excp",
     0x060: "interrupt", 0x061: "nmi", 0x062: "smi", 0x063: "init", 0x064: "vintr",
     0x065: "cr0_sel_write", 0x06e: "rdtsc", 0x06f: "rdpmc", 0x070: "pushf", 0x071: "popf",
     0x072: "cpuid", 0x073: "rsm", 0x074: "iret", 0x075: "swint", 0x076: "invd",
@@ -78,8 +93,8 @@ SVM_EXITS = {
     0x07c: "msr", 0x07d: "task_switch", 0x07e: "ferr_freeze", 0x07f: "shutdown",
     0x080: "vmrun", 0x081: "hypercall", 0x082: "vmload", 0x083: "vmsave", 0x084: "stgi",
     0x085: "clgi", 0x086: "skinit", 0x087: "rdtscp", 0x088: "icebp", 0x089: "wbinvd",
-    0x08a: "monitor", 0x08b: "mwait", 0x08c: "mwait_cond", 0x08d: "xsetbv",
-    0x08e: "rdpru", 0x400: "npf", 0x401: "avic_incomplete_ipi",
+    0x08a: "monitor", 0x08b: "mwait", 0x08d: "xsetbv",
+    0x400: "npf", 0x401: "avic_incomplete_ipi",
     0x402: "avic_unaccelerated_access",
 }
 
@@ -148,6 +163,7 @@ def lines(data, khz=None, domain=None, cut=False):
     opened = {}    # cpu -> _Open
     out = []       # (tsc, seq, text)
     lost = 0
+    last = {}      # cpu -> the TSC of its latest record while a guest vCPU ran there
 
     def thread(dv):
         d, v = dv
@@ -168,8 +184,15 @@ def lines(data, khz=None, domain=None, cut=False):
             emit(cpu, o.tsc, o.vcpu, event, body)
 
     for cpu, tsc, event, w in records(data, cut):
-        if event == TRC_LOST_RECORDS:
-            lost += w[0] if w else 0
+        if event == TRC_LOST_RECORDS and len(w) >= 2:
+            # {u32 lost; u16 domain, vcpu; u64 first_tsc} (common/trace.c
+            # insert_lost_records()): the gap, and who runs after it.
+            lost += w[0]
+            close(cpu)
+            gap = w[2] | w[3] << 32 if len(w) >= 4 else tsc
+            dv = (w[1] & 0xffff, w[1] >> 16)
+            emit(cpu, gap, running.get(cpu, dv), "xen_lost", f"records {w[0]}")
+            running[cpu] = dv
             continue
         if event & RUNSTATE_MASK == TRC_SCHED_RUNSTATE_CHANGE and w:
             if (event >> 4) & 0xf == RUNSTATE_RUNNING:
@@ -179,18 +202,25 @@ def lines(data, khz=None, domain=None, cut=False):
         dv = running.get(cpu)
         if dv is None or dv[0] in (0, DOMID_IDLE) or (domain is not None and dv[0] != domain):
             continue
-        base = event & ~TRC_HVM_NESTEDFLAG
-        if base in (TRC_HVM_VMEXIT, TRC_HVM_VMEXIT64) and len(w) >= 2:
+        if tsc is not None:
+            last[cpu] = tsc
+        if event & 0x000ff000 == 0x00081000 and event & TRC_HVM_NESTEDFLAG:
+            close(cpu)  # an L2 guest's exit or entry: its handler records are not ours
+            continue
+        if event in (TRC_HVM_VMEXIT, TRC_HVM_VMEXIT64) and len(w) >= 2:
             close(cpu)
-            rip = w[1] | (w[2] << 32 if base == TRC_HVM_VMEXIT64 and len(w) > 2 else 0)
+            rip = w[1] | (w[2] << 32 if event == TRC_HVM_VMEXIT64 and len(w) > 2 else 0)
             opened[cpu] = _Open(dv, tsc, SVM_EXITS.get(w[0], f"{w[0]:#x}"), rip)
-        elif base == TRC_HVM_VMENTRY:
+        elif event == TRC_HVM_VMENTRY:
             close(cpu)
             emit(cpu, tsc, dv, "kvm_entry", f"vcpu {dv[1]}")
         elif cpu in opened:
             _handler(opened[cpu], event, w)
     for cpu in list(opened):
         close(cpu)
+    if cut and last:
+        limit = min(last.values())
+        out = [x for x in out if x[0] <= limit]
     out.sort(key=lambda x: (x[0], x[1]))
     head = ["# ipibench-trace: xen"] + ([f"# ipibench-trace: lost {lost}"] if lost else []) + \
         (["# ipibench-trace: cut short (the outer VM stopped sending it)"] if cut else [])
