@@ -99,7 +99,8 @@ MEANINGS = (
             "(0: a reset or triple fault), was killed by a signal, or returned an unknown code",
             "run.sh's last line; for a QEMU that did not start, QEMU's own message, printed last"),
     Meaning(EX_DEPS, "every", "a dependency is missing and could not be installed (`python3`, "
-            "which run.sh itself runs on, included; gnuplot for `report`)",
+            "which run.sh itself runs on, included; gnuplot for `report`), or `--accel xen` "
+            "on a host that is no Xen dom0 with `xl` and root",
             "the command to run, printed"),
     Meaning(EX_BUILD, "run, matrix, ab", "the build failed", "make's output, printed whole"),
     Meaning(EX_INTERRUPTED, "every", "interrupted: Ctrl-C, SIGTERM or SIGHUP",

@@ -13,7 +13,10 @@ import re
 from ipibench.boot.qemu import MACHINES
 from ipibench.command_line import help_hint, Parser, PROG, read_options, UsageError
 
-ACCELS = ("kvm", "tcg", "tcg-single", "kvm-in-tcg", "xen-in-tcg", "auto")
+ACCELS = ("kvm", "tcg", "tcg-single", "kvm-in-tcg", "xen-in-tcg", "xen", "auto")
+# The accelerators that boot a Xen preset under Xen: the lane's, and a real
+# dom0's (host/lane/xen-lane.sh --dom0).
+XEN_ACCELS = ("xen-in-tcg", "xen")
 
 
 def add_help(p):
@@ -61,7 +64,7 @@ RUN_HELP = (
     ("--memory", "SIZE", "guest RAM as QEMU's -m takes it: 256M, 1G, a plain number is MiB "
      "(default 256M; at least what the guest needs: 3M at -smp 4)"),
     ("--append", "ARGS", "kernel command line, e.g. 'plan=check' (help=1 lists keys)"),
-    ("--accel", "A", "kvm, tcg, tcg-single, kvm-in-tcg, xen-in-tcg or auto (default auto: kvm when "
+    ("--accel", "A", "kvm, tcg, tcg-single, kvm-in-tcg, xen-in-tcg, xen or auto (default auto: kvm when "
      "/dev/kvm can run the vCPU model, else tcg-single, except for a model with hv-* or "
      "kvm-pv-* flags: exit 31). tcg is QEMU's multi-threaded TCG (vCPUs really in parallel, "
      "but spinning vCPUs starve each other on a small host); tcg-single runs them in turn in "
@@ -69,7 +72,9 @@ RUN_HELP = (
      "KVM nested inside a TCG VM, the KVM lane: for machines without /dev/kvm, to exercise "
      "the Hyper-V and KVM PV paths; timings are then doubly emulated. xen-in-tcg boots a Xen "
      "preset (xen-presets.conf, default xen-pvh) under Xen nested inside a TCG VM, the Xen "
-     "lane (docs/xen.md): Xen's vlapic and its viridian Hyper-V interface"),
+     "lane (docs/xen.md): Xen's vlapic and its viridian Hyper-V interface. xen runs an HVM "
+     "Xen preset (default xen-viridian) on this host's Xen, from its dom0 (root), as the "
+     "lane's dom0 runs it"),
     ("--allow-fallback", None, "with --accel auto, run a preset or -cpu flags that need KVM "
      "(hv-*, kvm-pv-*) under TCG when KVM cannot: each backend they add SKIPs"),
     ("--timeout", "S", "seconds before the boot is killed (default 300)"),
@@ -227,16 +232,16 @@ def check_run(o):
         raise UsageError("--iso boots with the ISO's own command line; --append needs -kernel")
     if o.module_param and o.accel != "kvm-in-tcg":
         raise UsageError("--module-param sets the lane's KVM (--accel kvm-in-tcg); a host's KVM module is set by ./run.sh ab")
-    if o.accel == "xen-in-tcg" and o.host_stats:
-        raise UsageError("--host-stats reads KVM's statistics; the Xen lane has none")
-    if o.accel == "xen-in-tcg" and o.iso:
-        raise UsageError("--iso: the Xen lane boots the image itself (PVH, or through the device model's -kernel for an HVM guest)")
-    if o.accel == "xen-in-tcg":
+    if o.accel in XEN_ACCELS and o.host_stats:
+        raise UsageError("--host-stats reads KVM's statistics; Xen has none")
+    if o.accel in XEN_ACCELS and o.iso:
+        raise UsageError(f"--iso: under --accel {o.accel} xl boots the image itself (PVH, or through the device model's -kernel for an HVM guest)")
+    if o.accel in XEN_ACCELS:
         check_xen(o)
     if o.require_apicv and not o.exits:
         raise UsageError("--require-apicv reads the KVM trace: it needs --exits")
     if o.accel not in ACCELS:
-        raise UsageError(f"--accel takes kvm, tcg, tcg-single, kvm-in-tcg, xen-in-tcg or auto, not '{o.accel}'")
+        raise UsageError(f"--accel takes kvm, tcg, tcg-single, kvm-in-tcg, xen-in-tcg, xen or auto, not '{o.accel}'")
 
 
 def check_xen(o):
@@ -244,12 +249,12 @@ def check_xen(o):
     and memory (--memory) go into its xl.cfg; the machine is the preset's
     type (PVH or HVM), and Xen, not run.sh, places the vCPUs."""
     if o.asked("machine"):
-        raise UsageError("--machine: under --accel xen-in-tcg the Xen preset's type (pvh or "
+        raise UsageError(f"--machine: under --accel {o.accel} the Xen preset's type (pvh or "
                          "hvm) is the machine; ./run.sh list names them")
     for flag, name in ((o.pin is not None, "--pin"), (o.perf_kvm, "--perf-kvm")):
         if flag:
-            raise UsageError(f"{name}: under --accel xen-in-tcg Xen places and runs the vCPUs, "
-                             "inside the lane's outer VM; run.sh reads nothing of them")
+            raise UsageError(f"{name}: under --accel {o.accel} Xen places and runs the vCPUs "
+                             "(xl.cfg's cpus= would pin them); run.sh reads nothing of them")
     if o.smp and not _digits(o.smp):
         raise UsageError(f"--smp: the Xen lane takes a vCPU count, not '{o.smp}' (xl.cfg's "
                          "vcpus has no topology)")

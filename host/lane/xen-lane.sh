@@ -14,6 +14,7 @@
 #                              [--vcpus N] [--memory MIB] [--exits]
 #                              [--out DIR] [--timeout S] [--inner-timeout S]
 #        host/lane/xen-lane.sh ... --job SPEC... | --jobs FILE
+#        host/lane/xen-lane.sh --dom0 ... (on a Xen host's dom0, as root)
 #        host/lane/xen-lane.sh --resplit DIR
 #   --image-pvh PATH     the PVH ELF (default build/ipibench.elf)
 #   --image-hvm PATH     the multiboot ELF of HVM frames
@@ -24,6 +25,12 @@
 #   --vcpus N            every frame's vCPUs (default: its preset's)
 #   --memory MIB         every frame's memory (default 64)
 #   --exits              trace every frame (the job option exits)
+#   --dom0               no outer VM: run the frames on this host's Xen, from
+#                        its dom0 (root, xl), with the runner the lane's dom0
+#                        runs (host/lane/xen-frames.sh); HVM presets only, the
+#                        guest's COM1 to a file (a PVH guest's console is
+#                        Xen's debug port, whose ring a host keeps only the
+#                        newest 16 KiB of); exit 77 where this is no dom0
 #   --job SPEC           a frame of its own: 'FRAME | OPTIONS | ARGS', FRAME
 #                        [TAG.]PRESET and unique, OPTIONS '-' or words:
 #                        inner-timeout=S, vcpus=N, memory=MIB, no-rerun (a
@@ -80,7 +87,10 @@ conf=$repo/host/ipibench/xen-presets.conf
 image_pvh=$repo/build/ipibench.elf
 image_hvm=$repo/build/ipibench.elf32
 presets="" append="" out="" timeout="" inner_timeout=120 resplit="" dry_run=0 show_cfg=0
-vcpus="" memory="" from="" from_frame="" exits=0
+vcpus="" memory="" from="" from_frame="" exits=0 dom0=0
+# Where a frame's xl.cfg finds its images, and its HVM console: the lane's
+# initrd and no UART (the debug port); a real dom0's build and a file.
+cfg_pvh=/lane/ipibench.elf cfg_hvm=/lane/ipibench.elf32 cfg_console=""
 specs=()
 frames=() frame_preset=() frame_timeout=() frame_append=() frame_rerun=()
 frame_vcpus=() frame_memory=() frame_traced=()
@@ -102,6 +112,7 @@ parse_args() {
 		--vcpus) vcpus=${2:?}; shift ;;
 		--memory) memory=${2:?}; shift ;;
 		--exits) exits=1 ;;
+		--dom0) dom0=1 ;;
 		--job) specs+=("${2:?}"); shift ;;
 		--jobs)
 			[ -r "${2:?}" ] || die "--jobs: cannot read $2"
@@ -148,15 +159,22 @@ add_frame() { # name preset timeout append rerun(1, 0: no-rerun) [vcpus] [memory
 	done
 	[ -n "$(preset_line "$2")" ] || die "no Xen preset '$2' in $conf"
 	case "$4" in *[\"\\]*) die "frame '$1': the command line may not hold a quote or a backslash (xl.cfg's string)" ;; esac
-	# The preset's guest keys, each unless the command line sets it.
+	# The preset's guest keys, each unless the command line sets it; on a
+	# real dom0 not its skip=, which the lane's outer emulator needs.
 	local args=$4 k keys
 	IFS='|' read -r _ _ _ _ keys _ <<<"$(preset_line "$2")"
 	for k in $keys; do
+		[ "$dom0" = 0 ] || [ "${k%%=*}" != skip ] || continue
 		[[ " $args " == *" ${k%%=*}="* ]] || args="${args:+$args }$k"
 	done
 	frames+=("$1") frame_preset+=("$2") frame_timeout+=("$3") frame_rerun+=("${5:-1}")
 	frame_vcpus+=("${6-}") frame_memory+=("${7-}") frame_traced+=("${8:-0}")
-	frame_append+=("$(nested_defaults "$args")")
+	# The lane's bounds for its nested emulation; a real dom0 runs the guest's own.
+	if [ "$dom0" = 1 ]; then
+		frame_append+=("$args")
+	else
+		frame_append+=("$(nested_defaults "$args")")
+	fi
 }
 
 trim() { # text: without its leading and trailing blanks
@@ -222,8 +240,8 @@ xl_cfg() { # frame preset append [vcpus] [memory MiB]: the preset's, 64
 	line=$(preset_line "$2")
 	IFS='|' read -r _ type vcpus settings _ <<<"$line"
 	case "$type" in
-	pvh) image=/lane/ipibench.elf ;;
-	hvm) image=/lane/ipibench.elf32 ;;
+	pvh) image=$cfg_pvh ;;
+	hvm) image=$cfg_hvm ;;
 	*) die "preset $2: type '$type' is not pvh or hvm" ;;
 	esac
 	{
@@ -242,8 +260,13 @@ xl_cfg() { # frame preset append [vcpus] [memory MiB]: the preset's, 64
 		echo 'on_crash="destroy"'
 		if [ "$type" = hvm ]; then
 			# No UART: the guest's console falls back to port 0xe9, which
-			# Xen prints as it does a PVH guest's. No display, no disk.
-			echo 'serial="none"'
+			# Xen prints as it does a PVH guest's; on a real dom0 COM1 to
+			# a file (Xen's ring keeps too little). No display, no disk.
+			if [ -n "$cfg_console" ]; then
+				echo "serial=\"file:$cfg_console/$1.console\""
+			else
+				echo 'serial="none"'
+			fi
 			echo 'vga="none"'
 			echo 'nographic=1'
 			echo 'vnc=0'
@@ -280,152 +303,12 @@ until [ -S /var/run/xenstored/socket ]; do
 	i=$((i + 1)); [ $i -lt 100 ] || fail "xenstored did not start: $(cat /tmp/xenstored.log)"
 	sleep 0.1
 done
-# Every toolstack call has a deadline of its own (busybox timeout): a hung
-# xl would otherwise hold the frames after it until the outer VM's bound.
-# xl create's watcher outlives it by design (it detaches) and is not killed.
-xlt() { # seconds, then xl's arguments (ash: no ${@:2})
-	t=$1
-	shift
-	timeout -k 5 "$t" xl "$@"
-}
 timeout -k 5 60 xen-init-dom0 >/tmp/init-dom0.log 2>&1 ||
 	fail "xen-init-dom0: $(cat /tmp/init-dom0.log)"
 xenconsoled --log=none >/dev/null 2>&1 &
 echo "@@@ lane-info toolstack $(secs "$(cs)")s"
-# xen_rip DOMID: Xen reported a triple fault of the domain with a RIP in
-# Xen's own code segment (e008) in a guest context: the outer TCG handed
-# the guest its L1's state (as the KVM lane's host-RIP resets), never a
-# guest's own fault, which would show the guest's RIP.
-xen_rip() {
-	xlt 30 dmesg 2>/dev/null | awk -v d="$1" '
-		index($0, "(XEN) d" d "v") && /Triple fault/ { t = 1; n = 0; next }
-		t && ++n <= 4 && /RIP: +e008:/ { hit = 1 }
-		END { exit !hit }'
-}
-# A traced frame (exits): xentrace records while the domain runs, into
-# dom0's RAM, and the file goes out on the console after the frame, gzip in
-# base64 between lane-trace lines, as the KVM lane sends its trace. Its
-# mask: the HVM class's entry/exit and handler subclasses (VMEXIT, VMENTRY,
-# the MSR, port, MMIO and VMMCALL records an exit's handling adds) and the
-# scheduler's runstate changes (HVM records name no vCPU: the CPU's current
-# one made them); Xen matches class and subclass bits apart (__trace_var()),
-# so 0x000a3000 also takes the scheduler's own subclass, which is read past.
-# 256 pages a CPU: xentrace drains them every 100 ms.
-# xentrace enables tracing only once it has its file open: the first
-# records written (dom0's own runstate changes come every few ms) say so.
-trace_start() {
-	rm -f /tmp/frame.xentrace
-	xentrace -D -e 0x000a3000 -S 256 /tmp/frame.xentrace >/tmp/xentrace.log 2>&1 &
-	xtpid=$!
-	i=0
-	until [ -s /tmp/frame.xentrace ]; do
-		i=$((i + 1))
-		if [ $i -gt 50 ] || ! kill -0 $xtpid 2>/dev/null; then
-			echo "@@@ lane-info xentrace did not start: $(cat /tmp/xentrace.log)"
-			break
-		fi
-		sleep 0.1
-	done
-}
-trace_send() { # frame
-	kill -INT $xtpid 2>/dev/null
-	wait $xtpid
-	[ -s /tmp/frame.xentrace ] || { echo "@@@ lane-info xentrace wrote nothing: $(cat /tmp/xentrace.log)"; return; }
-	echo "@@@ lane-trace-begin $1 gzip-base64"
-	gzip -c /tmp/frame.xentrace | base64 | sed 's/^/outer-trace64: /'
-	echo "@@@ lane-trace-end $1"
-}
-while IFS='|' read -r name bound rerun traced; do
-	tries=0
-	while :; do
-	tries=$((tries + 1))
-	echo "@@@ lane-begin $name"
-	t0=$(cs)
-	domid=""
-	status=-
-	[ "$traced" != 1 ] || trace_start
-	xlt 120 create /lane/frames/$name.cfg </dev/null >/tmp/xl.log 2>&1
-	xl_rc=$?
-	# xl once aborted after the domain was up: what counts is the domain.
-	if [ $xl_rc != 0 ] && xlt 30 domid ipibench >/dev/null 2>&1; then
-		sed 's/^/xl: /' /tmp/xl.log
-		echo "@@@ lane-info xl create exited $xl_rc, but the domain runs"
-		xl_rc=0
-	fi
-	if [ $xl_rc = 0 ]; then
-		domid=$(xlt 30 domid ipibench 2>/dev/null)
-		echo "@@@ lane-info domid $domid"
-		end=$((t0 + bound * 100))
-		# Gone when three lookups in a row miss it: one xl call in a few
-		# failed (even crashed) while the domain ran on, in the middle of
-		# the toolstack's own xenstore traffic. Shut down or crashed (the
-		# state's s or c: xl's own watcher did not destroy it) ends it too.
-		misses=0
-		while [ $misses -lt 3 ]; do
-			state=$(xlt 30 list ipibench 2>/dev/null | awk 'NR == 2 { print $5 }')
-			case "$state" in
-			"") misses=$((misses + 1)) ;;
-			*[sc]*) xlt 30 destroy ipibench >/dev/null 2>&1; misses=0 ;;
-			*) misses=0 ;;
-			esac
-			if [ "$(cs)" -ge "$end" ]; then
-				xlt 30 destroy ipibench >/dev/null 2>&1
-				status=137
-				break
-			fi
-			# 1 s between lookups while the domain runs: each is an xl
-			# run in dom0 (its start, libxl's, a xenstore round trip)
-			# under the outer TCG, which takes a CPU from the guest's
-			# vCPUs while they spin-wait on each other (a look
-			# every 0.2 s: the group took 82 CPU-s; every 1 s: 61);
-			# 0.2 s once one missed, to confirm it.
-			if [ $misses = 0 ]; then sleep 1; else sleep 0.2; fi
-		done
-	else
-		sed 's/^/xl: /' /tmp/xl.log
-		# An HVM domain's device model says why it stopped in its own log.
-		for f in /var/log/xen/qemu-dm-*.log; do
-			[ ! -s "$f" ] || sed 's/^/qemu-dm: /' "$f"
-		done
-		# xl itself killed by a signal (a bare "Segmentation fault" twice
-		# under the outer TCG) is no answer about the domain: said by name.
-		[ "$xl_rc" -le 128 ] || [ "$xl_rc" = 137 ] ||
-			echo "@@@ lane-info xl create died of signal $((xl_rc - 128))"
-		status=1
-	fi
-	rm -f /var/log/xen/qemu-dm-*.log
-	echo "@@@ lane-end $name status=$status time=$(secs $(($(cs) - t0)))s"
-	[ "$traced" != 1 ] || trace_send "$name"
-	# The next frame reuses the name.
-	xlt 30 destroy ipibench >/dev/null 2>&1
-	# The outer emulator's fault earns one more run (lane-rerun, which
-	# judge.py notes), unless the frame expects it (no-rerun).
-	if [ "$status" = - ] && [ "$tries" = 1 ] && [ "$rerun" = 1 ] && [ -n "$domid" ] &&
-		xen_rip "$domid"; then
-		echo "@@@ lane-rerun $name xen-rip: a triple fault at a RIP in Xen's code"
-		continue
-	fi
-	# So does an xl create that died of a signal before any domain ran.
-	if [ "$status" = 1 ] && [ "$tries" = 1 ] && [ "$rerun" = 1 ] && [ -z "$domid" ] &&
-		[ "$xl_rc" -gt 128 ] && [ "$xl_rc" != 137 ]; then
-		echo "@@@ lane-rerun $name xl-signal: xl create died of signal $((xl_rc - 128)), no domain ran"
-		continue
-	fi
-	# So does a bound that ended in the firmware, before the guest said a
-	# word: SeaBIOS reading an HVM frame's CD took minutes under a loaded
-	# outer TCG, where it takes seconds alone. Xen's console ring holds
-	# the domain's "(dN) " lines, its newest 16 KiB: a guest that ran on
-	# until its bound fills it with lines only the guest prints (its first
-	# line scrolled out after some 500), the firmware prints none of them.
-	if [ "$status" = 137 ] && [ "$tries" = 1 ] && [ "$rerun" = 1 ] && [ -n "$domid" ] &&
-		! xlt 30 dmesg 2>/dev/null |
-		grep -qE "^\(d$domid\) (ipibench |cmdline: |smp: |tsc: |\{\"record\"|ok |not ok |\[ *[0-9])"; then
-		echo "@@@ lane-rerun $name firmware: the bound ended before the guest's first line"
-		continue
-	fi
-	break
-	done
-done </lane/frames/list
+# The frames: the same runner a real dom0 runs (run.sh --accel xen).
+sh /lane/xen-frames.sh /lane/frames xen
 echo "@@@ lane-done"
 poweroff -f
 EOF
@@ -437,6 +320,7 @@ build_initrd() {
 	rm -rf "$dir"
 	mkdir -p "$dir/root/lane/frames"
 	write_init "$dir/root/init"
+	cp "$here/xen-frames.sh" "$dir/root/lane/xen-frames.sh"
 	cp "$image_pvh" "$dir/root/lane/ipibench.elf"
 	[ ! -e "$image_hvm" ] || cp "$image_hvm" "$dir/root/lane/ipibench.elf32"
 	: >"$dir/root/lane/frames/list"
@@ -489,6 +373,8 @@ split_console() {
 		}
 		/^@@@ lane-trace-end / { close(packed); packed = ""; next }
 		packed != "" && /^outer-trace64: / { print substr($0, 16) >>packed; next }
+		# A real dom0'"'"'s runner prints the guest'"'"'s COM1 lines so (xen-frames.sh file).
+		name != "" && /^@@@ guest / { print substr($0, 11) >>log_file; next }
 		name == "" || /^@@@ / { next }
 		/^\(d[1-9][0-9]*\) / {
 			piece = substr($0, index($0, " ") + 1)
@@ -587,6 +473,52 @@ run_outer() { # dir bound
 		-initrd "$XEN_LANE_KERNEL console=hvc0 quiet panic=-1 tsc=reliable mitigations=off initcall_blacklist=crypto_kdf108_init,$1/initrd.cpio"
 }
 
+# --dom0: this host is a Xen dom0. Its Xen runs the frames through the
+# runner the lane's dom0 runs; the runner's output is the outer.log a lane
+# run's serial line would have been, and splits the same way.
+check_dom0() {
+	local caps=${XEN_LANE_DOM0_CAPS:-/proc/xen/capabilities}
+	if ! grep -qs control_d "$caps"; then
+		say "not a Xen dom0: $caps does not say control_d (--accel xen runs in a Xen host's dom0; anywhere else --accel xen-in-tcg)"
+		exit 77
+	fi
+	command -v xl >/dev/null || { say "no xl on PATH (Debian: xen-utils-common)"; exit 77; }
+	if [ -z "${XEN_LANE_DOM0_CAPS-}" ] && [ "$(id -u)" != 0 ]; then
+		say "xl needs root: sudo ./run.sh --accel xen ..."
+		exit 77
+	fi
+}
+
+run_dom0() { # bound
+	local i dir=$out/frames type
+	for i in "${!frames[@]}"; do
+		IFS='|' read -r _ type _ <<<"$(preset_line "${frame_preset[$i]}")"
+		if [ "$type" != hvm ]; then
+			echo "xen-lane: --dom0: frame ${frames[$i]} is PVH, whose console is Xen's debug port: a host's console ring keeps its newest 16 KiB only; use an HVM preset (xen-viridian)" >&2
+			exit 2
+		fi
+	done
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cfg_hvm=$(cd "$(dirname "$image_hvm")" && pwd)/$(basename "$image_hvm") cfg_console=$dir
+	: >"$dir/list"
+	for i in "${!frames[@]}"; do
+		write_xl_cfg "${frames[$i]}" "${frame_preset[$i]}" "${frame_append[$i]}" \
+			"$dir/${frames[$i]}.cfg" "${frame_vcpus[$i]}" "${frame_memory[$i]}"
+		echo "${frames[$i]}|${frame_timeout[$i]}|${frame_rerun[$i]}|${frame_traced[$i]}" >>"$dir/list"
+		printf '%s|%s|%s\n' "${frames[$i]}" "${frame_preset[$i]}" "${frame_append[$i]}" >>"$out/jobs"
+		cp "$dir/${frames[$i]}.cfg" "$out/${frames[$i]}.xl.cfg"
+	done
+	start=$(date +%s.%N)
+	say "this host's Xen (dom0): ${#frames[@]} frames, bound $1s"
+	# What ran them, as a lane run reads it from Xen's boot lines.
+	# shellcheck disable=SC2016 # $0 and $1 are sh -c's own
+	run_piped "$dir" show_progress timeout -k 5 "$1" sh -c '
+		xl info 2>/dev/null | sed -n "s/^\(xen_version\|xen_commandline\) *: /@@@ lane-info xl-\1 /p"
+		echo "@@@ lane-info dom0-kernel $(uname -r)"
+		exec sh "$0" "$1" file' "$here/xen-frames.sh" "$dir"
+}
+
 # Every frame has a status: else exit 1 naming the first without.
 check_frames() {
 	local f
@@ -669,6 +601,19 @@ main() {
 	[ -r "$image_pvh" ] || die "cannot read $image_pvh (make)"
 	out=${out:-$repo/build/xen-lane/out}
 	rc=0
+	if [ "$dom0" = 1 ]; then
+		check_dom0
+		mkdir -p "$out"
+		rm -f "$out"/*.log "$out"/*.status "$out"/*.xl.cfg "$out"/*.trace "$out"/*.xentrace.gz "$out/jobs" "$out/outer.log"
+		run_dom0 "${timeout:-$((120 * ${#frames[@]}))}" || rc=$?
+		split_console
+		case "$rc" in
+		0) check_frames || return 1 ;;
+		124) say "the frames ran past their bound"; return 124 ;;
+		*) say "the runner failed (exit $rc)"; check_frames || true; return 1 ;;
+		esac
+		return 0
+	fi
 	# XEN_LANE_PREPARED=1: the caller ran xen-prepare.sh itself moments
 	# ago (tests/xen-lane/lane-test.sh), and its check hashes the cache again.
 	[ "${XEN_LANE_PREPARED-}" = 1 ] && [ -f "$repo/build/xen-lane/base.env" ] ||

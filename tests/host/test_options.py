@@ -57,12 +57,15 @@ def _(_s):
                              (["--iso", "--append", "x"], "--iso boots with the ISO's own command "
                               "line; --append needs -kernel", False),
                              (["--accel", "hvf"], "--accel takes kvm, tcg, tcg-single, kvm-in-tcg, "
-                              "xen-in-tcg or auto, not 'hvf'", False),
-                             (["--accel", "xen-in-tcg", "--iso"], "--iso: the Xen lane boots the "
-                              "image itself (PVH, or through the device model's -kernel for "
-                              "an HVM guest)", False),
-                             (["--accel", "xen-in-tcg", "--host-stats"], "--host-stats reads "
-                              "KVM's statistics; the Xen lane has none", False),
+                              "xen-in-tcg, xen or auto, not 'hvf'", False),
+                             (["--accel", "xen-in-tcg", "--iso"], "--iso: under --accel "
+                              "xen-in-tcg xl boots the image itself (PVH, or through the device "
+                              "model's -kernel for an HVM guest)", False),
+                             (["--accel", "xen", "--host-stats"], "--host-stats reads "
+                              "KVM's statistics; Xen has none", False),
+                             (["--accel", "xen", "--pin"], "--pin: under --accel xen Xen places "
+                              "and runs the vCPUs (xl.cfg's cpus= would pin them); run.sh reads "
+                              "nothing of them", False),
                              (["--accel", "xen-in-tcg", "--module-param", "kvm.x=1"],
                               "--module-param sets the lane's KVM (--accel kvm-in-tcg); a host's "
                               "KVM module is set by ./run.sh ab", False)):

@@ -182,7 +182,7 @@ def choose(accel, cpu, preset, preset_cpu, machine, allow_fallback, kvm, extras=
                          "path, not a hardware hypervisor's")
             base, note = software_model(base, preset_cpu, machine, kvm)
             notes += note
-    elif accel not in ("tcg", "tcg-single", "kvm-in-tcg", "xen-in-tcg"):
+    elif accel not in ("tcg", "tcg-single", "kvm-in-tcg", "xen-in-tcg", "xen"):
         raise ToolError(EX_USAGE, f"--accel takes kvm, tcg, tcg-single, kvm-in-tcg, xen-in-tcg or auto, not '{accel}'")
     if not base:
         base = "host" if accel == "kvm" else "max"

@@ -60,6 +60,12 @@ class FrameLines:
             self._flush(now)
             self.inside = False
             return
+        if self.inside and raw.startswith(b"@@@ guest "):
+            # A real dom0's runner: the guest's COM1 line, whole (xen-frames.sh).
+            self._flush(now)
+            self.pending = raw[len(b"@@@ guest "):]
+            self._flush(now, force=True)
+            return
         m = GUEST.match(raw)
         if not self.inside or not m:
             return

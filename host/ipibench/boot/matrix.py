@@ -77,6 +77,8 @@ def check_xen_boots(env, o, todo, each):
     (2). UsageError or ToolError."""
     for name, smp, cfg in todo:
         parse_run(boot_argv(name, smp, cfg, "/", False, o.passed), env.caller_dir)
+        if each.accel == "xen":
+            X.check_dom0_preset(name)
     B.check_append(each.append, env.guest_keys)
     if "\n" in each.append or "|" in each.append:
         raise UsageError("--append: under --accel xen-in-tcg a matrix's frames go in one jobs "
@@ -117,14 +119,15 @@ def xen_batch(env, jobs, o, each, todo, mdir):
         follow = B.Follower(lane_txt, S.LaneProgress())
         try:
             rc = jobs.run([lane, "--jobs", os.path.join(out, "jobs.in"), "--out", out,
-                           "--timeout", str(bound)], stdout=f, stderr=subprocess.STDOUT)
+                           "--timeout", str(bound), *X.dom0_args(each.accel)],
+                          stdout=f, stderr=subprocess.STDOUT)
         except Interrupted:
             rc = EX_INTERRUPTED
         finally:
             follow.finish()
     if rc not in (0, EX_INTERRUPTED):
         text = B.read_text(lane_txt) + B.read_text(os.path.join(out, "outer.log"))
-        for why in S.known_causes(text, text, X.skips_in_force(todo[0][0], each.append)):
+        for why in S.known_causes(text, text, X.skips_in_force(todo[0][0], each.append, each.accel)):
             say(f"run.sh: a known cause: {why}")
     return rc, frames
 
@@ -149,7 +152,7 @@ def run(argv, env, jobs):
     if o.help:
         sys.stdout.write(USAGE_MATRIX)
         return 0
-    xen = each.accel == "xen-in-tcg"
+    xen = each.accel in X.ACCELS
     try:
         # A Xen preset names a domain, not -cpu flags: its vCPU count only.
         presets = {name: {"smp": str(X.xen_preset(name)["vcpus"]), "cpu": ""} if xen

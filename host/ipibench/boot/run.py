@@ -129,8 +129,8 @@ def exits_tracefs(env, accel):
     """--exits under accel: the tracefs to trace this host's KVM through, None
     for the lane (its outer VM traces), or ToolError 29 when it cannot work
     here. matrix asks it of every preset before its first boot."""
-    if accel in ("kvm-in-tcg", "xen-in-tcg"):
-        return None  # the lane traces: the KVM lane's outer kernel, or xentrace in Xen's dom0
+    if accel in ("kvm-in-tcg", *X.ACCELS):
+        return None  # the lane traces (the KVM lane's outer kernel), or xentrace in Xen's dom0
     if accel != "kvm" and not env.pin_any_accel:
         raise ToolError(EX_UNAVAILABLE, f"--exits traces KVM's events: use --accel kvm on a KVM host (tracefs, root) or --accel kvm-in-tcg (the lane), not --accel {accel}")
     found = machine.tracefs(env.environ)
@@ -276,7 +276,7 @@ def load_preset(env, name, accel="auto"):
     presets = load_presets(env.presets)
     if name not in presets and name in X.load_xen_presets():
         raise ToolError(EX_PRESET, f"{name} is a Xen preset (xen-presets.conf): it runs under "
-                        f"--accel xen-in-tcg, not --accel {accel}")
+                        f"--accel xen-in-tcg or xen, not --accel {accel}")
     return get_preset(presets, name, env.presets)
 
 
@@ -465,7 +465,7 @@ class Boot:
         self.jobs.check()
         if self.accel == "kvm-in-tcg":
             self.boot_lane()
-        elif self.accel == "xen-in-tcg":
+        elif self.accel in X.ACCELS:
             X.boot(self)
         else:
             self.boot_qemu()
@@ -476,11 +476,13 @@ class Boot:
         o = self.o
         if o.accel == "kvm-in-tcg" and not self.preset:
             self.preset = "x2apic"
-        if o.accel == "xen-in-tcg" and not self.preset:
-            self.preset = X.DEFAULT_PRESET
+        if o.accel in X.ACCELS and not self.preset:
+            self.preset = X.DEFAULT_PRESET[o.accel]
         preset_smp = 4
-        if o.accel == "xen-in-tcg":
+        if o.accel in X.ACCELS:
             preset_smp = X.xen_preset(self.preset)["vcpus"]
+            if o.accel == "xen":
+                X.check_dom0_preset(self.preset)
         elif self.preset:
             p = load_preset(self.env, self.preset, o.accel)
             self.preset_cpu, preset_smp, self.preset_extra = \
@@ -567,7 +569,7 @@ class Boot:
             if self.o.save:
                 say(f"run.sh: results: {self.dir}")
         else:
-            say(f"run.sh: {O.closing(what, code, self.rc, qemu=self.accel != 'xen-in-tcg')}"
+            say(f"run.sh: {O.closing(what, code, self.rc, qemu=self.accel not in X.ACCELS)}"
                 f"{late}{where}")
         if qemu_line:
             say(qemu_line)  # QEMU's own word on why it did not start: the last line
@@ -621,7 +623,7 @@ class Boot:
         """Sets dir (the run's new directory) and log."""
         o = self.o
         # The Xen lane's machine is its preset's domain type (pvh, hvm).
-        machine = X.xen_preset(self.preset)["type"] if self.accel == "xen-in-tcg" else o.machine
+        machine = X.xen_preset(self.preset)["type"] if self.accel in X.ACCELS else o.machine
         self.label = Q.sanitize(o.label or Q.default_label(self.preset, self.accel, machine,
                                                            self.smp))
         if not o.save:
@@ -745,7 +747,7 @@ class Boot:
                 raise ToolError(EX_USAGE, f"lane.sh --dry-run: {done.stderr.strip()}")
             for line in done.stdout.splitlines():
                 print(lane_frame_text(line))
-        elif self.accel == "xen-in-tcg":
+        elif self.accel in X.ACCELS:
             X.dry_run(self)
         else:
             self.compose()

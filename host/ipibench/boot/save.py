@@ -202,7 +202,7 @@ def save_run(directory, *, qemu=(), label="", accel="", status="", config="", pr
     # lane's is its L1's, a recent Debian kernel).
     run["exits"] = attach_exits(directory, records, exits_kvm_params,
                                 host.get("kernel") if accel == "kvm" else None)
-    if accel == "xen-in-tcg" and run["exits"] is None:
+    if accel in ("xen-in-tcg", "xen") and run["exits"] is None:
         for r in records:
             if r.get("record") == "result":
                 kvm_trace.exits_unknown(r, EXITS_UNKNOWN)

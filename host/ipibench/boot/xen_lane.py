@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """--accel xen-in-tcg: one Xen preset (xen-presets.conf) under the Xen
 hypervisor nested in a QEMU TCG VM, the Xen lane (host/lane/xen-lane.sh,
-docs/xen.md). Its presets name xl settings (PVH or HVM, viridian's groups),
+docs/xen.md); --accel xen: an HVM one on this host's Xen, from its dom0
+(xen-lane.sh --dom0: the runner the lane's dom0 runs, xen-frames.sh). Its presets name xl settings (PVH or HVM, viridian's groups),
 not QEMU -cpu flags; the guest's status is its console's last line (a Xen
 guest has no isa-debug-exit), which xen-lane.sh turns into the KVM lane's
 exit status. With --exits xentrace runs in dom0 for the frame, and its
@@ -19,16 +20,18 @@ import time
 from ipibench.exit_codes import EX_DEPS, EX_INTERRUPTED, EX_PRESET, EX_SAVE, EX_USAGE, ToolError
 from ipibench import REPO
 from ipibench.jobs import elapsed, say
-from ipibench.options import memory_mib
+from ipibench.options import memory_mib, XEN_ACCELS
 from ipibench.boot import lane_stream as S
 
 XEN_LANE = "host/lane/xen-lane.sh"
+ACCELS = XEN_ACCELS  # the lane's and a real dom0's
 XEN_PRESETS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                            "xen-presets.conf")
 # The outer VM's own share of the bound: Xen and dom0 boot (12 s here, 25 s
 # on a loaded host) and power-off, with room for a slow host.
 XEN_SETUP_S = 90
-DEFAULT_PRESET = "xen-pvh"
+# A real dom0 takes HVM presets only (xen-lane.sh --dom0 says why).
+DEFAULT_PRESET = {"xen-in-tcg": "xen-pvh", "xen": "xen-viridian"}
 # What every result record of a Xen-lane run says of its exits (save.py).
 EXITS_UNKNOWN = ("unknown: not traced (--exits runs xentrace in the lane's dom0: "
                  "docs/xen.md)")
@@ -95,7 +98,7 @@ def boot(b):
     o = b.o
     if o.cpu:
         say(f"run.sh: --accel xen-in-tcg takes the guest's interfaces from the Xen preset ({b.preset}), not --cpu")
-    for line in preset_notes(b.preset, o.append):
+    for line in preset_notes(b.preset, o.append, b.accel):
         say(line)
     b.qemu = [XEN_LANE, *frame_args(b)]  # kept
     try:
@@ -106,9 +109,12 @@ def boot(b):
     try:
         b.started = B.utc_now()
         t0 = time.monotonic_ns()
-        say(f"run.sh: Xen nested inside QEMU TCG (preset {b.preset}): timings are doubly "
-            "emulated, only behaviour counts; "
-            + ("Xen's exits traced (xentrace in dom0)" if o.exits else "exits are not traced"))
+        traced = "Xen's exits traced (xentrace in dom0)" if o.exits else "exits are not traced"
+        if b.accel == "xen":
+            say(f"run.sh: this host's Xen, from its dom0 (preset {b.preset}); {traced}")
+        else:
+            say(f"run.sh: Xen nested inside QEMU TCG (preset {b.preset}): timings are doubly "
+                f"emulated, only behaviour counts; {traced}")
         # The guest's lines and the lane's progress as they come (lane_stream).
         lock = threading.Lock()
         frame = S.FrameLines(b.preset, B.Lines(b.console, b.screen if o.verbose else None), lock)
@@ -138,7 +144,7 @@ def boot(b):
                               "frames_before": int(m.group(1)) - 1 if m else None}
         if b.rc not in (65, 67):  # neither SUCCESS nor SKIP: a fault we know?
             lane = B.read_text(lane_txt) + B.read_text(os.path.join(out, "outer.log"))
-            for why in S.known_causes(B.read_text(b.log), lane, skips_in_force(b.preset, o.append)):
+            for why in S.known_causes(B.read_text(b.log), lane, skips_in_force(b.preset, o.append, b.accel)):
                 say(f"run.sh: a known cause: {why}")
         if not frame.count:
             # No guest line came live (a lane that failed before the frame,
@@ -173,9 +179,12 @@ def frame_append(o):
     return f"{o.append} markers=1".strip() if o.exits else o.append
 
 
-def preset_notes(name, append):
+def preset_notes(name, append, accel="xen-in-tcg"):
     """What the preset adds to the guest's command line that changes what
-    runs, said once: what it skips (xen-presets.conf)."""
+    runs, said once: what it skips (xen-presets.conf), for the lane's outer
+    emulator only (a real dom0 takes no skip=, xen-lane.sh --dom0)."""
+    if accel == "xen":
+        return []
     asked = {w.split("=", 1)[0] for w in append.split()}
     return [f"run.sh: the Xen lane skips what its outer emulator cannot run ({k}, {name}'s; "
             "skip=none runs it): the TPR holds livelock in Xen's TPR window, and a CR8 write "
@@ -183,11 +192,11 @@ def preset_notes(name, append):
             for k in xen_preset(name)["keys"] if k.startswith("skip=") and "skip" not in asked]
 
 
-def skips_in_force(name, append):
+def skips_in_force(name, append, accel="xen-in-tcg"):
     """The skip= words the guest runs with: the command line's, else the
-    preset's (xen-presets.conf)."""
+    lane's preset's (xen-presets.conf)."""
     words = [w for w in append.split() if w.startswith("skip=")] or \
-        [k for k in xen_preset(name)["keys"] if k.startswith("skip=")]
+        [k for k in xen_preset(name)["keys"] if k.startswith("skip=") and accel != "xen"]
     return {x for w in words for x in w.split("=", 1)[1].split(",")}
 
 
@@ -200,7 +209,20 @@ def lane_argv(b, out):
     handed = ["--from", env["IPIBENCH_XEN_FROM"], "--frame", env.get("IPIBENCH_XEN_FRAME", "")] \
         if env.get("IPIBENCH_XEN_FROM") else []
     return [lane, *frame_args(b), "--out", out, "--inner-timeout", b.o.timeout,
-            "--timeout", str(int(b.o.timeout) + XEN_SETUP_S), *handed]
+            "--timeout", str(int(b.o.timeout) + XEN_SETUP_S), *dom0_args(b.accel), *handed]
+
+
+def dom0_args(accel):
+    """xen-lane.sh's --dom0 under --accel xen: no outer VM, this host's Xen."""
+    return ["--dom0"] if accel == "xen" else []
+
+
+def check_dom0_preset(name):
+    """--accel xen takes an HVM preset: ToolError 2 for a PVH one."""
+    if xen_preset(name)["type"] != "hvm":
+        raise ToolError(EX_USAGE, f"--accel xen: {name} is PVH, whose console is Xen's debug "
+                        "port, of which a host's console ring keeps the newest 16 KiB only; "
+                        "an HVM preset's COM1 goes to a file (xen-viridian)")
 
 
 def frame_seconds(outer, frame):
@@ -213,7 +235,7 @@ def frame_seconds(outer, frame):
 def dry_run(b):
     """--dry-run under xen-in-tcg: the lane's command, the guest's command
     line and the frame's xl.cfg, as xen-lane.sh composes them."""
-    for line in preset_notes(b.preset, b.o.append):
+    for line in preset_notes(b.preset, b.o.append, b.accel):
         say(line)
     argv = lane_argv(b, "OUT")
     print(shlex.join(argv))
@@ -234,14 +256,18 @@ def command_line_text(lines):
     return "\n".join(out)
 
 
-def xen_facts(outer, frame_argv):
+def xen_facts(outer, frame_argv, kept_cfg=""):
     """What ran the guest, from the outer VM's console (Xen's boot lines),
-    the lane's cache (dom0's kernel) and the frame's xl.cfg as xen-lane.sh
-    writes it (frame_argv: its command line without --out): results.json's
-    run.xen."""
-    def line(pattern):
-        m = re.search(pattern, outer, re.M)
-        return m.group(1).strip() if m else None
+    the lane's cache (dom0's kernel) and the frame's xl.cfg: the one the
+    frame ran with (kept_cfg, xen-lane.sh's DIR/FRAME.xl.cfg), else as
+    xen-lane.sh writes it (frame_argv: its command line without --out):
+    results.json's run.xen."""
+    def line(*patterns):
+        for pattern in patterns:
+            m = re.search(pattern, outer, re.M)
+            if m:
+                return m.group(1).strip()
+        return None
     svm = re.search(r"^\(XEN\) SVM: Supported advanced features:\n((?:\(XEN\)  +- .*\n)*)",
                     outer, re.M)
     kernel = None
@@ -251,13 +277,15 @@ def xen_facts(outer, frame_argv):
             kernel = m.group(1) if m else None
     except OSError:
         pass
-    cfg = subprocess.run([*frame_argv, "--dry-run", "--xl-cfg"], capture_output=True, text=True,
-                         check=False).stdout
-    return {"version": line(r"^\(XEN\) Xen version (.*)$"),
-            "cmdline": line(r"^\(XEN\) Command line: (.*)$"),
+    cfg = kept_cfg or subprocess.run([*frame_argv, "--dry-run", "--xl-cfg"],
+                                     capture_output=True, text=True, check=False).stdout
+    # A real dom0's runner says them from xl info (xen-lane.sh --dom0).
+    return {"version": line(r"^\(XEN\) Xen version (.*)$", r"^@@@ lane-info xl-xen_version (.*)$"),
+            "cmdline": line(r"^\(XEN\) Command line: (.*)$",
+                            r"^@@@ lane-info xl-xen_commandline (.*)$"),
             "svm_features": [f.split("- ", 1)[1] for f in svm.group(1).splitlines()] if svm
             else None,
-            "dom0_kernel": kernel,
+            "dom0_kernel": line(r"^@@@ lane-info dom0-kernel (.*)$") or kernel,
             "xl_cfg": [c for c in cfg.splitlines() if c and not c.startswith("#")] or None}
 
 
@@ -270,11 +298,13 @@ def take(b, out, rc):
     # The xl.cfg from xen-lane.sh itself, whoever ran the frame
     # (IPIBENCH_XEN_LANE: the tests' replay).
     b.xen = xen_facts(B.read_text(os.path.join(out, "outer.log")),
-                      [os.path.join(REPO, XEN_LANE), *frame_args(b)])
+                      [os.path.join(REPO, XEN_LANE), *frame_args(b), *dom0_args(b.accel)],
+                      B.read_text(os.path.join(out, f"{b.preset}.xl.cfg")))
     if rc == 77:
         for line in lane_txt.splitlines()[-3:]:
             say(line)
-        raise ToolError(EX_DEPS, "the Xen lane cannot be prepared here")
+        raise ToolError(EX_DEPS, "this host is no Xen dom0 run.sh can use (above)"
+                        if b.accel == "xen" else "the Xen lane cannot be prepared here")
     guest = os.path.join(out, f"{b.preset}.log")
     status = B.read_text(os.path.join(out, f"{b.preset}.status")).strip()
     with open(b.log, "w") as f:
@@ -283,7 +313,8 @@ def take(b, out, rc):
         b.rc = 124 if rc == 124 else 1
         if rc == 124:
             b.bound = str(int(b.o.timeout) + XEN_SETUP_S)
-            say(f"run.sh: the Xen lane's outer VM ran past its bound, {b.bound} s (--timeout and {XEN_SETUP_S} s for Xen and dom0)")
+            what = "the frame" if b.accel == "xen" else "the Xen lane's outer VM"
+            say(f"run.sh: {what} ran past its bound, {b.bound} s (--timeout and {XEN_SETUP_S} s for Xen and dom0)")
         else:
             why = re.findall(r"^xen-lane: (?:error: )?(.*)$", lane_txt, re.M)
             if why:

@@ -7,7 +7,8 @@ import math
 
 
 ACCEL_WORDS = {"tcg": "TCG", "tcg-single": "TCG", "kvm": "KVM",
-               "kvm-in-tcg": "KVM nested in TCG", "xen-in-tcg": "Xen nested in TCG"}
+               "kvm-in-tcg": "KVM nested in TCG", "xen-in-tcg": "Xen nested in TCG",
+               "xen": "Xen"}
 # The trust warnings (the env record's "trust", results.json's host
 # "warnings"), most telling first.
 WARNING_WORDS = {

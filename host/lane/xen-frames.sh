@@ -1,0 +1,201 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The Xen frames' runner: creates each frame's domain with xl, waits for it
+# to go (or for its bound), says what happened, and runs a frame again when
+# the outer emulator's known faults, not the guest, ended it. The Xen lane's
+# dom0 runs it (xen-lane.sh's init), and so does a real dom0 (run.sh
+# --accel xen, xen-lane.sh --dom0): one frame logic, not two.
+#
+# usage: xen-frames.sh DIR CONSOLE
+#   DIR      DIR/list: a frame a line, NAME|BOUND S|RERUN 1/0|TRACED 1/0;
+#            DIR/NAME.cfg its xl.cfg (xen-lane.sh writes both)
+#   CONSOLE  xen: the guest's lines reach Xen's console, this script's
+#            stdout's neighbour (the lane's serial line, "(dN) ...");
+#            file: the domain's COM1 goes to DIR/NAME.console (its xl.cfg's
+#            serial="file:..."), whose lines this script prints as they
+#            come, each "@@@ guest LINE" (a real dom0, whose Xen console is
+#            nobody's stdout and keeps its newest 16 KiB only)
+# Prints the lane's protocol: "@@@ lane-begin NAME", "@@@ lane-info ...",
+# "@@@ lane-trace-begin/end NAME" around a traced frame's xentrace file
+# (gzip in base64), "@@@ lane-rerun NAME why", "@@@ lane-end NAME
+# status=S time=Ts" (S: - the domain ran to its end, 1 xl could not create
+# it, 137 its bound destroyed it).
+# POSIX sh: busybox ash in the lane's dom0, dash in a distribution's.
+frames=${1:?usage: xen-frames.sh DIR xen|file}
+console=${2:?usage: xen-frames.sh DIR xen|file}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cs() { read -r u _ </proc/uptime; echo $((${u%.*} * 100 + 1${u#*.} - 100)); }
+secs() { printf '%d.%02d' $(($1 / 100)) $(($1 % 100)); }
+# show_console NAME [all]: the console file's new whole lines ("all": its
+# last line too, whole or not), each "@@@ guest LINE", CR dropped.
+show_console() {
+	f=$frames/$1.console
+	[ -e "$f" ] || return 0
+	n=$(wc -l <"$f")
+	if [ "$n" -gt "$shown" ]; then
+		sed -n "$((shown + 1)),${n}p" "$f" | tr -d '\r' | sed 's/^/@@@ guest /'
+		shown=$n
+	fi
+	if [ "${2-}" = all ] && [ -n "$(tail -c 1 "$f")" ]; then
+		tail -n 1 "$f" | tr -d '\r' | sed 's/^/@@@ guest /'
+		echo
+	fi
+}
+# guest_lines NAME DOMID: what the guest printed so far, without prefixes.
+guest_lines() {
+	if [ "$console" = file ]; then
+		tr -d '\r' <"$frames/$1.console" 2>/dev/null
+	else
+		xlt 30 dmesg 2>/dev/null | sed -n "s/^(d$2) //p"
+	fi
+}
+# Every toolstack call has a deadline of its own (busybox timeout): a hung
+# xl would otherwise hold the frames after it until the outer VM's bound.
+# xl create's watcher outlives it by design (it detaches) and is not killed.
+xlt() { # seconds, then xl's arguments (ash: no ${@:2})
+	t=$1
+	shift
+	timeout -k 5 "$t" xl "$@"
+}
+
+# xen_rip DOMID: Xen reported a triple fault of the domain with a RIP in
+# Xen's own code segment (e008) in a guest context: the outer TCG handed
+# the guest its L1's state (as the KVM lane's host-RIP resets), never a
+# guest's own fault, which would show the guest's RIP.
+xen_rip() {
+	xlt 30 dmesg 2>/dev/null | awk -v d="$1" '
+		index($0, "(XEN) d" d "v") && /Triple fault/ { t = 1; n = 0; next }
+		t && ++n <= 4 && /RIP: +e008:/ { hit = 1 }
+		END { exit !hit }'
+}
+# A traced frame (exits): xentrace records while the domain runs, into
+# dom0's RAM, and the file goes out on the console after the frame, gzip in
+# base64 between lane-trace lines, as the KVM lane sends its trace. Its
+# mask: the HVM class's entry/exit and handler subclasses (VMEXIT, VMENTRY,
+# the MSR, port, MMIO and VMMCALL records an exit's handling adds) and the
+# scheduler's runstate changes (HVM records name no vCPU: the CPU's current
+# one made them); Xen matches class and subclass bits apart (__trace_var()),
+# so 0x000a3000 also takes the scheduler's own subclass, which is read past.
+# 256 pages a CPU: xentrace drains them every 100 ms.
+# xentrace enables tracing only once it has its file open: the first
+# records written (dom0's own runstate changes come every few ms) say so.
+trace_start() {
+	rm -f "$tmp/frame.xentrace"
+	xentrace -D -e 0x000a3000 -S 256 "$tmp/frame.xentrace" >"$tmp/xentrace.log" 2>&1 &
+	xtpid=$!
+	i=0
+	until [ -s "$tmp/frame.xentrace" ]; do
+		i=$((i + 1))
+		if [ $i -gt 50 ] || ! kill -0 "$xtpid" 2>/dev/null; then
+			echo "@@@ lane-info xentrace did not start: $(cat "$tmp/xentrace.log")"
+			break
+		fi
+		sleep 0.1
+	done
+}
+trace_send() { # frame
+	kill -INT "$xtpid" 2>/dev/null
+	wait "$xtpid"
+	[ -s "$tmp/frame.xentrace" ] || { echo "@@@ lane-info xentrace wrote nothing: $(cat "$tmp/xentrace.log")"; return; }
+	echo "@@@ lane-trace-begin $1 gzip-base64"
+	gzip -c "$tmp/frame.xentrace" | base64 | sed 's/^/outer-trace64: /'
+	echo "@@@ lane-trace-end $1"
+}
+while IFS='|' read -r name bound rerun traced; do
+	cfg=$frames/$name.cfg
+	tries=0
+	while :; do
+	tries=$((tries + 1))
+	echo "@@@ lane-begin $name"
+	t0=$(cs)
+	domid=""
+	status=-
+	[ "$traced" != 1 ] || trace_start
+	[ "$console" != file ] || : >"$frames/$name.console"
+	shown=0
+	xlt 120 create "$cfg" </dev/null >"$tmp/xl.log" 2>&1
+	xl_rc=$?
+	# xl once aborted after the domain was up: what counts is the domain.
+	if [ $xl_rc != 0 ] && xlt 30 domid ipibench >/dev/null 2>&1; then
+		sed 's/^/xl: /' "$tmp/xl.log"
+		echo "@@@ lane-info xl create exited $xl_rc, but the domain runs"
+		xl_rc=0
+	fi
+	if [ $xl_rc = 0 ]; then
+		domid=$(xlt 30 domid ipibench 2>/dev/null)
+		echo "@@@ lane-info domid $domid"
+		end=$((t0 + bound * 100))
+		# Gone when three lookups in a row miss it: one xl call in a few
+		# failed (even crashed) while the domain ran on, in the middle of
+		# the toolstack's own xenstore traffic. Shut down or crashed (the
+		# state's s or c: xl's own watcher did not destroy it) ends it too.
+		misses=0
+		while [ $misses -lt 3 ]; do
+			state=$(xlt 30 list ipibench 2>/dev/null | awk 'NR == 2 { print $5 }')
+			case "$state" in
+			"") misses=$((misses + 1)) ;;
+			*[sc]*) xlt 30 destroy ipibench >/dev/null 2>&1; misses=0 ;;
+			*) misses=0 ;;
+			esac
+			if [ "$(cs)" -ge "$end" ]; then
+				xlt 30 destroy ipibench >/dev/null 2>&1
+				status=137
+				break
+			fi
+			# 1 s between lookups while the domain runs: each is an xl
+			# run in dom0 (its start, libxl's, a xenstore round trip)
+			# under the outer TCG, which takes a CPU from the guest's
+			# vCPUs while they spin-wait on each other (a look
+			# every 0.2 s: the group took 82 CPU-s; every 1 s: 61);
+			# 0.2 s once one missed, to confirm it.
+			[ "$console" != file ] || show_console "$name"
+			if [ $misses = 0 ]; then sleep 1; else sleep 0.2; fi
+		done
+	else
+		sed 's/^/xl: /' "$tmp/xl.log"
+		# An HVM domain's device model says why it stopped in its own log.
+		for f in /var/log/xen/qemu-dm-*.log; do
+			[ ! -s "$f" ] || sed 's/^/qemu-dm: /' "$f"
+		done
+		# xl itself killed by a signal (a bare "Segmentation fault" twice
+		# under the outer TCG) is no answer about the domain: said by name.
+		[ "$xl_rc" -le 128 ] || [ "$xl_rc" = 137 ] ||
+			echo "@@@ lane-info xl create died of signal $((xl_rc - 128))"
+		status=1
+	fi
+	[ "$console" != file ] || show_console "$name" all
+	rm -f /var/log/xen/qemu-dm-*.log
+	echo "@@@ lane-end $name status=$status time=$(secs $(($(cs) - t0)))s"
+	[ "$traced" != 1 ] || trace_send "$name"
+	# The next frame reuses the name.
+	xlt 30 destroy ipibench >/dev/null 2>&1
+	# The outer emulator's fault earns one more run (lane-rerun, which
+	# judge.py notes), unless the frame expects it (no-rerun).
+	if [ "$status" = - ] && [ "$tries" = 1 ] && [ "$rerun" = 1 ] && [ -n "$domid" ] &&
+		xen_rip "$domid"; then
+		echo "@@@ lane-rerun $name xen-rip: a triple fault at a RIP in Xen's code"
+		continue
+	fi
+	# So does an xl create that died of a signal before any domain ran.
+	if [ "$status" = 1 ] && [ "$tries" = 1 ] && [ "$rerun" = 1 ] && [ -z "$domid" ] &&
+		[ "$xl_rc" -gt 128 ] && [ "$xl_rc" != 137 ]; then
+		echo "@@@ lane-rerun $name xl-signal: xl create died of signal $((xl_rc - 128)), no domain ran"
+		continue
+	fi
+	# So does a bound that ended in the firmware, before the guest said a
+	# word: SeaBIOS reading an HVM frame's CD took minutes under a loaded
+	# outer TCG, where it takes seconds alone. Xen's console ring holds
+	# the domain's "(dN) " lines, its newest 16 KiB: a guest that ran on
+	# until its bound fills it with lines only the guest prints (its first
+	# line scrolled out after some 500), the firmware prints none of them.
+	if [ "$status" = 137 ] && [ "$tries" = 1 ] && [ "$rerun" = 1 ] && [ -n "$domid" ] &&
+		! guest_lines "$name" "$domid" |
+		grep -qE "^(ipibench |cmdline: |smp: |tsc: |\{\"record\"|ok |not ok |\[ *[0-9])"; then
+		echo "@@@ lane-rerun $name firmware: the bound ended before the guest's first line"
+		continue
+	fi
+	break
+	done
+done <"$frames/list"

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""`run.sh --accel xen` on a real Xen host's dom0 (xen-lane.sh --dom0), with
+a stand-in xl: the frames go through host/lane/xen-frames.sh, the runner
+the Xen lane's dom0 runs (the xen-lane group proves it under real Xen),
+the guest's COM1 comes from the file its xl.cfg names, live, and the run
+is saved as any run is, with what xl info said of Xen. A host that is no
+dom0 (77 from the lane, 9 from run.sh) and a PVH preset (2) are refused.
+The preset's skips for the lane's outer emulator do not apply on a real
+host.
+One TAP line per case, "ok - tools: ..."; problems follow on '#' lines."""
+import json
+import os
+
+from harness import check, registry, run_cmd
+from fixtures import RUN, ab_console, main, write
+
+CASES, case = registry()
+
+# xl as the runner uses it: create (the guest writes its console into the
+# file its xl.cfg names, CRLF as a UART sends it, then powers off), domid,
+# list, destroy, dmesg, info.
+STAND_IN_XL = r"""#!/bin/sh
+echo "xl $*" >>"$XL_STATE/calls"
+case "$1" in
+info) printf 'xen_version            : 4.17.5\nxen_commandline        : dom0_mem=4G\n' ;;
+create)
+	out=$(sed -n 's/^serial="file:\(.*\)"$/\1/p' "$2")
+	[ -n "$out" ] || { echo "no serial file in $2" >&2; exit 1; }
+	: >"$XL_STATE/alive"
+	( sleep 1; sed 's/$/\r/' "$FAKE_CONSOLE" >>"$out"; sleep 1; rm -f "$XL_STATE/alive" ) &
+	;;
+domid) [ -e "$XL_STATE/alive" ] && echo 7 ;;
+list)
+	[ -e "$XL_STATE/alive" ] || exit 1
+	printf 'Name ID Mem VCPUs State Time(s)\nipibench 7 64 2 r----- 1.0\n' ;;
+destroy) rm -f "$XL_STATE/alive" ;;
+dmesg) ;;
+esac
+"""
+
+
+def doc_cmdline(d):
+    """The guest's command line in the run's xl.cfg (results.json run.xen.xl_cfg)."""
+    (run_dir,) = [os.path.join(d, "results", x) for x in os.listdir(os.path.join(d, "results"))]
+    doc = json.load(open(os.path.join(run_dir, "results.json")))
+    return [c for c in doc["run"]["xen"]["xl_cfg"] if c.startswith("cmdline=")]
+
+
+def setup(s, name):
+    d = os.path.join(s.tmp, name)
+    state, bin_ = os.path.join(d, "state"), os.path.join(d, "bin")
+    os.makedirs(state)
+    os.makedirs(bin_)
+    os.chmod(write(os.path.join(bin_, "xl"), STAND_IN_XL), 0o755)
+    console = os.path.join(d, "console")
+    with open(ab_console(s.tmp)) as f, open(console, "w") as g:
+        g.write(f.read() + '{"record":"end","schema":1,"status":"SUCCESS","results":0}\n'
+                "ipibench: status SUCCESS\n")
+    caps = write(os.path.join(d, "capabilities"), "control_d\n")
+    env = {"PATH": bin_ + os.pathsep + os.environ["PATH"], "XL_STATE": state,
+           "FAKE_CONSOLE": console, "XEN_LANE_DOM0_CAPS": caps,
+           "IPIBENCH_RESULTS": os.path.join(d, "results"), "IPIBENCH_PREPARED": "1"}
+    return d, env
+
+
+@case("--accel xen: a real dom0's frame through the lane's own runner (xen-frames.sh), the "
+      "guest's COM1 from its file as it comes, saved with xl info's Xen, no lane skips; not a "
+      "dom0 77/9, PVH 2")
+def _(s):
+    d, env = setup(s, "xen-dom0")
+    rc, out, err = run_cmd([RUN, "--accel", "xen", "--append", "plan=check"], env, 120)
+    calls = open(os.path.join(d, "state", "calls")).read()
+    check(rc == 0 and "xl create " in calls and "xl destroy ipibench" in calls,
+          f"exit {rc}, xl calls {calls!r}: {err[-800:]}")
+    check("this host's Xen, from its dom0 (preset xen-viridian)" in err and
+          "xen-viridian: xl create" in err and "outer emulator" not in err, err[-800:])
+    check("skip=" not in json.dumps(doc_cmdline(d)), "the lane's skip= went to a real host")
+    (run_dir,) = [os.path.join(d, "results", x) for x in os.listdir(os.path.join(d, "results"))]
+    doc = json.load(open(os.path.join(run_dir, "results.json")))
+    log = open(os.path.join(run_dir, "console.log")).read()
+    check(doc["host"]["accel"] == "xen" and doc["run"]["xen"]["version"] == "4.17.5" and
+          doc["run"]["xen"]["cmdline"] == "dom0_mem=4G" and
+          any(c.startswith("serial=\"file:") for c in doc["run"]["xen"]["xl_cfg"]),
+          f"{doc['host'].get('accel')} {doc['run'].get('xen')}")
+    check(log.startswith("ipibench ") and "\r" not in log and
+          log.rstrip().endswith("ipibench: status SUCCESS"), log[:200])
+    # Refused: a host that is no dom0, a PVH preset.
+    write(env["XEN_LANE_DOM0_CAPS"], "\n")
+    rc, out, err = run_cmd([RUN, "--accel", "xen", "--no-save", "--append", "plan=boot"], env, 60)
+    check(rc == 9 and "not a Xen dom0" in err and "no Xen dom0 run.sh can use" in err,
+          f"exit {rc}: {err[-400:]}")
+    rc, out, err = run_cmd([RUN, "--accel", "xen", "--preset", "xen-pvh", "--no-save"], env, 60)
+    check(rc == 2 and "xen-pvh is PVH" in err, f"exit {rc}: {err[-400:]}")
+
+
+if __name__ == "__main__":
+    main(CASES)
