@@ -26,6 +26,36 @@ frames=${1:?usage: xen-frames.sh DIR xen|file}
 console=${2:?usage: xen-frames.sh DIR xen|file}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+# xl's cores: in the lane's dom0, its own machine, this script says where
+# they go; a real dom0's kernel.core_pattern is its owner's, and is only
+# said (xl_died).
+cores=${XEN_FRAMES_CORES:-$tmp}
+if [ "$console" = xen ]; then
+	# shellcheck disable=SC3045 # busybox ash has ulimit -c
+	ulimit -c unlimited 2>/dev/null || :
+	echo "$cores/core.%e.%p" >"${XEN_FRAMES_CORE_PATTERN:-/proc/sys/kernel/core_pattern}" 2>/dev/null || :
+fi
+# xl_died NAME RC: xl killed by a signal (a bare "Segmentation fault" twice
+# under the outer TCG) is named, and its core goes out on the console
+# (gzip in base64, as a trace), which xen-lane.sh keeps as
+# DIR/NAME.xl-core.gz. 137 is the deadline's SIGKILL (xlt), not a crash.
+xl_died() {
+	if [ "$2" -le 128 ] || [ "$2" = 137 ]; then
+		return 0
+	fi
+	echo "@@@ lane-info xl create died of signal $(($2 - 128))"
+	if [ "$console" != xen ]; then
+		echo "@@@ lane-info xl's core, if any: where this host's kernel.core_pattern puts it ($(cat /proc/sys/kernel/core_pattern 2>/dev/null))"
+		return 0
+	fi
+	for c in "$cores"/core.xl*; do
+		[ -e "$c" ] || continue
+		echo "@@@ lane-core-begin $1 gzip-base64"
+		gzip -c "$c" | base64 | sed 's/^/outer-core64: /'
+		echo "@@@ lane-core-end $1"
+		rm -f "$c"
+	done
+}
 cs() { read -r u _ </proc/uptime; echo $((${u%.*} * 100 + 1${u#*.} - 100)); }
 secs() { printf '%d.%02d' $(($1 / 100)) $(($1 % 100)); }
 # show_console NAME [all]: the console file's new whole lines ("all": its
@@ -120,6 +150,7 @@ while IFS='|' read -r name bound rerun traced; do
 	# xl once aborted after the domain was up: what counts is the domain.
 	if [ $xl_rc != 0 ] && xlt 30 domid ipibench >/dev/null 2>&1; then
 		sed 's/^/xl: /' "$tmp/xl.log"
+		xl_died "$name" "$xl_rc"
 		echo "@@@ lane-info xl create exited $xl_rc, but the domain runs"
 		xl_rc=0
 	fi
@@ -159,10 +190,8 @@ while IFS='|' read -r name bound rerun traced; do
 		for f in /var/log/xen/qemu-dm-*.log; do
 			[ ! -s "$f" ] || sed 's/^/qemu-dm: /' "$f"
 		done
-		# xl itself killed by a signal (a bare "Segmentation fault" twice
-		# under the outer TCG) is no answer about the domain: said by name.
-		[ "$xl_rc" -le 128 ] || [ "$xl_rc" = 137 ] ||
-			echo "@@@ lane-info xl create died of signal $((xl_rc - 128))"
+		# xl itself killed by a signal is no answer about the domain.
+		xl_died "$name" "$xl_rc"
 		status=1
 	fi
 	[ "$console" != file ] || show_console "$name" all

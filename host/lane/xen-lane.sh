@@ -72,7 +72,8 @@
 # DIR/<frame>.trace: Xen's trace of the domain (xentrace -e 0x000a3000: HVM
 # exits, their handlers' records, runstate changes), read into the lines
 # of a KVM trace (host/ipibench/xenhost/xentrace.py); DIR/<frame>.xentrace.gz
-# is the binary as dom0 sent it.
+# is the binary as dom0 sent it. A frame whose xl create died of a signal
+# keeps xl's core as DIR/<frame>.xl-core.gz.
 #
 # exit: 0 every frame ran to its end (whatever the guests' statuses: judging
 # them is the caller's job); 1 the outer VM failed or a frame is missing;
@@ -373,6 +374,12 @@ split_console() {
 		}
 		/^@@@ lane-trace-end / { close(packed); packed = ""; next }
 		packed != "" && /^outer-trace64: / { print substr($0, 16) >>packed; next }
+		# xl'"'"'s core, where xl died of a signal (xen-frames.sh xl_died).
+		/^@@@ lane-core-begin / {
+			core = dir "/" $3 ".xl-core64"; close(core); printf "" >core; next
+		}
+		/^@@@ lane-core-end / { close(core); core = ""; next }
+		core != "" && /^outer-core64: / { print substr($0, 15) >>core; next }
 		# A real dom0'"'"'s runner prints the guest'"'"'s COM1 lines so (xen-frames.sh file).
 		name != "" && /^@@@ guest / { print substr($0, 11) >>log_file; next }
 		name == "" || /^@@@ / { next }
@@ -391,6 +398,11 @@ split_console() {
 			rm -f "$out/$name.status"
 		done
 	read_traces
+	for st in "$out"/*.xl-core64; do
+		[ -e "$st" ] || continue
+		base64 -d <"$st" >"${st%64}.gz" 2>/dev/null || true
+		rm -f "$st"
+	done
 	for st in "$out"/*.status0; do
 		[ -e "$st" ] || continue
 		name=$(basename "$st" .status0)

@@ -12,7 +12,7 @@ One TAP line per case, "ok - tools: ..."; problems follow on '#' lines."""
 import json
 import os
 
-from harness import check, registry, run_cmd
+from harness import REPO, check, registry, run_cmd
 from fixtures import RUN, ab_console, main, write
 
 CASES, case = registry()
@@ -92,6 +92,51 @@ def _(s):
           f"exit {rc}: {err[-400:]}")
     rc, out, err = run_cmd([RUN, "--accel", "xen", "--preset", "xen-pvh", "--no-save"], env, 60)
     check(rc == 2 and "xen-pvh is PVH" in err, f"exit {rc}: {err[-400:]}")
+
+
+# xl create that dies of SIGSEGV, leaving a core where the runner's pattern
+# says (the runner sets it in the lane's dom0; here a file stands for
+# /proc/sys/kernel/core_pattern).
+CRASHING_XL = r"""#!/bin/sh
+case "$1" in
+create)
+	pattern=$(cat "$XEN_FRAMES_CORE_PATTERN")
+	printf 'a core of xl\n' >"$(echo "$pattern" | sed 's/%e/xl/; s/%p/77/')"
+	kill -SEGV $$ ;;
+domid | list) exit 1 ;;
+esac
+"""
+
+
+@case("xen-frames.sh: xl create killed by a signal is named, its core sent and kept "
+      "(DIR/FRAME.xl-core.gz), the frame run once more, then given up (status 1)")
+def _(s):
+    import gzip
+    d = os.path.join(s.tmp, "xl-crash")
+    frames, bin_, cores = (os.path.join(d, x) for x in ("frames", "bin", "cores"))
+    for x in (frames, bin_, cores):
+        os.makedirs(x)
+    os.chmod(write(os.path.join(bin_, "xl"), CRASHING_XL), 0o755)
+    write(os.path.join(frames, "list"), "c.xen-pvh|30|1|0\n")
+    write(os.path.join(frames, "c.xen-pvh.cfg"), 'name="ipibench"\n')
+    env = {"PATH": bin_ + os.pathsep + os.environ["PATH"], "XEN_FRAMES_CORES": cores,
+           "XEN_FRAMES_CORE_PATTERN": os.path.join(d, "core_pattern")}
+    rc, out, err = run_cmd(["sh", os.path.join(REPO, "host/lane/xen-frames.sh"), frames, "xen"],
+                           env, 60)
+    check(rc == 0 and out.count("@@@ lane-info xl create died of signal 11") == 2 and
+          "@@@ lane-rerun c.xen-pvh xl-signal" in out and
+          "@@@ lane-end c.xen-pvh status=1" in out and out.count("@@@ lane-core-begin") == 2,
+          f"exit {rc}: {out[-600:]} {err[-300:]}")
+    # The lane's split keeps the core beside the frame's console.
+    lane = os.path.join(d, "lane")
+    os.makedirs(lane)
+    write(os.path.join(lane, "outer.log"), out)
+    rc, _, err = run_cmd([os.path.join(REPO, "host/lane/xen-lane.sh"), "--resplit", lane], {}, 30)
+    core = os.path.join(lane, "c.xen-pvh.xl-core.gz")
+    check(rc == 0 and os.path.exists(core) and
+          gzip.open(core).read() == b"a core of xl\n" and
+          open(os.path.join(lane, "c.xen-pvh.status")).read().strip() == "1",
+          f"exit {rc}: {sorted(os.listdir(lane))} {err[-300:]}")
 
 
 if __name__ == "__main__":
