@@ -56,6 +56,7 @@
 #define  XEN_HVM_CALLBACK_TYPE_VECTOR	2ull /* the upcall as a bare vector, on every vCPU */
 
 /* event_channel_op commands (public/event_channel.h). */
+#define EVTCHNOP_CLOSE		3
 #define EVTCHNOP_SEND		4
 #define EVTCHNOP_BIND_IPI	7
 #define EVTCHNOP_UNMASK		9
@@ -90,7 +91,7 @@ struct xen_evtchn_bind_ipi {
 };
 
 struct xen_evtchn_port {
-	uint32_t port; /* evtchn_send and evtchn_unmask alike */
+	uint32_t port; /* evtchn_send, evtchn_unmask and evtchn_close alike */
 };
 
 /*

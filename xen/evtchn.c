@@ -47,7 +47,8 @@
  *
  * Limits: the first 32 vCPUs (their vcpu_info is in shared_info;
  * VCPUOP_register_vcpu_info would lift it); IPI_VEC_COUNT ports a CPU within
- * the domain's max_event_channels (xl's default 1023: 15 CPUs). Setting the
+ * the domain's max_event_channels (xl's default 1023: 15 CPUs; the Xen
+ * lane's xl.cfg gives 64 a vCPU and 64 more). Setting the
  * callback makes libxl take the domain for one with PV drivers
  * (libxl__domain_pvcontrol_available()): xl shutdown then asks through
  * xenstore, which ipibench does not answer.
@@ -362,6 +363,23 @@ static int xen_activate(void)
 	return xen_configure();
 }
 
+/* A bind that failed part way: the n ports it had are closed, so that the next try binds in full.
+ */
+static void xen_unbind(struct percpu *p, unsigned int n)
+{
+	uint32_t *ports = xen_port_of[p->cpu];
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct xen_evtchn_port close = {.port = ports[i]};
+
+		(void)xen_hypercall2(XEN_HC_EVENT_CHANNEL_OP, EVTCHNOP_CLOSE, &close);
+		xen_mine[p->cpu][ports[i] / 64] &= ~(1ull << (ports[i] % 64));
+		xen_port_vec[ports[i]] = 0;
+		ports[i] = 0;
+	}
+	ports[0] = 0;
+}
+
 /* This CPU's ports, once: one per IPI vector, bound to its vcpu_id. */
 static int xen_bind(struct percpu *p)
 {
@@ -376,7 +394,7 @@ static int xen_bind(struct percpu *p)
 			    "xen-evtchn: CPU %u: EVTCHNOP_bind_ipi (vcpu %u) returned %ld (%s), port %u, after %u ports%s\n",
 			    p->cpu, bind.vcpu, ret, xen_errno_name(ret), bind.port, i,
 			    ret == -28 ? ": raise xl's max_event_channels" : "");
-			ports[0] = 0; /* bound again in full next time */
+			xen_unbind(p, i);
 			return -E_PROTO;
 		}
 		xen_port_vec[bind.port] = (uint8_t)(IPI_VEC_FIRST + i);

@@ -77,6 +77,12 @@ def exists(where, environ=None):
     return os.path.exists(path(where, environ))
 
 
+def xen_dom0(environ=None):
+    """Whether this host is a Xen dom0 (/proc/xen/capabilities says control_d):
+    where run.sh --accel xen runs (host/lane/xen-lane.sh --dom0 checks it too)."""
+    return "control_d" in (read("/proc/xen/capabilities", environ) or "")
+
+
 def tracefs(environ=None):
     """The tracefs folder (its real path) where KVM's events are, or None:
     /sys/kernel/tracing, else the older debugfs mount."""

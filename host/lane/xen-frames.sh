@@ -26,6 +26,15 @@ frames=${1:?usage: xen-frames.sh DIR xen|file}
 console=${2:?usage: xen-frames.sh DIR xen|file}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+# Stopped (Ctrl-C, run.sh's bound): the frame's domain and xentrace go too,
+# on a real host above all. ours: the domain is the one this script made.
+ours=""
+stop() {
+	[ -z "${xtpid-}" ] || kill -INT "$xtpid" 2>/dev/null
+	[ -z "$ours" ] || xlt 30 destroy ipibench >/dev/null 2>&1
+	exit 143
+}
+trap stop INT TERM
 # xl's cores: in the lane's dom0, its own machine, this script says where
 # they go; a real dom0's kernel.core_pattern is its owner's, and is only
 # said (xl_died).
@@ -142,9 +151,20 @@ while IFS='|' read -r name bound rerun traced; do
 	t0=$(cs)
 	domid=""
 	status=-
+	# A domain of that name already there is not this script's: on a real
+	# dom0 it is left alone and the frame not run; the lane's dom0 is ours.
+	if xlt 30 domid ipibench >/dev/null 2>&1; then
+		if [ "$console" = file ]; then
+			echo "@@@ lane-info a domain named ipibench runs already: left alone, the frame not run"
+			echo "@@@ lane-end $name status=1 time=0.00s"
+			break
+		fi
+		xlt 30 destroy ipibench >/dev/null 2>&1
+	fi
 	[ "$traced" != 1 ] || trace_start
 	[ "$console" != file ] || : >"$frames/$name.console"
 	shown=0
+	ours=1
 	xlt 120 create "$cfg" </dev/null >"$tmp/xl.log" 2>&1
 	xl_rc=$?
 	# xl once aborted after the domain was up: what counts is the domain.
@@ -187,19 +207,20 @@ while IFS='|' read -r name bound rerun traced; do
 	else
 		sed 's/^/xl: /' "$tmp/xl.log"
 		# An HVM domain's device model says why it stopped in its own log.
-		for f in /var/log/xen/qemu-dm-*.log; do
-			[ ! -s "$f" ] || sed 's/^/qemu-dm: /' "$f"
-		done
+		f=/var/log/xen/qemu-dm-ipibench.log
+		[ ! -s "$f" ] || sed 's/^/qemu-dm: /' "$f"
 		# xl itself killed by a signal is no answer about the domain.
 		xl_died "$name" "$xl_rc"
 		status=1
 	fi
 	[ "$console" != file ] || show_console "$name" all
-	rm -f /var/log/xen/qemu-dm-*.log
+	# The lane's dom0 is ours; a real one keeps its logs.
+	[ "$console" = file ] || rm -f /var/log/xen/qemu-dm-ipibench.log
 	echo "@@@ lane-end $name status=$status time=$(secs $(($(cs) - t0)))s"
 	[ "$traced" != 1 ] || trace_send "$name"
 	# The next frame reuses the name.
 	xlt 30 destroy ipibench >/dev/null 2>&1
+	ours=""
 	# The outer emulator's fault earns one more run (lane-rerun, which
 	# judge.py notes), unless the frame expects it (no-rerun).
 	if [ "$status" = - ] && [ "$tries" = 1 ] && [ "$rerun" = 1 ] && [ -n "$domid" ] &&

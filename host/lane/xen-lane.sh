@@ -168,7 +168,11 @@ add_frame() { # name preset timeout append rerun(1, 0: no-rerun) [vcpus] [memory
 		[ "$dom0" = 0 ] || [ "${k%%=*}" != skip ] || continue
 		[[ " $args " == *" ${k%%=*}="* ]] || args="${args:+$args }$k"
 	done
-	frames+=("$1") frame_preset+=("$2") frame_timeout+=("$3") frame_rerun+=("${5:-1}")
+	# A real dom0 reruns nothing: its triple fault at a Xen RIP is a Xen bug
+	# to report, and a hang in the firmware no emulator's.
+	local rerun=${5:-1}
+	[ "$dom0" = 0 ] || rerun=0
+	frames+=("$1") frame_preset+=("$2") frame_timeout+=("$3") frame_rerun+=("$rerun")
 	frame_vcpus+=("${6-}") frame_memory+=("${7-}") frame_traced+=("${8:-0}")
 	# The lane's bounds for its nested emulation; a real dom0 runs the guest's own.
 	if [ "$dom0" = 1 ]; then
@@ -251,6 +255,8 @@ xl_cfg() { # frame preset append [vcpus] [memory MiB]: the preset's, 64
 		echo "kernel=\"$image\""
 		echo "cmdline=\"$3\""
 		echo "vcpus=${4:-$vcpus}"
+		# xen-evtchn binds 64 ports a vCPU (xl's default is 1023 in all).
+		echo "max_event_channels=$((64 * ${4:-$vcpus} + 64))"
 		echo "memory=${5:-64}"
 		# The TSC runs native: the guest times with it, and Xen's default
 		# mode may trap RDTSC (TCG then reports an RDTSCP as an RDTSC
@@ -421,10 +427,16 @@ split_console() {
 # DIR/<frame>.trace (a cycle a nanosecond: only the order of times is read).
 # A transfer the outer VM's end cut short is read as far as every CPU's came.
 read_traces() {
-	local packed name cut
+	local packed name cut domid vmx
 	for packed in "$out"/*.xentrace64; do
 		[ -e "$packed" ] || continue
 		name=$(basename "$packed" .xentrace64)
+		# Its domain only (a real host runs others), and VMX's exit reasons
+		# on Intel (the guest's env record names the vendor).
+		domid=$(awk -v f="$name" '/^@@@ lane-begin / { in_f = ($3 == f) }
+			in_f && /^@@@ lane-info domid [0-9]+$/ { d = $4 } END { print d }' "$out/outer.log")
+		vmx=
+		! grep -q '"record":"env".*"vendor":"GenuineIntel"' "$out/$name.log" 2>/dev/null || vmx=--vmx
 		base64 -d <"$packed" >"$out/$name.xentrace.gz" 2>/dev/null || true
 		rm -f "$packed"
 		cut=
@@ -433,7 +445,7 @@ read_traces() {
 			cut=--cut
 		fi
 		PYTHONPATH=$repo/host python3 -m ipibench.xenhost.xentrace "$out/$name.xentrace" \
-			$cut >"$out/$name.trace" ||
+			${domid:+--domain "$domid"} $vmx $cut >"$out/$name.trace" ||
 			echo "# ipibench-trace: unreadable (xenhost/xentrace.py said why on the console)" >>"$out/$name.trace"
 		rm -f "$out/$name.xentrace"
 	done
@@ -512,7 +524,7 @@ run_dom0() { # bound
 	done
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	cfg_hvm=$(cd "$(dirname "$image_hvm")" && pwd)/$(basename "$image_hvm") cfg_console=$dir
+	cfg_console=$dir
 	: >"$dir/list"
 	for i in "${!frames[@]}"; do
 		write_xl_cfg "${frames[$i]}" "${frame_preset[$i]}" "${frame_append[$i]}" \
@@ -594,6 +606,11 @@ main() {
 	fi
 	parse_frames
 	[ ${#frames[@]} -gt 0 ] || die "no frames to run"
+	if [ "$dom0" = 1 ]; then
+		# What a real dom0's frames run with: this build's image, COM1 to a file.
+		cfg_hvm=$(cd "$(dirname "$image_hvm")" && pwd)/$(basename "$image_hvm")
+		cfg_console=${out:-$repo/build/xen-lane/out}/frames
+	fi
 	if [ -n "$from" ]; then
 		hand_over
 		return 0

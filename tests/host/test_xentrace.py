@@ -158,5 +158,15 @@ def _(_s):
     check(X.lines(cut, cut=True)[1].startswith("# ipibench-trace: cut"), "no cut header")
 
 
+@case("xentrace: on Intel (--vmx) the exit reasons are VMX's, by kvm_exit's names")
+def _(_s):
+    data = window(0, running(1, 0, 10),
+                  rec(VMEXIT64, (32, 0x10, 0), 20), rec(MSR_WRITE, (0x830, 1, 0)), entry(21),
+                  rec(VMEXIT64, (18, 0x20, 0), 30), rec(VMMCALL, (32,)), entry(31),
+                  rec(VMEXIT64, (12, 0x30, 0), 40), entry(41))
+    got = dict(trace_read.parse(X.lines(data, vmx=True)).outside)
+    check(got == {"MSR_WRITE (ICR)": 1, "VMCALL (event_channel_op)": 1, "HLT": 1}, got)
+
+
 if __name__ == "__main__":
     main(CASES)

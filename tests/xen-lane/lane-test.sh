@@ -8,7 +8,7 @@
 #             back whole; Xen's own lines stay; the status is the guest's
 #             last line; a frame cut short has no status;
 #   prepare   xen-prepare.sh (a SKIP line with the reason where it cannot);
-# then ONE outer boot (Xen and a dom0, 12 s here) of six frames:
+# then ONE outer boot (Xen and a dom0, 12 s here) of seven frames:
 #     docs.xen-viridian the documented `./run.sh --accel xen-in-tcg --preset
 #                       xen-viridian --append 'plan=check skip=tpr-hold'`'s
 #                       frame: the suite of every APIC and Hyper-V backend
@@ -25,6 +25,9 @@
 #                       from Xen's code (judge_exits.py), and their figures
 #                       (the suites above check xen-evtchn's delivery on HVM
 #                       and PVH);
+#     bench.xen-viridian  xen-evtchn's figures on HVM with the callback
+#                       upcall: self, single (spinning, halted), broadcast
+#                       (exits.xen-pvh times the vcpu upcall on PVH);
 #     exits-negative.xen-pvh  traced, debug=extra-exit on xen-evtchn with
 #                       xen_upcall=callback: one exit more a send, which the
 #                       exits pass must catch, and the callback's VINTR and
@@ -106,8 +109,9 @@ t0=$SECONDS
 	echo "suite.xen-pvh | - | plan=check skip=tpr-hold xen_upcall=callback"
 	# Traced: each frame's trace goes out after it on the console (about
 	# 9 s for this one, most of it the guest's console port writes).
-	exits="plan=bench bench=send-cost,single-halt,self iters=50 warmup=2 budget=1 markers=1 deadline=20000"
+	exits="plan=bench bench=send-cost,single,single-halt,self,broadcast iters=50 warmup=2 budget=1 markers=1 deadline=20000"
 	echo "exits.xen-pvh | exits | $exits backends=x2apic,xen-evtchn"
+	echo "bench.xen-viridian | - | plan=bench bench=self,single,single-halt,broadcast backends=xen-evtchn xen_upcall=callback iters=20 warmup=1 budget=1"
 	echo "exits-negative.xen-pvh | exits | plan=bench bench=send-cost backends=xen-evtchn iters=50 warmup=2 budget=1 markers=1 debug=extra-exit xen_upcall=callback"
 	# deadline=500 watch_floor=1000: the watchdog's bound, 2 s (5 s with
 	# deadline=2000 alone); the stall it ends is the first TPR hold (check
@@ -122,7 +126,7 @@ t0=$SECONDS
 } >"$base/jobs"
 host/lane/xen-lane.sh --jobs "$base/jobs" --out "$base/lane" --timeout 480 >"$base/lane.out" 2>&1
 lane_rc=$?
-echo "# xen-lane: xen-lane.sh's six frames took $((SECONDS - t0)) s"
+echo "# xen-lane: xen-lane.sh's seven frames took $((SECONDS - t0)) s"
 grep -E '^xen-lane: \[' "$base/lane.out" | sed 's/^/# /'
 if [ "$lane_rc" != 0 ]; then
 	echo "not ok - xen-lane: xen-lane.sh exit $lane_rc"
@@ -137,6 +141,7 @@ IPIBENCH_XEN_LANE=tests/xen-lane/replay-lane.sh XEN_LANE_REPLAY=$base/lane \
 run_rc=$?
 judge "$base/lane" suite.xen-pvh || rc=1
 judge "$base/lane" exits.xen-pvh || rc=1
+judge "$base/lane" bench.xen-viridian || rc=1
 python3 tests/kvm-lane/judge_exits.py tests/xen-lane/exits.expect "$base/lane" exits.xen-pvh \
 	--lane xen-lane || rc=1
 # The planted exit: an x2APIC ID read (an MSR exit) before each send.

@@ -862,8 +862,10 @@ class Boot:
         for line in KT.table(recs, KT.summary(trace)):
             say("  " + line)
         if xen:
-            say(f"  {where}: Xen's own exits (SVM without AVIC: the outer TCG offers none); "
-                "no host-class model covers Xen, the table is the evidence (docs/xen.md)")
+            lane = " (SVM without AVIC: the outer TCG offers none)" \
+                if self.accel == "xen-in-tcg" else ""
+            say(f"  {where}: Xen's own exits{lane}; no host-class model covers Xen, the table "
+                "is the evidence (docs/xen.md)")
             return
         self.apicv = AV.apicv_line(self.kvm_params, trace)
         say(f"  {self.apicv} ({where})")

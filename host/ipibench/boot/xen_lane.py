@@ -323,7 +323,8 @@ def take(b, out, rc):
     b.rc = int(status) if status.isdigit() else 1
     if b.o.exits:
         b.trace = os.path.join(out, f"{b.preset}.trace")
-        b.show_exits(where="Xen's trace (xentrace in the lane's dom0)", xen=True)
+        b.show_exits(where="Xen's trace (xentrace in " + (
+            "this host's dom0)" if b.accel == "xen" else "the lane's dom0)"), xen=True)
     if b.rc == 137:
         b.rc = 124  # the guest's own bound (--timeout) destroyed the domain
         return b.keep_lane(out)

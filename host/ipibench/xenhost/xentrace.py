@@ -47,7 +47,7 @@ The guest's markers are 32-bit OUTs to port 0xed: Xen passes port 0xed
 through (hvm_enable()), and a 4-byte access exits only because the I/O
 bitmap's bits for 0xee-0xf0 are set (include/bench.h).
 
-usage: PYTHONPATH=host python3 -m ipibench.xenhost.xentrace FILE [--khz N] [--domain D] [--cut]
+usage: PYTHONPATH=host python3 -m ipibench.xenhost.xentrace FILE [--khz N] [--domain D] [--cut] [--vmx]
 Pure: the file in, text out; host-tested on hand-built records
 (tests/host/test_xentrace.py).
 """
@@ -96,6 +96,19 @@ SVM_EXITS = {
     0x08a: "monitor", 0x08b: "mwait", 0x08d: "xsetbv",
     0x400: "npf", 0x401: "avic_incomplete_ipi",
     0x402: "avic_unaccelerated_access",
+}
+
+
+# VMX basic exit reasons (SDM vol. 3C appendix C) by the names KVM's
+# kvm_exit prints on Intel (arch/x86/include/uapi/asm/vmx.h VMX_EXIT_REASONS):
+# Xen's VMEXIT record carries them there (vmx_vmexit_handler()).
+VMX_EXITS = {
+    0: "EXCEPTION_NMI", 1: "EXTERNAL_INTERRUPT", 2: "TRIPLE_FAULT", 7: "INTERRUPT_WINDOW",
+    8: "NMI_WINDOW", 9: "TASK_SWITCH", 10: "CPUID", 12: "HLT", 14: "INVLPG", 16: "RDTSC",
+    18: "VMCALL", 28: "CR_ACCESS", 29: "DR_ACCESS", 30: "IO_INSTRUCTION", 31: "MSR_READ",
+    32: "MSR_WRITE", 40: "PAUSE_INSTRUCTION", 44: "APIC_ACCESS", 45: "EOI_INDUCED",
+    48: "EPT_VIOLATION", 49: "EPT_MISCONFIG", 51: "RDTSCP", 52: "PREEMPTION_TIMER",
+    54: "WBINVD", 55: "XSETBV", 56: "APIC_WRITE",
 }
 
 
@@ -152,12 +165,13 @@ class _Open:
         self.after = []  # (event, body) lines that follow its kvm_exit
 
 
-def lines(data, khz=None, domain=None, cut=False):
+def lines(data, khz=None, domain=None, cut=False, vmx=False):
     """The text lines of a trace, in TSC order: the header lines, then
     each event as kvm_exit, kvm_entry, kvm_msr, kvm_pio, xen_hypercall.
     domain: only that domain's vCPUs (default: every domain but dom0);
     cut: the file ends early (records() reads what came whole, and the
-    header says "cut")."""
+    header says "cut"); vmx: the exit reasons are VMX's (Intel), not SVM's."""
+    names = VMX_EXITS if vmx else SVM_EXITS
     scale = 1.0 / (khz * 1000.0) if khz else 1e-9
     running = {}   # cpu -> (domain, vcpu)
     opened = {}    # cpu -> _Open
@@ -210,12 +224,14 @@ def lines(data, khz=None, domain=None, cut=False):
         if event in (TRC_HVM_VMEXIT, TRC_HVM_VMEXIT64) and len(w) >= 2:
             close(cpu)
             rip = w[1] | (w[2] << 32 if event == TRC_HVM_VMEXIT64 and len(w) > 2 else 0)
-            opened[cpu] = _Open(dv, tsc, SVM_EXITS.get(w[0], f"{w[0]:#x}"), rip)
+            # VMX: bits 15:0 the basic reason (bit 31 a failed entry).
+            code = w[0] & 0xffff if vmx else w[0]
+            opened[cpu] = _Open(dv, tsc, names.get(code, f"{code:#x}"), rip)
         elif event == TRC_HVM_VMENTRY:
             close(cpu)
             emit(cpu, tsc, dv, "kvm_entry", f"vcpu {dv[1]}")
         elif cpu in opened:
-            _handler(opened[cpu], event, w)
+            _handler(opened[cpu], event, w, vmx)
     for cpu in list(opened):
         close(cpu)
     if cut and last:
@@ -227,7 +243,7 @@ def lines(data, khz=None, domain=None, cut=False):
     return head + [text for _, _, text in out]
 
 
-def _handler(o, event, w):
+def _handler(o, event, w, vmx=False):
     """What a handler record says of its exit o."""
     if event in (TRC_HVM_MSR_READ, TRC_HVM_MSR_WRITE) and len(w) >= 3:
         how = "write" if event == TRC_HVM_MSR_WRITE else "read"
@@ -237,10 +253,13 @@ def _handler(o, event, w):
         val = f" val {w[1]:#x}" if len(w) > 1 else ""
         o.after.append(("kvm_pio", f"pio_{how} at {w[0] & 0xffff:#x} size 4 count 1{val}"))
     elif event & ~TRC_64_FLAG in (TRC_HVM_IOMEM_READ, TRC_HVM_IOMEM_WRITE) and w:
-        # SVM's NPF: EXITINFO1 the #PF error code (bit 1: a write), EXITINFO2 the GPA.
+        # SVM's NPF: EXITINFO1 the #PF error code (bit 1: a write), EXITINFO2
+        # the GPA. VMX's APIC-access exit: the qualification, the page
+        # offset in bits 11:0 and the access type in 15:12 (1: a write).
         wide = event & TRC_64_FLAG and len(w) > 1
+        write = event & ~TRC_64_FLAG == TRC_HVM_IOMEM_WRITE
         o.info2 = w[0] | (w[1] << 32 if wide else 0)
-        o.info1 = 2 if event & ~TRC_64_FLAG == TRC_HVM_IOMEM_WRITE else 0
+        o.info1 = (o.info2 & 0xfff | write << 12) if vmx else (2 if write else 0)
     elif event == TRC_HVM_VMMCALL and w:
         o.after.append(("xen_hypercall", f"nr {w[0]:#x}"))
 
@@ -257,7 +276,7 @@ def main(argv):
         print(__doc__.split("usage: ")[1].splitlines()[0], file=sys.stderr)
         return 2
     opts, path = {"--khz": None, "--domain": None}, argv[0]
-    rest = [a for a in argv[1:] if a != "--cut"]
+    rest = [a for a in argv[1:] if a not in ("--cut", "--vmx")]
     while rest:
         if rest[0] not in opts or len(rest) < 2 or not rest[1].isdigit():
             print(f"xentrace: bad option {' '.join(rest[:2])}", file=sys.stderr)
@@ -265,7 +284,8 @@ def main(argv):
         opts[rest[0]] = int(rest[1])
         rest = rest[2:]
     try:
-        text = lines(read(path), opts["--khz"], opts["--domain"], "--cut" in argv)
+        text = lines(read(path), opts["--khz"], opts["--domain"], "--cut" in argv,
+                     "--vmx" in argv)
     except (OSError, TraceError, EOFError) as e:
         print(f"xentrace: {path}: {e}", file=sys.stderr)
         return 1
