@@ -29,8 +29,11 @@
 #                        its dom0 (root, xl), with the runner the lane's dom0
 #                        runs (host/lane/xen-frames.sh); HVM presets only, the
 #                        guest's COM1 to a file (a PVH guest's console is
-#                        Xen's debug port, whose ring a host keeps only the
-#                        newest 16 KiB of); exit 77 where this is no dom0
+#                        Xen's debug port, which a release Xen logs at debug
+#                        level only, hvm_print_line(), into a ring of 16 KiB
+#                        by default); the device model must be QEMU 8.0 or
+#                        later (HVM frames, above); exit 77 where this is no
+#                        dom0
 #   --job SPEC           a frame of its own: 'FRAME | OPTIONS | ARGS', FRAME
 #                        [TAG.]PRESET and unique, OPTIONS '-' or words:
 #                        inner-timeout=S, vcpus=N, memory=MIB, no-rerun (a
@@ -518,7 +521,7 @@ run_dom0() { # bound
 	for i in "${!frames[@]}"; do
 		IFS='|' read -r _ type _ <<<"$(preset_line "${frame_preset[$i]}")"
 		if [ "$type" != hvm ]; then
-			echo "xen-lane: --dom0: frame ${frames[$i]} is PVH, whose console is Xen's debug port: a host's console ring keeps its newest 16 KiB only; use an HVM preset (xen-viridian)" >&2
+			echo "xen-lane: --dom0: frame ${frames[$i]} is PVH, whose console is Xen's debug port, which a release Xen logs at debug level only (and into a 16 KiB ring); use an HVM preset (xen-viridian)" >&2
 			exit 2
 		fi
 	done

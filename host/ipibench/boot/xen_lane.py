@@ -221,7 +221,7 @@ def check_dom0_preset(name):
     """--accel xen takes an HVM preset: ToolError 2 for a PVH one."""
     if xen_preset(name)["type"] != "hvm":
         raise ToolError(EX_USAGE, f"--accel xen: {name} is PVH, whose console is Xen's debug "
-                        "port, of which a host's console ring keeps the newest 16 KiB only; "
+                        "port, which a release Xen logs at debug level only (hvm_print_line()); "
                         "an HVM preset's COM1 goes to a file (xen-viridian)")
 
 
