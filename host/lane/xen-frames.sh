@@ -8,14 +8,18 @@
 # --accel xen, xen-lane.sh --dom0): one frame logic, not two.
 #
 # usage: xen-frames.sh DIR CONSOLE
-#   DIR      DIR/list: a frame a line, NAME|BOUND S|RERUN 1/0|TRACED 1/0;
-#            DIR/NAME.cfg its xl.cfg (xen-lane.sh writes both)
-#   CONSOLE  xen: the guest's lines reach Xen's console, this script's
-#            stdout's neighbour (the lane's serial line, "(dN) ...");
-#            file: the domain's COM1 goes to DIR/NAME.console (its xl.cfg's
-#            serial="file:..."), whose lines this script prints as they
-#            come, each "@@@ guest LINE" (a real dom0, whose Xen console is
-#            nobody's stdout and keeps its newest 16 KiB only)
+#   DIR      DIR/list: a frame a line, NAME|BOUND S|RERUN 1/0|TRACED 1/0
+#            [|CONSOLE]; DIR/NAME.cfg its xl.cfg (xen-lane.sh writes both)
+#   CONSOLE  where the frames run and their guests' lines go, unless a
+#            frame's line names its own:
+#            xen: the lane's dom0 (its own machine); the guest's lines reach
+#            Xen's console, this script's stdout's neighbour (the lane's
+#            serial line, "(dN) ...");
+#            file: a real dom0; the domain's COM1 goes to DIR/NAME.console
+#            (its xl.cfg's serial="file:..."), whose lines this script
+#            prints as they come, each "@@@ guest LINE" (a release Xen logs
+#            the debug port at debug level only). A lane frame may take
+#            file too (its list line), to run this path under real Xen.
 # Prints the lane's protocol: "@@@ lane-begin NAME", "@@@ lane-info ...",
 # "@@@ lane-trace-begin/end NAME" around a traced frame's xentrace file
 # (gzip in base64), "@@@ lane-rerun NAME why", "@@@ lane-end NAME
@@ -45,18 +49,22 @@ if [ "$console" = xen ]; then
 	echo "$cores/core.%e.%p" >"${XEN_FRAMES_CORE_PATTERN:-/proc/sys/kernel/core_pattern}" 2>/dev/null || :
 fi
 # xl_died NAME RC: xl killed by a signal (a bare "Segmentation fault" twice
-# under the outer TCG) is named, and its core goes out on the console
-# (gzip in base64, as a trace), which xen-lane.sh keeps as
-# DIR/NAME.xl-core.gz. 137 is the deadline's SIGKILL (xlt), not a crash.
+# under the outer TCG) is named; its core goes out after the frame
+# (send_cores). 137 is the deadline's SIGKILL (xlt), not a crash.
 xl_died() {
 	if [ "$2" -le 128 ] || [ "$2" = 137 ]; then
 		return 0
 	fi
 	echo "@@@ lane-info xl create died of signal $(($2 - 128))"
-	if [ "$console" != xen ]; then
+	[ "$console" = xen ] ||
 		echo "@@@ lane-info xl's core, if any: where this host's kernel.core_pattern puts it ($(cat /proc/sys/kernel/core_pattern 2>/dev/null))"
-		return 0
-	fi
+}
+# send_cores NAME: xl's cores on the console (gzip in base64, as a trace),
+# which xen-lane.sh keeps as DIR/NAME.xl-core.gz. After the frame's end
+# only: the guest's lines share the console while its domain runs (xl died
+# once after the domain was up, and a core sent then garbled its records).
+send_cores() {
+	[ "$console" = xen ] || return 0
 	for c in "$cores"/core.xl*; do
 		[ -e "$c" ] || continue
 		echo "@@@ lane-core-begin $1 gzip-base64"
@@ -84,7 +92,7 @@ show_console() {
 }
 # guest_lines NAME DOMID: what the guest printed so far, without prefixes.
 guest_lines() {
-	if [ "$console" = file ]; then
+	if [ "$fconsole" = file ]; then
 		tr -d '\r' <"$frames/$1.console" 2>/dev/null
 	else
 		xlt 30 dmesg 2>/dev/null | sed -n "s/^(d$2) //p"
@@ -142,8 +150,9 @@ trace_send() { # frame
 	gzip -c "$tmp/frame.xentrace" | base64 | sed 's/^/outer-trace64: /'
 	echo "@@@ lane-trace-end $1"
 }
-while IFS='|' read -r name bound rerun traced; do
+while IFS='|' read -r name bound rerun traced fconsole; do
 	cfg=$frames/$name.cfg
+	fconsole=${fconsole:-$console}
 	tries=0
 	while :; do
 	tries=$((tries + 1))
@@ -162,7 +171,7 @@ while IFS='|' read -r name bound rerun traced; do
 		xlt 30 destroy ipibench >/dev/null 2>&1
 	fi
 	[ "$traced" != 1 ] || trace_start
-	[ "$console" != file ] || : >"$frames/$name.console"
+	[ "$fconsole" != file ] || : >"$frames/$name.console"
 	shown=0
 	ours=1
 	xlt 120 create "$cfg" </dev/null >"$tmp/xl.log" 2>&1
@@ -201,7 +210,7 @@ while IFS='|' read -r name bound rerun traced; do
 			# vCPUs while they spin-wait on each other (a look
 			# every 0.2 s: the group took 82 CPU-s; every 1 s: 61);
 			# 0.2 s once one missed, to confirm it.
-			[ "$console" != file ] || show_console "$name"
+			[ "$fconsole" != file ] || show_console "$name"
 			if [ $misses = 0 ]; then sleep 1; else sleep 0.2; fi
 		done
 	else
@@ -213,11 +222,12 @@ while IFS='|' read -r name bound rerun traced; do
 		xl_died "$name" "$xl_rc"
 		status=1
 	fi
-	[ "$console" != file ] || show_console "$name" all
+	[ "$fconsole" != file ] || show_console "$name" all
 	# The lane's dom0 is ours; a real one keeps its logs.
 	[ "$console" = file ] || rm -f /var/log/xen/qemu-dm-ipibench.log
 	echo "@@@ lane-end $name status=$status time=$(secs $(($(cs) - t0)))s"
 	[ "$traced" != 1 ] || trace_send "$name"
+	send_cores "$name"
 	# The next frame reuses the name.
 	xlt 30 destroy ipibench >/dev/null 2>&1
 	ours=""

@@ -40,7 +40,9 @@
 #                        triple fault at a RIP in Xen's code, the outer
 #                        emulator's, is not run again: the frame expects
 #                        it), exits (xentrace runs in dom0 for the frame:
-#                        DIR/<frame>.trace), ARGS the guest's command line
+#                        DIR/<frame>.trace), console=file (an HVM frame's
+#                        COM1 to a file, as a real dom0 runs it: --dom0),
+#                        ARGS the guest's command line
 #   --jobs FILE          one SPEC a line ('#' comments)
 #   --out DIR            where logs go (default build/xen-lane/out)
 #   --timeout S          bound on the outer boot (default 90 + 120 a frame)
@@ -97,7 +99,7 @@ vcpus="" memory="" from="" from_frame="" exits=0 dom0=0
 cfg_pvh=/lane/ipibench.elf cfg_hvm=/lane/ipibench.elf32 cfg_console=""
 specs=()
 frames=() frame_preset=() frame_timeout=() frame_append=() frame_rerun=()
-frame_vcpus=() frame_memory=() frame_traced=()
+frame_vcpus=() frame_memory=() frame_traced=() frame_console=()
 
 # shellcheck source=host/lane/nested-defaults.sh
 . "$here/nested-defaults.sh"
@@ -155,7 +157,7 @@ preset_line() {
 		awk -F'|' -v n="$1" '$1 == n && !/^#/ { print; exit }'
 }
 
-add_frame() { # name preset timeout append rerun(1, 0: no-rerun) [vcpus] [memory] [traced 0/1]
+add_frame() { # name preset timeout append rerun(1, 0: no-rerun) [vcpus] [memory] [traced 0/1] [console]
 	local f
 	[[ "$1" =~ ^[a-z0-9][a-z0-9.-]*$ ]] || die "frame '$1': letters, digits, '.', '-' only"
 	for f in "${frames[@]}"; do
@@ -177,6 +179,7 @@ add_frame() { # name preset timeout append rerun(1, 0: no-rerun) [vcpus] [memory
 	[ "$dom0" = 0 ] || rerun=0
 	frames+=("$1") frame_preset+=("$2") frame_timeout+=("$3") frame_rerun+=("$rerun")
 	frame_vcpus+=("${6-}") frame_memory+=("${7-}") frame_traced+=("${8:-0}")
+	frame_console+=("${9-}")
 	# The lane's bounds for its nested emulation; a real dom0 runs the guest's own.
 	if [ "$dom0" = 1 ]; then
 		frame_append+=("$args")
@@ -192,7 +195,7 @@ trim() { # text: without its leading and trailing blanks
 }
 
 parse_frames() {
-	local s name opts args o t r v m x
+	local s name opts args o t r v m x c
 	if [ ${#specs[@]} -eq 0 ]; then
 		[ -n "$presets" ] ||
 			presets=$(sed -n 's/^\([a-z0-9-][a-z0-9-]*\)[[:space:]]*|.*/\1/p' "$conf" | tr '\n' ' ')
@@ -207,19 +210,20 @@ parse_frames() {
 		s=${s#*|}
 		opts=$(trim "${s%%|*}")
 		args=$(trim "${s#*|}")
-		t=$inner_timeout r=1 v="" m="" x=0
+		t=$inner_timeout r=1 v="" m="" x=0 c=""
 		for o in $opts; do
 			case "$o" in
 			-) ;;
 			no-rerun) r=0 ;;
 			exits) x=1 ;;
+			console=file) c="file" ;;
 			inner-timeout=[1-9]*) t=${o#inner-timeout=} ;;
 			vcpus=[1-9]*) v=${o#vcpus=} ;;
 			memory=[1-9]*) m=${o#memory=} ;;
 			*) die "--job '$name': unknown option '$o'" ;;
 			esac
 		done
-		add_frame "$name" "${name##*.}" "$t" "$args" "$r" "$v" "$m" "$x"
+		add_frame "$name" "${name##*.}" "$t" "$args" "$r" "$v" "$m" "$x" "$c"
 	done
 }
 
@@ -238,8 +242,8 @@ parse_frames() {
 # device model, 4.4 s in SeaBIOS (2.5 s of it the "Press ESC for boot
 # menu" wait, which a direct boot skips), 3.8 s in GRUB, 0.14 s in
 # ipibench. PVH: 1.6 s.
-write_xl_cfg() { # frame preset append file vcpus memory
-	xl_cfg "$1" "$2" "$3" "$5" "$6" >"$4"
+write_xl_cfg() { # frame preset append file vcpus memory [console dir]
+	cfg_console=${7:-$cfg_console} xl_cfg "$1" "$2" "$3" "$5" "$6" >"$4"
 }
 
 # Prints a frame's xl.cfg (for --dry-run --xl-cfg, and for the frame).
@@ -336,8 +340,9 @@ build_initrd() {
 	: >"$dir/root/lane/frames/list"
 	for i in "${!frames[@]}"; do
 		write_xl_cfg "${frames[$i]}" "${frame_preset[$i]}" "${frame_append[$i]}" \
-			"$dir/root/lane/frames/${frames[$i]}.cfg" "${frame_vcpus[$i]}" "${frame_memory[$i]}"
-		echo "${frames[$i]}|${frame_timeout[$i]}|${frame_rerun[$i]}|${frame_traced[$i]}" >>"$dir/root/lane/frames/list"
+			"$dir/root/lane/frames/${frames[$i]}.cfg" "${frame_vcpus[$i]}" "${frame_memory[$i]}" \
+			"${frame_console[$i]:+/lane/frames}"
+		echo "${frames[$i]}|${frame_timeout[$i]}|${frame_rerun[$i]}|${frame_traced[$i]}|${frame_console[$i]}" >>"$dir/root/lane/frames/list"
 		printf '%s|%s|%s\n' "${frames[$i]}" "${frame_preset[$i]}" "${frame_append[$i]}" >>"$out/jobs"
 		# Kept beside its console: what --from checks a frame against.
 		cp "$dir/root/lane/frames/${frames[$i]}.cfg" "$out/${frames[$i]}.xl.cfg"

@@ -8,7 +8,7 @@
 #             back whole; Xen's own lines stay; the status is the guest's
 #             last line; a frame cut short has no status;
 #   prepare   xen-prepare.sh (a SKIP line with the reason where it cannot);
-# then ONE outer boot (Xen and a dom0, 12 s here) of seven frames:
+# then ONE outer boot (Xen and a dom0, 12 s here) of eight frames:
 #     docs.xen-viridian the documented `./run.sh --accel xen-in-tcg --preset
 #                       xen-viridian --append 'plan=check skip=tpr-hold'`'s
 #                       frame: the suite of every APIC and Hyper-V backend
@@ -41,7 +41,13 @@
 #                       can go;
 #     corrupt.xen-viridian  debug=corrupt-vpset on hv-ipi-ex: a FAILURE
 #                       that says the hypervisor accepted a malformed call
-#                       (Xen 4.17), or refused it (as KVM does).
+#                       (Xen 4.17), or refused it (as KVM does);
+#     com1.xen-viridian  the console path a real dom0 runs (run.sh --accel
+#                       xen, xen-lane.sh --dom0): the HVM guest's COM1 to a
+#                       file qemu-dm writes, which xen-frames.sh prints as
+#                       it comes; plan=boot, as each UART byte is an exit to
+#                       the device model (10 s, 6 of them hvmloader and
+#                       SeaBIOS).
 # It runs alone: beside another group it took 141 s, not 56 s (a
 # clean-clone CI run: 44 s the frames, 12 s the cache), since the nested
 # vCPUs spin-wait for each other and a vCPU thread descheduled by the other
@@ -123,10 +129,11 @@ t0=$SECONDS
 	# accepts it, which the run must call a finding about the hypervisor,
 	# never a pass. deadline=50: each accepted send's IPI still arrives.
 	echo "corrupt.xen-viridian | no-rerun | plan=check backends=hv-ipi-ex debug=corrupt-vpset deadline=50"
+	echo "com1.xen-viridian | console=file | plan=boot"
 } >"$base/jobs"
 host/lane/xen-lane.sh --jobs "$base/jobs" --out "$base/lane" --timeout 480 >"$base/lane.out" 2>&1
 lane_rc=$?
-echo "# xen-lane: xen-lane.sh's seven frames took $((SECONDS - t0)) s"
+echo "# xen-lane: xen-lane.sh's eight frames took $((SECONDS - t0)) s"
 grep -E '^xen-lane: \[' "$base/lane.out" | sed 's/^/# /'
 if [ "$lane_rc" != 0 ]; then
 	echo "not ok - xen-lane: xen-lane.sh exit $lane_rc"
@@ -142,6 +149,20 @@ run_rc=$?
 judge "$base/lane" suite.xen-pvh || rc=1
 judge "$base/lane" exits.xen-pvh || rc=1
 judge "$base/lane" bench.xen-viridian || rc=1
+# A real dom0's console path under real Xen and qemu-dm: the guest's lines
+# came through its COM1's file (@@@ guest), whole, to its status line.
+com1=$base/lane/com1.xen-viridian
+section=$(awk '/^@@@ lane-begin / { f = ($3 == "com1.xen-viridian") } f' "$base/lane/outer.log")
+if [ "$(cat "$com1.status" 2>/dev/null)" = 65 ] && grep -q '^serial="file:' "$com1.xl.cfg" &&
+	grep -q '^@@@ guest ipibench ' <<<"$section" && ! grep -q '^(d[0-9]*) ipibench ' <<<"$section" &&
+	grep -q "^ipibench: status SUCCESS$" "$com1.log"; then
+	echo "ok - xen-lane: com1: xen-viridian: the guest's COM1 through its file, as a real dom0 reads it"
+else
+	echo "not ok - xen-lane: com1: xen-viridian: the guest's COM1 through its file, as a real dom0 reads it"
+	echo "#   status $(cat "$com1.status" 2>/dev/null), $(grep -c '^@@@ guest ' <<<"$section") guest lines"
+	tail -n 3 "$com1.log" 2>/dev/null | sed 's/^/#   /'
+	rc=1
+fi
 python3 tests/kvm-lane/judge_exits.py tests/xen-lane/exits.expect "$base/lane" exits.xen-pvh \
 	--lane xen-lane || rc=1
 # The planted exit: an x2APIC ID read (an MSR exit) before each send.
