@@ -271,6 +271,53 @@ def comparability_catches_what_changes_a_figure(_=None):
 
 
 @case
+def gate_exits_judges_xen_runs_as_kvm_runs(_=None):
+    """Xen runs traced with xentrace (run.sh --exits --accel xen-in-tcg) carry
+    exits as KVM runs do: gate --exits passes a Xen run against itself, fails
+    one with an exit more a send (20), and refuses a KVM baseline (30)."""
+    import json
+    import shutil
+    import tempfile
+    import synth
+    from harness import expect, run_cmd
+    tmp = tempfile.mkdtemp()
+
+    def edit(folder, hv, sender, text="plan=bench iters=50"):
+        for boot in sorted(os.listdir(folder)):
+            path = os.path.join(folder, boot, "results.json")
+            doc = json.load(open(path))
+            for r in doc["records"]:
+                if r.get("record") == "env":
+                    r["cmdline"] = "build/ipibench.elf " + text
+                    r["hypervisor"] = hv
+                if r.get("record") == "result" and r.get("status") == "SUCCESS":
+                    r["exits"] = {"sender": {"hypercall (event_channel_op)": 1.0,
+                                             "msr (ID read)": sender},
+                                  "targets": {"msr (EOI)": 1.0}}
+            os.unlink(path)
+            json.dump(doc, open(path, "w"))
+    xen = {"vendor": "XenVMMXenVMM", "hyperv": False, "kvm_base": "0x0",
+           "xen_base": "0x40000000", "xen_version": "0x40011"}
+    kvm = {"vendor": "KVMKVMKVM", "hyperv": False, "kvm_base": "0x40000000",
+           "xen_base": "0x0", "xen_version": "0x0"}
+    try:
+        j = lambda n: os.path.join(tmp, n)  # noqa: E731
+        for name, seed, hv, extra, text in (
+                ("xen", 1, xen, 0.0, "plan=bench iters=50"),
+                ("xen-planted", 2, xen, 1.0, "plan=bench iters=50 debug=extra-exit"),
+                ("kvm", 3, kvm, 0.0, "plan=bench iters=50")):
+            synth.make_set(j(name), boots=4, seed=seed, samples=20, accel="xen-in-tcg")
+            edit(j(name), hv, extra, text)
+        gate = IPIBENCH + ["gate", "--exits", "--threshold", "50%"]
+        expect(run_cmd(gate + ["--baseline", j("xen"), j("xen")]), 0, "gate: pass")
+        expect(run_cmd(gate + ["--baseline", j("xen"), j("xen-planted")]), 20,
+               "more exits per iteration than the baseline")
+        expect(run_cmd(gate + ["--baseline", j("kvm"), j("xen")]), 30, "Xen 4.17")
+    finally:
+        shutil.rmtree(tmp)
+
+
+@case
 def a_planted_fault_is_ignored_for_comparability_and_gate_names_what_it_compared(_=None):
     """The README plants an exit with debug=extra-exit; gate
     --exits on that candidate must fail the exits (20), not refuse the sides
