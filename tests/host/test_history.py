@@ -126,6 +126,22 @@ def _(s):
     expect(tool("history", "--store", "", runs[0]), EX_USAGE, "an empty argument")
 
 
+@case("history: a Xen series (xentrace's exits, run.sh --exits --accel xen-in-tcg) is judged as "
+      "a KVM one: a step in exits per iteration is a change where it appears")
+def _(s):
+    def xen(i, doc):
+        doc["host"]["accel"] = "xen-in-tcg"
+        for rec in doc["records"]:
+            if rec.get("record") == "env":
+                rec["hypervisor"] = {"vendor": "XenVMMXenVMM", "hyperv": False,
+                                     "kvm_base": "0x0", "xen_base": "0x40000000",
+                                     "xen_version": "0x40011"}
+    runs = series(os.path.join(s.tmp, "history-xen"), 3, exits=[1.0, 1.0, 2.0], edit=xen)
+    _, out, _ = expect(tool("history", *runs), EX_REGRESSION)
+    check(f"  {SLOW}: sender exits 1.00 -> 2.00 per iteration (sender msr (ICR) 1.00 -> 2.00) "
+          f"from {runs[2]}" in out.splitlines(), out)
+
+
 @case("history: two steps under the threshold add up within the window; a timing regression "
       "is not hidden by a later exit change; runs some with a start and some without are refused")
 def _(s):
