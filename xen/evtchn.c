@@ -490,6 +490,8 @@ static void xen_disable(void)
 		xen_unexpected(p, dropped);
 }
 
+static const struct ipi_ops *xen_choose(void);
+
 static const struct ipi_ops ipi_xen_evtchn = {
     .name = "xen-evtchn",
     .mode = LAPIC_X2APIC,
@@ -506,7 +508,9 @@ static const struct ipi_ops ipi_xen_evtchn = {
     .eoi = xen_eoi,
     .pending = xen_pending,
     .describe_call = xen_describe,
+    .choose = xen_choose,
 };
+IPI_BACKEND_REGISTER(ipi_xen_evtchn, 500);
 
 /* The mode in the records' words: chosen before the switch, from the key and CPUID. */
 static const struct ipi_ops *xen_choose(void)
@@ -516,20 +520,11 @@ static const struct ipi_ops *xen_choose(void)
 	struct ipi_ops *t = vcpu ? &vcpu_table : &callback_table;
 
 	*t = ipi_xen_evtchn;
+	t->choose = NULL; /* chosen: what ipi_switch() installs */
 	t->words = vcpu ? "call=evtchnop-send set=call-per-target upcall=vcpu-vector eoi=first"
 			: "call=evtchnop-send set=call-per-target upcall=callback-vector eoi=none";
 	return t;
 }
-
-static const struct ipi_ops ipi_xen_evtchn_registered = {
-    .name = "xen-evtchn",
-    .mode = LAPIC_X2APIC,
-    .flags = IPI_F_HYPERCALL | IPI_F_UPCALL,
-    .words = "call=evtchnop-send set=call-per-target",
-    .probe = xen_probe,
-    .choose = xen_choose,
-};
-IPI_BACKEND_REGISTER(ipi_xen_evtchn_registered, 500);
 
 static const struct opt_spec xen_spec[] = {
     {"xen_upcall", OPT_ENUM, 0, 0, xen_upcall_names,

@@ -80,6 +80,12 @@ def write(path, text):
     return path
 
 
+def executable(path, text):
+    """write(), then made executable: a stand-in script (xl, xen-lane.sh, ...)."""
+    os.chmod(write(path, text), 0o755)
+    return path
+
+
 # --- run.sh's own logic: its parsers, a stand-in KVM, made-up console lines
 
 

@@ -275,27 +275,12 @@ def gate_exits_judges_xen_runs_as_kvm_runs(_=None):
     """Xen runs traced with xentrace (run.sh --exits --accel xen-in-tcg) carry
     exits as KVM runs do: gate --exits passes a Xen run against itself, fails
     one with an exit more a send (20), and refuses a KVM baseline (30)."""
-    import json
     import shutil
     import tempfile
     import synth
     from harness import expect, run_cmd
     tmp = tempfile.mkdtemp()
 
-    def edit(folder, hv, sender, text="plan=bench iters=50"):
-        for boot in sorted(os.listdir(folder)):
-            path = os.path.join(folder, boot, "results.json")
-            doc = json.load(open(path))
-            for r in doc["records"]:
-                if r.get("record") == "env":
-                    r["cmdline"] = "build/ipibench.elf " + text
-                    r["hypervisor"] = hv
-                if r.get("record") == "result" and r.get("status") == "SUCCESS":
-                    r["exits"] = {"sender": {"hypercall (event_channel_op)": 1.0,
-                                             "msr (ID read)": sender},
-                                  "targets": {"msr (EOI)": 1.0}}
-            os.unlink(path)
-            json.dump(doc, open(path, "w"))
     xen = {"vendor": "XenVMMXenVMM", "hyperv": False, "kvm_base": "0x0",
            "xen_base": "0x40000000", "xen_version": "0x40011"}
     kvm = {"vendor": "KVMKVMKVM", "hyperv": False, "kvm_base": "0x40000000",
@@ -307,7 +292,8 @@ def gate_exits_judges_xen_runs_as_kvm_runs(_=None):
                 ("xen-planted", 2, xen, 1.0, "plan=bench iters=50 debug=extra-exit"),
                 ("kvm", 3, kvm, 0.0, "plan=bench iters=50")):
             synth.make_set(j(name), boots=4, seed=seed, samples=20, accel="xen-in-tcg")
-            edit(j(name), hv, extra, text)
+            edit_results(j(name), with_exits(text, {"hypercall (event_channel_op)": 1.0,
+                                                    "msr (ID read)": extra}, hv))
         gate = IPIBENCH + ["gate", "--exits", "--threshold", "50%"]
         expect(run_cmd(gate + ["--baseline", j("xen"), j("xen")]), 0, "gate: pass")
         expect(run_cmd(gate + ["--baseline", j("xen"), j("xen-planted")]), 20,
@@ -323,7 +309,6 @@ def a_planted_fault_is_ignored_for_comparability_and_gate_names_what_it_compared
     --exits on that candidate must fail the exits (20), not refuse the sides
     (30), say that it ignored debug=, and its last line count the exit rows
     and timing rows, and say when no timing row could have failed."""
-    import json
     import shutil
     import tempfile
     import synth
@@ -331,17 +316,7 @@ def a_planted_fault_is_ignored_for_comparability_and_gate_names_what_it_compared
     tmp = tempfile.mkdtemp()
 
     def edit(folder, text, sender):
-        for boot in sorted(os.listdir(folder)):
-            path = os.path.join(folder, boot, "results.json")
-            doc = json.load(open(path))
-            for r in doc["records"]:
-                if r.get("record") == "env":
-                    r["cmdline"] = "build/ipibench.elf32 " + text
-                if r.get("record") == "result" and r.get("status") == "SUCCESS":
-                    r["exits"] = {"sender": {"msr (ICR)": 1.0, "msr (ID read)": sender},
-                                  "targets": {"msr (EOI)": 1.0}}
-            os.unlink(path)
-            json.dump(doc, open(path, "w"))
+        edit_results(folder, with_exits(text, {"msr (ICR)": 1.0, "msr (ID read)": sender}))
     try:
         j = lambda n: os.path.join(tmp, n)  # noqa: E731
         for name, boots, seed in (("base", 4, 1), ("planted", 4, 2), ("few", 2, 3),
@@ -577,6 +552,21 @@ def a_skipped_benchmark_reads_no_data_the_same_way_whichever_side_skipped(_=None
     cmp = Comparison("A", [SkipBoot(True)] * 4, "B", [SkipBoot(False)] * 4)
     check([(r.verdict, r.note) for r in cmp.rows] == [("no data", "B: SKIP")],
           f"{[(r.name, r.verdict, r.note) for r in cmp.rows]}")
+
+
+def with_exits(text, sender, hypervisor=None):
+    """A results.json edit: the guest's command line (text after the image),
+    every SUCCESS record's exits (sender's as given, the targets' one EOI),
+    and, where given, the hypervisor the env record names."""
+    def fn(doc):
+        for r in doc["records"]:
+            if r.get("record") == "env":
+                r["cmdline"] = "build/ipibench.elf32 " + text
+                if hypervisor:
+                    r["hypervisor"] = hypervisor
+            if r.get("record") == "result" and r.get("status") == "SUCCESS":
+                r["exits"] = {"sender": dict(sender), "targets": {"msr (EOI)": 1.0}}
+    return fn
 
 
 def edit_results(folder, fn):

@@ -13,7 +13,7 @@ import json
 import os
 
 from harness import REPO, check, registry, run_cmd
-from fixtures import RUN, ab_console, main, write
+from fixtures import RUN, ab_console, executable, main, write
 
 CASES, case = registry()
 
@@ -52,7 +52,7 @@ def setup(s, name):
     state, bin_ = os.path.join(d, "state"), os.path.join(d, "bin")
     os.makedirs(state)
     os.makedirs(bin_)
-    os.chmod(write(os.path.join(bin_, "xl"), STAND_IN_XL), 0o755)
+    executable(os.path.join(bin_, "xl"), STAND_IN_XL)
     console = os.path.join(d, "console")
     with open(ab_console(s.tmp)) as f, open(console, "w") as g:
         g.write(f.read() + '{"record":"end","schema":1,"status":"SUCCESS","results":0}\n'
@@ -117,7 +117,7 @@ def _(s):
     frames, bin_, cores = (os.path.join(d, x) for x in ("frames", "bin", "cores"))
     for x in (frames, bin_, cores):
         os.makedirs(x)
-    os.chmod(write(os.path.join(bin_, "xl"), CRASHING_XL), 0o755)
+    executable(os.path.join(bin_, "xl"), CRASHING_XL)
     write(os.path.join(frames, "list"), "c.xen-pvh|30|1|0\n")
     write(os.path.join(frames, "c.xen-pvh.cfg"), 'name="ipibench"\n')
     env = {"PATH": bin_ + os.pathsep + os.environ["PATH"], "XEN_FRAMES_CORES": cores,

@@ -11,7 +11,7 @@ import json
 import os
 
 from harness import REPO, check, registry, run_cmd
-from fixtures import RUN, ab_console, main, write
+from fixtures import RUN, ab_console, executable, main
 
 CASES, case = registry()
 
@@ -45,9 +45,7 @@ echo "xen-lane: [  9.9s] dom0: init started, up 4.00s"
 
 
 def stand_in(d):
-    path = write(os.path.join(d, "xen-lane.sh"), STAND_IN)
-    os.chmod(path, 0o755)
-    return path
+    return executable(os.path.join(d, "xen-lane.sh"), STAND_IN)
 
 
 @case("matrix --accel xen-in-tcg: one outer VM runs every boot's frame; each boot takes its "
