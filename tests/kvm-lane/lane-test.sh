@@ -519,7 +519,21 @@ expect_run() {
 	fi
 	echo "not ok - kvm-lane: $name (exit $rc, expected $want${missing:+; lacks$missing})"
 	tail -n 12 <<<"$out" | sed 's/^/#   /'
+	[ -z "${frame-}" ] || frame_facts "$frame"
 	return 1
+}
+
+# frame_facts FRAME: what the outer VM saw of the lane frame FRAME (its
+# last run): its end, any rerun, the outer trace's last exits and the
+# outer kernel's messages (lane.sh prints them after a reset), then the
+# guest's own last lines. A run.sh command that failed on a frame is
+# otherwise known by its exit alone: a CI run once lost matrix-cand to a
+# reset before its first marker, and nothing in its log said whose.
+frame_facts() {
+	awk -v f="$1" '$1 == "@@@" && $2 == "lane-begin" { on = ($3 == f); n = 0; split("", seen) }
+		on && /^(@@@ lane-(end|rerun)|outer-trace:|outer-dmesg:)/ && !seen[$0]++ && n++ < 16' \
+		"$base/lane/outer.log" 2>/dev/null | cut -c1-200 | sed 's/^/#   lane: /'
+	grep -v '^{' "$base/lane/$1.log" 2>/dev/null | tail -n 8 | sed 's/^/#   guest: /'
 }
 
 # replayed NAME COMMAND...: COMMAND (a run.sh command through the lane)
@@ -657,7 +671,7 @@ if part judge; then
 	out="$(cat "$replay_dir/exits-run.out")"
 	[ "$(waited exits-run)" = 32 ] || out="$out
 $(cat "$base"/exits-run/*/console.log 2>/dev/null | grep -v '^{' | tail -n 8 | sed 's/^/guest: /')"
-	expect_run "run.sh --exits --accel kvm-in-tcg --preset hv-xmm prints the exits table; --require-apicv without AVIC exits 32" \
+	frame=exits-run.hv-xmm expect_run "run.sh --exits --accel kvm-in-tcg --preset hv-xmm prints the exits table; --require-apicv without AVIC exits 32" \
 		32 "$(waited exits-run)" "$out" \
 		"^  hv-ipi send-cost send: sender 1.00 hypercall (HvCallSendSyntheticClusterIpi fast)" \
 		"^  hv-ipi send-cost send: .* | APIC accelerated: no (1.00 trapped APIC accesses per iteration: 1.00 on the targets (msr (EOI)))$" \
@@ -678,7 +692,7 @@ $(cat "$base"/exits-run/*/console.log 2>/dev/null | grep -v '^{' | tail -n 8 | s
 		local out rc mdir cdir problems=()
 		out=$(cat "$replay_dir/matrix-base.out")
 		rc=$(waited matrix-base)
-		expect_run "run.sh matrix --exits --accel kvm-in-tcg: every boot traced, its exits table printed, withheld figures too" \
+		frame=matrix-base.x2apic expect_run "run.sh matrix --exits --accel kvm-in-tcg: every boot traced, its exits table printed, withheld figures too" \
 			0 "$rc" "$out" \
 			"^matrix: \[1\] x2apic-smp2 boot 1: exit 0 " \
 			"^  x2apic single round-trip: sender 1\.00 msr (ICR)" \
@@ -696,7 +710,7 @@ $(cat "$base"/exits-run/*/console.log 2>/dev/null | grep -v '^{' | tail -n 8 | s
 		cdir=$(ls -d "$base"/matrix-cand/*-cand 2>/dev/null)
 		out="$(cat "$replay_dir/matrix-cand.out")
 deadline: $(grep -o 'deadline=[0-9]*' "$cdir/x2apic-smp2/boot1/console.log" 2>/dev/null | sort -u | tr '\n' ' ')"
-		expect_run "run.sh matrix --exits --accel kvm-in-tcg: the lane's 10 s deadline, no failure" \
+		frame=matrix-cand.x2apic expect_run "run.sh matrix --exits --accel kvm-in-tcg: the lane's 10 s deadline, no failure" \
 			0 "$(waited matrix-cand)" "$out" "^matrix: \[1\] x2apic-smp2 boot 1: exit 0 " "^deadline: deadline=10000 $" || return 1
 		out=$(./run.sh gate --exits --baseline "$mdir" "$cdir" 2>&1)
 		expect_run "run.sh gate --exits: a planted exit against a base that withheld its one-way figures is a regression (20)" \
@@ -729,7 +743,7 @@ deadline: $(grep -o 'deadline=[0-9]*' "$cdir/x2apic-smp2/boot1/console.log" 2>/d
 		ldir=$(ls -d "$base"/matrix-load/*-exits 2>/dev/null)
 		out="$(cat "$replay_dir/matrix-load.out")
 $(grep -h '^@@@ lane-info load:' "$base/lane/matrix-load.x2apic.log" "$base/lane/matrix-cand.x2apic.log" 2>/dev/null)"
-		expect_run "lane load: the two nights ran beside a CPU hog on each L1 CPU and a second QEMU" \
+		frame=matrix-load.x2apic expect_run "lane load: the two nights ran beside a CPU hog on each L1 CPU and a second QEMU" \
 			0 "$(waited matrix-load)" "$out" "^matrix: \[1\] x2apic-smp2 boot 1: exit 0 " \
 			"^@@@ lane-info load: 2 CPU hogs and a second QEMU beside matrix-load.x2apic" \
 			"^@@@ lane-info load: 2 CPU hogs and a second QEMU beside matrix-cand.x2apic" || return 1
@@ -843,7 +857,7 @@ $(wake_facts "$base"/ab-poll/*/kvm.halt_poll_ns_*/boot1/results.json)"
 	replayed microvm ./run.sh --accel kvm-in-tcg --preset x2apic --machine microvm --no-save --verbose \
 		--timeout 120 --append "plan=check"
 	out=$(cat "$replay_dir/microvm.out")
-	expect_run "run.sh --accel kvm-in-tcg --machine microvm: PVH, no 8259, TSC from kvmclock, the suite passes" \
+	frame=microvm.x2apic expect_run "run.sh --accel kvm-in-tcg --machine microvm: PVH, no 8259, TSC from kvmclock, the suite passes" \
 		0 "$(waited microvm)" "$out" "^loader: pvh$" "^pic: no 8259" "^tsc: [0-9]* kHz from kvmclock" \
 		"^smp: 2 of 2 CPUs online" "^check: [0-9]* passed, 0 failed" || rc=1
 	# ab over kvm_amd.avic in the lane: TCG's SVM has no AVIC, so avic=1 must be
