@@ -658,15 +658,24 @@ stop_load() {
 	wait $loadpids 2>/dev/null
 	rm -f /tmp/load.qemu
 	[ -z "$X" ] || echo >$X/set_event_pid
+	[ -z "$T" ] || echo >$T/set_event_pid
 }
-# trace_only PID: this QEMU's threads, and its PIT's once QEMU made it.
+# trace_only PID: this QEMU's threads, and its PIT's once QEMU made it, in
+# the exits instance and in the reset ring: the other VM's exits would
+# otherwise fill the ring too (some thousands of events a CPU), and its
+# last lines, printed after a reset, would be that VM's, not this one's.
 trace_only() {
-	[ -n "$X" ] || return 0
-	ls /proc/$1/task | while read -r tid; do printf '%s ' "$tid"; done >$X/set_event_pid
+	local tids
+	[ -n "$X$T" ] || return 0
+	tids=$(ls /proc/$1/task | while read -r tid; do printf '%s ' "$tid"; done)
+	for r in $X $T; do echo "$tids" >$r/set_event_pid; done
 	n=0
 	while [ "$n" -lt 20 ]; do
 		while read -r p comm; do
-			[ "$comm" != "kvm-pit/$1" ] || { echo "$p" >>$X/set_event_pid; return 0; }
+			[ "$comm" != "kvm-pit/$1" ] || {
+				for r in $X $T; do echo "$p" >>$r/set_event_pid; done
+				return 0
+			}
 		done <<TASKS
 $(comms /proc)
 TASKS
