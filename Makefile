@@ -85,7 +85,7 @@ KOBJS := $(patsubst %.c,$(B)/%.o,$(KERNEL_SRCS) $(IPI_SRCS) $(HARNESS_SRCS) $(SU
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/host/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all iso unit unit_build test lint check-kvm check-xen bench bench-boot clean deps fuzz fuzz_build
+.PHONY: all iso linux_calib unit unit_build test lint check-kvm check-xen bench bench-boot clean deps fuzz fuzz_build
 all: $(B)/ipibench.elf32 $(B)/ipibench.elf $(B)/guest-keys.json $(B)/registry-lists.ok
 
 $(B)/ipibench.linked.elf: $(KOBJS) linker.ld
@@ -169,6 +169,16 @@ $(B)/ipibench.iso: $(B)/ipibench.elf32 boot/grub.cfg
 	grub-mkrescue -o $@.tmp $(B)/iso >$(B)/grub-mkrescue.log 2>&1 || \
 		{ cat $(B)/grub-mkrescue.log >&2; exit 1; }
 	@mv $@.tmp $@
+
+# The Linux calibration frame's /init (host/lane/linux/calib.c, issue 46):
+# a static program, the whole userland of the lane's Linux guest;
+# host/lane/calibrate.sh packs it into that guest's initramfs.
+linux_calib: $(B)/lane/linux-calib/init
+$(B)/lane/linux-calib/init: host/lane/linux/calib.c
+	@mkdir -p $(@D)
+	$(call say,HOSTCC,$@)
+	$(Q)$(HOSTCC) -static -O2 -std=gnu11 -Wall -Wextra -Werror -pthread $< -o $@
+	$(Q)strip $@
 
 # Host unit tests: every test links all of lib/, compiled once for them
 # (each test compiling the whole of lib/ again was 60 s of a clean build).

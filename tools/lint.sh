@@ -15,7 +15,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 mapfile -t kernel_c < <(git ls-files --cached --others --exclude-standard \
 	'boot/*.c' 'kernel/*.c' 'ipi/*.c' 'apic/*.c' 'hyperv/*.c' 'kvm/*.c' 'xen/*.c' 'harness/*.c' \
 	'suite/*.c' 'bench/*.c' 'lib/*.c')
-mapfile -t host_c < <(git ls-files --cached --others --exclude-standard 'tests/*.c' 'tools/*.c')
+mapfile -t host_c < <(git ls-files --cached --others --exclude-standard 'tests/*.c' 'tools/*.c' 'host/*.c')
 
 # What the sources include from build/: nasm's C layouts, and the fuzz
 # target's words, generated from the guest's registries (tools/fuzz_words.py).

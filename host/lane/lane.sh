@@ -38,7 +38,10 @@
 #                        module-param=M.P=V (as --module-param, for this
 #                        frame: the modules are loaded again before it),
 #                        machine=M and image=PATH (as --machine and
-#                        --image, for this frame); ARGS the guest's
+#                        --image, for this frame), initrd=PATH (QEMU's
+#                        -initrd), linux (the image is a Linux kernel: ARGS
+#                        is its command line as given, no ipibench keys
+#                        added, and it gets 256 MB); ARGS the guest's
 #                        command line
 #   --jobs FILE          one SPEC a line ('#' comments)
 #   --out DIR            where logs go (default build/kvm-lane/out)
@@ -104,7 +107,7 @@ job_specs=()
 # the inner QEMU's -M (or empty), the image it boots (an absolute path) and
 # whether it runs beside load (0/1: CPU hogs and a second QEMU in L1).
 frames=() job_preset=() job_exits=() job_timeout=() job_append=() job_mparam=()
-job_machine=() job_image=() job_load=()
+job_machine=() job_image=() job_load=() job_initrd=() job_linux=()
 
 # shellcheck source=host/lane/nested-defaults.sh
 . "$here/nested-defaults.sh"
@@ -172,7 +175,7 @@ module_param_ok() { [ -z "$1" ] || [[ "$1" =~ ^(kvm|kvm_amd)\.[a-z_]+=[A-Za-z0-9
 # count): FRAME is [TAG.]PRESET, OPTIONS '-' or words (exits,
 # inner-timeout=S), ARGS the guest's command line (it may be empty).
 parse_jobs() {
-	local spec name opts args w t x m mach img l
+	local spec name opts args w t x m mach img l rd lx
 	if [ ${#job_specs[@]} -eq 0 ]; then
 		local list
 		if [ -n "$presets" ]; then
@@ -191,7 +194,7 @@ parse_jobs() {
 		name=${spec%%|*} opts=${spec#*|}
 		args=${opts#*|} opts=${opts%%|*}
 		read -r name <<<"$name"
-		x=$exits t=$inner_timeout m=$module_param mach=$machine img=$image l=0
+		x=$exits t=$inner_timeout m=$module_param mach=$machine img=$image l=0 rd='' lx=0
 		for w in $opts; do
 			case "$w" in
 			-) ;;
@@ -205,16 +208,19 @@ parse_jobs() {
 				machine_ok "$mach" || die "job $name: machine wants a QEMU -M value, not '$mach'" ;;
 			image=?*) img=${w#image=}
 				[ -f "$img" ] || [ "$dry_run" = 1 ] || die "job $name: no image at $img" ;;
-			*) die "job $name: unknown option '$w' (exits, load, inner-timeout=S, module-param=M.P=V, machine=M, image=PATH)" ;;
+			initrd=?*) rd=${w#initrd=}
+				[ -f "$rd" ] || [ "$dry_run" = 1 ] || die "job $name: no initrd at $rd" ;;
+			linux) lx=1 ;;
+			*) die "job $name: unknown option '$w' (exits, load, inner-timeout=S, module-param=M.P=V, machine=M, image=PATH, initrd=PATH, linux)" ;;
 			esac
 		done
 		# Leading and trailing blanks are the spec's, not the guest's.
 		args=${args#"${args%%[![:space:]]*}"} args=${args%"${args##*[![:space:]]}"}
-		add_frame "$name" "${name##*.}" "$x" "$t" "$args" "$m" "$mach" "$img" "$l"
+		add_frame "$name" "${name##*.}" "$x" "$t" "$args" "$m" "$mach" "$img" "$l" "$rd" "$lx"
 	done
 }
 
-add_frame() { # name preset exits timeout append module-param machine image [load]
+add_frame() { # name preset exits timeout append module-param machine image [load [initrd [linux]]]
 	local f
 	# Names become file names and marker words.
 	[[ "$1" =~ ^([a-z0-9][a-z0-9-]*\.)?[a-z0-9][a-z0-9-]*$ ]] ||
@@ -223,24 +229,31 @@ add_frame() { # name preset exits timeout append module-param machine image [loa
 		[ "$f" != "$1" ] || die "frame $1 twice: each frame needs a name of its own (TAG.PRESET)"
 	done
 	[[ "$5" != *$'\n'* ]] || die "frame $1: a command line on one line"
-	local args
-	args=$(nested_defaults "$5")
-	# The console: each print whole to the virtio console run_preset gives
-	# a frame (one exit a print instead of one a byte); microvm has no PCI.
-	[[ " $args " == *" console="* || "$7" == microvm* ]] || args="$args console=virtio"
+	local args=$5
+	if [ "${11:-0}" != 1 ]; then
+		args=$(nested_defaults "$5")
+		# The console: each print whole to the virtio console run_preset gives
+		# a frame (one exit a print instead of one a byte); microvm has no PCI.
+		[[ " $args " == *" console="* || "$7" == microvm* ]] || args="$args console=virtio"
+	fi
 	frames+=("$1") job_preset+=("$2") job_exits+=("$3") job_timeout+=("$4") job_append+=("$args")
 	job_mparam+=("$6") job_machine+=("$7") job_image+=("$(realpath -m "$8")") job_load+=("${9:-0}")
+	# A Linux guest's initrd and memory ride in the preset's extra QEMU
+	# arguments (the inner QEMU's last -m counts), so the frame line keeps
+	# its fields.
+	job_initrd+=("${10:+$(realpath -m "${10}")}") job_linux+=("${11:-0}")
 }
 
-# frame_line INDEX [IMAGE]: the frame as DIR/jobs lists it (and the outer
-# VM's init reads it, with IMAGE, the image's path there, instead of the
-# host's): name|cpu|smp|extra|traced|inner bound|module param|image|load|
-# command line.
+# frame_line INDEX [IMAGE [INITRD]]: the frame as DIR/jobs lists it (and
+# the outer VM's init reads it, with IMAGE and INITRD, their paths there,
+# instead of the host's): name|cpu|smp|extra|traced|inner bound|module
+# param|image|load|command line.
 frame_line() {
-	local i=$1 line m=${job_machine[$1]}
+	local i=$1 line m=${job_machine[$1]} rd=${3:-${job_initrd[$1]}} lx=
+	[ "${job_linux[$1]}" = 0 ] || lx=" -m 256M"
 	line=$(preset_line "${job_preset[$i]}") || die "no preset '${job_preset[$i]}' in $conf"
 	[[ "$line" =~ ^[^|]*\|[^|]*\|[1-9][0-9]*\| ]] || die "preset ${job_preset[$i]}: bad smp field in $conf"
-	printf '%s|%s|%s|%s|%s|%s|%s|%s\n' "${frames[$i]}" "${line#*|}${m:+ -M $m}" \
+	printf '%s|%s|%s|%s|%s|%s|%s|%s\n' "${frames[$i]}" "${line#*|}${m:+ -M $m}${rd:+ -initrd $rd}$lx" \
 		"${job_exits[$i]}" "${job_timeout[$i]}" "${job_mparam[$i]}" "${2:-${job_image[$i]}}" \
 		"${job_load[$i]}" "${job_append[$i]}"
 }
@@ -862,14 +875,15 @@ build_initrd() {
 	echo "$module_param" >"$dir/root/lane/module-param"
 	: >"$dir/root/lane/jobs"
 	for i in "$@"; do
-		img=${job_image[$i]}
-		if [ -z "${there[$img]-}" ]; then
+		for img in "${job_image[$i]}" "${job_initrd[$i]}"; do
+			if [ -z "$img" ] || [ -n "${there[$img]-}" ]; then continue; fi
 			n=$((n + 1))
 			mkdir -p "$dir/root/images/$n"
 			cp "$img" "$dir/root/images/$n/" || die "cannot copy $img"
 			there[$img]=/images/$n/$(basename "$img")
-		fi
-		frame_line "$i" "${there[$img]}" >>"$dir/root/lane/jobs"
+		done
+		img=${job_initrd[$i]}
+		frame_line "$i" "${there[${job_image[$i]}]}" "${img:+${there[$img]}}" >>"$dir/root/lane/jobs"
 		frame_line "$i" >>"$out/jobs"
 		[ "${job_exits[$i]}" = 0 ] || traced=1
 	done

@@ -204,6 +204,11 @@ jobs_file() {
 	# lane's halt polling, host_stats=1 for --host-stats); a change there
 	# fails the command with the line it wanted.
 	run_sh_frames
+	# The Linux calibration (issue 46): the rows that claim what a Linux
+	# guest pays (calib.x2apic) and a Linux guest making the same IPIs
+	# (linux.x2apic), both traced (host/lane/calibrate.sh, which builds
+	# that guest's initramfs). Judged by calibration_test.
+	host/lane/calibrate.sh --jobs --presets x2apic || echo "# calibrate.sh --jobs failed"
 	# suite: the correctness suite on every lane preset once; the three
 	# that offer the paravirtual paths run it within plan=default (figures).
 	for p in "${all[@]}"; do
@@ -523,6 +528,29 @@ expect_run() {
 	return 1
 }
 
+# The Linux calibration on x2apic (docs/linux-calibration.md): every
+# operation of the Linux frame matches its x2apic-pv-eoi row within 0.05
+# an operation, or names why not; the sends, one ICR write each, match.
+# Then the same Linux frame held against x2apic's rows (its own EOI
+# exits, which PV EOI spares Linux) must fail: the judgement can fail.
+calibration_test() {
+	local out rc
+	out=$(PYTHONPATH=host python3 -m ipibench.kvmhost.calibrate "$base/lane" x2apic 2>&1)
+	rc=$?
+	frame=linux.x2apic expect_run "calibration x2apic: each Linux operation's exits match its x2apic-pv-eoi row or name why not" \
+		0 "$rc" "$out" "^calibration x2apic: 4 operations, 0 unexplained differences$" \
+		"^  membarrier single | x2apic-pv-eoi single round-trip ack-after-eoi: " \
+		"^  wake halted | x2apic-pv-eoi single-halt round-trip block: " \
+		"^  munmap broadcast | x2apic-pv-eoi flush shootdown native-invlpg-after-eoi-1p: " \
+		"^    sender  msr (ICR) *1\.0[0-9] | *1\.00  " \
+		"^  linux: kvm-guest: APIC: eoi() replaced with kvm_guest_apic_eoi_write()$" || return 1
+	out=$(PYTHONPATH=host python3 -m ipibench.kvmhost.calibrate "$base/lane" x2apic \
+		--rows exits.x2apic --backend x2apic 2>&1)
+	expect_run "calibration: the Linux frame against x2apic's own EOI exits fails, naming them" \
+		1 $? "$out" "^    targets msr (EOI) *0\.[0-9]* | *1\.00  UNEXPLAINED" \
+		"^calibration x2apic: 4 operations, [1-9][0-9]* unexplained differences$"
+}
+
 # frame_facts FRAME: what the outer VM saw of the lane frame FRAME (its
 # last run): its end, any rerun, the outer trace's last exits and the
 # outer kernel's messages (lane.sh prints them after a reset), then the
@@ -656,6 +684,7 @@ if part judge; then
 		exits.x2apic exits.hv-xmm exits.kvm-pv exits-pv-eoi.x2apic exits-flush.x2apic \
 		--model lane || rc=1
 	[ "$lane_ok" = 0 ] || cut_split_test || rc=1
+	calibration_test || rc=1
 	# exits-negative: debug=extra-exit (every send reads the APIC ID first)
 	# must fail that judgement.
 	python3 tests/kvm-lane/judge_exits.py tests/kvm-lane/exits.expect "$base/lane" \

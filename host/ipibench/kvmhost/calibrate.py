@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The Linux calibration (issue 46, docs/linux-calibration.md): ipibench's
+rows that claim what a Linux guest pays, set beside what a Linux guest paid
+for the same IPIs under the same preset, exit by exit.
+
+Two traced frames of one lane boot a preset (host/lane/calibrate.sh):
+calib.PRESET runs the rows (MODELS gives the backend, OPS the rows) and
+linux.PRESET boots the lane's own kernel with host/lane/linux/calib.c as
+its /init, which marks each batch of system calls as the guest marks a
+sampling. Both are read by the same trace reader (trace_read, trace.attach):
+exits per iteration against exits per operation, sender and targets apart.
+
+A judged exit (exit_labels.JUDGED: APIC, MSR, hypercall, HLT, NPF) on
+which the two differ by more than EXITS_TOLERANCE is a named difference
+when a rule of EXPLAINED covers it (the reason Linux pays it and the row
+does not, or the reverse), else unexplained: the calibration fails, so
+that a change in the guest or in the lane's kernel that breaks the
+correspondence is seen. The guest's own interrupt counts (/proc/interrupts
+around each batch) are printed beside, evidence for the timer and IPI
+rules.
+
+usage: PYTHONPATH=host python3 -m ipibench.kvmhost.calibrate DIR PRESET... [--rows FRAME]
+                                                             [--backend B]
+       PYTHONPATH=host python3 -m ipibench.kvmhost.calibrate --jobs KERNEL INITRD PRESET...
+  --rows FRAME  read the rows from that frame of DIR, not calib.PRESET
+  --backend B   hold Linux against backend B's rows, not MODELS' (the
+                lane test's planted mismatch: x2apic's own EOI exits)
+exit: 0 every operation matches its row or names why not; 1 an unexplained
+difference, or a frame without its records or trace; 2 usage.
+Pure: reads DIR's frame logs and traces only.
+"""
+import os
+import re
+import sys
+
+from ipibench.kvmhost.exit_labels import EXITS_TOLERANCE, JUDGED
+from ipibench.kvmhost.trace import attach_console
+from ipibench.kvmhost.trace_read import parse
+from ipibench.record_lines import record_lines
+
+# preset -> (the backend whose rows claim what Linux pays for one target,
+# the one for a set of them, why).
+# What the lane found (docs/linux-calibration.md): Linux sends to ONE
+# target through apic->send_IPI, which KVM's PV IPI leaves native
+# (kvm_setup_pv_ipi() replaces send_IPI_mask and send_IPI_mask_allbutself
+# only; smp_call_function_many_cond() sends a one-CPU mask as a single
+# IPI), so a single target is an x2APIC ICR write under kvm-pv too; and
+# with Hyper-V's and KVM's CPUID leaves both visible (QEMU's hv-* flags)
+# Linux detects KVM (kvm_detect() returns the higher leaf, 0x40000100)
+# and runs as a KVM guest: the hv-ipi rows model a Windows guest there,
+# not Linux. PV EOI is on in every preset (QEMU's kvm-pv-eoi), and Linux
+# takes it.
+PV_EOI = ("the preset leaves kvm-pv-eoi on and Linux takes it (kvm_guest_apic_eoi_write()): "
+          "no EOI exit")
+MODELS = {
+    "x2apic": ("x2apic-pv-eoi", "x2apic-pv-eoi",
+               "x2APIC sends, one ICR write a target (__x2apic_send_IPI_mask(), physical "
+               "mode); " + PV_EOI),
+    "kvm-pv": ("x2apic-pv-eoi", "kvm-pv-ipi",
+               "one target: an ICR write (apic->send_IPI stays x2APIC's); a set: "
+               "KVM_HC_SEND_IPI per 128 APIC IDs (kvm_send_ipi_mask()); " + PV_EOI),
+    "hv": ("x2apic-pv-eoi", "kvm-pv-ipi",
+           "Linux runs as a KVM guest (kvm_detect() wins over Hyper-V's leaves), so as "
+           "kvm-pv: no Hyper-V call; " + PV_EOI),
+    "hv-xmm": ("x2apic-pv-eoi", "kvm-pv-ipi",
+               "Linux runs as a KVM guest (kvm_detect() wins over Hyper-V's leaves), so as "
+               "kvm-pv: no Hyper-V call; " + PV_EOI),
+}
+# The broadcast row's variant that is Linux's send to a set, by backend:
+# x2APIC's physical-mode loop of ICR writes, KVM's one call.
+SET_SEND = {"x2apic-pv-eoi": "loop", "kvm-pv-ipi": "set"}
+
+# (Linux bench, variant) -> (row bench, metric, variant, what Linux does).
+OPS = [
+    (("linux-membarrier", "single"), ("single", "round-trip", "ack-after-eoi"),
+     "membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), one other vCPU running the mm: "
+     "smp_call_function_many(wait), the target's EOI before ipi_mb() "
+     "(sysvec_call_function)"),
+    (("linux-membarrier", "broadcast"), ("broadcast", "all-ack", "BROADCAST"),
+     "the same to every other vCPU, all acknowledged; with one other vCPU, a single "
+     "target's send"),
+    (("linux-wake", "halted"), ("single-halt", "round-trip", "block"),
+     "FUTEX_WAKE of a thread blocked on an idle vCPU (HLT, past halt polling): "
+     "a reschedule or wake-list IPI, EOI first (sysvec_reschedule_ipi)"),
+    (("linux-munmap", "broadcast"), ("flush", "shootdown", "native-invlpg-after-eoi-1p"),
+     "munmap of one written page with the mm running on the other vCPUs: "
+     "flush_tlb_multi(), the target's EOI before flush_tlb_func()"),
+]
+
+# The ipibench frame's plan: the rows OPS names, over MODELS' backend.
+CALIB_PLAN = ("plan=bench bench=single,single-halt,broadcast,flush iters=50 warmup=2 "
+              "budget=1 markers=1 deadline=20000")
+LINUX_CMDLINE = "console=ttyS0 quiet calib.iters=100 calib.warmup=10"
+
+# (Linux op or "*", side or "*", label pattern, "more" or "fewer" for
+# Linux, why). The first that covers a difference names it.
+EXPLAINED = [
+    ("*", "*", r"msr \(TSC_DEADLINE\)", "more",
+     "Linux's timer: each local-timer interrupt (the guest's LOC count) arms the next "
+     "deadline, and a vCPU entering or leaving idle stops or restarts its tick (NOHZ), "
+     "each a trapped write of MSR 0x6e0; ipibench's regions run with no timer armed"),
+    ("*", "*", r"msr \(EOI\)", "more",
+     "the EOI of an interrupt for which KVM could not arm PV EOI (another vector in "
+     "service or pending: apic_sync_pv_eoi_to_guest()), such as a tick that came during "
+     "the IPI's handler"),
+    ("*", "*", r"msr \(0x3b read\)", "more",
+     "IA32_TSC_ADJUST read by tsc_verify_tsc_adjust() on idle entry "
+     "(arch_cpu_idle_enter(), at most once a second)"),
+    ("*", "targets", r"msr \(ICR\)", "more",
+     "IPIs the target's own kernel sent while the batch ran (its scheduler's or "
+     "timers' work), counted on the target's side; not the operation's"),
+    ("*", "targets", r"hypercall", "more",
+     "IPIs the target's own kernel sent while the batch ran (its scheduler's or "
+     "timers' work), counted on the target's side; not the operation's"),
+    ("linux-wake", "targets", r"hlt", "more",
+     "Linux idles again after every interrupt that woke it for nothing to run (a "
+     "tick, an IPI of its own): default_idle() halts each time, where ipibench's "
+     "target halts once an iteration"),
+    ("linux-wake", "sender", r"msr \(ICR\)|hypercall", "more",
+     "IPIs beyond the wake's (the guest's RES and CAL counts on the woken vCPU over "
+     "one an operation): the scheduler's own, such as kick_ilb()'s nohz balance kick "
+     "from the busy vCPU to the idle one"),
+    ("linux-munmap", "sender", r"msr \(ICR\)|hypercall", "fewer",
+     "KVM's PV TLB flush: a target whose vCPU was preempted gets KVM_VCPU_FLUSH_TLB set "
+     "in its steal-time area instead of an IPI (kvm_flush_tlb_multi())"),
+    ("linux-munmap", "*", r"npf", "more",
+     "the fresh page each mmap() hands out: a guest-physical page the host had not "
+     "yet backed faults in the host"),
+]
+
+
+def jobs(kernel, initrd, presets):
+    """The lane jobs of the calibration of each preset (lane.sh --jobs lines)."""
+    out = []
+    for p in presets:
+        backends = ",".join(dict.fromkeys(MODELS[p][:2]))
+        out.append(f"calib.{p} | exits | {CALIB_PLAN} backends={backends}")
+        out.append(f"linux.{p} | exits linux image={kernel} initrd={initrd} "
+                   f"inner-timeout=60 | {LINUX_CMDLINE}")
+    return out
+
+
+def frame_records(lane_dir, frame):
+    """A traced frame's marked records with exits attached, or None."""
+    log, trace = (os.path.join(lane_dir, f"{frame}.{x}") for x in ("log", "trace"))
+    if not (os.path.isfile(log) and os.path.isfile(trace)):
+        return None
+    with open(trace, errors="replace") as f:
+        t = parse(f)
+    with open(log, errors="replace") as f:
+        lines = f.read().splitlines()
+    return attach_console(t, lines), lines
+
+
+def linux_env(lines):
+    """The Linux frame's env record (its kernel, idle driver, boot lines)."""
+    for _, rec, _ in record_lines([line.strip() for line in lines], "env"):
+        if rec is not None:
+            return rec
+    return {}
+
+
+def explain(op, side, label, linux_more):
+    """The reason EXPLAINED gives for a difference, or None."""
+    for rop, rside, pattern, way, why in EXPLAINED:
+        if rop not in ("*", op) or rside not in ("*", side):
+            continue
+        if re.fullmatch(pattern, label) and (way == "more") == linux_more:
+            return why
+    return None
+
+
+def compare(op, linux, row):
+    """[(side, label, linux value, row value, verdict, why)] over the judged
+    labels of both; verdict "same", "explained" or "unexplained"."""
+    out = []
+    for side in ("sender", "targets"):
+        a = linux["exits"].get(side, {})
+        b = row["exits"].get(side, {})
+        for label in sorted(set(a) | set(b), key=lambda k: (-max(a.get(k, 0), b.get(k, 0)), k)):
+            if not JUDGED.match(label):
+                continue
+            x, y = a.get(label, 0.0), b.get(label, 0.0)
+            if abs(x - y) <= EXITS_TOLERANCE:
+                out.append((side, label, x, y, "same", ""))
+                continue
+            why = explain(op, side, label, x > y)
+            out.append((side, label, x, y, "explained" if why else "unexplained",
+                        why or "no rule names this difference"))
+    return out
+
+
+def find(recs, bench, metric, variant, backend=None):
+    for r in recs:
+        if (r.get("bench"), r.get("metric"), r.get("variant")) == (bench, metric, variant) \
+                and (backend is None or r.get("backend") == backend) \
+                and isinstance(r.get("exits"), dict) and "sender" in r["exits"]:
+            return r
+    return None
+
+
+def guest_counts(rec):
+    """The guest's interrupt counts per operation, per vCPU, that moved."""
+    n = rec.get("iterations") or 1
+    parts = []
+    counts = rec.get("guest_interrupts") or {}
+    for cpu in range(max((len(v) for v in counts.values()), default=0)):
+        moved = [f"{k} {v[cpu] / n:.2f}" for k, v in sorted(counts.items())
+                 if cpu < len(v) and v[cpu] and v[cpu] / n >= 0.01]
+        if moved:
+            parts.append(f"vCPU {cpu}: " + ", ".join(moved))
+    return "; ".join(parts) or "none moved"
+
+
+def calibrate(lane_dir, preset, rows_frame=None, backend=None):
+    """The table's lines for one preset, and how many differences no rule
+    names; rows_frame and backend as --rows and --backend."""
+    one, many, why_backend = MODELS[preset]
+    if backend:
+        one = many = backend
+        why_backend = "--backend"
+    rows_frame = rows_frame or f"calib.{preset}"
+    got = frame_records(lane_dir, f"linux.{preset}")
+    rows = frame_records(lane_dir, rows_frame)
+    if got is None or rows is None:
+        return [f"calibration {preset}: no traced linux.{preset} and {rows_frame} frames "
+                f"in {lane_dir}"], 1
+    (linux_recs, lines), (row_recs, _) = got, rows
+    env = linux_env(lines).get("linux", {})
+    out = [f"calibration {preset}: Linux {env.get('release', '?')} (cpuidle driver: "
+           f"{env.get('idle_driver', '?')}) against "
+           f"{one if one == many else one + ' and ' + many}'s rows ({why_backend}); "
+           "exits per operation | per iteration"]
+    for line in env.get("boot_lines", []):
+        if "kvm-guest" in line or "Hyper-V" in line or "APIC" in line:
+            out.append(f"  linux: {line}")
+    bad, notes = 0, []
+    for (lbench, lvariant), (bench, metric, variant), what in OPS:
+        linux = find(linux_recs, lbench, "op", lvariant)
+        backend = one if linux is None or linux.get("ntargets", 1) == 1 else many
+        variant = SET_SEND.get(backend, "loop") if variant == "BROADCAST" else variant
+        row = find(row_recs, bench, metric, variant, backend)
+        name = f"{lbench.removeprefix('linux-')} {lvariant}"
+        rname = f"{backend} {bench} {metric} {variant}"
+        if linux is None or row is None:
+            out.append(f"  {name} | {rname}: no exits for "
+                       f"{'the Linux batch' if linux is None else 'the row'}")
+            bad += 1
+            continue
+        if linux.get("status") != "SUCCESS":
+            out.append(f"  {name} | {rname}: the Linux batch did not make its IPIs in "
+                       f"{linux.get('attempts')} attempts (the guest's counts per operation: "
+                       f"{guest_counts(linux)})")
+            bad += 1
+            continue
+        cmp = compare(lbench, linux, row)
+        n_bad = sum(1 for c in cmp if c[4] == "unexplained")
+        n_expl = sum(1 for c in cmp if c[4] == "explained")
+        bad += n_bad
+        verdict = ("matches" if not n_bad and not n_expl else
+                   f"{n_expl} named difference{'s' * (n_expl != 1)}" if not n_bad else
+                   f"{n_bad} UNEXPLAINED")
+        out.append(f"  {name} | {rname}: {verdict}")
+        out.append(f"    Linux: {what}")
+        for side, label, x, y, v, why in cmp:
+            mark = {"same": "same", "explained": "Linux " + ("more" if x > y else "fewer"),
+                    "unexplained": "UNEXPLAINED: " + why}[v]
+            if v == "explained":
+                if why not in notes:
+                    notes.append(why)
+                mark += f" [{notes.index(why) + 1}]"
+            out.append(f"    {side:7} {label:22} {x:5.2f} | {y:5.2f}  {mark}")
+        out.append(f"    guest interrupts per operation: {guest_counts(linux)}")
+    out += [f"  [{i + 1}] {why}" for i, why in enumerate(notes)]
+    out.append(f"calibration {preset}: {len(OPS)} operations, "
+               f"{bad} unexplained difference{'s' * (bad != 1)}")
+    return out, bad
+
+
+def main(argv):
+    if len(argv) >= 4 and argv[1] == "--jobs":
+        unknown = [p for p in argv[4:] if p not in MODELS]
+        if unknown or len(argv) < 5:
+            print(f"calibrate: presets: {', '.join(MODELS)}", file=sys.stderr)
+            return 2
+        print("\n".join(jobs(argv[2], argv[3], argv[4:])))
+        return 0
+    args, opts = [], {}
+    rest = iter(argv[1:])
+    for a in rest:
+        if a in ("--rows", "--backend"):
+            opts[a] = next(rest, "")
+        else:
+            args.append(a)
+    if len(args) < 2 or any(p not in MODELS for p in args[1:]) or "" in opts.values():
+        print("usage: calibrate DIR PRESET... [--rows FRAME] [--backend B]", file=sys.stderr)
+        print(f"calibrate: presets: {', '.join(MODELS)}", file=sys.stderr)
+        return 2
+    bad = 0
+    for preset in args[1:]:
+        lines, n = calibrate(args[0], preset, opts.get("--rows"), opts.get("--backend"))
+        print("\n".join(lines))
+        bad += n
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
