@@ -29,10 +29,13 @@
  *    send_all is all-excluding-self plus that. send_self_icr and
  *    send_self_icr2 stay NULL.
  *  - Upcall (IPI_F_UPCALL: Xen's event channels, xen/evtchn.c): the
- *    hypervisor injects one vector of its own, not through the local APIC,
- *    and the backend's upcall runs the handler of each IPI vector that came,
- *    as if it had come itself. Its eoi is a no-op (no ISR bit is set); IF
- *    holds an upcall, the TPR does not; ops->pending says what waits.
+ *    hypervisor raises one vector of its own, and the backend's upcall runs
+ *    the handler of each IPI vector that came, as if it had come itself.
+ *    Its eoi is a no-op: in callback mode Xen injects the vector past the
+ *    local APIC (no ISR bit; IF holds it, the TPR does not); in vcpu mode
+ *    the vlapic sets it in IRR, then ISR, as any Fixed vector (the TPR
+ *    holds it too), and the upcall itself writes the EOI first.
+ *    ops->pending says what waits.
  *
  * Paravirtual backends (hyperv/, kvm/, xen/) implement the same table. Their send
  * paths make hypercalls whose status the void send functions cannot return:

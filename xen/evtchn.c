@@ -5,8 +5,12 @@
  * (xen_send_IPI_one(): one EVTCHNOP_send per target to a port bound with
  * EVTCHNOP_bind_ipi), not through the vlapic.
  *
- * The upcall, chosen once a boot (Xen can take neither back), by
- * xen_upcall= and CPUID:
+ * The upcall, chosen once a boot by xen_upcall= and CPUID: the per-vCPU
+ * vector cannot be unset (HVMOP_set_evtchn_upcall_vector refuses vectors
+ * below 0x10), and with the callback set too Xen would deliver each upcall
+ * twice, injecting the callback's vector and raising the vCPU's
+ * (hvm_vcpu_has_pending_irq(), hvm_assert_evtchn_irq()); the callback
+ * alone can go (HVM_PARAM_CALLBACK_IRQ 0, hvm_set_callback_via()):
  *  - vcpu (the default where Xen's HVM leaf sets XEN_HVM_CPUID_UPCALL_VECTOR,
  *    as Xen 4.17 always does): HVMOP_set_evtchn_upcall_vector gives each vCPU
  *    VEC_XEN_UPCALL through its vlapic (hvm_assert_evtchn_irq() ->
@@ -34,10 +38,13 @@
  * no stale selector bit swallows a later one (evtchn_2l_set_pending() marks
  * a word only when its selector bit goes from 0 to 1).
  *
- * Sending: one EVTCHNOP_send (the port in a per-CPU input buffer) per
- * target, self and the broadcasts included: event channels have no
- * multicast. VMMCALL on AMD, VMCALL on Intel, made directly (Xen's
- * hvm_hypercall() takes either; Linux has dropped the hypercall page too).
+ * Sending: one EVTCHNOP_send (its input on the sender's stack, as Linux's
+ * notify_remote_via_evtchn() has it: an upcall whose handler sends cannot
+ * rewrite a send it interrupted) per target, self and the broadcasts
+ * included: event channels have no multicast. VMMCALL on AMD, VMCALL on
+ * Intel, made directly (SVM's exit handler takes VMMCALL only, VMX's
+ * VMCALL only: the other raises #UD; Linux has dropped the hypercall page
+ * too).
  *
  * Receiving: the upcall (EOI first in vcpu mode) clears
  * evtchn_upcall_pending, swaps pending_sel for 0 and scans the words it
@@ -48,10 +55,11 @@
  * Limits: the first 32 vCPUs (their vcpu_info is in shared_info;
  * VCPUOP_register_vcpu_info would lift it); IPI_VEC_COUNT ports a CPU within
  * the domain's max_event_channels (xl's default 1023: 15 CPUs; the Xen
- * lane's xl.cfg gives 64 a vCPU and 64 more). Setting the
+ * lane's xl.cfg gives 64 a vCPU and 64 more). On HVM, setting the
  * callback makes libxl take the domain for one with PV drivers
- * (libxl__domain_pvcontrol_available()): xl shutdown then asks through
- * xenstore, which ipibench does not answer.
+ * (libxl__domain_pvcontrol_available(), which says so of any PVH domain
+ * anyway): xl shutdown then asks through xenstore, which ipibench does not
+ * answer.
  */
 #include "include/console.h"
 #include "include/cpu.h"
@@ -77,10 +85,14 @@ static enum xen_upcall xen_mode; /* set once the mode is configured in Xen */
 
 static struct xen_shared_info *xen_shinfo;
 static bool xen_vmmcall;
-/* Per CPU: its vcpu_id, its port for each IPI vector, its send's input. */
+/*
+ * Per CPU: its vcpu_id, its port for each IPI vector, and the port its
+ * latest send named, for the stall watchdog only (xen_describe; the call's
+ * input is on the stack), a cache line of its own as the input was.
+ */
 static uint32_t xen_vcpu[MAX_CPUS];
 static uint32_t *xen_port_of[MAX_CPUS];
-static struct xen_evtchn_port *xen_send_in[MAX_CPUS];
+static uint32_t *xen_sent_port[MAX_CPUS];
 /* Per CPU: a bit for each port bound to it, the scan's mask (lib/xen_evtchn.h says why). */
 static uint64_t *xen_mine[MAX_CPUS];
 /* Per port: the IPI vector it stands for (0: not ours) and the CPU it is bound to. */
@@ -106,13 +118,14 @@ static inline __attribute__((always_inline)) int64_t xen_hypercall2(unsigned int
 	return (int64_t)rax;
 }
 
+/* The input on the stack (identity-mapped, as every other call's here): reentrant. */
 static inline __attribute__((always_inline)) void xen_send_port(uint32_t port)
 {
-	struct xen_evtchn_port *in = xen_send_in[this_cpu()->cpu];
+	struct xen_evtchn_port in = {.port = port};
 	int64_t ret;
 
-	in->port = port;
-	ret = xen_hypercall2(XEN_HC_EVENT_CHANNEL_OP, EVTCHNOP_SEND, in);
+	WRITE_ONCE(*xen_sent_port[this_cpu()->cpu], port);
+	ret = xen_hypercall2(XEN_HC_EVENT_CHANNEL_OP, EVTCHNOP_SEND, &in);
 	if (__builtin_expect(ret != 0, 0))
 		ipi_note_failure("xen-evtchn: EVTCHNOP_send (port %u) returned %ld (%s)", port, ret,
 				 xen_errno_name(ret));
@@ -217,8 +230,8 @@ static bool xen_pending(uint8_t vector)
 
 static int xen_describe(unsigned int cpu_nr, char *buf, size_t size)
 {
-	const struct xen_evtchn_port *in = cpu_nr < MAX_CPUS ? xen_send_in[cpu_nr] : NULL;
-	const uint32_t port = in ? READ_ONCE(in->port) : 0;
+	const uint32_t *sent = cpu_nr < MAX_CPUS ? xen_sent_port[cpu_nr] : NULL;
+	const uint32_t port = sent ? READ_ONCE(*sent) : 0;
 
 	if (!port || port >= XEN_2L_PORTS)
 		return 0;
@@ -356,7 +369,7 @@ static int xen_activate(void)
 	if (!xen_port_of[0]) {
 		for (unsigned int c = 0; c < ncpus; c++) {
 			xen_port_of[c] = mm_alloc(IPI_VEC_COUNT * sizeof(uint32_t), CACHELINE);
-			xen_send_in[c] = mm_alloc(CACHELINE, CACHELINE);
+			xen_sent_port[c] = mm_alloc(CACHELINE, CACHELINE);
 			xen_mine[c] = mm_alloc(XEN_2L_WORDS * sizeof(uint64_t), CACHELINE);
 		}
 	}

@@ -100,7 +100,8 @@ MEANINGS = (
             "run.sh's last line; for a QEMU that did not start, QEMU's own message, printed last"),
     Meaning(EX_DEPS, "every", "a dependency is missing and could not be installed (`python3`, "
             "which run.sh itself runs on, included; gnuplot for `report`), or `--accel xen` "
-            "on a host that is no Xen dom0 with `xl` and root",
+            "on a host that is no Xen dom0 with `xl`, root and a device model of QEMU 8.0 or "
+            "later",
             "the command to run, printed"),
     Meaning(EX_BUILD, "run, matrix, ab", "the build failed", "make's output, printed whole"),
     Meaning(EX_INTERRUPTED, "every", "interrupted: Ctrl-C, SIGTERM or SIGHUP",
@@ -157,7 +158,8 @@ MEANINGS = (
                 "on a hardware KVM: no QMP answer, fewer host CPUs than vCPUs, no perf or no kvm "
                 "tracepoints, no tracefs with KVM's events (`--exits`); or asked under an "
                 "accelerator that is not KVM (`--accel tcg` or `tcg-single`; `--exits`: not KVM "
-                "nor the lane). `--accel kvm` where KVM is not usable is 31")),
+                "nor the lane; under `--accel xen`, another xentrace running on the host). "
+                "`--accel kvm` where KVM is not usable is 31")),
     Meaning(EX_INCOMPARABLE, "gate, history", "baseline and candidate are not comparable",
             "`gate: timings not comparable: ...`, `gate: exits not comparable: ...`", detail=(
                 "a fact that changes a figure differs: the hypervisor, CPU count, TSC source, "
@@ -350,6 +352,10 @@ MESSAGES = (
             "3M or more; the default is 256M)`", EX_USAGE, "refused before anything is built "
             "(such a VM would hang without a word until the timeout); the minimum grows with "
             "`-smp`"),
+    Message("`run.sh: --append: debug=corrupt-vpset (debug=all plants it too) is refused under "
+            "--accel xen: ... (XSA-475); ...`", EX_USAGE, "a real Xen host's Xen may be older "
+            "than 4.17.6, whose VP-set code these calls could make corrupt its memory; the "
+            "lane's own Xen is fixed"),
     Message("`run.sh: --memory takes a size as QEMU's -m does (256M, 1G, 1.5G; a plain number is "
             "MiB), not 'X'`", EX_USAGE, "a size QEMU would not take"),
     Message("`run.sh: interrupted by SIGINT; incomplete log: DIR/console.log`", EX_INTERRUPTED,

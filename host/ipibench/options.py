@@ -258,6 +258,21 @@ def check_xen(o):
     if o.smp and not _digits(o.smp):
         raise UsageError(f"--smp: the Xen lane takes a vCPU count, not '{o.smp}' (xl.cfg's "
                          "vcpus has no topology)")
+    if o.accel == "xen" and plants_corrupt_vpset(o.append):
+        raise UsageError("--append: debug=corrupt-vpset (debug=all plants it too) is refused "
+                         "under --accel xen: on a Xen before 4.17.6 its malformed VP sets may "
+                         "corrupt this host's Xen's memory (XSA-475); --accel xen-in-tcg runs "
+                         "it on the lane's own, fixed Xen")
+
+
+def plants_corrupt_vpset(append):
+    """Whether a command line's debug= word plants corrupt-vpset, by name or
+    as debug=all (xen-lane.sh --dom0 refuses the same)."""
+    for word in append.split():
+        key, _, value = word.partition("=")
+        if key == "debug" and (value == "all" or "corrupt-vpset" in value.split(",")):
+            return True
+    return False
 
 
 # What the guest needs (measured under TCG with the default plan: the least

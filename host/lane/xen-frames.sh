@@ -24,7 +24,8 @@
 # "@@@ lane-trace-begin/end NAME" around a traced frame's xentrace file
 # (gzip in base64), "@@@ lane-rerun NAME why", "@@@ lane-end NAME
 # status=S time=Ts" (S: - the domain ran to its end, 1 xl could not create
-# it, 137 its bound destroyed it).
+# it, 2 not run: traced where another xentrace runs, "@@@ lane-info not-run
+# NAME: why", 137 its bound destroyed it).
 # POSIX sh: busybox ash in the lane's dom0, dash in a distribution's.
 frames=${1:?usage: xen-frames.sh DIR xen|file}
 console=${2:?usage: xen-frames.sh DIR xen|file}
@@ -169,6 +170,17 @@ while IFS='|' read -r name bound rerun traced fconsole; do
 			break
 		fi
 		xlt 30 destroy ipibench >/dev/null 2>&1
+	fi
+	# xentrace -D empties Xen's trace buffers and sets its event mask, and
+	# its end turns tracing off: state of the whole host. On a real dom0
+	# another xentrace's trace would break: the frame is not run.
+	others=""
+	[ "$traced" != 1 ] || [ "$console" != file ] ||
+		others=$(pgrep -x xentrace 2>/dev/null | tr '\n' ' ')
+	if [ -n "$others" ]; then
+		echo "@@@ lane-info not-run $name: another xentrace runs on this host (pid ${others% }): the frame's own would reset Xen's trace buffers and event mask, and turn tracing off at its end; stop it, or run without --exits"
+		echo "@@@ lane-end $name status=2 time=0.00s"
+		break
 	fi
 	[ "$traced" != 1 ] || trace_start
 	[ "$fconsole" != file ] || : >"$frames/$name.console"

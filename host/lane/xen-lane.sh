@@ -32,8 +32,12 @@
 #                        Xen's debug port, which a release Xen logs at debug
 #                        level only, hvm_print_line(), into a ring of 16 KiB
 #                        by default); the device model must be QEMU 8.0 or
-#                        later (HVM frames, above); exit 77 where this is no
-#                        dom0
+#                        later (HVM frames, above; XEN_LANE_DEVICE_MODEL
+#                        names it where xl's is elsewhere); exit 77 where
+#                        this is no dom0 or the device model is missing or
+#                        older; exit 2 for debug=corrupt-vpset (or
+#                        debug=all): on a Xen before 4.17.6 its VP sets may
+#                        corrupt Xen's memory (XSA-475)
 #   --job SPEC           a frame of its own: 'FRAME | OPTIONS | ARGS', FRAME
 #                        [TAG.]PRESET and unique, OPTIONS '-' or words:
 #                        inner-timeout=S, vcpus=N, memory=MIB, no-rerun (a
@@ -64,12 +68,14 @@
 # it, (b << 1) | 1 for the status byte b its last status line names
 # (65 SUCCESS .. 75 BAD-CMDLINE; a Xen guest has no isa-debug-exit, so the
 # line is the status), 0 no status line (the domain crashed or was reset),
-# 1 xl could not create the domain (its message is in the log), 137 the
-# --inner-timeout bound destroyed it. A frame whose domain triple-faulted at
-# a RIP in Xen's own code (the outer TCG's fault) runs once more: the
-# console says "@@@ lane-rerun FRAME xen-rip: ...", and the frame's files
-# are its second run; so does one whose --inner-timeout ended in the
-# firmware, before the guest's first line ("... firmware: ..."). The
+# 1 xl could not create the domain (its message is in the log), 2 not run:
+# a traced frame on a real dom0 where another xentrace runs (xen-frames.sh;
+# "@@@ lane-info not-run FRAME: why"), 137 the --inner-timeout bound
+# destroyed it. A frame whose domain triple-faulted at a RIP in Xen's own
+# code (the outer TCG's fault) runs once more: the console says
+# "@@@ lane-rerun FRAME xen-rip: ...", and the frame's files are its
+# second run; so does one whose --inner-timeout ended in the firmware,
+# before the guest's first line ("... firmware: ..."). The
 # guest's last line is its status line ("ipibench: status WORD",
 # kernel/status.c) unless something went on after it, which Xen's own lines
 # about the domain then show in the log.
@@ -367,8 +373,18 @@ status_code() {
 # exactly 199. Xen's own lines ("(XEN) ...") and dom0's are kept as they are.
 split_console() {
 	local name st word
+	# Xen writes a guest's line whole, between two writes of dom0's: a dom0
+	# line whose newline had not come yet carries the guest's piece on its
+	# end ("@@@ lane-info domid 3(d3) text", once in a CI-sized run, which
+	# lost the piece and broke a record). The first pass puts every such
+	# piece on a line of its own (not inside Xen's own "(XEN) " lines).
 	# LC_ALL=C: a piece's length in bytes, as Xen counts it (gawk would
 	# count characters in a UTF-8 locale).
+	LC_ALL=C awk '{ sub(/\r$/, "") }
+		!/^\(XEN\) / && match($0, /\(d[1-9][0-9]*\) /) && RSTART > 1 {
+			print substr($0, 1, RSTART - 1); print substr($0, RSTART); next
+		}
+		{ print }' "$out/outer.log" |
 	LC_ALL=C awk -v dir="$out" '
 		function flush_guest() { if (pending != "") { print pending >>log_file; pending = "" } }
 		{ sub(/\r$/, "") }
@@ -396,7 +412,8 @@ split_console() {
 		core != "" && /^outer-core64: / { print substr($0, 15) >>core; next }
 		# A real dom0'"'"'s runner prints the guest'"'"'s COM1 lines so (xen-frames.sh file).
 		name != "" && /^@@@ guest / { print substr($0, 11) >>log_file; next }
-		name == "" || /^@@@ / { next }
+		# ... and its newline, when it came, an empty line.
+		name == "" || /^@@@ / || /^$/ { next }
 		/^\(d[1-9][0-9]*\) / {
 			piece = substr($0, index($0, " ") + 1)
 			pending = pending piece
@@ -407,7 +424,7 @@ split_console() {
 		END {
 			flush_guest()
 			for (n in open) if (open[n]) print n
-		}' "$out/outer.log" |
+		}' |
 		while IFS= read -r name; do
 			rm -f "$out/$name.status"
 		done
@@ -475,6 +492,7 @@ show_progress() { # PIDFILE
 		"@@@ lane-info toolstack "*) say "[$(since_start)] dom0: xenstored and xl ready at ${line##* }" ;;
 		"@@@ lane-error "*) say "[$(since_start)] dom0: ${line#@@@ lane-error }" ;;
 		"@@@ lane-begin "*) say "[$(since_start)] ${line#@@@ lane-begin }: xl create" ;;
+		"@@@ lane-info not-run "*) say "[$(since_start)] ${line#@@@ lane-info not-run }" ;;
 		"@@@ lane-trace-begin "*)
 			read -r -a f <<<"${line#@@@ lane-trace-begin }"
 			say "[$(since_start)] ${f[0]}: sending Xen's trace" ;;
@@ -519,6 +537,52 @@ check_dom0() {
 		say "xl needs root: sudo ./run.sh --accel xen ..."
 		exit 77
 	fi
+	check_device_model
+}
+
+# The device model xl runs for an HVM frame (its default: Debian's
+# qemu-system-xen, else upstream Xen's own build), or XEN_LANE_DEVICE_MODEL
+# where xl.cfg's device_model_override names another: QEMU 8.0 or later,
+# else the frame's ROM waits forever (docs/xen.md, xen-prepare.sh); exit 77.
+check_device_model() {
+	local dm="" p v install="Debian 12: apt-get install -t bookworm-backports qemu-system-xen"
+	local paths=(/usr/libexec/xen-qemu-system-i386 /usr/lib/xen/bin/qemu-system-i386)
+	[ -z "${XEN_LANE_DEVICE_MODEL-}" ] || paths=("$XEN_LANE_DEVICE_MODEL")
+	for p in "${paths[@]}"; do
+		[ -x "$p" ] && { dm=$p; break; }
+	done
+	if [ -z "$dm" ]; then
+		say "no device model for HVM frames at ${paths[*]} (QEMU 8.0 or later; $install; XEN_LANE_DEVICE_MODEL=PATH names another)"
+		exit 77
+	fi
+	v=$("$dm" --version 2>/dev/null | sed -n 's/^QEMU emulator version \([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p' | head -n 1) || true
+	if [ -z "$v" ]; then
+		say "the device model $dm says no QEMU version (--version): an HVM frame needs QEMU 8.0 or later ($install)"
+		exit 77
+	fi
+	if [ "${v%%.*}" -lt 8 ]; then
+		say "the device model $dm is QEMU $v: an HVM frame needs 8.0 or later, whose fw_cfg has the DMA its direct kernel boot waits for ($install)"
+		exit 77
+	fi
+}
+
+# debug=corrupt-vpset (debug=all plants it too) names VPs past the domain's
+# in Hyper-V VP sets: a Xen before 4.17.6 then writes past a CPU mask
+# (XSA-475). The lane's own Xen is fixed (xen-prepare.sh); a host's may not
+# be: refused there, exit 2.
+refuse_corrupt_vpset() {
+	local i w words
+	for i in "${!frames[@]}"; do
+		read -r -a words <<<"${frame_append[$i]}"
+		for w in "${words[@]}"; do
+			[ "${w%%=*}" = debug ] || continue
+			case ",${w#*=}," in
+			*,corrupt-vpset,* | ,all,)
+				echo "xen-lane: --dom0: frame ${frames[$i]}: $w is refused on a real Xen host: on a Xen before 4.17.6 its malformed VP sets may corrupt Xen's memory (XSA-475); the lane (--accel xen-in-tcg) runs it on its own, fixed Xen" >&2
+				exit 2 ;;
+			esac
+		done
+	done
 }
 
 run_dom0() { # bound
@@ -615,6 +679,7 @@ main() {
 	parse_frames
 	[ ${#frames[@]} -gt 0 ] || die "no frames to run"
 	if [ "$dom0" = 1 ]; then
+		refuse_corrupt_vpset
 		# What a real dom0's frames run with: this build's image, COM1 to a file.
 		cfg_hvm=$(cd "$(dirname "$image_hvm")" && pwd)/$(basename "$image_hvm")
 		cfg_console=${out:-$repo/build/xen-lane/out}/frames

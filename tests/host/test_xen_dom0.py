@@ -5,9 +5,11 @@ a stand-in xl: the frames go through host/lane/xen-frames.sh, the runner
 the Xen lane's dom0 runs (the xen-lane group proves it under real Xen),
 the guest's COM1 comes from the file its xl.cfg names, live, and the run
 is saved as any run is, with what xl info said of Xen. A host that is no
-dom0 (77 from the lane, 9 from run.sh) and a PVH preset (2) are refused.
-The preset's skips for the lane's outer emulator do not apply on a real
-host.
+dom0 (77 from the lane, 9 from run.sh) and a PVH preset (2) are refused,
+and so are a device model older than QEMU 8.0 or none (77, 9),
+debug=corrupt-vpset (2: XSA-475) and a traced frame while another xentrace
+runs (29). The preset's skips for the lane's outer emulator do not apply on
+a real host.
 One TAP line per case, "ok - tools: ..."; problems follow on '#' lines."""
 import json
 import os
@@ -40,6 +42,13 @@ esac
 """
 
 
+# The device model's --version, as QEMU words it.
+STAND_IN_DM = """#!/bin/sh
+echo "QEMU emulator version $DM_VERSION (Debian 1:$DM_VERSION+ds-2)"
+echo "Copyright (c) 2003-2023 Fabrice Bellard and the QEMU Project developers"
+"""
+
+
 def doc_cmdline(d):
     """The guest's command line in the run's xl.cfg (results.json run.xen.xl_cfg)."""
     (run_dir,) = [os.path.join(d, "results", x) for x in os.listdir(os.path.join(d, "results"))]
@@ -53,6 +62,7 @@ def setup(s, name):
     os.makedirs(state)
     os.makedirs(bin_)
     executable(os.path.join(bin_, "xl"), STAND_IN_XL)
+    dm = executable(os.path.join(d, "qemu-system-i386"), STAND_IN_DM)
     console = os.path.join(d, "console")
     with open(ab_console(s.tmp)) as f, open(console, "w") as g:
         g.write(f.read() + '{"record":"end","schema":1,"status":"SUCCESS","results":0}\n'
@@ -60,6 +70,8 @@ def setup(s, name):
     caps = write(os.path.join(d, "capabilities"), "control_d\n")
     env = {"PATH": bin_ + os.pathsep + os.environ["PATH"], "XL_STATE": state,
            "FAKE_CONSOLE": console, "XEN_LANE_DOM0_CAPS": caps,
+           "XEN_LANE_DEVICE_MODEL": dm,
+           "DM_VERSION": "8.2.2",
            "IPIBENCH_RESULTS": os.path.join(d, "results"), "IPIBENCH_PREPARED": "1"}
     return d, env
 
@@ -92,6 +104,57 @@ def _(s):
           f"exit {rc}: {err[-400:]}")
     rc, out, err = run_cmd([RUN, "--accel", "xen", "--preset", "xen-pvh", "--no-save"], env, 60)
     check(rc == 2 and "xen-pvh is PVH" in err, f"exit {rc}: {err[-400:]}")
+
+
+@case("--accel xen: a device model older than QEMU 8.0, or none, is refused (77, 9), naming "
+      "its path, version and what to install; debug=corrupt-vpset, also in a list or as "
+      "debug=all, is refused (2, XSA-475) by run.sh and by xen-lane.sh --dom0")
+def _(s):
+    d, env = setup(s, "xen-dom0-refused")
+    dm = env["XEN_LANE_DEVICE_MODEL"]
+    rc, out, err = run_cmd([RUN, "--accel", "xen", "--no-save", "--append", "plan=boot"],
+                           dict(env, DM_VERSION="7.2.11"), 60)
+    check(rc == 9 and f"the device model {dm} is QEMU 7.2" in err and
+          "needs 8.0 or later" in err and "qemu-system-xen" in err, f"exit {rc}: {err[-600:]}")
+    rc, out, err = run_cmd([RUN, "--accel", "xen", "--no-save", "--append", "plan=boot"],
+                           dict(env, XEN_LANE_DEVICE_MODEL=dm + ".gone"), 60)
+    check(rc == 9 and f"no device model for HVM frames at {dm}.gone" in err,
+          f"exit {rc}: {err[-600:]}")
+    check(not os.path.exists(os.path.join(d, "state", "calls")), "xl ran all the same")
+    for debug in ("debug=corrupt-vpset", "debug=fault-ap,corrupt-vpset", "debug=all"):
+        rc, out, err = run_cmd([RUN, "--accel", "xen", "--no-save", "--append",
+                                f"plan=check {debug}"], env, 60)
+        check(rc == 2 and "XSA-475" in err and "--accel xen-in-tcg" in err,
+              f"{debug}: exit {rc}: {err[-400:]}")
+        rc, out, err = run_cmd([os.path.join(REPO, "host/lane/xen-lane.sh"), "--dom0",
+                                "--presets", "xen-viridian", "--append", debug,
+                                "--out", os.path.join(d, "lane")], env, 60)
+        check(rc == 2 and f"{debug} is refused" in err and "XSA-475" in err,
+              f"xen-lane.sh {debug}: exit {rc}: {err[-400:]}")
+    check(not os.path.exists(os.path.join(d, "state", "calls")), "xl ran all the same")
+    # Other debug keys, and a list that does not name it, run.
+    rc, out, err = run_cmd([RUN, "--accel", "xen", "--no-save", "--append",
+                            "plan=check debug=fault-ap"], env, 120)
+    check(rc == 0, f"debug=fault-ap: exit {rc}: {err[-400:]}")
+
+
+@case("--accel xen --exits: while another xentrace runs on the host the frame is not run "
+      "(xen-frames.sh status 2, run.sh 29), and says why")
+def _(s):
+    d, env = setup(s, "xen-dom0-xentrace")
+    executable(os.path.join(d, "bin", "pgrep"),
+               '#!/bin/sh\n[ "$*" = "-x xentrace" ] && echo 4242\n')
+    rc, out, err = run_cmd([RUN, "--accel", "xen", "--exits", "--no-save", "--append",
+                            "plan=boot"], env, 60)
+    check(rc == 29 and "another xentrace runs on this host (pid 4242)" in err and
+          "xen-viridian: another xentrace" in err, f"exit {rc}: {err[-600:]}")
+    calls = os.path.join(d, "state", "calls")
+    check("xl create" not in (open(calls).read() if os.path.exists(calls) else ""),
+          "the frame ran")
+    # Untraced, the same host runs it.
+    rc, out, err = run_cmd([RUN, "--accel", "xen", "--no-save", "--append", "plan=boot"],
+                           env, 120)
+    check(rc == 0, f"untraced: exit {rc}: {err[-400:]}")
 
 
 # xl create that dies of SIGSEGV, leaving a core where the runner's pattern

@@ -134,9 +134,37 @@ def _(_s):
     check("# ipibench-trace: lost 9" in text, text[:3])
     check(any(" d1v1-1257 " in " " + line and "msr" in line for line in text),
           "the exit after the gap is not d1v1's")
+    check(any("xen_lost: records 9 until 0.000000300" in line for line in text), text)
     t = trace_read.parse(text)
     check(t.windows.get(5) is not None and t.windows[5].gap == 9,
           f"window 5's gap: {getattr(t.windows.get(5), 'gap', None)}")
+
+
+@case("xentrace: a gap runs from its first_tsc to the lost record's own time: a window wholly "
+      "inside another CPU's gap says so, one after it does not")
+def _(_s):
+    # CPU 1 (d1v1) lost records from TSC 150 until 300 (its lost record's
+    # own time); d1v0 on CPU 0 opens and closes window 5 in between, and
+    # window 6 after.
+    sender = window(0, running(1, 0, 100),
+                    exit_(0x7b, 0x10, 200), marker(5 << 1), entry(201),
+                    exit_(0x7b, 0x20, 250), marker(5 << 1 | 1), entry(251),
+                    exit_(0x7b, 0x30, 400), marker(6 << 1), entry(401),
+                    exit_(0x7b, 0x40, 450), marker(6 << 1 | 1), entry(451))
+    target = window(1, running(1, 1, 100), rec(LOST, (4, 1 | 1 << 16, 150, 0), 300),
+                    exit_(0x78, 0x50, 310), entry(311))
+    t = trace_read.parse(X.lines(sender + target))
+    gaps = {m: getattr(t.windows.get(m), "gap", None) for m in (5, 6)}
+    check(gaps == {5: 4, 6: 0}, f"gaps {gaps}")
+    # A line without "until" (an older reader's) is a gap of one instant.
+    t = trace_read.parse(["# ipibench-trace: xen",
+                          "d1v0-1256 [000] 0.000000100: kvm_pio: pio_write at 0xed size 4 "
+                          "count 1 val 0xa",
+                          "d1v1-1257 [001] 0.000000150: xen_lost: records 2",
+                          "d1v0-1256 [000] 0.000000200: kvm_pio: pio_write at 0xed size 4 "
+                          "count 1 val 0xb"])
+    check(getattr(t.windows.get(5), "gap", None) == 2 and not t.unparsed,
+          f"gap {getattr(t.windows.get(5), 'gap', None)}, unparsed {t.unparsed}")
 
 
 @case("xentrace: a nested guest's exit and its records are skipped; a cut file keeps what every "
@@ -156,6 +184,16 @@ def _(_s):
              if not line.startswith("#")]
     check(times and max(times) <= 121 and 110 in times, times)
     check(X.lines(cut, cut=True)[1].startswith("# ipibench-trace: cut"), "no cut header")
+    # CPU 1's stream came on to TSC 300 (dom0's runstate change there): its
+    # last guest record (121) limits nothing, CPU 0's 201 does; a CPU that
+    # never ran the guest (CPU 2, idle after 50) limits nothing either.
+    cut = window(0, running(1, 0, 100), exit_(0x78, 0x1, 110), entry(111),
+                 exit_(0x78, 0x2, 200), entry(201)) + \
+        window(1, running(1, 1, 105), exit_(0x78, 0x3, 120), entry(121), running(0, 0, 300)) + \
+        window(2, running(0, 1, 50))
+    times = [int(round(float(line.split()[2][:-1]) * 1e9)) for line in X.lines(cut, cut=True)
+             if not line.startswith("#")]
+    check(max(times, default=0) == 201 and 120 in times, times)
 
 
 @case("xentrace: on Intel (--vmx) the exit reasons are VMX's, by kvm_exit's names")

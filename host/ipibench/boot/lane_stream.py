@@ -45,6 +45,12 @@ class FrameLines:
                 self._line(raw[:-1] if raw.endswith(b"\r") else raw, now)
 
     def _line(self, raw, now):
+        # A guest's piece on the end of a dom0 line whose newline came
+        # after it (split_console's first pass says why): two lines.
+        m = None if raw.startswith(b"(XEN) ") else GUEST.search(raw)
+        if m and m.start() > 0:
+            self._line(raw[:m.start()], now)
+            raw = raw[m.start():]
         if raw.startswith(b"@@@ lane-begin "):
             self._flush(now)
             self.inside = raw.split()[2:3] == [self.frame]

@@ -17,7 +17,8 @@ import tempfile
 import threading
 import time
 
-from ipibench.exit_codes import EX_DEPS, EX_INTERRUPTED, EX_PRESET, EX_SAVE, EX_USAGE, ToolError
+from ipibench.exit_codes import (EX_DEPS, EX_INTERRUPTED, EX_PRESET, EX_SAVE, EX_UNAVAILABLE,
+                                 EX_USAGE, ToolError)
 from ipibench import REPO
 from ipibench.jobs import elapsed, say
 from ipibench.options import memory_mib, XEN_ACCELS
@@ -320,6 +321,11 @@ def take(b, out, rc):
             if why:
                 say(f"run.sh: the Xen lane: {why[-1]}")
         return b.keep_lane(out)
+    if status == "2":
+        # Not run: a traced frame where another xentrace runs (xen-frames.sh).
+        why = re.findall(r"^@@@ lane-info not-run \S+: (.*)$",
+                         B.read_text(os.path.join(out, "outer.log")), re.M)
+        raise ToolError(EX_UNAVAILABLE, f"--exits: {why[-1] if why else 'the frame was not run'}")
     b.rc = int(status) if status.isdigit() else 1
     if b.o.exits:
         b.trace = os.path.join(out, f"{b.preset}.trace")

@@ -56,7 +56,7 @@ PIO = re.compile(r"^pio_(?P<dir>read|write) at (?P<port>0x[0-9a-f]{1,4}) size (?
                  r"count (?P<count>\d{1,10})(?: val (?P<val>0x[0-9a-f]{1,16}))?")
 HYPERCALL = re.compile(r"^nr (?P<nr>0x[0-9a-f]{1,16})")
 SET_IRQ = re.compile(r"^gsi (?P<gsi>\d{1,5}) level (?P<level>-?\d{1,3})")
-XEN_LOST = re.compile(r"^records (?P<n>\d{1,10})")
+XEN_LOST = re.compile(r"^records (?P<n>\d{1,10})(?: until (?P<until>\d{1,12}\.\d{1,9}))?")
 HV_HYPERCALL = re.compile(r"^code (?P<code>0x[0-9a-f]{1,8}) (?P<fast>fast|slow|[01])?")
 # kvm_vcpu_wakeup (virt/kvm/kvm_main.c, kvm_vcpu_halt()): how a halted vCPU
 # came back: "poll time N ns, polling valid" when halt polling saw the wake,
@@ -154,6 +154,7 @@ class _Reading:
         self.last = {}        # tid -> the latest Exit on that thread, awaiting detail
         self.window = None
         self.exits = []
+        self.gaps = []        # (from, until, records) Xen dropped (xen_lost)
 
 
 def parse(lines):
@@ -173,6 +174,7 @@ def parse(lines):
             on(rd, event, tid, ts, body)
     _count(rd.trace, rd.exits)
     _regions(rd.exits)
+    _gaps(rd.trace, rd.gaps)
     return rd.trace
 
 
@@ -282,14 +284,24 @@ def _on_xen_hypercall(rd, event, tid, ts, body):
 
 
 def _on_xen_lost(rd, event, tid, ts, body):
-    """xen_lost (a Xen trace): Xen dropped records from here on, on one CPU
-    (its buffer was full: the newest are lost, not the oldest). The window
-    open now may be missing exits of that CPU: it says so."""
+    """xen_lost (a Xen trace): Xen dropped one CPU's records from here
+    until the time "until" says (its buffer was full: the newest are lost,
+    not the oldest; without "until", this instant). Every window that
+    overlaps the gap may be missing exits of that CPU (_gaps)."""
     p = XEN_LOST.match(body)
     if not p:
         rd.trace.unparsed += 1
-    elif rd.window is not None:
-        rd.window.gap += int(p["n"])
+    else:
+        rd.gaps.append((ts, max(ts, float(p["until"] or ts)), int(p["n"])))
+
+
+def _gaps(t, gaps):
+    """Each window says the records Xen dropped while it was open: a gap
+    that began before it opened counts too (another CPU's, lost from then
+    until after it closed)."""
+    for w in t.windows.values():
+        end = w.end if w.end is not None else float("inf")
+        w.gap += sum(n for begin, until, n in gaps if begin <= end and until >= w.begin)
 
 
 def _on_hv_hypercall(rd, event, tid, ts, body):

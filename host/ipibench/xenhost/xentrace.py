@@ -25,15 +25,19 @@ subclasses, and the scheduler's runstate changes):
                              gives KVM them
   TRC_HVM_VMMCALL            the exit's hypercall number -> xen_hypercall
   TRC_LOST_RECORDS           records Xen dropped while the CPU's buffer was
-                             full (the newest, not the oldest): a gap from
-                             its first_tsc -> xen_lost at that time (the
-                             window open then has no exits), and the vCPU
+                             full (the newest, not the oldest), written
+                             with its own TSC once there was room again:
+                             everything the CPU traced from its first_tsc
+                             to then is gone -> xen_lost at first_tsc,
+                             "until" its own time (every window that
+                             overlaps it has no exits), and the vCPU
                              running after it; "# ipibench-trace: lost N"
 Records of a nested guest (TRC_HVM_NESTEDFLAG) are an L2's, not this
 guest's: skipped. A file cut short (--cut) keeps only what every CPU that
 ran the guest wrote whole: the lines after the earliest of their last
-records go, since xentrace writes the CPUs' windows one after another and
-a cut may keep a sender's window and lose its target's.
+records (of any kind: dom0's and the idle domain's say the CPU's stream
+came that far) go, since xentrace writes the CPUs' windows one after
+another and a cut may keep a sender's window and lose its target's.
 Xen writes the handler records after the VMEXIT they belong to, so an exit's
 line is written when its CPU's next VMENTRY or VMEXIT closes it, with what
 they said. dom0 (PV) makes no HVM records; the idle domain's are skipped.
@@ -177,7 +181,8 @@ def lines(data, khz=None, domain=None, cut=False, vmx=False):
     opened = {}    # cpu -> _Open
     out = []       # (tsc, seq, text)
     lost = 0
-    last = {}      # cpu -> the TSC of its latest record while a guest vCPU ran there
+    last = {}      # cpu -> the TSC of its latest record, of any kind (--cut)
+    guest_cpus = set()  # the CPUs that ran a guest vCPU (--cut)
 
     def thread(dv):
         d, v = dv
@@ -198,14 +203,18 @@ def lines(data, khz=None, domain=None, cut=False, vmx=False):
             emit(cpu, o.tsc, o.vcpu, event, body)
 
     for cpu, tsc, event, w in records(data, cut):
+        if tsc is not None:
+            last[cpu] = tsc
         if event == TRC_LOST_RECORDS and len(w) >= 2:
             # {u32 lost; u16 domain, vcpu; u64 first_tsc} (common/trace.c
-            # insert_lost_records()): the gap, and who runs after it.
+            # insert_lost_records()), written with its own TSC when the
+            # buffer had room again: the gap runs from first_tsc to it.
             lost += w[0]
             close(cpu)
             gap = w[2] | w[3] << 32 if len(w) >= 4 else tsc
             dv = (w[1] & 0xffff, w[1] >> 16)
-            emit(cpu, gap, running.get(cpu, dv), "xen_lost", f"records {w[0]}")
+            emit(cpu, gap, running.get(cpu, dv), "xen_lost",
+                 f"records {w[0]} until {max(gap or 0, tsc or 0) * scale:.9f}")
             running[cpu] = dv
             continue
         if event & RUNSTATE_MASK == TRC_SCHED_RUNSTATE_CHANGE and w:
@@ -216,8 +225,7 @@ def lines(data, khz=None, domain=None, cut=False, vmx=False):
         dv = running.get(cpu)
         if dv is None or dv[0] in (0, DOMID_IDLE) or (domain is not None and dv[0] != domain):
             continue
-        if tsc is not None:
-            last[cpu] = tsc
+        guest_cpus.add(cpu)
         if event & 0x000ff000 == 0x00081000 and event & TRC_HVM_NESTEDFLAG:
             close(cpu)  # an L2 guest's exit or entry: its handler records are not ours
             continue
@@ -234,8 +242,10 @@ def lines(data, khz=None, domain=None, cut=False, vmx=False):
             _handler(opened[cpu], event, w, vmx)
     for cpu in list(opened):
         close(cpu)
-    if cut and last:
-        limit = min(last.values())
+    if cut and guest_cpus:
+        # A CPU that never ran the guest limits nothing: an idle one
+        # writes no records, and would cut the trace at its last.
+        limit = min(last[c] for c in guest_cpus)
         out = [x for x in out if x[0] <= limit]
     out.sort(key=lambda x: (x[0], x[1]))
     head = ["# ipibench-trace: xen"] + ([f"# ipibench-trace: lost {lost}"] if lost else []) + \
