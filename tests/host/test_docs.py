@@ -534,6 +534,9 @@ COMMANDS = {
     "./run.sh --exits --accel kvm-in-tcg --preset NAME": synopsis(["./run.sh", "run", "--help"]),
     "host/lane/lane.sh --exits": synopsis(["host/lane/lane.sh", "--help"]),
     "host/lane/lane.sh --jobs FILE": synopsis(["host/lane/lane.sh", "--help"]),
+    # docs/linux-calibration.md: the kvm-lane group runs its x2apic frames
+    # and judges them (tests/kvm-lane/lane-test.sh, calibration_test).
+    "host/lane/calibrate.sh --presets NAMES": synopsis(["host/lane/calibrate.sh", "--help"]),
     "./run.sh ab --module-param MODULE.PARAM=A,B [--boots N] [run options]":
         synopsis(["./run.sh", "ab", "--help"]),
     "./run.sh report --pair xapic=x2apic results/DATE-matrix/x2apic-smp4": as_written(),
