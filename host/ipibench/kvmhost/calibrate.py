@@ -9,7 +9,8 @@ calib.PRESET runs the rows (MODELS gives the backend, OPS the rows) and
 linux.PRESET boots the lane's own kernel with host/lane/linux/calib.c as
 its /init, which marks each batch of system calls as the guest marks a
 sampling. Both are read by the same trace reader (trace_read, trace.attach):
-exits per iteration against exits per operation, sender and targets apart.
+exits per iteration against exits per IPI a target took (per_ipi()),
+sender and targets apart.
 
 A judged exit (exit_labels.JUDGED: APIC, MSR, hypercall, HLT, NPF) on
 which the two differ by more than EXITS_TOLERANCE is a named difference
@@ -117,13 +118,6 @@ EXPLAINED = [
      "Linux idles again after every interrupt that woke it for nothing to run (a "
      "tick, an IPI of its own): default_idle() halts each time, where ipibench's "
      "target halts once an iteration"),
-    ("linux-wake", "sender", r"msr \(ICR\)|hypercall", "more",
-     "IPIs beyond the wake's (the guest's RES and CAL counts on the woken vCPU over "
-     "one an operation): the scheduler's own, such as kick_ilb()'s nohz balance kick "
-     "from the busy vCPU to the idle one"),
-    ("linux-munmap", "sender", r"msr \(ICR\)|hypercall", "fewer",
-     "KVM's PV TLB flush: a target whose vCPU was preempted gets KVM_VCPU_FLUSH_TLB set "
-     "in its steal-time area instead of an IPI (kvm_flush_tlb_multi())"),
     ("linux-munmap", "*", r"npf", "more",
      "the fresh page each mmap() hands out: a guest-physical page the host had not "
      "yet backed faults in the host"),
@@ -171,12 +165,32 @@ def explain(op, side, label, linux_more):
     return None
 
 
+def per_ipi(linux):
+    """The Linux batch's exits per IPI a target took: its exits per
+    operation times operations x targets / the IPIs its targets took
+    ("ipis", the guest's CAL and RES counts, the scheduler's own among
+    them: a send that is not the operation's is divided by its own IPI, not
+    left as an extra exit of the operation's). Linux sends
+    none to a target running a kernel thread for a moment (membarrier()
+    skips it, a shootdown leaves a lazy-TLB CPU for later) or, with KVM's
+    PV TLB flush, to a preempted one: per operation, the row's one IPI an
+    iteration would be held against fewer. An older record without "ipis"
+    is read per operation."""
+    n, ipis = linux.get("iterations") or 0, linux.get("ipis")
+    scale = n * int(linux.get("ntargets") or 1) / ipis if n and ipis else 1.0
+    return {side: {k: v * scale for k, v in (linux["exits"].get(side) or {}).items()}
+            for side in ("sender", "targets")}, scale
+
+
 def compare(op, linux, row):
     """[(side, label, linux value, row value, verdict, why)] over the judged
-    labels of both; verdict "same", "explained" or "unexplained"."""
+    labels of both; verdict "same", "explained" or "unexplained". linux:
+    the Linux batch's record (its exits, and the guest's own counts that
+    back the rule for extra sends)."""
     out = []
+    exits, _ = per_ipi(linux)
     for side in ("sender", "targets"):
-        a = linux["exits"].get(side, {})
+        a = exits[side]
         b = row["exits"].get(side, {})
         for label in sorted(set(a) | set(b), key=lambda k: (-max(a.get(k, 0), b.get(k, 0)), k)):
             if not JUDGED.match(label):
@@ -198,6 +212,29 @@ def find(recs, bench, metric, variant, backend=None):
                 and isinstance(r.get("exits"), dict) and "sender" in r["exits"]:
             return r
     return None
+
+
+def idle_words(driver):
+    """How the Linux guest idled, from its cpuidle driver (calib.c reads
+    /sys/devices/system/cpu/cpuidle/current_driver)."""
+    if driver in (None, "", "none"):
+        return "HLT, no cpuidle driver: default_idle()"
+    if driver == "haltpoll":
+        return "cpuidle-haltpoll: polls in the guest, then HLT"
+    return f"cpuidle driver {driver}"
+
+
+def shootdown_words(rec):
+    """Which way the munmap batch's targets were flushed: by IPI (the
+    guest's TLB count on each target) or without one (the rest)."""
+    n = rec.get("iterations") or 1
+    tlb = (rec.get("guest_interrupts") or {}).get("TLB") or []
+    targets = max(1, int(rec.get("ntargets") or 1))
+    by_ipi = sum(tlb[1:]) / n / targets if tlb else 0.0
+    return (f"flushed by IPI: {by_ipi:.2f} a target an operation (the guest's TLB count); "
+            f"{max(0.0, 1 - by_ipi):.2f} without one (a target in lazy TLB mode, a kernel "
+            "thread running there, flushes at its next switch; a preempted vCPU by KVM's "
+            "PV TLB flush flag, kvm_flush_tlb_multi())")
 
 
 def guest_counts(rec):
@@ -228,10 +265,10 @@ def calibrate(lane_dir, preset, rows_frame=None, backend=None):
                 f"in {lane_dir}"], 1
     (linux_recs, lines), (row_recs, _) = got, rows
     env = linux_env(lines).get("linux", {})
-    out = [f"calibration {preset}: Linux {env.get('release', '?')} (cpuidle driver: "
-           f"{env.get('idle_driver', '?')}) against "
+    out = [f"calibration {preset}: Linux {env.get('release', '?')} (idle: "
+           f"{idle_words(env.get('idle_driver'))}) against "
            f"{one if one == many else one + ' and ' + many}'s rows ({why_backend}); "
-           "exits per operation | per iteration"]
+           "exits per IPI | per iteration"]
     for line in env.get("boot_lines", []):
         if "kvm-guest" in line or "Hyper-V" in line or "APIC" in line:
             out.append(f"  linux: {line}")
@@ -272,6 +309,8 @@ def calibrate(lane_dir, preset, rows_frame=None, backend=None):
                 mark += f" [{notes.index(why) + 1}]"
             out.append(f"    {side:7} {label:22} {x:5.2f} | {y:5.2f}  {mark}")
         out.append(f"    guest interrupts per operation: {guest_counts(linux)}")
+        if lbench == "linux-munmap":
+            out.append(f"    {shootdown_words(linux)}")
     out += [f"  [{i + 1}] {why}" for i, why in enumerate(notes)]
     out.append(f"calibration {preset}: {len(OPS)} operations, "
                f"{bad} unexplained difference{'s' * (bad != 1)}")
