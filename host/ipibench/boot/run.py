@@ -207,7 +207,9 @@ def prepare(env, jobs):
         raise ToolError(EX_QEMU_OLD, why)
     os.makedirs("build", exist_ok=True)
     # Two runs started at once must not build the same objects together.
-    make = ["make", "-s", "all"]
+    # A job a CPU this process may run on: a first run builds some 90
+    # objects (tests/run builds with -j2 too).
+    make = ["make", "-s", f"-j{len(os.sched_getaffinity(0))}", "all"]
     if shutil.which("flock"):
         make = ["flock", "build/.run.lock"] + make
     if build(make, "the guest") != 0:
