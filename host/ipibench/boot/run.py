@@ -209,7 +209,7 @@ def prepare(env, jobs):
     # Two runs started at once must not build the same objects together.
     # A job a CPU this process may run on: a first run builds some 90
     # objects (tests/run builds with -j2 too).
-    make = ["make", "-s", f"-j{len(os.sched_getaffinity(0))}", "all"]
+    make = ["make", "-s", f"-j{len(machine.allowed_cpus())}", "all"]
     if shutil.which("flock"):
         make = ["flock", "build/.run.lock"] + make
     if build(make, "the guest") != 0:
