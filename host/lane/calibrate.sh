@@ -10,8 +10,8 @@
 # membarrier(), a futex wake and munmap(). Then the table: each Linux
 # operation's exits beside its row's, every difference named or UNEXPLAINED.
 #
-# usage: host/lane/calibrate.sh [--presets x2apic,kvm-pv,hv,hv-xmm] [--out DIR]
-#                               [--timeout S] [--jobs]
+# usage: host/lane/calibrate.sh [--presets x2apic,kvm-pv,hv,hv-xmm,hv-xmm-4]
+#                               [--out DIR] [--timeout S] [--jobs]
 #   --presets  the presets to calibrate (default x2apic)
 #   --jobs     boot nothing: build the Linux guest's initramfs and print the
 #              frames as lane.sh --jobs lines (the kvm-lane group's)

@@ -41,36 +41,42 @@ from ipibench.kvmhost.trace_read import parse
 from ipibench.record_lines import record_lines
 
 # preset -> (the backend whose rows claim what Linux pays for one target,
-# the one for a set of them, why).
-# What the lane found (docs/linux-calibration.md): Linux sends to ONE
-# target through apic->send_IPI, which KVM's PV IPI leaves native
-# (kvm_setup_pv_ipi() replaces send_IPI_mask and send_IPI_mask_allbutself
-# only; smp_call_function_many_cond() sends a one-CPU mask as a single
-# IPI), so a single target is an x2APIC ICR write under kvm-pv too; and
-# with Hyper-V's and KVM's CPUID leaves both visible (QEMU's hv-* flags)
-# Linux detects KVM (kvm_detect() returns the higher leaf, 0x40000100)
-# and runs as a KVM guest: the hv-ipi rows model a Windows guest there,
-# not Linux. PV EOI is on in every preset (QEMU's kvm-pv-eoi), and Linux
-# takes it.
-PV_EOI = ("the preset leaves kvm-pv-eoi on and Linux takes it (kvm_guest_apic_eoi_write()): "
-          "no EOI exit")
+# the one for a set of them, why). What the lane found
+# (docs/linux-calibration.md), the same under every preset:
+# - one target: apic->send_IPI, which KVM's PV IPI leaves native
+#   (kvm_setup_pv_ipi() replaces send_IPI_mask and _allbutself only;
+#   smp_call_function_many_cond() sends a one-CPU mask as a single IPI):
+#   an x2APIC ICR write;
+# - every other vCPU: native_send_call_func_ipi() takes the all-but-self
+#   shorthand, apic->send_IPI_allbutself, native too: one ICR write;
+# - KVM_HC_SEND_IPI (kvm_send_ipi_mask()) only for a set that is neither,
+#   as a shootdown's once KVM's PV TLB flush dropped a preempted vCPU;
+# - with Hyper-V's and KVM's leaves both visible (QEMU's hv-* flags) Linux
+#   detects KVM (kvm_detect() returns the higher base, 0x40000100) and runs
+#   as a KVM guest: the hv-* rows model a Windows guest there, not Linux;
+# - PV EOI is on in every preset (QEMU's kvm-pv-eoi), and Linux takes it.
+LINUX_SENDS = ("one target an ICR write, every other vCPU the all-but-self shorthand, "
+               "one ICR write; KVM's PV EOI taken (kvm_guest_apic_eoi_write()): no EOI exit")
+AS_KVM = "Linux runs as a KVM guest (kvm_detect() wins over Hyper-V's leaves): "
 MODELS = {
-    "x2apic": ("x2apic-pv-eoi", "x2apic-pv-eoi",
-               "x2APIC sends, one ICR write a target (__x2apic_send_IPI_mask(), physical "
-               "mode); " + PV_EOI),
-    "kvm-pv": ("x2apic-pv-eoi", "kvm-pv-ipi",
-               "one target: an ICR write (apic->send_IPI stays x2APIC's); a set: "
-               "KVM_HC_SEND_IPI per 128 APIC IDs (kvm_send_ipi_mask()); " + PV_EOI),
-    "hv": ("x2apic-pv-eoi", "kvm-pv-ipi",
-           "Linux runs as a KVM guest (kvm_detect() wins over Hyper-V's leaves), so as "
-           "kvm-pv: no Hyper-V call; " + PV_EOI),
-    "hv-xmm": ("x2apic-pv-eoi", "kvm-pv-ipi",
-               "Linux runs as a KVM guest (kvm_detect() wins over Hyper-V's leaves), so as "
-               "kvm-pv: no Hyper-V call; " + PV_EOI),
+    "x2apic": ("x2apic-pv-eoi", "x2apic-pv-eoi", LINUX_SENDS),
+    "kvm-pv": ("x2apic-pv-eoi", "x2apic-pv-eoi",
+               LINUX_SENDS + "; KVM_HC_SEND_IPI only for a set that is neither"),
+    "hv": ("x2apic-pv-eoi", "x2apic-pv-eoi", AS_KVM + LINUX_SENDS),
+    "hv-xmm": ("x2apic-pv-eoi", "x2apic-pv-eoi", AS_KVM + LINUX_SENDS),
+    # Four vCPUs: the broadcast is a set of three, all but self.
+    "hv-xmm-4": ("x2apic-pv-eoi", "x2apic-pv-eoi", AS_KVM + LINUX_SENDS),
 }
-# The broadcast row's variant that is Linux's send to a set, by backend:
-# x2APIC's physical-mode loop of ICR writes, KVM's one call.
-SET_SEND = {"x2apic-pv-eoi": "loop", "kvm-pv-ipi": "set"}
+# The broadcast row's variant that is Linux's send to every other vCPU, by
+# backend: to one, a single send (a loop of one ICR write); to two or
+# more, native_send_call_func_ipi() takes the all-but-self shorthand (one
+# ICR write, apic->send_IPI_allbutself, which KVM's PV IPI leaves
+# native) while apic_use_ipi_shorthand holds (every possible CPU online);
+# KVM's one call for a set under kvm-pv-ipi.
+def set_send(backend, ntargets):
+    if backend == "kvm-pv-ipi":
+        return "set"
+    return "loop" if ntargets == 1 else "shorthand"
 
 # (Linux bench, variant) -> (row bench, metric, variant, what Linux does).
 OPS = [
@@ -105,6 +111,21 @@ EXPLAINED = [
      "the EOI of an interrupt for which KVM could not arm PV EOI (another vector in "
      "service or pending: apic_sync_pv_eoi_to_guest()), such as a tick that came during "
      "the IPI's handler"),
+    ("*", "sender", r"hypercall \(KVM_HC_SCHED_YIELD\)", "more",
+     "Linux's PV sched yield: kvm_smp_send_call_func_ipi() yields to a target whose vCPU "
+     "steal time says is preempted (KVM_HC_SCHED_YIELD), after a set's send; about one an "
+     "operation where the vCPUs outnumber the host's CPUs"),
+    ("linux-membarrier", "targets", r"hlt", "more",
+     "the idle vCPUs beside the target (the trace counts every vCPU but the sender's on "
+     "the targets' side): each halts again after an interrupt that brought it no work"),
+    ("linux-munmap", "sender", r"msr \(ICR\)", "fewer",
+     "Linux's shootdown sends to the targets KVM's PV TLB flush left (kvm_flush_tlb_multi() "
+     "drops a preempted vCPU): to one an ICR write, to two or more KVM_HC_SEND_IPI "
+     "(kvm_send_ipi_mask()), where the row writes the ICR for each"),
+    ("linux-munmap", "sender", r"hypercall \(KVM_HC_SEND_IPI\)", "more",
+     "Linux's shootdown sends to the targets KVM's PV TLB flush left (kvm_flush_tlb_multi() "
+     "drops a preempted vCPU): to one an ICR write, to two or more KVM_HC_SEND_IPI "
+     "(kvm_send_ipi_mask()), where the row writes the ICR for each"),
     ("*", "*", r"msr \(0x3b read\)", "more",
      "IA32_TSC_ADJUST read by tsc_verify_tsc_adjust() on idle entry "
      "(arch_cpu_idle_enter(), at most once a second)"),
@@ -155,14 +176,45 @@ def linux_env(lines):
     return {}
 
 
-def explain(op, side, label, linux_more):
-    """The reason EXPLAINED gives for a difference, or None."""
+# (row backend, side, label pattern, way for Linux, why): a difference
+# that is the row's own choice, which the docs say beside the row
+# (docs/paravirt.md).
+ROW_CHOICES = [
+    ("kvm-pv-ipi", "targets", r"msr \(EOI\)", "fewer",
+     "the row's choice: kvm-pv-ipi EOIs through the x2APIC MSR, to time the call alone; "
+     "Linux takes PV EOI (x2apic-pv-eoi's EOI)"),
+]
+
+
+def explain(op, side, label, linux_more, backend=None):
+    """The reason ROW_CHOICES (for the row's backend) or EXPLAINED gives for
+    a difference, or None."""
+    for rb, rside, pattern, way, why in ROW_CHOICES:
+        if rb == backend and rside == side and re.fullmatch(pattern, label) and \
+                (way == "more") == linux_more:
+            return why
     for rop, rside, pattern, way, why in EXPLAINED:
         if rop not in ("*", op) or rside not in ("*", side):
             continue
         if re.fullmatch(pattern, label) and (way == "more") == linux_more:
             return why
     return None
+
+
+# The sends to vCPUs that are not the operation's targets, where the
+# guest's counts show them: named only as far as those vCPUs took IPIs.
+SEND = re.compile(r"msr \(ICR\)|hypercall \(KVM_HC_SEND_IPI\)")
+OTHER_SENDS = ("IPIs to vCPUs that are not the operation's targets: {n:.2f} an IPI by their "
+               "own CAL and RES counts (the scheduler's, not the operation's)")
+
+
+def other_ipis(linux):
+    """The IPIs the vCPUs other than the sender (0) and the targets took,
+    per operation, by the guest's counts."""
+    n = linux.get("iterations") or 1
+    last = int(linux.get("ntargets") or 1)
+    counts = linux.get("guest_interrupts") or {}
+    return sum(sum(counts.get(k, [])[last + 1:]) for k in ("CAL", "RES")) / n
 
 
 def per_ipi(linux):
@@ -188,7 +240,7 @@ def compare(op, linux, row):
     the Linux batch's record (its exits, and the guest's own counts that
     back the rule for extra sends)."""
     out = []
-    exits, _ = per_ipi(linux)
+    exits, scale = per_ipi(linux)
     for side in ("sender", "targets"):
         a = exits[side]
         b = row["exits"].get(side, {})
@@ -199,16 +251,23 @@ def compare(op, linux, row):
             if abs(x - y) <= EXITS_TOLERANCE:
                 out.append((side, label, x, y, "same", ""))
                 continue
-            why = explain(op, side, label, x > y)
+            why = explain(op, side, label, x > y, row.get("backend"))
+            if not why and side == "sender" and SEND.fullmatch(label) and x > y:
+                other = other_ipis(linux) * scale
+                if x - y <= other + EXITS_TOLERANCE:
+                    why = OTHER_SENDS.format(n=other)
             out.append((side, label, x, y, "explained" if why else "unexplained",
                         why or "no rule names this difference"))
     return out
 
 
-def find(recs, bench, metric, variant, backend=None):
+def find(recs, bench, metric, variant, backend=None, ntargets=None):
+    """The first record of that run (and target count: broadcast and flush
+    have a record for each) that has exits, or None."""
     for r in recs:
         if (r.get("bench"), r.get("metric"), r.get("variant")) == (bench, metric, variant) \
                 and (backend is None or r.get("backend") == backend) \
+                and (ntargets is None or r.get("ntargets", 1) == ntargets) \
                 and isinstance(r.get("exits"), dict) and "sender" in r["exits"]:
             return r
     return None
@@ -276,8 +335,9 @@ def calibrate(lane_dir, preset, rows_frame=None, backend=None):
     for (lbench, lvariant), (bench, metric, variant), what in OPS:
         linux = find(linux_recs, lbench, "op", lvariant)
         backend = one if linux is None or linux.get("ntargets", 1) == 1 else many
-        variant = SET_SEND.get(backend, "loop") if variant == "BROADCAST" else variant
-        row = find(row_recs, bench, metric, variant, backend)
+        ntargets = int((linux or {}).get("ntargets") or 1)
+        variant = set_send(backend, ntargets) if variant == "BROADCAST" else variant
+        row = find(row_recs, bench, metric, variant, backend, ntargets)
         name = f"{lbench.removeprefix('linux-')} {lvariant}"
         rname = f"{backend} {bench} {metric} {variant}"
         if linux is None or row is None:
