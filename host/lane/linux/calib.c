@@ -442,7 +442,6 @@ static void batch(const char *bench, const char *variant, int first, int last, v
 	uint64_t t0, t1;
 	int attempt, mark, ok = 0;
 	unsigned long long ipis = 0;
-	int log_before, log_after;
 
 	snprintf(targets, sizeof(targets), first < last ? "%d-%d" : "%d", first, last);
 	for (attempt = 1; attempt <= ATTEMPTS && !ok; attempt++) {
@@ -457,14 +456,14 @@ static void batch(const char *bench, const char *variant, int first, int last, v
 		/* The UART sends after write() returned, and a COM1 exit ends
 		 * the lane's window (lane.sh): the last record out first. */
 		tcdrain(1);
-		log_before = klogctl(9 /* SYSLOG_ACTION_SIZE_UNREAD */, NULL, 0);
+		int log_before = klogctl(9 /* SYSLOG_ACTION_SIZE_UNREAD */, NULL, 0);
 		outl((uint32_t)mark << 1, MARK_PORT);
 		t0 = rdtsc();
 		for (int i = 0; i < iters; i++)
 			op();
 		t1 = rdtsc();
 		outl((uint32_t)mark << 1 | 1, MARK_PORT);
-		log_after = klogctl(9 /* SYSLOG_ACTION_SIZE_UNREAD */, NULL, 0);
+		int log_after = klogctl(9 /* SYSLOG_ACTION_SIZE_UNREAD */, NULL, 0);
 		irq_read(&after);
 		ipis = 0;
 		for (int c = first; c <= last; c++)
