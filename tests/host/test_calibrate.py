@@ -126,6 +126,12 @@ def _(s):
         check(got[4] == verdict and (verdict == "explained" or
                                      "more than its rule's cause can make" in got[5]),
               f"{eoi} EOI exits an IPI: {got}")
+    # An operation that sends two IPIs reads one send an IPI, but not one
+    # IPI an operation: that count fails.
+    check(calibrate.ipi_count({"iterations": 20, "ntargets": 1, "ipis": 22}) == [],
+          "1.10 IPIs an operation: the scheduler's own beside it")
+    check(calibrate.ipi_count({"iterations": 20, "ntargets": 1, "ipis": 40})[0][4] ==
+          "unexplained", "2.00 IPIs an operation passed")
     # Per IPI the target took: 22 IPIs for 20 operations (two of the
     # scheduler's own) hold 1.10 sends an operation to 1.00.
     took = {"iterations": 20, "ntargets": 1, "ipis": 22}
