@@ -235,6 +235,18 @@ static void munmap_op(void)
 		fail("munmap");
 }
 
+/* A small file's text into buf, NUL-terminated: its length, 0 if none. */
+static size_t read_text(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return n > 0 ? (size_t)n : 0;
+}
+
 /*
  * The guest's own count of what it took, per vCPU, from /proc/interrupts
  * (LOC the local timer, RES reschedule, CAL function call, TLB shootdown
@@ -251,16 +263,11 @@ struct irq_counts {
 static void irq_read(struct irq_counts *c)
 {
 	static char text[1 << 15];
-	int fd = open("/proc/interrupts", O_RDONLY);
-	ssize_t len = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
 	char *save = NULL;
 
-	if (fd >= 0)
-		close(fd);
 	c->rows = 0;
-	if (len <= 0)
+	if (!read_text("/proc/interrupts", text, sizeof(text)))
 		return;
-	text[len] = 0;
 	strtok_r(text, "\n", &save); /* the CPU header */
 	for (char *line = strtok_r(NULL, "\n", &save); line && c->rows < IRQ_ROWS;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -313,14 +320,10 @@ static unsigned long long irq_moved(const struct irq_counts *a, const struct irq
 	return 0;
 }
 
+/* A file's first line, quotes and backslashes cut (it goes into JSON). */
 static void read_line(const char *path, char *out, size_t size)
 {
-	int fd = open(path, O_RDONLY);
-	ssize_t n = fd < 0 ? -1 : read(fd, out, size - 1);
-
-	if (fd >= 0)
-		close(fd);
-	out[n > 0 ? n : 0] = 0;
+	read_text(path, out, size);
 	out[strcspn(out, "\n\"\\")] = 0;
 }
 
@@ -343,18 +346,9 @@ static void tasks_read(struct task_times *t)
 
 	t->n = 0;
 	for (int pid = 1; pid < 4096 && t->n < MAX_TASKS; pid++) {
-		int fd;
-		ssize_t len;
-
 		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-		fd = open(path, O_RDONLY);
-		if (fd < 0)
+		if (!read_text(path, buf, sizeof(buf)))
 			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		buf[len] = 0;
 		char *p = strrchr(buf, ')');
 		unsigned long long ut = 0, st = 0;
 		/* After the comm: state, then fields 4..; utime is 14, stime 15. */
@@ -373,19 +367,11 @@ static void threads_say(void)
 	char path[96], buf[512], sched[96];
 
 	for (int tid = 1; tid < 4096; tid++) {
-		int fd;
-		ssize_t len;
 		int cpu = -1;
 
 		snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-		fd = open(path, O_RDONLY);
-		if (fd < 0)
+		if (!read_text(path, buf, sizeof(buf)))
 			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		buf[len] = 0;
 		char *p = strrchr(buf, ')');
 		/* After the comm, field 3 (state) is the first; processor is 39. */
 		for (int field = 3; p && field <= 39; field++)
