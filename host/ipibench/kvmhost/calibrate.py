@@ -103,6 +103,13 @@ CALIB_PLAN = ("plan=bench bench=single,single-halt,broadcast,flush iters=50 warm
               "budget=1 markers=1 deadline=20000")
 LINUX_CMDLINE = "console=ttyS0 quiet calib.iters=100 calib.warmup=10"
 
+# Why Linux's shootdown writes fewer ICRs and makes KVM_HC_SEND_IPI calls
+# the row does not: one reason, two rules (one a direction).
+SHOOTDOWN_SENDS = ("Linux's shootdown sends to the targets KVM's PV TLB flush left "
+                   "(kvm_flush_tlb_multi() drops a preempted vCPU): to one an ICR write, to "
+                   "two or more KVM_HC_SEND_IPI (kvm_send_ipi_mask()), where the row writes "
+                   "the ICR for each")
+
 # (Linux op or "*", side or "*", label pattern, "more" or "fewer" for
 # Linux, the most the rule names a target an IPI (a set: an operation),
 # why). The first that covers a difference names it; a difference
@@ -125,13 +132,9 @@ EXPLAINED = [
      "the idle vCPUs beside the target (the trace counts every vCPU but the sender's on "
      "the targets' side): each halts again after an interrupt that brought it no work"),
     ("linux-munmap", "sender", r"msr \(ICR\)", "fewer", 1.0,
-     "Linux's shootdown sends to the targets KVM's PV TLB flush left (kvm_flush_tlb_multi() "
-     "drops a preempted vCPU): to one an ICR write, to two or more KVM_HC_SEND_IPI "
-     "(kvm_send_ipi_mask()), where the row writes the ICR for each"),
+     SHOOTDOWN_SENDS),
     ("linux-munmap", "sender", r"hypercall \(KVM_HC_SEND_IPI\)", "more", 1.0,
-     "Linux's shootdown sends to the targets KVM's PV TLB flush left (kvm_flush_tlb_multi() "
-     "drops a preempted vCPU): to one an ICR write, to two or more KVM_HC_SEND_IPI "
-     "(kvm_send_ipi_mask()), where the row writes the ICR for each"),
+     SHOOTDOWN_SENDS),
     ("*", "*", r"msr \(0x3b read\)", "more", 0.1,
      "IA32_TSC_ADJUST read by tsc_verify_tsc_adjust() on idle entry "
      "(arch_cpu_idle_enter(), at most once a second)"),
@@ -189,21 +192,18 @@ ROW_CHOICES = [
 ]
 
 
-def explain(op, side, label, linux_more, backend=None, excess=0.0):
-    """The reason ROW_CHOICES (for the row's backend) or EXPLAINED gives for
-    a difference, or None; excess: the difference a target (the sender's
-    side: in all), which an EXPLAINED rule's bound must cover."""
+def explain(op, side, label, linux_more, backend=None):
+    """The first rule that covers a difference, as (its bound, why): of
+    ROW_CHOICES for the row's backend (no bound), else of EXPLAINED; or
+    None."""
     for rb, rside, pattern, way, why in ROW_CHOICES:
         if rb == backend and rside == side and re.fullmatch(pattern, label) and \
                 (way == "more") == linux_more:
-            return why
+            return float("inf"), why
     for rop, rside, pattern, way, bound, why in EXPLAINED:
-        if rop not in ("*", op) or rside not in ("*", side):
-            continue
-        if re.fullmatch(pattern, label) and (way == "more") == linux_more:
-            if excess > bound + EXITS_TOLERANCE:
-                return None
-            return why
+        if rop in ("*", op) and rside in ("*", side) and re.fullmatch(pattern, label) \
+                and (way == "more") == linux_more:
+            return bound, why
     return None
 
 
@@ -261,8 +261,11 @@ def compare(op, linux, row):
             if abs(x - y) <= EXITS_TOLERANCE:
                 out.append((side, label, x, y, "same", ""))
                 continue
+            # The difference a target (a set: an operation), which the
+            # rule's bound must cover.
             per = abs(x - y) / targets
-            why = explain(op, side, label, x > y, row.get("backend"), per)
+            rule = explain(op, side, label, x > y, row.get("backend"))
+            why = rule[1] if rule and per <= rule[0] + EXITS_TOLERANCE else None
             if not why and side == "sender" and SEND.fullmatch(label) and x > y:
                 other = other_ipis(linux) * scale
                 if x - y <= other + EXITS_TOLERANCE:
@@ -270,10 +273,9 @@ def compare(op, linux, row):
             if why:
                 out.append((side, label, x, y, "explained", why))
                 continue
-            over = explain(op, side, label, x > y, row.get("backend"))
             out.append((side, label, x, y, "unexplained",
-                        f"{per:.2f} a target, more than its rule's cause can make: {over}"
-                        if over else "no rule names this difference"))
+                        f"{per:.2f} a target, more than its rule's cause can make: {rule[1]}"
+                        if rule else "no rule names this difference"))
     return out
 
 
