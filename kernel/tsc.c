@@ -63,8 +63,9 @@ const char *tsc_source = "a guess";
 uint64_t tsc_pit_khz;
 bool tsc_freq_guessed;
 
-static uint64_t tsc_pit_calibrate_once(void)
+static uint64_t tsc_pit_calibrate_once(const void *unused)
 {
+	(void)unused;
 	uint32_t latch = PIT_HZ / (1000 / PIT_CAL_MS);
 	uint64_t t0, t1;
 
@@ -97,20 +98,48 @@ static uint64_t median3(uint64_t a, uint64_t b, uint64_t c)
 	return a > b ? a : b;
 }
 
-static uint64_t tsc_pit_calibrate(void)
+/*
+ * The middle of three calibration runs of once(arg), or 0. A vCPU
+ * descheduled inside a run skews it either way, which the median discards
+ * (one outlier of either kind), or holds it past its bound (0). A first
+ * run that fails means no such timer: one bounded wait, not three. A later
+ * failure is such a disturbance, and the run is made again, CAL_RETRIES
+ * times at most: a loaded CI host once lost the PIT to one, and the TSC's
+ * frequency came from the ACPI PM timer instead.
+ */
+#define CAL_RETRIES 3
+static uint64_t calibrate_median3(uint64_t (*once)(const void *arg), const void *arg)
 {
-	/* A vCPU descheduled inside a run skews it either way (before t0:
-	 * too low; in the poll loop: too high): the median of three runs
-	 * discards one outlier of either kind. Stop at the first failure:
-	 * a missing PIT costs one bounded wait, not three. */
-	uint64_t a = tsc_pit_calibrate_once(), b = a ? tsc_pit_calibrate_once() : 0;
-	uint64_t c = b ? tsc_pit_calibrate_once() : 0;
+	uint64_t got[3];
+	unsigned int n = 0, retries = 0;
 
-	return median3(a, b, c);
+	while (n < 3) {
+		uint64_t khz = once(arg);
+
+		if (khz)
+			got[n++] = khz;
+		else if (!n || ++retries > CAL_RETRIES)
+			return 0;
+	}
+	return median3(got[0], got[1], got[2]);
 }
 
-static uint64_t tsc_pm_calibrate_once(uint16_t port, uint32_t mask)
+static uint64_t tsc_pit_calibrate(void)
 {
+	return calibrate_median3(tsc_pit_calibrate_once, NULL);
+}
+
+/* The ACPI PM timer: its port, and its 24- or 32-bit counter's mask. */
+struct pm_timer {
+	uint16_t port;
+	uint32_t mask;
+};
+
+static uint64_t tsc_pm_calibrate_once(const void *arg)
+{
+	const struct pm_timer *pm = arg;
+	const uint16_t port = pm->port;
+	const uint32_t mask = pm->mask;
 	const uint32_t ticks = ACPI_PM_TIMER_HZ / (1000 / PIT_CAL_MS);
 	uint32_t p0 = inl(port) & mask, delta = 0;
 	uint64_t t0 = rdtsc(), t1 = t0;
@@ -126,18 +155,13 @@ static uint64_t tsc_pm_calibrate_once(uint16_t port, uint32_t mask)
 
 static uint64_t tsc_pm_calibrate(void)
 {
-	uint64_t a, b;
-	uint32_t mask;
-	uint16_t port;
+	struct pm_timer pm;
 	bool ext32;
 
-	if (topology_pm_timer(&port, &ext32))
+	if (topology_pm_timer(&pm.port, &ext32))
 		return 0;
-	mask = ext32 ? 0xffffffffu : 0xffffffu;
-	/* As for the PIT: a timer that does not move costs one bounded wait. */
-	a = tsc_pm_calibrate_once(port, mask);
-	b = a ? tsc_pm_calibrate_once(port, mask) : 0;
-	return median3(a, b, b ? tsc_pm_calibrate_once(port, mask) : 0);
+	pm.mask = ext32 ? 0xffffffffu : 0xffffffu;
+	return calibrate_median3(tsc_pm_calibrate_once, &pm);
 }
 
 /*
