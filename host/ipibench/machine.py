@@ -33,16 +33,36 @@ def root(environ=None):
     return environ.get(ROOT_VAR) or "/"
 
 
+# Set while host_facts() (kvmhost/facts.py) takes the snapshot a results
+# folder keeps: note() marks those reads, which a test of the seam makes on
+# every fixture host (tests/host/test_machine.py).
+_in_snapshot = False
+
+
+class snapshot:
+    """with machine.snapshot(): the reads inside are the saved snapshot's."""
+
+    def __enter__(self):
+        global _in_snapshot
+        self.outer, _in_snapshot = _in_snapshot, True
+
+    def __exit__(self, *_):
+        global _in_snapshot
+        _in_snapshot = self.outer
+
+
 def note(where, r):
     """IPIBENCH_HOST_LOG (the tests' runner: tests/host/harness.py sets it,
     tests/host/on_hosts.py reads it): a file
     that gets "ROOT<tab>PATH<tab>PID" for every host read, so that the
     runner knows which cases read the host, and whether in the test's own
-    process or in a run.sh it started."""
+    process or in a run.sh it started; "<tab>snapshot" after a read of
+    host_facts()'s, which a case only carries into its results."""
     log = os.environ.get("IPIBENCH_HOST_LOG")
     if log:
         with open(log, "a", encoding="utf-8") as f:
-            f.write(f"{r}\t{where}\t{os.getpid()}\n")
+            f.write(f"{r}\t{where}\t{os.getpid()}" + ("\tsnapshot" if _in_snapshot else "")
+                    + "\n")
 
 
 def path(where, environ=None):

@@ -10,7 +10,9 @@ IPIBENCH_HOST_LOG_DIR, each case's reads through the seam
 (host/ipibench/machine.py), its own and those of every run.sh it starts,
 land in a file of its own, and the folder's index says which host it ran
 on and how to run it again. A case that read nothing of its host cannot
-depend on it. A case whose reads were all its own, in the test's process
+depend on it; nor can one that read only the snapshot of host facts a
+results folder keeps (machine.snapshot), read on every host by
+tests/host/test_machine.py. A case whose reads were all its own, in the test's process
 (the seam's functions called in place), runs here again on the five other
 hosts, its TAP line marked "(on HOST)". One whose host was read by a
 run.sh it started (a boot, most of them under TCG) ran on its own host
@@ -45,7 +47,11 @@ def reading_cases(log_dir, hosts_dir):
         root = os.path.join(hosts_dir, host)
         reads = [r.split("\t") for r in lines(os.path.join(log_dir, key))]
         readers = {r[2] if len(r) > 2 else "" for r in reads if r[0] == root}
-        if host and readers:
+        # A snapshot's reads (host_facts(), which test_machine.py reads on
+        # every host) are carried into results, never acted on: they
+        # alone make no case depend on its host.
+        acted = [r for r in reads if r[0] == root and r[3:] != ["snapshot"]]
+        if host and acted:
             out.setdefault((tuple(command), name), (host, readers == {pid}))
     return [(c, n, h, own) for (c, n), (h, own) in out.items()]
 

@@ -104,15 +104,16 @@ def read_power(environ=None):
 
 def host_facts(qemu_version, environ=None):
     """What the host was: every fact that changes how IPIs are delivered,
-    read through the seam (machine.py)."""
-    text = machine.read("/proc/cpuinfo", environ)
-    model, flags = cpuinfo_facts(text)
-    vendor, family = cpuinfo_family(text)
-    return dict(machine.kernel(environ), cpu_model=model, cpus=machine.cpus(environ),
-                cpu_vendor=vendor, cpu_family=family, cpu_flags=flags,
-                qemu_version=qemu_version,
-                kvm_params=modparam.read_all(environ), power=read_power(environ),
-                kernel_cmdline=machine.read("/proc/cmdline", environ))
+    read through the seam (machine.py), as a snapshot (machine.snapshot)."""
+    with machine.snapshot():
+        text = machine.read("/proc/cpuinfo", environ)
+        model, flags = cpuinfo_facts(text)
+        vendor, family = cpuinfo_family(text)
+        return dict(machine.kernel(environ), cpu_model=model, cpus=machine.cpus(environ),
+                    cpu_vendor=vendor, cpu_family=family, cpu_flags=flags,
+                    qemu_version=qemu_version,
+                    kvm_params=modparam.read_all(environ), power=read_power(environ),
+                    kernel_cmdline=machine.read("/proc/cmdline", environ))
 
 
 def cpu_flags(environ=None):
