@@ -31,13 +31,15 @@ lines by host/ipibench/xenhost/xentrace.py) are judged the same way, with
 --lane xen-lane: Xen's PIT is not traced there, and an event-channel
 backend's records read apic_accel unknown (its path touches no APIC).
 
-usage: judge_exits.py EXPECT DIR FRAME... [--expect-failure REGEX [--only]] [--model CLASS]
+usage: judge_exits.py EXPECT DIR FRAME... [--expect-failure REGEX [--only] [--planted WHAT]]
+                      [--model CLASS]
                       [--lane xen-lane]
   --expect-failure  pass when a problem matches REGEX (a planted change);
                     expectations whose records the run did not produce are
                     then not problems
   --only            and no other problem: the frame's other lines (those of
                     the side the plant leaves alone) must hold
+  --planted WHAT    what was planted, for the TAP line (default: exit)
 """
 import os
 import re
@@ -81,7 +83,11 @@ def judge(expect, trace_path, log_path, model_class=None):
         lines = f.read().splitlines()
     recs = kvm_trace.attach_console(trace, lines)
     model = host_model.judge(recs, model_class) if model_class else None
-    by_key = {(r["backend"], r["bench"], r["metric"], r["variant"]): r for r in recs}
+    by_key, shared = {}, {}
+    for r in recs:
+        key = (r["backend"], r["bench"], r["metric"], r["variant"])
+        shared[key] = shared.get(key, []) + [f"{r.get('sender')}->{r.get('targets')}"]
+        by_key[key] = r
     problems, checks, unaccelerated = [], 0, 0
     checks += not trace.xen
     if trace.xen:
@@ -105,6 +111,12 @@ def judge(expect, trace_path, log_path, model_class=None):
     for (backend, bench, metric, variant, side), want in expect.items():
         r = by_key.get((backend, bench, metric, variant))
         where = f"{backend} {bench} {metric} {variant} {side}"
+        # A line names one record: where several share its key (a
+        # broadcast's sets of one and of two targets), it cannot say which.
+        if len(shared.get((backend, bench, metric, variant), [])) > 1:
+            problems.append(f"{where}: {len(shared[backend, bench, metric, variant])} records "
+                            f"share this line's key ({', '.join(shared[backend, bench, metric, variant])})")
+            continue
         if r is None or "status" in r["exits"]:
             problems.append(f"{where}: no record with exits"
                             + (f" ({r['exits']['status']})" if r else ""))
@@ -135,7 +147,11 @@ def judge(expect, trace_path, log_path, model_class=None):
 
 
 def main(argv):
-    fail_re, only = None, "--only" in argv
+    fail_re, only, planted = None, "--only" in argv, "exit"
+    if "--planted" in argv:
+        i = argv.index("--planted")
+        planted = argv[i + 1]
+        del argv[i:i + 2]
     if only:
         argv.remove("--only")
     if "--expect-failure" in argv:
@@ -175,7 +191,7 @@ def main(argv):
             hit = [p for p in problems if fail_re.search(p)]
             other = [p for p in problems if not fail_re.search(p)] if only else []
             if hit and not other:
-                print(f"ok - {lane}: {name}: the planted exit is caught: {hit[0]}")
+                print(f"ok - {lane}: {name}: the planted {planted} is caught: {hit[0]}")
             else:
                 bad += 1
                 print(f"not ok - {lane}: {name}: expected a failure matching "
