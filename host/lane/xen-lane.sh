@@ -98,6 +98,8 @@ conf=$repo/host/ipibench/xen-presets.conf
 
 image_pvh=$repo/build/ipibench.elf
 image_hvm=$repo/build/ipibench.elf32
+# What dom0 runs on a traced frame's file before it sends it (xen-frames.sh).
+trace_filter=$repo/build/lane/xentrace-filter
 presets="" append="" out="" timeout="" inner_timeout=120 resplit="" dry_run=0 show_cfg=0
 vcpus="" memory="" from="" from_frame="" exits=0 dom0=0
 # Where a frame's xl.cfg finds its images, and its HVM console: the lane's
@@ -328,7 +330,7 @@ timeout -k 5 60 xen-init-dom0 >/tmp/init-dom0.log 2>&1 ||
 xenconsoled --log=none >/dev/null 2>&1 &
 echo "@@@ lane-info toolstack $(secs "$(cs)")s"
 # The frames: the same runner a real dom0 runs (run.sh --accel xen).
-sh /lane/xen-frames.sh /lane/frames xen
+XEN_FRAMES_TRACE_FILTER=/lane/xentrace-filter sh /lane/xen-frames.sh /lane/frames xen
 echo "@@@ lane-done"
 poweroff -f
 EOF
@@ -341,6 +343,7 @@ build_initrd() {
 	mkdir -p "$dir/root/lane/frames"
 	write_init "$dir/root/init"
 	cp "$here/xen-frames.sh" "$dir/root/lane/xen-frames.sh"
+	cp "$trace_filter" "$dir/root/lane/xentrace-filter"
 	cp "$image_pvh" "$dir/root/lane/ipibench.elf"
 	[ ! -e "$image_hvm" ] || cp "$image_hvm" "$dir/root/lane/ipibench.elf32"
 	: >"$dir/root/lane/frames/list"
@@ -609,7 +612,7 @@ run_dom0() { # bound
 	say "this host's Xen (dom0): ${#frames[@]} frames, bound $1s"
 	# What ran them, as a lane run reads it from Xen's boot lines.
 	# shellcheck disable=SC2016 # $0 and $1 are sh -c's own
-	run_piped "$dir" show_progress timeout -k 5 "$1" sh -c '
+	XEN_FRAMES_TRACE_FILTER=$trace_filter run_piped "$dir" show_progress timeout -k 5 "$1" sh -c '
 		xl info 2>/dev/null | sed -n "s/^\(xen_version\|xen_commandline\) *: /@@@ lane-info xl-\1 /p"
 		echo "@@@ lane-info dom0-kernel $(uname -r)"
 		exec sh "$0" "$1" file' "$here/xen-frames.sh" "$dir"
@@ -701,6 +704,7 @@ main() {
 		return 0
 	fi
 	[ -r "$image_pvh" ] || die "cannot read $image_pvh (make)"
+	[ -x "$trace_filter" ] || die "cannot run $trace_filter (make)"
 	out=${out:-$repo/build/xen-lane/out}
 	rc=0
 	if [ "$dom0" = 1 ]; then

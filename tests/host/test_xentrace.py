@@ -6,9 +6,10 @@ one takes, the vCPU a runstate change puts on a CPU, each exit's handler
 records folded into its line, and what kvmhost/trace_read.py then makes of
 it: a marker window with the sender's ICR write and the target's EOI.
 One TAP line per case, "ok - tools: ..."; problems follow on '#' lines."""
+import os
 import struct
 
-from harness import check, registry
+from harness import REPO, check, registry, run_cmd
 from fixtures import main
 from ipibench.kvmhost import trace_read
 from ipibench.xenhost import xentrace as X
@@ -204,6 +205,39 @@ def _(_s):
                   rec(VMEXIT64, (12, 0x30, 0), 40), entry(41))
     got = dict(trace_read.parse(X.lines(data, vmx=True)).outside)
     check(got == {"MSR_WRITE (ICR)": 1, "VMCALL (event_channel_op)": 1, "HLT": 1}, got)
+
+
+CREDIT2 = 0x00022201  # a scheduler-specific record (TRC_SCHED_CLASS), as credit2's
+
+
+@case("xentrace-filter: credit2's records dropped, each window's size made what is left, "
+      "the reader's lines the same; a file that is not windows of whole records exit 1, "
+      "usage exit 2")
+def _(s):
+    filt = os.path.join(REPO, "build", "lane", "xentrace-filter")
+    # Credit2's records with and without a TSC, among the sender's and
+    # the target's, and a window of nothing but them.
+    noisy = (window(0, rec(CREDIT2, (1, 2, 3), 105), running(1, 0, 100),
+                    exit_(0x7b, 0xffffffff81000010, 110), marker(3 << 1), entry(111),
+                    rec(CREDIT2, (7,)),
+                    exit_(0x7c, 0x1000, 200), rec(MSR_WRITE, (0x830, 0x40, 2)), entry(201),
+                    exit_(0x7b, 0x1010, 400), marker(3 << 1 | 1), entry(401)) +
+             window(1, rec(CREDIT2, (), 120)) + TARGET)
+    src, dst = os.path.join(s.tmp, "xt.in"), os.path.join(s.tmp, "xt.out")
+    with open(src, "wb") as f:
+        f.write(noisy)
+    res = run_cmd([filt, src, dst])
+    check(res[0] == 0, f"exit {res[0]}: {res[2]}")
+    kept = open(dst, "rb").read()
+    check(kept == SENDER + window(1) + TARGET, f"{len(kept)} bytes kept, "
+          f"want {len(SENDER + window(1) + TARGET)}")
+    check(X.lines(kept) == X.lines(noisy), "the reader's lines differ")
+    with open(src, "wb") as f:
+        f.write(noisy[:-3])  # the last record cut short
+    res = run_cmd([filt, src, dst])
+    check(res[0] == 1 and "not xentrace's windows" in res[2], f"cut: {res}")
+    res = run_cmd([filt, src])
+    check(res[0] == 2 and "usage" in res[2], f"usage: {res}")
 
 
 if __name__ == "__main__":

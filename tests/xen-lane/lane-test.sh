@@ -8,7 +8,7 @@
 #             back whole; Xen's own lines stay; the status is the guest's
 #             last line; a frame cut short has no status;
 #   prepare   xen-prepare.sh (a SKIP line with the reason where it cannot);
-# then ONE outer boot (Xen and a dom0, 12 s here) of eight frames:
+# then ONE outer boot (Xen and a dom0, 12 s here) of nine frames:
 #     docs.xen-viridian the documented `./run.sh --accel xen-in-tcg --preset
 #                       xen-viridian --append 'plan=check skip=tpr-hold'`'s
 #                       frame: the suite of every APIC and Hyper-V backend
@@ -48,6 +48,12 @@
 #     corrupt.xen-viridian  debug=corrupt-vpset on hv-ipi-ex: a FAILURE
 #                       that says the hypervisor accepted a malformed call
 #                       (Xen 4.17), or refused it (as KVM does);
+#     banks.xen-viridian  65 vCPUs, hv-ipi-ex's checks: VP 64 is bank 1,
+#                       so a send to CPU 64 is bank 1 alone and one to all
+#                       but CPU 0 (or from CPU 64 to a set) banks 0 and 1,
+#                       Xen's multi-bank indexing (hv_vpset_to_vpmask());
+#                       the Ex flush calls' sets too, and the non-Ex calls
+#                       SKIP, their mask reaching VPs 0-63 only;
 #     com1.xen-viridian  the console path a real dom0 runs (run.sh --accel
 #                       xen, xen-lane.sh --dom0): the HVM guest's COM1 to a
 #                       file qemu-dm writes, which xen-frames.sh prints as
@@ -139,11 +145,12 @@ t0=$SECONDS
 	# accepts it, which the run must call a finding about the hypervisor,
 	# never a pass. deadline=50: each accepted send's IPI still arrives.
 	echo "corrupt.xen-viridian | no-rerun | plan=check backends=hv-ipi-ex debug=corrupt-vpset deadline=50"
+	echo "banks.xen-viridian | vcpus=65 | plan=check backends=hv-ipi-ex skip=tpr-hold"
 	echo "com1.xen-viridian | console=file | plan=boot"
 } >"$base/jobs"
 host/lane/xen-lane.sh --jobs "$base/jobs" --out "$base/lane" --timeout 480 >"$base/lane.out" 2>&1
 lane_rc=$?
-echo "# xen-lane: xen-lane.sh's eight frames took $((SECONDS - t0)) s"
+echo "# xen-lane: xen-lane.sh's nine frames took $((SECONDS - t0)) s"
 grep -E '^xen-lane: \[' "$base/lane.out" | sed 's/^/# /'
 if [ "$lane_rc" != 0 ]; then
 	echo "not ok - xen-lane: xen-lane.sh exit $lane_rc"
@@ -159,6 +166,30 @@ run_rc=$?
 judge "$base/lane" suite.xen-pvh || rc=1
 judge "$base/lane" exits.xen-pvh || rc=1
 judge "$base/lane" bench.xen-viridian || rc=1
+# VP sets of two banks, and of bank 1 alone, delivered as the checks
+# count; the Ex flush calls' too; the non-Ex calls refuse VP 64.
+judge "$base/lane" banks.xen-viridian || rc=1
+banks_test() {
+	local log=$base/lane/banks.xen-viridian.log want missing=()
+	for want in '^acpi: MADT lists 65 usable CPUs' \
+		'^ok [0-9]+ - hv-ipi-ex: CPU 0 -> CPU 64, ' \
+		'^ok [0-9]+ - hv-ipi-ex: CPU 0 -> all-but-self, ' \
+		'^ok [0-9]+ - hv-ipi-ex: CPU 64 -> set \{1,3,' \
+		'^ok [0-9]+ - hv-ipi-ex: CPU 64 -> CPU 1, ' \
+		'^ok [0-9]+ - hv-flush: HvCallFlushVirtualAddressSpaceEx \(slow\), CPU 0 -> CPUs \{1-64\}$' \
+		'^ok [0-9]+ - hv-flush: HvCallFlushVirtualAddressListEx \(slow\), 2 pages, CPU 0 -> CPUs \{1-64\}$' \
+		'^ok [0-9]+ - hv-flush: HvCallFlushVirtualAddressSpace \(slow\), .* # SKIP CPU 64 has VP index 64: '; do
+		grep -qE "$want" "$log" 2>/dev/null || missing+=("$want")
+	done
+	if [ ${#missing[@]} -eq 0 ]; then
+		echo "ok - xen-lane: banks: xen-viridian: at 65 vCPUs hv-ipi-ex's sets of bank 1 alone and of banks 0 and 1 arrive, the Ex flush calls' too"
+		return 0
+	fi
+	echo "not ok - xen-lane: banks: xen-viridian: at 65 vCPUs hv-ipi-ex's sets of bank 1 alone and of banks 0 and 1 arrive, the Ex flush calls' too"
+	printf '#   no line /%s/\n' "${missing[@]}"
+	return 1
+}
+banks_test || rc=1
 # A real dom0's console path under real Xen and qemu-dm: the guest's lines
 # came through its COM1's file (@@@ guest), whole, to its status line.
 com1=$base/lane/com1.xen-viridian

@@ -32,6 +32,8 @@ subclasses, and the scheduler's runstate changes):
                              "until" its own time (every window that
                              overlaps it has no exits), and the vCPU
                              running after it; "# ipibench-trace: lost N"
+The scheduler's own records (credit2's) are read past; the lane's dom0
+sends the file without them (host/lane/xen/trace_filter.c).
 Records of a nested guest (TRC_HVM_NESTEDFLAG) are an L2's, not this
 guest's: skipped. A file cut short (--cut) keeps only what every CPU that
 ran the guest wrote whole: the lines after the earliest of their last
