@@ -343,7 +343,7 @@ build_initrd() {
 	mkdir -p "$dir/root/lane/frames"
 	write_init "$dir/root/init"
 	cp "$here/xen-frames.sh" "$dir/root/lane/xen-frames.sh"
-	cp "$trace_filter" "$dir/root/lane/xentrace-filter"
+	[ ! -x "$trace_filter" ] || cp "$trace_filter" "$dir/root/lane/xentrace-filter"
 	cp "$image_pvh" "$dir/root/lane/ipibench.elf"
 	[ ! -e "$image_hvm" ] || cp "$image_hvm" "$dir/root/lane/ipibench.elf32"
 	: >"$dir/root/lane/frames/list"
@@ -704,7 +704,11 @@ main() {
 		return 0
 	fi
 	[ -r "$image_pvh" ] || die "cannot read $image_pvh (make)"
-	[ -x "$trace_filter" ] || die "cannot run $trace_filter (make)"
+	# The filter, for a traced frame; without it a trace goes whole.
+	if [[ " ${frame_traced[*]} " == *" 1 "* ]] && [ ! -x "$trace_filter" ] &&
+		! make -s -C "$repo" "${trace_filter#"$repo"/}" >/dev/null 2>&1; then
+		say "cannot make $trace_filter: traces go whole, credit2's records and all"
+	fi
 	out=${out:-$repo/build/xen-lane/out}
 	rc=0
 	if [ "$dom0" = 1 ]; then

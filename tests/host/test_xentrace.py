@@ -215,6 +215,8 @@ CREDIT2 = 0x00022201  # a scheduler-specific record (TRC_SCHED_CLASS), as credit
       "usage exit 2")
 def _(s):
     filt = os.path.join(REPO, "build", "lane", "xentrace-filter")
+    res = run_cmd(["make", "-s", "build/lane/xentrace-filter"])
+    check(res[0] == 0, f"make: {res[2]}")
     # Credit2's records with and without a TSC, among the sender's and
     # the target's, and a window of nothing but them.
     noisy = (window(0, rec(CREDIT2, (1, 2, 3), 105), running(1, 0, 100),

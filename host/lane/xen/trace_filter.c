@@ -10,9 +10,14 @@
  * (__trace_var()), and the HVM handler records, which carry the exits'
  * MSRs, ports and hypercalls, are subclass 2 of their class too. The
  * reader (host/ipibench/xenhost/xentrace.py) reads past these records, so
- * what it makes of the file is the same without them: the runstate
+ * what it makes of a whole file is the same without them: the runstate
  * changes (subclass 1) that place HVM records on vCPUs stay, and so do the
- * lost-records and wrap records.
+ * lost-records and wrap records; the times it writes are the exits' and
+ * entries' own TSCs. (Of a file cut short, --cut, it may keep fewer
+ * lines: a CPU's last record, which says how far its stream came, can be
+ * an earlier one.) Xen's own buffers still hold them: xentrace -S 256
+ * (1 MiB a CPU, xen-frames.sh) holds some 7 s of a busy HVM frame's
+ * records, and xentrace drains it every 100 ms.
  *
  * The file (xentrace.c, Xen 4.17): windows, each a TRC_TRACE_CPU_CHANGE
  * record (the CPU, the window's bytes) and that many bytes of records; a
