@@ -80,6 +80,20 @@ judge() { # outdir frame... [-- judge.py options]
 	python3 tests/kvm-lane/judge.py --lane xen-lane "${opts[@]}" "$dir" "${frames[@]}"
 }
 
+# tap WHAT [PROBLEM...]: "ok - xen-lane: WHAT", or "not ok" and each
+# problem on a '#' line (status 1).
+tap() {
+	local what=$1
+	shift
+	if [ $# -eq 0 ]; then
+		echo "ok - xen-lane: $what"
+		return 0
+	fi
+	echo "not ok - xen-lane: $what"
+	printf '#   %s\n' "$@"
+	return 1
+}
+
 # The splitter on a saved console: no VM.
 split_test() {
 	local dir problems=()
@@ -97,13 +111,8 @@ split_test() {
 	[ "$(wc -l <"$dir/cut.xen-pvh.log" 2>/dev/null)" = 2 ] ||
 		problems+=("cut.xen-pvh's console was not kept whole (want its 2 lines)")
 	rm -rf "$dir"
-	if [ ${#problems[@]} -eq 0 ]; then
-		echo "ok - xen-lane: the console splits into frames: 199-character pieces joined, Xen's lines kept, status from the last line"
-		return 0
-	fi
-	echo "not ok - xen-lane: the console splits into frames"
-	printf '#   %s\n' "${problems[@]}"
-	return 1
+	tap "the console splits into frames: 199-character pieces joined, Xen's lines kept, status from the last line" \
+		"${problems[@]}"
 }
 
 rc=0
@@ -181,15 +190,10 @@ banks_test() {
 		'^ok [0-9]+ - hv-flush: HvCallFlushVirtualAddressSpaceEx \(slow\), CPU 0 -> CPUs \{1-64\}$' \
 		'^ok [0-9]+ - hv-flush: HvCallFlushVirtualAddressListEx \(slow\), 2 pages, CPU 0 -> CPUs \{1-64\}$' \
 		'^ok [0-9]+ - hv-flush: HvCallFlushVirtualAddressSpace \(slow\), .* # SKIP CPU 64 has VP index 64: '; do
-		grep -qE "$want" "$log" 2>/dev/null || missing+=("$want")
+		grep -qE "$want" "$log" 2>/dev/null || missing+=("no line /$want/")
 	done
-	if [ ${#missing[@]} -eq 0 ]; then
-		echo "ok - xen-lane: banks: xen-viridian: at 65 vCPUs hv-ipi-ex's sets of bank 1 alone and of banks 0 and 1 arrive; the Ex flush calls' return SUCCESS"
-		return 0
-	fi
-	echo "not ok - xen-lane: banks: xen-viridian: at 65 vCPUs hv-ipi-ex's sets of bank 1 alone and of banks 0 and 1 arrive; the Ex flush calls' return SUCCESS"
-	printf '#   no line /%s/\n' "${missing[@]}"
-	return 1
+	tap "banks: xen-viridian: at 65 vCPUs hv-ipi-ex's sets of bank 1 alone and of banks 0 and 1 arrive; the Ex flush calls' return SUCCESS" \
+		"${missing[@]}"
 }
 banks_test || rc=1
 # A real dom0's console path under real Xen and qemu-dm: the guest's lines
