@@ -64,26 +64,42 @@ xl_died() {
 # which xen-lane.sh keeps as DIR/NAME.xl-core.gz. After the frame's end
 # only: the guest's lines share the console while its domain runs (xl died
 # once after the domain was up, and a core sent then garbled its records).
+# Another program's core (a shell's "Segmentation fault (core dumped)"
+# line: the outer TCG has crashed busybox's applets in dom0 too) is named.
 send_cores() {
 	[ "$console" = xen ] || return 0
-	for c in "$cores"/core.xl*; do
+	for c in "$cores"/core.*; do
 		[ -e "$c" ] || continue
-		echo "@@@ lane-core-begin $1 gzip-base64"
-		gzip -c "$c" | base64 | sed 's/^/outer-core64: /'
-		echo "@@@ lane-core-end $1"
+		case ${c##*/} in
+		core.xl*)
+			echo "@@@ lane-core-begin $1 gzip-base64"
+			gzip -c "$c" | base64 | sed 's/^/outer-core64: /'
+			echo "@@@ lane-core-end $1" ;;
+		*) echo "@@@ lane-info dom0 program died with a core: ${c##*/}" ;;
+		esac
 		rm -f "$c"
 	done
 }
 cs() { read -r u _ </proc/uptime; echo $((${u%.*} * 100 + 1${u#*.} - 100)); }
 secs() { printf '%d.%02d' $(($1 / 100)) $(($1 % 100)); }
 # show_console NAME [all]: the console file's new whole lines ("all": its
-# last line too, whole or not), each "@@@ guest LINE", CR dropped.
+# last line too, whole or not), each "@@@ guest LINE", CR dropped. Made
+# into a file and counted before one cat prints them: a helper that dies
+# on the way (busybox's sed did, under the outer TCG) leaves them to the
+# next call, never lost.
 show_console() {
 	f=$frames/$1.console
 	[ -e "$f" ] || return 0
-	n=$(wc -l <"$f")
+	n=$(wc -l <"$f") || return 0
 	if [ "$n" -gt "$shown" ]; then
-		sed -n "$((shown + 1)),${n}p" "$f" | tr -d '\r' | sed 's/^/@@@ guest /'
+		# A subshell: the message of a helper's death is its, not the console's.
+		(sed -n "$((shown + 1)),${n}p" "$f" | tr -d '\r' | sed 's/^/@@@ guest /' >"$tmp/show") \
+			2>"$tmp/show.err"
+		if [ "$(grep -c '^@@@ guest ' "$tmp/show" 2>/dev/null)" != $((n - shown)) ]; then
+			echo "@@@ lane-info the console's reader failed, read again: $(tr '\n' ' ' <"$tmp/show.err")"
+			return 0
+		fi
+		cat "$tmp/show"
 		shown=$n
 	fi
 	if [ "${2-}" = all ] && [ -n "$(tail -c 1 "$f")" ]; then

@@ -704,8 +704,9 @@ main() {
 		return 0
 	fi
 	[ -r "$image_pvh" ] || die "cannot read $image_pvh (make)"
-	# The filter, for a traced frame; without it a trace goes whole.
-	if [[ " ${frame_traced[*]} " == *" 1 "* ]] && [ ! -x "$trace_filter" ] &&
+	# The filter, made (again, where its source changed) for a traced
+	# frame; without it a trace goes whole.
+	if [[ " ${frame_traced[*]} " == *" 1 "* ]] &&
 		! make -s -C "$repo" "${trace_filter#"$repo"/}" >/dev/null 2>&1; then
 		say "cannot make $trace_filter: traces go whole, credit2's records and all"
 	fi
