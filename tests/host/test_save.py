@@ -201,5 +201,32 @@ def _(s):
     expect(tool("compare", s.base, d3), EX_SCHEMA, "schema 2")
 
 
+@case("save: a xen-in-tcg boot's warning says whether Xen's exits were traced (read once the "
+      "trace's exits are on the records)")
+def _(s):
+    import test_xentrace as hand_built
+    from ipibench.kvmhost.trace import XEN_TRACE_FILE
+    from ipibench.xenhost import xentrace
+    for traced in (True, False):
+        d = os.path.join(s.tmp, f"xen-warning-{traced}")
+        os.makedirs(d)
+        rec = synth.result(("send-cost", "send", "none", "x2apic", "spin", 1), [100] * 5)
+        rec["mark"] = 3  # the hand-built trace's window
+        env = synth.env(cpus=2)
+        env["cmdline"] = "plan=bench markers=1"
+        with open(os.path.join(d, "console.log"), "w") as f:
+            f.write(synth.console([env, rec]))
+        if traced:
+            with open(os.path.join(d, XEN_TRACE_FILE), "w") as f:
+                f.write("\n".join(xentrace.lines(hand_built.SENDER + hand_built.TARGET)) + "\n")
+        expect(call(save_run, d, label="xen", accel="xen-in-tcg", status="SUCCESS"), 0)
+        doc = json.load(open(os.path.join(d, "results.json")))
+        said = [w["text"] for w in doc["host"]["warnings"] if w["id"] == "xen-in-tcg"]
+        want = "exit counts only" if traced else "Xen's exits were not traced"
+        check(len(said) == 1 and want in said[0] and
+              ("sender" in doc["records"][1]["exits"]) == traced,
+              f"traced={traced}: {said}, exits {doc['records'][1].get('exits')}")
+
+
 if __name__ == "__main__":
     sys.exit(main(CASES))

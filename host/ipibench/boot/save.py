@@ -173,7 +173,6 @@ def save_run(directory, *, qemu=(), label="", accel="", status="", config="", pr
     host = host_facts(qemu_version)
     host.update({"accel": accel, "qemu_binary": qemu_bin, "qemu_cmdline": list(qemu),
                  "pit_policy": Q.pit_policy(qemu, accel)})
-    host["warnings"] = host_warnings(host, records)
     run = {"label": label, "config": config or label, "preset": preset,
            "started": started, "seconds": seconds, "qemu_exit": qemu_exit,
            "status": status, "exit": exit, "console": "console.log", "pin": None,
@@ -206,6 +205,9 @@ def save_run(directory, *, qemu=(), label="", accel="", status="", config="", pr
         for r in records:
             if r.get("record") == "result":
                 kvm_trace.exits_unknown(r, EXITS_UNKNOWN)
+    # After the exits: under xen-in-tcg the warning says whether they were
+    # traced, which only the records' attached exits tell.
+    host["warnings"] = host_warnings(host, records)
     run["host_stats"] = attach_host_stats(directory, text, records)
     for r in records:
         kvm_wake.cross_check_wake(r)
