@@ -40,9 +40,9 @@ from ipibench.kvmhost.trace import attach_console
 from ipibench.kvmhost.trace_read import parse
 from ipibench.record_lines import record_lines
 
-# preset -> (the backend whose rows claim what Linux pays for one target,
-# the one for a set of them, why). What the lane found
-# (docs/linux-calibration.md), the same under every preset:
+# preset -> (the backend whose rows claim what Linux pays, one target or a
+# set, and why). What the lane found (docs/linux-calibration.md), the same
+# under every preset:
 # - one target: apic->send_IPI, which KVM's PV IPI leaves native
 #   (kvm_setup_pv_ipi() replaces send_IPI_mask and _allbutself only;
 #   smp_call_function_many_cond() sends a one-CPU mask as a single IPI):
@@ -59,13 +59,12 @@ LINUX_SENDS = ("one target an ICR write, every other vCPU the all-but-self short
                "one ICR write; KVM's PV EOI taken (kvm_guest_apic_eoi_write()): no EOI exit")
 AS_KVM = "Linux runs as a KVM guest (kvm_detect() wins over Hyper-V's leaves): "
 MODELS = {
-    "x2apic": ("x2apic-pv-eoi", "x2apic-pv-eoi", LINUX_SENDS),
-    "kvm-pv": ("x2apic-pv-eoi", "x2apic-pv-eoi",
-               LINUX_SENDS + "; KVM_HC_SEND_IPI only for a set that is neither"),
-    "hv": ("x2apic-pv-eoi", "x2apic-pv-eoi", AS_KVM + LINUX_SENDS),
-    "hv-xmm": ("x2apic-pv-eoi", "x2apic-pv-eoi", AS_KVM + LINUX_SENDS),
+    "x2apic": ("x2apic-pv-eoi", LINUX_SENDS),
+    "kvm-pv": ("x2apic-pv-eoi", LINUX_SENDS + "; KVM_HC_SEND_IPI only for a set that is neither"),
+    "hv": ("x2apic-pv-eoi", AS_KVM + LINUX_SENDS),
+    "hv-xmm": ("x2apic-pv-eoi", AS_KVM + LINUX_SENDS),
     # Four vCPUs: the broadcast is a set of three, all but self.
-    "hv-xmm-4": ("x2apic-pv-eoi", "x2apic-pv-eoi", AS_KVM + LINUX_SENDS),
+    "hv-xmm-4": ("x2apic-pv-eoi", AS_KVM + LINUX_SENDS),
 }
 # The broadcast row's variant that is Linux's send to every other vCPU, by
 # backend: to one, a single send (a loop of one ICR write); to two or
@@ -155,8 +154,7 @@ def jobs(kernel, initrd, presets):
     """The lane jobs of the calibration of each preset (lane.sh --jobs lines)."""
     out = []
     for p in presets:
-        backends = ",".join(dict.fromkeys(MODELS[p][:2]))
-        out.append(f"calib.{p} | exits | {CALIB_PLAN} backends={backends}")
+        out.append(f"calib.{p} | exits | {CALIB_PLAN} backends={MODELS[p][0]}")
         out.append(f"linux.{p} | exits linux image={kernel} initrd={initrd} "
                    f"inner-timeout=60 | {LINUX_CMDLINE}")
     return out
@@ -348,10 +346,7 @@ def guest_counts(rec):
 def calibrate(lane_dir, preset, rows_frame=None, backend=None):
     """The table's lines for one preset, and how many differences no rule
     names; rows_frame and backend as --rows and --backend."""
-    one, many, why_backend = MODELS[preset]
-    if backend:
-        one = many = backend
-        why_backend = "--backend"
+    rows_backend, why_backend = (backend, "--backend") if backend else MODELS[preset]
     rows_frame = rows_frame or f"calib.{preset}"
     got = frame_records(lane_dir, f"linux.{preset}")
     rows = frame_records(lane_dir, rows_frame)
@@ -362,7 +357,7 @@ def calibrate(lane_dir, preset, rows_frame=None, backend=None):
     env = linux_env(lines).get("linux", {})
     out = [f"calibration {preset}: Linux {env.get('release', '?')} (idle: "
            f"{idle_words(env.get('idle_driver'))}) against "
-           f"{one if one == many else one + ' and ' + many}'s rows ({why_backend}); "
+           f"{rows_backend}'s rows ({why_backend}); "
            "exits per IPI | per iteration"]
     for line in env.get("boot_lines", []):
         if "kvm-guest" in line or "Hyper-V" in line or "APIC" in line:
@@ -370,12 +365,11 @@ def calibrate(lane_dir, preset, rows_frame=None, backend=None):
     bad, notes = 0, []
     for (lbench, lvariant), (bench, metric, variant), what in OPS:
         linux = find(linux_recs, lbench, "op", lvariant)
-        backend = one if linux is None or linux.get("ntargets", 1) == 1 else many
         ntargets = int((linux or {}).get("ntargets") or 1)
-        variant = set_send(backend, ntargets) if variant == "BROADCAST" else variant
-        row = find(row_recs, bench, metric, variant, backend, ntargets)
+        variant = set_send(rows_backend, ntargets) if variant == "BROADCAST" else variant
+        row = find(row_recs, bench, metric, variant, rows_backend, ntargets)
         name = f"{lbench.removeprefix('linux-')} {lvariant}"
-        rname = f"{backend} {bench} {metric} {variant}"
+        rname = f"{rows_backend} {bench} {metric} {variant}"
         if linux is None or row is None:
             out.append(f"  {name} | {rname}: no exits for "
                        f"{'the Linux batch' if linux is None else 'the row'}")
