@@ -176,26 +176,16 @@ static void set_mode(int m)
 	futex(&wake_word, FUTEX_WAKE_PRIVATE, 1);
 }
 
-/* Waits until the workers of vCPUs first..last spin (deadline-bounded). */
-static void await_spinning(int first, int last)
+/* Waits until the workers of vCPUs first..last spin, or (spin 0) none does; deadline-bounded. */
+static void await_spin(int first, int last, int spin)
 {
 	long long end = now_ns() + DEADLINE_NS;
 
 	for (int c = first; c <= last; c++)
-		while (!spinning[c])
+		while (!spinning[c] != !spin)
 			if (now_ns() > end)
-				fail("a worker did not start spinning");
-}
-
-/* Waits until no worker of vCPUs first..last spins (deadline-bounded). */
-static void await_parked(int first, int last)
-{
-	long long end = now_ns() + DEADLINE_NS;
-
-	for (int c = first; c <= last; c++)
-		while (spinning[c])
-			if (now_ns() > end)
-				fail("a worker did not stop spinning");
+				fail(spin ? "a worker did not start spinning"
+					  : "a worker did not stop spinning");
 }
 
 static void membarrier_op(void)
@@ -604,14 +594,14 @@ int main(void)
 
 	spin_last = ncpus - 1;
 	set_mode(SPIN);
-	await_spinning(1, ncpus - 1);
+	await_spin(1, ncpus - 1, 1);
 	batch("linux-membarrier", "broadcast", 1, ncpus - 1, membarrier_op, 1);
 	/* One spinner, on vCPU 1; the others parked, their vCPUs idle. */
 	set_mode(PARK);
-	await_parked(1, ncpus - 1);
+	await_spin(1, ncpus - 1, 0);
 	spin_last = 1;
 	set_mode(SPIN);
-	await_spinning(1, 1);
+	await_spin(1, 1, 1);
 	batch("linux-membarrier", "single", 1, 1, membarrier_op, 1);
 	set_mode(WAKE);
 	batch("linux-wake", "halted", 1, 1, wake_op, 1);
@@ -619,10 +609,10 @@ int main(void)
 	 * other vCPUs for a while (a membarrier batch after it lost half its
 	 * IPIs: membarrier() skips a vCPU running a kernel thread). */
 	set_mode(PARK);
-	await_parked(1, ncpus - 1);
+	await_spin(1, ncpus - 1, 0);
 	spin_last = ncpus - 1;
 	set_mode(SPIN);
-	await_spinning(1, ncpus - 1);
+	await_spin(1, ncpus - 1, 1);
 	batch("linux-munmap", "broadcast", 1, ncpus - 1, munmap_op, 0);
 	set_mode(QUIT);
 	futex(&wake_word, FUTEX_WAKE_PRIVATE, 1);
