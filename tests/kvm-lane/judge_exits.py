@@ -83,11 +83,9 @@ def judge(expect, trace_path, log_path, model_class=None):
         lines = f.read().splitlines()
     recs = kvm_trace.attach_console(trace, lines)
     model = host_model.judge(recs, model_class) if model_class else None
-    by_key, shared = {}, {}
+    by_key = {}
     for r in recs:
-        key = (r["backend"], r["bench"], r["metric"], r["variant"])
-        shared[key] = shared.get(key, []) + [f"{r.get('sender')}->{r.get('targets')}"]
-        by_key[key] = r
+        by_key.setdefault((r["backend"], r["bench"], r["metric"], r["variant"]), []).append(r)
     problems, checks, unaccelerated = [], 0, 0
     checks += not trace.xen
     if trace.xen:
@@ -109,14 +107,15 @@ def judge(expect, trace_path, log_path, model_class=None):
         else:
             unaccelerated += accel == "no"
     for (backend, bench, metric, variant, side), want in expect.items():
-        r = by_key.get((backend, bench, metric, variant))
+        rs = by_key.get((backend, bench, metric, variant), [])
         where = f"{backend} {bench} {metric} {variant} {side}"
         # A line names one record: where several share its key (a
         # broadcast's sets of one and of two targets), it cannot say which.
-        if len(shared.get((backend, bench, metric, variant), [])) > 1:
-            problems.append(f"{where}: {len(shared[backend, bench, metric, variant])} records "
-                            f"share this line's key ({', '.join(shared[backend, bench, metric, variant])})")
+        if len(rs) > 1:
+            sets = ", ".join(f"{x.get('sender')}->{x.get('targets')}" for x in rs)
+            problems.append(f"{where}: {len(rs)} records share this line's key ({sets})")
             continue
+        r = rs[0] if rs else None
         if r is None or "status" in r["exits"]:
             problems.append(f"{where}: no record with exits"
                             + (f" ({r['exits']['status']})" if r else ""))
