@@ -14,6 +14,7 @@ tool started or waits for (process(): their /proc entries are real, under
 any root), and the CPUs this process may pin threads to (allowed_cpus()).
 QEMU's version is asked of the binary $QEMU names, the tests' stand-in or
 the real one; that variable is its seam."""
+import contextlib
 import errno
 import os
 import re
@@ -39,16 +40,15 @@ def root(environ=None):
 _in_snapshot = False
 
 
-class snapshot:
+@contextlib.contextmanager
+def snapshot():
     """with machine.snapshot(): the reads inside are the saved snapshot's."""
-
-    def __enter__(self):
-        global _in_snapshot
-        self.outer, _in_snapshot = _in_snapshot, True
-
-    def __exit__(self, *_):
-        global _in_snapshot
-        _in_snapshot = self.outer
+    global _in_snapshot
+    outer, _in_snapshot = _in_snapshot, True
+    try:
+        yield
+    finally:
+        _in_snapshot = outer
 
 
 def note(where, r):
