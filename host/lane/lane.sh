@@ -678,7 +678,7 @@ stop_load() {
 # otherwise fill the ring too (some thousands of events a CPU), and its
 # last lines, printed after a reset, would be that VM's, not this one's.
 trace_only() {
-	local tids
+	local tids r
 	[ -n "$X$T" ] || return 0
 	tids=$(ls /proc/$1/task | while read -r tid; do printf '%s ' "$tid"; done)
 	for r in $X $T; do echo "$tids" >$r/set_event_pid; done
